@@ -1,0 +1,192 @@
+/**
+ * The contract between the graph engine (`src/graph/`) and its callers (the runtime). The engine
+ * knows no HTTP, no SDK, no runs: it executes a compiled graph against a thread's checkpoints in
+ * a `CheckpointStore` and reports what happens through `emit`.
+ */
+import type { Clock, Ids } from "../ids.js";
+import type { CheckpointMetadata, CheckpointStore } from "../persistence/types.js";
+import type { Interrupt } from "../types.js";
+
+/** Stream modes the engine produces (the runtime adds `metadata` and `error`). */
+export type EngineStreamMode =
+  | "values"
+  | "updates"
+  /** messages-tuple: `[message chunk, metadata]` pairs (event name `messages`). */
+  | "messages"
+  | "custom"
+  | "tasks"
+  | "checkpoints"
+  | "debug";
+
+/** Config passed to nodes as `ctx.config`; the runtime merges assistant -> thread -> run. */
+export interface RunnableConfig {
+  configurable: Record<string, unknown>;
+  recursion_limit?: number;
+  tags?: string[];
+  /** Merged run metadata; merged into every checkpoint's metadata the run writes. */
+  metadata?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+/** Node context (the second argument of a node function). */
+export interface NodeContext<Ctx = unknown> {
+  /** Pauses the run (first call) or returns the resume value (after `Command({ resume })`). */
+  interrupt<R = unknown>(value: unknown): R;
+  config: RunnableConfig;
+  /** The assistant's context merged with the run's. */
+  context: Ctx;
+  /** Aborted when the run is cancelled; long-running nodes should honour it. */
+  signal: AbortSignal;
+  /** Writes one item to the `custom` stream mode. */
+  writer(chunk: unknown): void;
+  /**
+   * Emits a message chunk for the `messages-tuple` mode. Chunks of one message share its `id`;
+   * the engine adds the tuple metadata (`langgraph_node`, `langgraph_step`, ...).
+   */
+  emitMessage(chunk: Record<string, unknown>): void;
+  threadId: string;
+  step: number;
+  /** Name of the node being run. */
+  node: string;
+}
+
+/** One update of a superstep (thread creation with `supersteps`, `threads.updateState`). */
+export interface SuperstepUpdate {
+  values?: unknown;
+  command?: { resume?: unknown; update?: unknown; goto?: unknown } | null;
+  as_node?: string;
+}
+export interface Superstep {
+  updates: SuperstepUpdate[];
+}
+
+export interface CheckpointRef {
+  thread_id: string;
+  checkpoint_ns: string;
+  checkpoint_id: string;
+  checkpoint_map: Record<string, unknown> | null;
+}
+
+/** A task in a snapshot (engine.md 2, step 7). */
+export interface TaskView {
+  id: string;
+  name: string;
+  path: unknown[];
+  error: string | null;
+  interrupts: Interrupt[];
+  checkpoint: CheckpointRef | null;
+  state: unknown | null;
+  result: unknown | null;
+}
+
+/** Thread state snapshot, exactly as the seed and D7 say. */
+export interface StateSnapshot {
+  values: Record<string, unknown>;
+  next: string[];
+  tasks: TaskView[];
+  /** Checkpoint metadata plus `thread_id` and `checkpoint_id`; null for an empty thread. */
+  metadata: (CheckpointMetadata & { thread_id: string; checkpoint_id: string }) | null;
+  created_at: string | null;
+  checkpoint: CheckpointRef | null;
+  parent_checkpoint: CheckpointRef | null;
+  checkpoint_id: string | null;
+  parent_checkpoint_id: string | null;
+  /** Every task's interrupts, flattened. */
+  interrupts: Interrupt[];
+}
+
+export interface ExecuteOptions {
+  store: CheckpointStore;
+  threadId: string;
+  /**
+   * Graph input, a `Command` (resume / update / goto), or null/undefined to continue from the
+   * current checkpoint (breakpoint resume, retry after error).
+   */
+  input: unknown;
+  /** Start from this checkpoint instead of the latest (fork). */
+  checkpointId?: string;
+  config: RunnableConfig;
+  context?: unknown;
+  interruptBefore?: string[] | "*";
+  interruptAfter?: string[] | "*";
+  signal?: AbortSignal;
+  ids: Ids;
+  clock: Clock;
+  /** Modes to produce; the engine skips the work for modes not listed. */
+  streamModes?: ReadonlySet<EngineStreamMode>;
+  /** Receives events as they happen, in order. Must not throw (the runtime isolates listeners). */
+  emit?: (mode: EngineStreamMode, data: unknown) => void;
+}
+
+export interface ExecuteResult {
+  /** `interrupted`: stopped at a static breakpoint or a dynamic `interrupt()`. */
+  status: "done" | "interrupted";
+  /** The latest values (with `__interrupt__` added when interrupted by `interrupt()`). */
+  values: Record<string, unknown>;
+  interrupts: Interrupt[];
+  /** The latest checkpoint id of the thread after the run. */
+  checkpointId: string | null;
+}
+
+export interface HistoryOptions {
+  limit?: number;
+  /** Checkpoint id: only entries older than it. */
+  before?: string;
+  /** Metadata containment filter. */
+  filter?: Record<string, unknown>;
+  /** Start listing from this checkpoint (inclusive) instead of the latest. */
+  checkpointId?: string;
+}
+
+export interface UpdateStateOptions {
+  /** Apply on top of this checkpoint instead of the latest (fork). */
+  checkpointId?: string;
+  /** Merged into the new checkpoints' metadata (run/thread metadata, graph_id, ...). */
+  metadata?: Record<string, unknown>;
+  ids: Ids;
+  clock: Clock;
+}
+
+/** What `getGraph` returns: api.md 1.2 drawable graph JSON. */
+export interface DrawableGraph {
+  nodes: Array<{ id: string; type: "schema" | "runnable"; data: unknown; metadata?: unknown }>;
+  edges: Array<{ source: string; target: string; data?: unknown; conditional?: boolean }>;
+}
+
+/** JSON schemas of a graph (api.md 1.2 `/schemas`), best effort from the channel declaration. */
+export interface GraphSchemas {
+  input_schema: Record<string, unknown> | null;
+  output_schema: Record<string, unknown> | null;
+  state_schema: Record<string, unknown> | null;
+  config_schema: Record<string, unknown> | null;
+  context_schema: Record<string, unknown> | null;
+}
+
+/** What `StateGraph.compile()` returns and the runtime registers under a graph id. */
+export interface CompiledGraph {
+  /** Declared node names, in declaration order (without `__start__`). */
+  readonly nodeNames: readonly string[];
+  /**
+   * Runs the graph on a thread, superstep by superstep, committing checkpoints and pending
+   * writes through `store`. Resolves when the run finishes or pauses; rejects with the node's
+   * error, `GraphRecursionError`, `InvalidUpdateError`, or `GraphAbortError` when `signal`
+   * aborts (checkpoints already committed stay).
+   */
+  execute(options: ExecuteOptions): Promise<ExecuteResult>;
+  /** The latest state, or the state at `checkpointId` (engine.md 2). */
+  getState(store: CheckpointStore, threadId: string, options?: { checkpointId?: string }): Promise<StateSnapshot>;
+  /** Snapshots newest first; reads only as many checkpoints as `limit` needs (without filter). */
+  getHistory(store: CheckpointStore, threadId: string, options?: HistoryOptions): Promise<StateSnapshot[]>;
+  /**
+   * Applies supersteps in order (engine.md 5), one checkpoint each; returns the config of the
+   * last checkpoint written.
+   */
+  bulkUpdateState(
+    store: CheckpointStore,
+    threadId: string,
+    supersteps: Superstep[],
+    options: UpdateStateOptions,
+  ): Promise<CheckpointRef>;
+  getGraph(options?: { xray?: boolean | number }): DrawableGraph;
+  getSchemas(): GraphSchemas;
+}

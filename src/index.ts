@@ -1,0 +1,16 @@
+/**
+ * agentdock core entry. Imports no Node built-ins and touches no browser global at load (D18).
+ * Node-only and browser-only parts live behind `agentdock/json-file`, `agentdock/indexeddb`,
+ * `agentdock/http` and `agentdock/node`.
+ */
+export * from "./graph/index.js";
+export * from "./runtime/index.js";
+export * from "./persistence/index.js";
+export * from "./auth/index.js";
+export * from "./upload/index.js";
+export { AgentdockError } from "./errors.js";
+export type { ErrorCode, ValidationProblem } from "./errors.js";
+export { createIds, sequentialIds, systemClock, defaultAssistantId, uuid5 } from "./ids.js";
+export type { Clock, Ids } from "./ids.js";
+export { contains } from "./json.js";
+export type * from "./types.js";

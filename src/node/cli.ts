@@ -1,0 +1,2 @@
+// Placeholder: the command-line server (issue 7).
+export {};

@@ -1,0 +1,16 @@
+export type {
+  Checkpoint,
+  CheckpointMetadata,
+  CheckpointStore,
+  DocCollection,
+  ExternalChange,
+  ListCheckpointsOptions,
+  PendingWrite,
+  Store,
+  StoreCapabilities,
+  StoredCheckpoint,
+  StoredDoc,
+  WriteOp,
+} from "./types.js";
+export { STORAGE_FORMAT_VERSION } from "./types.js";
+export { memoryStore, MemoryStore, MemoryData } from "./memory.js";

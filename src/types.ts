@@ -1,0 +1,83 @@
+/**
+ * Records shared by the runtime, the stores and the HTTP adapter. Field names are the wire names
+ * of the seed and api.md (D2): snake_case, exactly as the HTTP API returns them.
+ */
+
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+export type Metadata = Record<string, unknown>;
+
+/** Run / assistant configuration in LangGraph's form. */
+export interface Config {
+  tags?: string[];
+  recursion_limit?: number;
+  configurable?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+export type ThreadStatus = "idle" | "busy" | "interrupted" | "error";
+export type RunStatus = "pending" | "running" | "success" | "error" | "timeout" | "interrupted";
+export type MultitaskStrategy = "reject" | "interrupt" | "rollback" | "enqueue";
+
+/** A pending `interrupt()` (engine.md 4): `id` is 32 hex chars shared by a task's interrupts. */
+export interface Interrupt {
+  value: unknown;
+  id: string;
+}
+
+export interface AssistantRecord {
+  assistant_id: string;
+  graph_id: string;
+  name: string;
+  description: string | null;
+  config: Config;
+  context: unknown;
+  metadata: Metadata;
+  /** The active version (D6). */
+  version: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** One stored version of an assistant (D6): every versioned field as it was set. */
+export interface AssistantVersionRecord {
+  assistant_id: string;
+  graph_id: string;
+  name: string;
+  description: string | null;
+  config: Config;
+  context: unknown;
+  metadata: Metadata;
+  version: number;
+  created_at: string;
+}
+
+export interface ThreadRecord {
+  thread_id: string;
+  created_at: string;
+  updated_at: string;
+  /** When the thread's state (checkpoints) last changed. */
+  state_updated_at: string;
+  metadata: Metadata;
+  status: ThreadStatus;
+  /** The merged config of the last run; `{}` for a fresh thread. */
+  config: Config;
+  /** Latest state values (D8: `{}` on a fresh thread; search results omit them). */
+  values: Record<string, unknown>;
+  /** Task id -> its pending interrupts, after a run that paused. */
+  interrupts: Record<string, Interrupt[]>;
+  /** Present when status is `error`: what the last run raised. */
+  error?: { error: string; message: string } | null;
+}
+
+export interface RunRecord {
+  run_id: string;
+  thread_id: string;
+  assistant_id: string;
+  created_at: string;
+  updated_at: string;
+  status: RunStatus;
+  metadata: Metadata;
+  /** What the run was created with (input, command, config, context, stream_mode, ...). */
+  kwargs: Record<string, unknown>;
+  multitask_strategy: MultitaskStrategy | null;
+}

@@ -1,0 +1,29 @@
+import { defineConfig } from "tsup";
+
+// One entry per subpath export; scripts/check-exports.mjs keeps this list and package.json in sync.
+// The core entry (index) must stay free of Node built-ins (D18): the check bundles it for the browser.
+export default defineConfig([
+  {
+    entry: {
+      index: "src/index.ts",
+      "json-file": "src/persistence/json-file/index.ts",
+      indexeddb: "src/persistence/indexeddb/index.ts",
+      http: "src/http/index.ts",
+      node: "src/node/index.ts",
+    },
+    format: ["esm", "cjs"],
+    dts: true,
+    sourcemap: true,
+    clean: true,
+    target: "node20",
+    splitting: true,
+    treeshake: true,
+  },
+  {
+    entry: { cli: "src/node/cli.ts" },
+    format: ["esm"],
+    target: "node20",
+    sourcemap: true,
+    banner: { js: "#!/usr/bin/env node" },
+  },
+]);
