@@ -1,2 +1,3 @@
-// Public exports of src/auth (filled in by its issue).
-export {};
+// Public exports of src/auth.
+export type { AuthAction, AuthEvent, AuthFilter, AuthProvider, AuthRequest, AuthResource, AuthUser } from "./types.js";
+export { matchesAuthFilter, OWNER_USER } from "./types.js";
