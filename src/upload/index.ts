@@ -1,2 +1,3 @@
-// Public exports of src/upload (filled in by its issue).
-export {};
+// Public exports of src/upload.
+export { createUploadApi } from "./api.js";
+export type { UploadApi, UploadDeps } from "./api.js";
