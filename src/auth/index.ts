@@ -1,3 +1,16 @@
 // Public exports of src/auth.
 export type { AuthAction, AuthEvent, AuthFilter, AuthProvider, AuthRequest, AuthResource, AuthUser } from "./types.js";
 export { matchesAuthFilter, OWNER_USER } from "./types.js";
+export { Auth, isStudioUser, STUDIO_USER } from "./auth.js";
+export type {
+  AuthEventName,
+  AuthEventValueMap,
+  AuthHandler,
+  AuthHandlerArgs,
+  AuthHandlerKey,
+  AuthenticateHandler,
+  AuthenticateResult,
+  EventsOf,
+  UserOf,
+} from "./auth.js";
+export { HTTPException } from "./http-exception.js";

@@ -1,2 +1,43 @@
-// Placeholder: filled in by its issue.
-export {};
+/**
+ * `agentdock/http`: the runtime as the agent-server HTTP API, as a fetch handler
+ * (`Request -> Response`) that mounts in Node (see `agentdock/node`), Deno, Bun, workers and
+ * service workers, or is passed to the official client as `callerOptions.fetch`. No Node built-ins.
+ *
+ * @example
+ * const handler = createFetchHandler(runtime);
+ * Deno.serve(handler);
+ * // or, with no network at all:
+ * new Client({ apiUrl: "http://in-process", callerOptions: { fetch: (input, init) => handler(new Request(input, init)) } });
+ */
+import { applyCors, createRouter, errorResponse, preflight, type FetchHandlerOptions } from "./handler.js";
+import type { HttpRuntime } from "./types.js";
+
+export type { FetchHandlerOptions } from "./handler.js";
+export type { HttpRuntime, HttpClient } from "./types.js";
+export { sseFrame, type StreamPart } from "./sse.js";
+
+/** A fetch-style request handler. */
+export type FetchHandler = (request: Request) => Promise<Response>;
+
+/**
+ * Serves `runtime` over the agent-server HTTP API (api.md 1.1-1.5), SSE streams (D11), JSON
+ * errors `{ detail }` with 404/409/422/401/403 (D3), pagination headers and CORS.
+ */
+export function createFetchHandler(runtime: HttpRuntime, options: FetchHandlerOptions = {}): FetchHandler {
+  const router = createRouter(runtime, options);
+  const base = (options.basePath ?? "").replace(/\/+$/, "");
+  return async (request) => {
+    let response: Response;
+    try {
+      let path = new URL(request.url).pathname;
+      if (base && (path === base || path.startsWith(`${base}/`))) path = path.slice(base.length) || "/";
+      response =
+        request.method === "OPTIONS" && options.cors !== false
+          ? preflight(request, options.cors || undefined)
+          : await router.route(request, path);
+    } catch (err) {
+      response = errorResponse(err);
+    }
+    return applyCors(request, response, options.cors);
+  };
+}

@@ -1,2 +1,52 @@
-// Placeholder: the command-line server (issue 7).
-export {};
+/**
+ * The `agentdock` command:
+ *   agentdock serve --config graph.json [--store memory|json:<dir>] [--port 2024] [--host 127.0.0.1]
+ */
+import { parseArgs } from "node:util";
+import { serveConfig } from "./config.js";
+
+const USAGE = "usage: agentdock serve --config graph.json [--store memory|json:<dir>] [--port 2024] [--host 127.0.0.1] [--heartbeat-ms 5000] [--api-key KEY]\n  --api-key (or AGENTDOCK_API_KEY): x-api-key required by the experiment upload endpoints";
+
+async function main(argv: string[]): Promise<void> {
+  const { positionals, values } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      config: { type: "string", short: "c" },
+      store: { type: "string", default: "memory" },
+      port: { type: "string", short: "p", default: "2024" },
+      host: { type: "string", default: "127.0.0.1" },
+      "heartbeat-ms": { type: "string" },
+      "api-key": { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+  if (values.help || positionals[0] !== "serve" || !values.config) {
+    console.log(USAGE);
+    if (!values.help) process.exitCode = 2;
+    return;
+  }
+  const port = Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be an integer 0..65535, got "${values.port}"`);
+  const server = await serveConfig({
+    config: values.config,
+    store: values.store,
+    port,
+    host: values.host,
+    heartbeatMs: values["heartbeat-ms"] === undefined ? undefined : Number(values["heartbeat-ms"]),
+    apiKey: values["api-key"] ?? process.env.AGENTDOCK_API_KEY,
+  });
+  console.log(`agentdock: serving graphs ${server.graphIds.join(", ")} on ${server.url} (store: ${values.store})`);
+  const stop = async () => {
+    console.log("agentdock: shutting down");
+    await server.close();
+    process.exit(0);
+  };
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+}
+
+main(process.argv.slice(2)).catch((err: Error) => {
+  console.error(`agentdock: ${err.message}`);
+  process.exit(1);
+});

@@ -1,2 +1,12 @@
-// Placeholder: filled in by its issue.
-export {};
+/**
+ * `agentdock/node`: Node-only helpers around the runtime: `serve` (the HTTP adapter on
+ * `node:http`), `serveConfig` (start from graph.json, as the `agentdock serve` command does) and
+ * the graph.json loaders.
+ */
+export { serve, toNodeListener } from "./serve.js";
+export type { ServeHandle, ServeOptions } from "./serve.js";
+export { serveConfig, loadGraphs, openStore } from "./config.js";
+export type { ConfigServer, GraphConfig, ServeConfigOptions } from "./config.js";
+export { loadExport, parseSpecifier } from "./load.js";
+export { loadAuth } from "./auth-loader.js";
+export type { AuthConfigFile } from "./auth-loader.js";

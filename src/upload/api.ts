@@ -1,9 +1,27 @@
 /**
- * Transitional signature of the upload API, so the runtime can mount it while the upload issue
- * fills it in. Replaced by the real implementation of issue 6.
+ * Experiment upload and reading (issue 6): `createUploadApi` returns the `experiments` and
+ * `datasets` namespaces the runtime mounts. Everything is plain JSON in and out (D1, D2), so the
+ * HTTP adapter serves it unchanged. One upload is one atomic `store.commit` (D15).
  */
+import { z } from "zod";
+import { conflict, invalidInput, notFound } from "../errors.js";
 import type { Clock, Ids } from "../ids.js";
-import type { Store } from "../persistence/types.js";
+import type { DocCollection, Store, WriteOp } from "../persistence/types.js";
+import { compareExperiments } from "./compare.js";
+import { parseUploadRequest, type ParsedFeedback, type UploadExperimentRequest } from "./schema.js";
+import { feedbackStats, quantile } from "./stats.js";
+import {
+  LOCAL_TENANT_ID,
+  type CompareOptions,
+  type Comparison,
+  type DatasetRecord,
+  type ExampleRecord,
+  type ExperimentRecord,
+  type ExperimentRunRecord,
+  type ExperimentRunWithFeedback,
+  type FeedbackRecord,
+  type UploadExperimentResult,
+} from "./types.js";
 
 export interface UploadDeps {
   store: Store;
@@ -11,11 +29,329 @@ export interface UploadDeps {
   clock: Clock;
 }
 
-export interface UploadApi {
-  experiments: Record<string, (...args: never[]) => unknown>;
-  datasets: Record<string, (...args: never[]) => unknown>;
+/** `runtime.experiments`. */
+export interface ExperimentsApi {
+  /**
+   * Uploads an experiment run elsewhere: creates or reuses the dataset (grouped by id or name,
+   * D16), upserts one example per row (keyed by `row_id`), stores one run per row with its
+   * feedback and the experiment with its statistics (D14). Throws `invalid_input` for a malformed
+   * body, rows outside the experiment's window or neither dataset id nor name; `conflict` for a
+   * dataset not created by upload, an experiment name already used, or a `row_id` that belongs
+   * to another dataset (D15). A failed upload writes nothing.
+   */
+  upload(request: UploadExperimentRequest): Promise<UploadExperimentResult>;
+  /** An experiment with its statistics; `not_found` if unknown. */
+  get(experimentId: string): Promise<ExperimentRecord>;
+  /** Experiments in upload order, of one dataset when `datasetId` is given. */
+  list(options?: { datasetId?: string }): Promise<ExperimentRecord[]>;
+  /** The experiment's runs in row order, each with its feedback. */
+  runs(experimentId: string): Promise<ExperimentRunWithFeedback[]>;
+  /**
+   * Compares experiments of one dataset example by example against a baseline (default the
+   * first id): aggregates and deltas per feedback key with bootstrap intervals, improved /
+   * regressed / unchanged / missing counts, label transitions, latency deltas.
+   */
+  compare(experimentIds: string[], options?: CompareOptions): Promise<Comparison>;
 }
 
-export function createUploadApi(_deps: UploadDeps): UploadApi {
-  return { experiments: {}, datasets: {} };
+/** `runtime.datasets`. */
+export interface DatasetsApi {
+  /** A dataset with its counters; `not_found` if unknown. */
+  get(datasetId: string): Promise<DatasetRecord>;
+  /** Every dataset, in creation order. */
+  list(): Promise<DatasetRecord[]>;
+  /** A dataset's examples, in the order they were first uploaded. */
+  examples(datasetId: string): Promise<ExampleRecord[]>;
+}
+
+export interface UploadApi {
+  experiments: ExperimentsApi;
+  datasets: DatasetsApi;
+}
+
+const idArg = z.string().min(1);
+const listArgs = z.object({ datasetId: z.string().min(1).optional() }).optional();
+const compareArgs = z.tuple([
+  z.array(z.string().min(1)).min(2, "compare needs at least two experiment ids"),
+  z
+    .object({
+      baseline: z.string().min(1).optional(),
+      lowerIsBetter: z.array(z.string()).optional(),
+      confidence: z.number().gt(0).lt(1).optional(),
+      resamples: z.int().min(1).max(100_000).optional(),
+      seed: z.int().optional(),
+    })
+    .optional(),
+]);
+
+function parseArgs<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
+  const r = schema.safeParse(value);
+  if (r.success) return r.data;
+  const problems = r.error.issues.map((i) => ({ path: i.path.map(String).join("."), message: i.message }));
+  throw invalidInput(`Invalid ${what}: ${problems.map((p) => `${p.path || "input"}: ${p.message}`).join("; ")}`, problems);
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const laterOf = (a: string | null, b: string) => (a !== null && a > b ? a : b);
+
+export function createUploadApi({ store, ids, clock }: UploadDeps): UploadApi {
+  // Uploads read counters then write them: run one at a time (across tabs via the store's lock).
+  let queue: Promise<unknown> = Promise.resolve();
+  function exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = () => (store.withLock ? store.withLock("agentdock:upload", fn) : fn());
+    const next = queue.then(run, run);
+    queue = next.catch(() => undefined);
+    return next;
+  }
+
+  async function docs<T>(collection: DocCollection, parent?: string): Promise<T[]> {
+    return (await store.listDocs<T>(collection, parent)).map((d) => d.doc);
+  }
+
+  async function dataset(datasetId: string): Promise<DatasetRecord> {
+    const found = await store.getDoc<DatasetRecord>("datasets", parseArgs(idArg, datasetId, "dataset id"));
+    if (!found) throw notFound(`Dataset ${datasetId} not found; datasets.list() shows the uploaded ones`);
+    return found.doc;
+  }
+
+  async function experiment(experimentId: string): Promise<ExperimentRecord> {
+    const found = await store.getDoc<ExperimentRecord>("experiments", parseArgs(idArg, experimentId, "experiment id"));
+    if (!found) throw notFound(`Experiment ${experimentId} not found; experiments.list() shows the uploaded ones`);
+    return found.doc;
+  }
+
+  /** The dataset a request names (D15, D16): found by id and/or name, or undefined when new. */
+  async function targetDataset(id: string | null | undefined, name: string | null | undefined) {
+    const byId = id ? (await store.getDoc<DatasetRecord>("datasets", id))?.doc : undefined;
+    const byName = name ? (await docs<DatasetRecord>("datasets")).find((d) => d.name === name) : undefined;
+    if (byId && name && byId.name !== name) {
+      throw conflict(
+        `dataset_id ${id} is the dataset named "${byId.name}", not "${name}"; send matching values or only one of them`,
+      );
+    }
+    if (byName && id && byName.id !== id) {
+      throw conflict(`dataset_name "${name}" is the dataset ${byName.id}, not ${id}; send matching values or only one of them`);
+    }
+    const existing = byId ?? byName;
+    if (existing && !existing.externally_managed) {
+      throw conflict(
+        `Dataset ${existing.id} ("${existing.name}") was not created by experiment upload; ` +
+          "experiments can be uploaded only to datasets created by upload: choose another dataset_id or dataset_name",
+      );
+    }
+    return existing;
+  }
+
+  async function upload(body: UploadExperimentRequest): Promise<UploadExperimentResult> {
+    const req = parseUploadRequest(body);
+    return exclusive(async () => {
+      const now = iso(clock());
+      const existing = await targetDataset(req.dataset_id, req.dataset_name);
+      if ((await docs<ExperimentRecord>("experiments")).some((e) => e.name === req.experiment_name)) {
+        throw conflict(`An experiment named "${req.experiment_name}" already exists; choose another experiment_name`);
+      }
+      const datasetId = existing?.id ?? req.dataset_id ?? ids.uuid();
+      const previous = await Promise.all(req.results.map((r) => store.getDoc<ExampleRecord>("examples", r.row_id)));
+      const foreign = req.results.filter((_, i) => previous[i] && previous[i]!.parent !== datasetId).map((r) => r.row_id);
+      if (foreign.length > 0) {
+        throw conflict(
+          `row_id ${foreign.slice(0, 3).join(", ")}${foreign.length > 3 ? ` (and ${foreign.length - 3} more)` : ""} ` +
+            `already belong to another dataset's examples; a row_id identifies one example of one dataset`,
+        );
+      }
+
+      const experimentId = ids.uuid();
+      const ops: WriteOp[] = [];
+      const feedbackOf = (fb: ParsedFeedback, runId: string | null): FeedbackRecord => ({
+        id: ids.uuid(),
+        key: fb.key,
+        score: typeof fb.score === "boolean" ? Number(fb.score) : (fb.score ?? null),
+        value: fb.value ?? null,
+        comment: fb.comment ?? null,
+        correction: fb.correction ?? null,
+        feedback_source: fb.feedback_source ?? null,
+        feedback_config: fb.feedback_config
+          ? {
+              type: fb.feedback_config.type,
+              ...(fb.feedback_config.min != null && { min: fb.feedback_config.min }),
+              ...(fb.feedback_config.max != null && { max: fb.feedback_config.max }),
+              ...(fb.feedback_config.categories && {
+                categories: fb.feedback_config.categories.map((c) => (c.label == null ? { value: c.value } : { value: c.value, label: c.label })),
+              }),
+            }
+          : null,
+        run_id: runId,
+        session_id: experimentId,
+        created_at: fb.created_at == null ? now : iso(fb.created_at),
+        modified_at: fb.modified_at == null ? now : iso(fb.modified_at),
+      });
+
+      const runFeedback: FeedbackRecord[] = [];
+      const latencies: number[] = [];
+      let errors = 0;
+      let lastRunStart: string | null = null;
+      let newExamples = 0;
+      req.results.forEach((row, i) => {
+        const before = previous[i]?.doc;
+        if (!before) newExamples++;
+        const example: ExampleRecord = {
+          id: row.row_id,
+          dataset_id: datasetId,
+          inputs: row.inputs,
+          outputs: row.expected_outputs ?? before?.outputs ?? null,
+          created_at: before?.created_at ?? now,
+          modified_at: now,
+        };
+        ops.push({ op: "doc.put", collection: "examples", id: example.id, parent: datasetId, doc: example });
+
+        const runId = ids.uuid();
+        const error = row.error ? row.error : null; // "" means no error
+        const startTime = iso(row.start_time);
+        const run: ExperimentRunRecord = {
+          id: runId,
+          name: row.run_name ?? req.experiment_name,
+          run_type: "chain",
+          session_id: experimentId,
+          reference_example_id: row.row_id,
+          trace_id: runId,
+          inputs: row.inputs,
+          outputs: row.actual_outputs ?? null,
+          error,
+          status: error === null ? "success" : "error",
+          start_time: startTime,
+          end_time: iso(row.end_time),
+          latency: (row.end_time - row.start_time) / 1000,
+          extra: row.run_metadata ? { metadata: row.run_metadata } : null,
+        };
+        ops.push({ op: "doc.put", collection: "experiment_runs", id: runId, parent: experimentId, doc: run });
+        latencies.push(run.latency);
+        if (error !== null) errors++;
+        lastRunStart = laterOf(lastRunStart, startTime);
+        for (const fb of row.evaluation_scores ?? []) runFeedback.push(feedbackOf(fb, runId));
+      });
+      const sessionFeedback = (req.summary_experiment_scores ?? []).map((fb) => feedbackOf(fb, null));
+      for (const fb of [...runFeedback, ...sessionFeedback]) {
+        ops.push({ op: "doc.put", collection: "feedback", id: fb.id, parent: experimentId, doc: fb });
+      }
+
+      const sessionCount = existing?.session_count ?? 0;
+      latencies.sort((a, b) => a - b);
+      const runCount = req.results.length;
+      const experiment: ExperimentRecord = {
+        id: experimentId,
+        name: req.experiment_name,
+        description: req.experiment_description ?? null,
+        start_time: iso(req.experiment_start_time),
+        end_time: iso(req.experiment_end_time),
+        extra: req.experiment_metadata ? { metadata: req.experiment_metadata } : null,
+        default_dataset_id: null,
+        reference_dataset_id: datasetId,
+        trace_tier: "longlived",
+        tenant_id: LOCAL_TENANT_ID,
+        run_count: runCount,
+        latency_p50: quantile(latencies, 0.5),
+        latency_p99: quantile(latencies, 0.99),
+        first_token_p50: null,
+        first_token_p99: null,
+        total_tokens: null,
+        prompt_tokens: null,
+        completion_tokens: null,
+        total_cost: null,
+        prompt_cost: null,
+        completion_cost: null,
+        last_run_start_time: lastRunStart,
+        last_run_start_time_live: null,
+        feedback_stats: feedbackStats(runFeedback),
+        session_feedback_stats: feedbackStats(sessionFeedback),
+        run_facets: null,
+        error_rate: runCount === 0 ? null : errors / runCount,
+        streaming_rate: runCount === 0 ? null : 0,
+        test_run_number: sessionCount + 1,
+      };
+      const dataset: DatasetRecord = {
+        id: datasetId,
+        name: existing?.name ?? req.dataset_name ?? `dataset-${datasetId}`,
+        description: existing?.description ?? req.dataset_description ?? null,
+        created_at: existing?.created_at ?? now,
+        modified_at: now,
+        data_type: "kv",
+        inputs_schema_definition: null,
+        outputs_schema_definition: null,
+        externally_managed: true,
+        tenant_id: LOCAL_TENANT_ID,
+        example_count: (existing?.example_count ?? 0) + newExamples,
+        session_count: sessionCount + 1,
+        last_session_start_time: laterOf(existing?.last_session_start_time ?? null, experiment.start_time),
+      };
+      ops.unshift(
+        { op: "doc.put", collection: "datasets", id: datasetId, parent: null, doc: dataset },
+        { op: "doc.put", collection: "experiments", id: experimentId, parent: datasetId, doc: experiment },
+      );
+      await store.commit(ops);
+      return { experiment, dataset };
+    });
+  }
+
+  async function runs(experimentId: string): Promise<ExperimentRunWithFeedback[]> {
+    await experiment(experimentId);
+    const byRun = new Map<string, FeedbackRecord[]>();
+    for (const fb of await docs<FeedbackRecord>("feedback", experimentId)) {
+      if (fb.run_id === null) continue;
+      const list = byRun.get(fb.run_id);
+      if (list) list.push(fb);
+      else byRun.set(fb.run_id, [fb]);
+    }
+    return (await docs<ExperimentRunRecord>("experiment_runs", experimentId)).map((r) => ({
+      ...r,
+      feedback: byRun.get(r.id) ?? [],
+    }));
+  }
+
+  return {
+    experiments: {
+      upload,
+      get: experiment,
+      async list(options) {
+        const { datasetId } = parseArgs(listArgs, options, "experiments.list options") ?? {};
+        if (datasetId === undefined) return docs<ExperimentRecord>("experiments");
+        await dataset(datasetId);
+        return docs<ExperimentRecord>("experiments", datasetId);
+      },
+      runs,
+      async compare(experimentIds, options) {
+        const [idList, opts = {}] = parseArgs(compareArgs, [experimentIds, options], "compare arguments");
+        if (new Set(idList).size !== idList.length) {
+          throw invalidInput(`compare got an experiment id twice (${idList.join(", ")}); list each experiment once`);
+        }
+        if (opts.baseline !== undefined && !idList.includes(opts.baseline)) {
+          throw invalidInput(`Baseline ${opts.baseline} is not one of the compared experiments (${idList.join(", ")})`);
+        }
+        const records = await Promise.all(idList.map(experiment));
+        const datasetId = records[0]!.reference_dataset_id;
+        const other = records.find((e) => e.reference_dataset_id !== datasetId);
+        if (other) {
+          throw invalidInput(
+            `Experiments ${records[0]!.id} and ${other.id} belong to different datasets (${datasetId}, ${other.reference_dataset_id}); ` +
+              "compare experiments of one dataset",
+          );
+        }
+        return compareExperiments(
+          {
+            dataset: await dataset(datasetId),
+            examples: await docs<ExampleRecord>("examples", datasetId),
+            experiments: await Promise.all(records.map(async (record) => ({ record, runs: await runs(record.id) }))),
+          },
+          opts,
+        );
+      },
+    },
+    datasets: {
+      get: dataset,
+      list: () => docs<DatasetRecord>("datasets"),
+      async examples(datasetId) {
+        await dataset(datasetId);
+        return docs<ExampleRecord>("examples", datasetId);
+      },
+    },
+  };
 }

@@ -1,2 +1,269 @@
-// Placeholder: filled in by its issue.
-export {};
+/**
+ * `agentdock/json-file`: a durable store in a directory of JSON files, for Node services, CLIs and
+ * demos. Node only.
+ *
+ * Layout of the directory:
+ * - `snapshot.json`: the compacted store, `{ format, seq, ops }`, written through lowdb with an
+ *   atomic replace (temp file + rename, fsync'd when `fsync` is set).
+ * - `log.jsonl`: one line per commit since the snapshot, `{ f, s, o }` (format, sequence number,
+ *   ops), appended before `commit` resolves.
+ * Both are JSON in which a value shared by several records is written once (./shared-json.ts).
+ * Opening loads the snapshot, replays the log lines newer than it and drops a torn last line (a
+ * crash in the middle of an append). When the log outgrows the snapshot it is compacted into a
+ * new snapshot, so the cost of a commit is O(its change) amortized, and bytes on disk stay within
+ * about twice the live data. All data is kept in memory (checkpoint values delta-encoded, see
+ * ../delta.ts); reads never touch the disk.
+ */
+import { mkdir, open, readFile, rename, truncate, type FileHandle } from "node:fs/promises";
+import { join } from "node:path";
+import { Low, type Adapter } from "lowdb";
+import { conflict } from "../../errors.js";
+import { MemoryStore } from "../memory.js";
+import { STORAGE_FORMAT_VERSION, type ListCheckpointsOptions, type Store, type WriteOp } from "../types.js";
+import { Image, type LogOp } from "./image.js";
+import { parseShared, stringifyShared } from "./shared-json.js";
+
+export interface JsonFileStoreOptions {
+  /**
+   * fsync the log after every commit and the snapshot before it replaces the old one, so
+   * acknowledged commits also survive power loss (not only a process crash). Default false.
+   */
+  fsync?: boolean;
+  /** Compact the log into the snapshot once it exceeds max(this, snapshot size). Default 4 MiB. */
+  compactBytes?: number;
+}
+
+/**
+ * Format 0 is the plain form: ops exactly as given to `commit` (checkpoint values not encoded).
+ * It is migrated on open by re-encoding, then compacted into the current format.
+ */
+const PLAIN_FORMAT = 0;
+
+interface Snapshot {
+  format: number;
+  /** Sequence number of the last log line folded into `ops`. */
+  seq: number;
+  ops: LogOp[];
+}
+
+interface LogLine {
+  f: number;
+  s: number;
+  o: LogOp[];
+}
+
+const SNAPSHOT = "snapshot.json";
+const LOG = "log.jsonl";
+
+/** lowdb adapter writing the snapshot atomically: temp file, optional fsync, rename. */
+class AtomicJsonFile implements Adapter<Snapshot> {
+  /** Size of the file as last read or written. */
+  bytes = 0;
+
+  constructor(
+    private file: string,
+    private fsync: boolean,
+  ) {}
+
+  async read(): Promise<Snapshot | null> {
+    try {
+      const text = await readFile(this.file, "utf8");
+      this.bytes = text.length;
+      return parseShared<Snapshot>(text);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "ENOENT") {
+        this.bytes = 0;
+        return null;
+      }
+      throw err;
+    }
+  }
+
+  async write(data: Snapshot): Promise<void> {
+    const tmp = `${this.file}.tmp`;
+    const text = stringifyShared(data);
+    const fh = await open(tmp, "w");
+    try {
+      await fh.writeFile(text);
+      if (this.fsync) await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    await rename(tmp, this.file);
+    this.bytes = text.length;
+  }
+}
+
+function checkFormat(format: number, where: string): void {
+  if (format > STORAGE_FORMAT_VERSION) {
+    throw conflict(
+      `agentdock json-file: ${where} has storage format ${format} but this agentdock reads up to ` +
+        `${STORAGE_FORMAT_VERSION}; open it with a newer agentdock or use another path`,
+    );
+  }
+}
+
+class JsonFileStore extends MemoryStore {
+  override readonly kind = "json-file";
+  override readonly capabilities = { persistent: true, shared: false };
+  private image = new Image();
+  private snapshotFile: AtomicJsonFile;
+  private snapshot: Low<Snapshot>;
+  private log: FileHandle | undefined;
+  private logBytes = 0;
+  private seq = 0;
+  /** Commits run one at a time, in call order. */
+  private queue: Promise<unknown> = Promise.resolve();
+  private readonly fsync: boolean;
+  private readonly compactBytes: number;
+
+  constructor(
+    private dir: string,
+    options: JsonFileStoreOptions,
+  ) {
+    super();
+    this.fsync = options.fsync ?? false;
+    this.compactBytes = options.compactBytes ?? 4 * 1024 * 1024;
+    this.snapshotFile = new AtomicJsonFile(join(dir, SNAPSHOT), this.fsync);
+    this.snapshot = new Low<Snapshot>(this.snapshotFile, {
+      format: STORAGE_FORMAT_VERSION,
+      seq: 0,
+      ops: [],
+    });
+    this.data = this.image.data;
+  }
+
+  override async open(): Promise<void> {
+    if (this.log) return;
+    await mkdir(this.dir, { recursive: true });
+    const migrated = await this.load();
+    this.log = await open(join(this.dir, LOG), "a");
+    if (migrated) await this.compact();
+  }
+
+  /** Rebuilds the image from disk; returns true if older-format data was migrated. */
+  private async load(): Promise<boolean> {
+    const image = new Image();
+    let migrated = false;
+    const replay = (format: number, ops: readonly LogOp[]) => {
+      if (format === PLAIN_FORMAT) {
+        image.commit(ops as WriteOp[]);
+        migrated = true;
+      } else {
+        for (const op of ops) image.apply(op);
+      }
+    };
+    await this.snapshot.read();
+    const snap = this.snapshot.data;
+    checkFormat(snap.format, join(this.dir, SNAPSHOT));
+    replay(snap.format, snap.ops);
+    this.seq = snap.seq;
+
+    const logPath = join(this.dir, LOG);
+    let buf: Buffer;
+    try {
+      buf = await readFile(logPath);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+      buf = Buffer.alloc(0);
+    }
+    let pos = 0;
+    while (pos < buf.length) {
+      const nl = buf.indexOf(0x0a, pos);
+      let line: LogLine | undefined;
+      try {
+        line = parseShared<LogLine>(buf.toString("utf8", pos, nl === -1 ? buf.length : nl));
+      } catch {
+        line = undefined;
+      }
+      if (nl === -1 || !line) {
+        // A torn last line: the commit it held never resolved. Anything after a bad line that
+        // is not the last one means the file was damaged, which we refuse to paper over.
+        if (nl !== -1 && nl + 1 < buf.length) {
+          throw new Error(`agentdock json-file: ${logPath} is damaged at byte ${pos} (not a torn tail); restore it from a backup`);
+        }
+        break;
+      }
+      checkFormat(line.f, logPath);
+      if (line.s > this.seq) {
+        replay(line.f, line.o);
+        this.seq = line.s;
+      }
+      pos = nl + 1;
+    }
+    if (pos < buf.length) await truncate(logPath, pos);
+    this.logBytes = pos;
+    this.image = image;
+    this.data = image.data;
+    return migrated;
+  }
+
+  /** Waits for pending commits, folds the log into the snapshot (so the next open reads one file) and closes. */
+  override async close(): Promise<void> {
+    await this.queue;
+    if (!this.log) return;
+    if (this.logBytes > 0) await this.compact();
+    const log = this.log;
+    this.log = undefined;
+    await log.close();
+  }
+
+  override commit(ops: readonly WriteOp[]): Promise<void> {
+    const run = this.queue.then(() => this.write(ops));
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async write(ops: readonly WriteOp[]): Promise<void> {
+    const log = this.log;
+    if (!log) throw new Error("agentdock json-file: the store is not open; call open() first");
+    let bytes: Buffer;
+    try {
+      const logOps = this.image.commit(ops);
+      if (logOps.length === 0) return;
+      const line: LogLine = { f: STORAGE_FORMAT_VERSION, s: this.seq + 1, o: logOps };
+      bytes = Buffer.from(stringifyShared(line) + "\n", "utf8");
+      await log.write(bytes);
+      if (this.fsync) await log.datasync();
+    } catch (err) {
+      // The image may hold part of this commit: rebuild it from what is on disk.
+      await this.load();
+      throw err;
+    }
+    this.seq++;
+    this.logBytes += bytes.length;
+    if (this.logBytes > Math.max(this.compactBytes, this.snapshotFile.bytes)) await this.compact();
+  }
+
+  /** Folds the log into a new snapshot, then empties the log. */
+  private async compact(): Promise<void> {
+    const snap: Snapshot = { format: STORAGE_FORMAT_VERSION, seq: this.seq, ops: [...this.image.snapshot()] };
+    this.snapshot.data = snap;
+    await this.snapshot.write();
+    // A crash before this truncate leaves lines with seq <= snap.seq, which open() skips.
+    await this.log!.truncate(0);
+    this.logBytes = 0;
+  }
+
+  override async getThread(id: string) {
+    return this.image.getThread(id);
+  }
+  override async listThreads() {
+    return this.image.listThreads();
+  }
+  override async getCheckpoint(threadId: string, checkpointId?: string) {
+    return this.image.getCheckpoint(threadId, checkpointId);
+  }
+  override async listCheckpoints(threadId: string, options?: ListCheckpointsOptions) {
+    return this.image.listCheckpoints(threadId, options);
+  }
+}
+
+/**
+ * A store persisted in the directory `path` (created if missing). Survives process crashes: a
+ * commit resolves only after its log line is written, and a torn last line is dropped on open.
+ * Single writer: open one store per directory at a time.
+ */
+export function jsonFileStore(path: string, options: JsonFileStoreOptions = {}): Store {
+  return new JsonFileStore(path, options);
+}

@@ -1,0 +1,360 @@
+/**
+ * `StateGraph`: the builder users declare graphs with, compiled into channels and triggers
+ * (engine.md 1.2) and a `CompiledGraph` (src/graph/types.ts).
+ */
+import { freeze } from "immer";
+import { invalidInput } from "../errors.js";
+import type { Ids } from "../ids.js";
+import { branchChannel, type ChannelDef, type GraphDef, type Write, updateChannel } from "./algo.js";
+import { Command, END, START, Send, TASKS } from "./constants.js";
+import { InvalidUpdateError } from "./errors.js";
+import { execute } from "./loop.js";
+import { bulkUpdateState, getHistory, getState } from "./state.js";
+import type {
+  CompiledGraph,
+  DrawableGraph,
+  ExecuteOptions,
+  ExecuteResult,
+  GraphSchemas,
+  HistoryOptions,
+  NodeContext,
+  RunnableConfig,
+  StateSnapshot,
+  Superstep,
+  UpdateStateOptions,
+  CheckpointRef,
+} from "./types.js";
+import type { CheckpointStore } from "../persistence/types.js";
+
+/** Declaration of one state key. */
+export interface ChannelSpec<V = any, U = V> {
+  /** Combines the current value with an update; without one the key keeps the last value written. */
+  reducer?: (left: V, right: U) => V;
+  /** Factory of the initial value of a new thread. */
+  default?: () => V;
+  /** JSON Schema of the value, reported by `getSchemas()` (inferred from the default otherwise). */
+  schema?: Record<string, unknown>;
+}
+/** A graph's state declaration: key -> channel spec. */
+export type StateSpec = Record<string, ChannelSpec<any, any>>;
+
+/** The state values a node receives. */
+export type StateOf<S extends StateSpec> = {
+  [K in keyof S]: S[K] extends { default: () => infer V }
+    ? V
+    : S[K] extends { reducer: (...args: any[]) => infer V }
+      ? V
+      : S[K] extends ChannelSpec<infer V, any>
+        ? V
+        : unknown;
+};
+/** What a node may return as its state update. */
+export type UpdateOf<S extends StateSpec> = {
+  [K in keyof S]?: S[K] extends { reducer: (left: any, right: infer U) => any } ? U : StateOf<S>[K];
+};
+/** A node's return value: an update, a `Command`, or nothing. */
+export type NodeResult<S extends StateSpec> = UpdateOf<S> | Command | void | null | undefined;
+/** A node: `(state, ctx) => update | Command | void`, sync or async. */
+export type NodeFn<S extends StateSpec = StateSpec, Ctx = any> = (
+  state: StateOf<S>,
+  ctx: NodeContext<Ctx>,
+) => NodeResult<S> | Promise<NodeResult<S>>;
+/** What a router may return: a node name, `END`, a `Send`, or a list of them. */
+export type Route = string | Send;
+export type Router<S extends StateSpec = StateSpec> = (
+  state: StateOf<S>,
+  config: RunnableConfig,
+) => Route | Route[] | Promise<Route | Route[]>;
+
+interface Branch {
+  router: Router<any>;
+  pathMap?: Record<string, string>;
+}
+
+export interface CompileOptions {
+  /** Pause before these nodes run (`"*"`: every node). Runs may override it. */
+  interruptBefore?: string[] | "*";
+  /** Pause after these nodes ran (`"*"`: every node). Runs may override it. */
+  interruptAfter?: string[] | "*";
+  /** Name reported by `getGraph()`. */
+  name?: string;
+}
+
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+const RESERVED = new Set([START, END, "__input__", "__copy__", "__interrupt__"]);
+
+/**
+ * Declares a graph: `new StateGraph({ key: { reducer?, default? } })`, then nodes and edges, then
+ * `compile()`. A key without reducer keeps the last value; two writes to it in one step fail.
+ */
+export class StateGraph<S extends StateSpec = StateSpec, Ctx = any> {
+  private readonly nodes = new Map<string, NodeFn<S, Ctx>>();
+  private readonly edges: Array<{ from: string[]; to: string }> = [];
+  private readonly branches = new Map<string, Branch[]>();
+
+  constructor(readonly spec: S) {
+    for (const [key, cs] of Object.entries(spec)) {
+      if (!isObj(cs)) throw new TypeError(`State key "${key}" must be declared as { reducer?, default? }.`);
+      if (RESERVED.has(key) || key.startsWith("branch:") || key.startsWith("join:")) {
+        throw new TypeError(`"${key}" is reserved and cannot be a state key.`);
+      }
+    }
+  }
+
+  /** Adds a node. Names must be unique and not reserved (`__start__`, `__end__`, ...). */
+  addNode(name: string, fn: NodeFn<S, Ctx>): this {
+    if (RESERVED.has(name) || name.includes(":") || name.includes("|")) throw new TypeError(`"${name}" is a reserved node name.`);
+    if (this.nodes.has(name)) throw new TypeError(`Node "${name}" is already present.`);
+    if (name in this.spec) throw new TypeError(`Node "${name}" has the name of a state key.`);
+    if (typeof fn !== "function") throw new TypeError(`Node "${name}" must be a function.`);
+    this.nodes.set(name, fn);
+    return this;
+  }
+
+  /** Adds an edge; a list of sources is a join (`to` runs once all of them ran). */
+  addEdge(from: string | string[], to: string): this {
+    const list = Array.isArray(from) ? [...from] : [from];
+    if (list.length === 0) throw new TypeError("addEdge needs at least one source node.");
+    if (list.includes(END)) throw new TypeError("END cannot be the source of an edge.");
+    if (to === START) throw new TypeError("START cannot be the target of an edge.");
+    if (list.length > 1 && list.includes(START)) throw new TypeError("START cannot be part of a join.");
+    this.edges.push({ from: list, to });
+    return this;
+  }
+
+  /** Routes after `from` by `router`'s return value(s), mapped through `pathMap` when given. */
+  addConditionalEdges(from: string, router: Router<S>, pathMap?: Record<string, string> | string[]): this {
+    if (from === END) throw new TypeError("END cannot be the source of an edge.");
+    const map = Array.isArray(pathMap) ? Object.fromEntries(pathMap.map((n) => [n, n])) : pathMap;
+    const list = this.branches.get(from) ?? [];
+    list.push({ router: router as Router<any>, ...(map ? { pathMap: map } : {}) });
+    this.branches.set(from, list);
+    return this;
+  }
+
+  /** Validates the graph and compiles it. */
+  compile(options: CompileOptions = {}): CompiledStateGraph {
+    const known = (n: string) => n === START || this.nodes.has(n);
+    for (const e of this.edges) {
+      for (const f of e.from) if (!known(f)) throw new TypeError(`Edge source "${f}" is not a node.`);
+      if (e.to !== END && !this.nodes.has(e.to)) throw new TypeError(`Edge target "${e.to}" is not a node.`);
+    }
+    for (const [from, branches] of this.branches) {
+      if (!known(from)) throw new TypeError(`Conditional edge source "${from}" is not a node.`);
+      for (const b of branches) {
+        for (const t of Object.values(b.pathMap ?? {})) {
+          if (t !== END && !this.nodes.has(t)) throw new TypeError(`Conditional edge target "${t}" is not a node.`);
+        }
+      }
+    }
+    if (!this.edges.some((e) => e.from.includes(START)) && !this.branches.has(START)) {
+      throw new TypeError("The graph has no entry point: add an edge from START.");
+    }
+    for (const n of [...(options.interruptBefore === "*" ? [] : options.interruptBefore ?? []), ...(options.interruptAfter === "*" ? [] : options.interruptAfter ?? [])]) {
+      if (!this.nodes.has(n)) throw new TypeError(`Interrupt node "${n}" is not a node.`);
+    }
+    return new CompiledStateGraph(this.spec, this.nodes, this.edges, this.branches, options);
+  }
+}
+
+/** The compiled form of a `StateGraph`: what the runtime registers under a graph id. */
+export class CompiledStateGraph implements CompiledGraph {
+  readonly nodeNames: readonly string[];
+  /** @internal */
+  readonly def: GraphDef;
+  /** @internal */
+  readonly interruptBefore: string[] | "*";
+  /** @internal */
+  readonly interruptAfter: string[] | "*";
+  private readonly outEdges = new Map<string, string[]>();
+
+  constructor(
+    readonly spec: StateSpec,
+    /** @internal */ readonly nodes: ReadonlyMap<string, NodeFn<any, any>>,
+    private readonly edges: ReadonlyArray<{ from: string[]; to: string }>,
+    private readonly branches: ReadonlyMap<string, Branch[]>,
+    private readonly options: CompileOptions,
+  ) {
+    this.nodeNames = [...nodes.keys()];
+    this.interruptBefore = options.interruptBefore ?? [];
+    this.interruptAfter = options.interruptAfter ?? [];
+    const channels = new Map<string, ChannelDef>();
+    const defaults = new Map<string, () => unknown>();
+    for (const [key, cs] of Object.entries(spec)) {
+      if (cs.reducer) {
+        const prepare = (cs.reducer as { prepare?: (value: unknown, mint: () => string) => unknown }).prepare;
+        channels.set(key, { kind: "reduce", reducer: cs.reducer, ...(prepare ? { prepare } : {}) });
+      } else channels.set(key, { kind: "last" });
+      if (cs.default) defaults.set(key, cs.default);
+    }
+    channels.set(START, { kind: "ephemeral" });
+    channels.set(TASKS, { kind: "topic" });
+    const triggers = new Map<string, string[]>([[START, [START]]]);
+    for (const name of this.nodeNames) {
+      channels.set(branchChannel(name), { kind: "ephemeral" });
+      triggers.set(name, [branchChannel(name)]);
+    }
+    for (const e of edges) {
+      if (e.from.length > 1) {
+        const ch = `join:${e.from.join("+")}:${e.to}`;
+        channels.set(ch, { kind: "barrier", names: [...e.from] });
+        triggers.get(e.to)!.push(ch);
+      } else if (e.to !== END) {
+        const list = this.outEdges.get(e.from[0]!) ?? [];
+        list.push(e.to);
+        this.outEdges.set(e.from[0]!, list);
+      }
+    }
+    this.def = {
+      channels,
+      stateKeys: Object.keys(spec),
+      defaults,
+      triggers,
+      sortedNodes: [...triggers.keys()].sort(),
+    };
+  }
+
+  /**
+   * The writes of node `name` for `update` (its return value, or the values of an update "as
+   * node"): state writes (coerced and given ids), then static edges, then conditional edges
+   * evaluated on `state` plus these writes, then `Command.goto` (engine.md 1.2). `shown` is the
+   * update as recorded (the `updates` stream mode and metadata `writes`).
+   * @internal
+   */
+  async nodeWrites(
+    name: string,
+    update: unknown,
+    state: Record<string, unknown>,
+    config: RunnableConfig,
+    ids: Pick<Ids, "uuid">,
+  ): Promise<{ writes: Write[]; shown: Record<string, unknown> | null }> {
+    const writes: Write[] = [];
+    let stateUpdate: unknown = update;
+    let goto: unknown[] = [];
+    if (Command.is(update)) {
+      stateUpdate = update.update;
+      if (update.goto !== undefined) goto = Array.isArray(update.goto) ? update.goto : [update.goto];
+    }
+    let shown: Record<string, unknown> | null = null;
+    if (stateUpdate !== undefined && stateUpdate !== null) {
+      if (!isObj(stateUpdate)) {
+        throw new InvalidUpdateError(
+          `Expected node "${name}" to return an object, a Command or nothing, got ${Array.isArray(stateUpdate) ? "an array" : typeof stateUpdate}.`,
+          "INVALID_GRAPH_NODE_RETURN_VALUE",
+        );
+      }
+      for (const key of Object.keys(stateUpdate)) {
+        const cdef = this.def.channels.get(key);
+        const raw = stateUpdate[key];
+        if (!cdef || !this.def.stateKeys.includes(key) || raw === undefined) continue;
+        const value = freeze(cdef.kind === "reduce" && cdef.prepare ? cdef.prepare(raw, ids.uuid) : raw, true);
+        writes.push([key, value]);
+        (shown ??= {})[key] = value;
+      }
+    }
+    for (const to of this.outEdges.get(name) ?? []) writes.push([branchChannel(to), null]);
+    for (const e of this.edges) if (e.from.length > 1 && e.from.includes(name)) writes.push([`join:${e.from.join("+")}:${e.to}`, name]);
+    const branches = this.branches.get(name);
+    if (branches) {
+      const local = this.localRead(state, writes);
+      for (const b of branches) {
+        const out = await b.router(local, config);
+        for (const dest of Array.isArray(out) ? out : [out]) {
+          const mapped = typeof dest === "string" && b.pathMap ? b.pathMap[dest] : dest;
+          if (mapped === undefined) throw new InvalidUpdateError(`Router of "${name}" returned "${String(dest)}", which is not in its path map.`);
+          this.route(name, mapped, writes);
+        }
+      }
+    }
+    for (const dest of goto) this.route(name, dest, writes);
+    return { writes, shown: shown && freeze(shown) };
+  }
+
+  private route(from: string, dest: unknown, writes: Write[]): void {
+    if (dest === END) return;
+    if (Send.is(dest)) {
+      if (!this.nodes.has(dest.node)) throw new InvalidUpdateError(`"${from}" sent to unknown node "${dest.node}".`);
+      writes.push([TASKS, freeze({ node: dest.node, args: dest.args }, true)]);
+    } else if (typeof dest === "string" && this.nodes.has(dest)) {
+      writes.push([branchChannel(dest), null]);
+    } else {
+      throw new InvalidUpdateError(`"${from}" routed to unknown node "${String(dest)}".`);
+    }
+  }
+
+  /** The state plus only these writes, through the reducers (engine.md 1.2, "fresh local read"). */
+  private localRead(state: Record<string, unknown>, writes: readonly Write[]): Record<string, unknown> {
+    const byKey = new Map<string, unknown[]>();
+    for (const [ch, v] of writes) if (this.def.stateKeys.includes(ch)) byKey.set(ch, [...(byKey.get(ch) ?? []), v]);
+    if (byKey.size === 0) return state;
+    const out = { ...state };
+    for (const [key, values] of byKey) out[key] = updateChannel(key, this.def.channels.get(key)!, state[key], values);
+    return Object.freeze(out);
+  }
+
+  /**
+   * Coerces run input for the state keys (message ids assigned now). Bad input is an
+   * `invalid_input` error naming the key.
+   * @internal
+   */
+  prepareInput(input: unknown, ids: Pick<Ids, "uuid">): Record<string, unknown> {
+    if (!isObj(input)) throw invalidInput(`Graph input must be an object with state keys (${this.def.stateKeys.join(", ")}), got ${Array.isArray(input) ? "an array" : typeof input}.`);
+    const out: Record<string, unknown> = {};
+    for (const key of this.def.stateKeys) {
+      if (!(key in input) || input[key] === undefined) continue;
+      const cdef = this.def.channels.get(key)!;
+      try {
+        out[key] = cdef.kind === "reduce" && cdef.prepare ? cdef.prepare(input[key], ids.uuid) : input[key];
+      } catch (err) {
+        throw invalidInput(`Invalid input for "${key}": ${(err as Error).message}`, [{ path: key, message: (err as Error).message }]);
+      }
+    }
+    return freeze(out, true);
+  }
+
+  execute(options: ExecuteOptions): Promise<ExecuteResult> {
+    return execute(this, options);
+  }
+  getState(store: CheckpointStore, threadId: string, options?: { checkpointId?: string }): Promise<StateSnapshot> {
+    return getState(this, store, threadId, options);
+  }
+  getHistory(store: CheckpointStore, threadId: string, options?: HistoryOptions): Promise<StateSnapshot[]> {
+    return getHistory(this, store, threadId, options);
+  }
+  bulkUpdateState(store: CheckpointStore, threadId: string, supersteps: Superstep[], options: UpdateStateOptions): Promise<CheckpointRef> {
+    return bulkUpdateState(this, store, threadId, supersteps, options);
+  }
+
+  getGraph(): DrawableGraph {
+    const nodes: DrawableGraph["nodes"] = [
+      { id: START, type: "schema", data: START },
+      ...this.nodeNames.map((id) => ({ id, type: "runnable" as const, data: { id: ["agentdock", "graph", id], name: id } })),
+      { id: END, type: "schema", data: END },
+    ];
+    const edges: DrawableGraph["edges"] = [];
+    for (const e of this.edges) for (const f of e.from) edges.push({ source: f, target: e.to, conditional: false });
+    for (const [from, branches] of this.branches) {
+      for (const b of branches) {
+        const targets = b.pathMap ? Object.entries(b.pathMap) : [...this.nodeNames, END].map((t) => [t, t] as const);
+        for (const [label, target] of targets) {
+          edges.push({ source: from, target, conditional: true, ...(label !== target ? { data: label } : {}) });
+        }
+      }
+    }
+    return { nodes, edges };
+  }
+
+  getSchemas(): GraphSchemas {
+    const properties: Record<string, unknown> = {};
+    for (const [key, cs] of Object.entries(this.spec)) properties[key] = cs.schema ?? inferSchema(cs.default?.());
+    const state = { type: "object", title: this.options.name ?? "State", properties };
+    return { input_schema: state, output_schema: state, state_schema: state, config_schema: null, context_schema: null };
+  }
+}
+
+function inferSchema(value: unknown): Record<string, unknown> {
+  if (Array.isArray(value)) return { type: "array", items: {} };
+  if (value === null || value === undefined) return {};
+  if (typeof value === "object") return { type: "object" };
+  return { type: typeof value === "bigint" ? "integer" : typeof value };
+}

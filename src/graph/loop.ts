@@ -1,0 +1,386 @@
+/** The superstep loop (engine.md 1.5, 4 and 7.4): `CompiledGraph.execute`. */
+import { freeze, produce } from "immer";
+import { invalidInput, notFound } from "../errors.js";
+import type { Checkpoint, CheckpointMetadata, PendingWrite, StoredCheckpoint, WriteOp } from "../persistence/types.js";
+import type { Interrupt } from "../types.js";
+import {
+  applyWrites,
+  emptyCheckpoint,
+  interruptId,
+  prepareTasks,
+  readChannel,
+  readValues,
+  type Task,
+  type Write,
+} from "./algo.js";
+import { Command, ERROR, INTERRUPT, NO_WRITES, NULL_TASK_ID, RESUME, START, isSpecialChannel } from "./constants.js";
+import { GraphAbortError, GraphInterrupt, GraphRecursionError } from "./errors.js";
+import type { CompiledStateGraph } from "./graph.js";
+import { checkpointPayload, ref, snapshotOf } from "./state.js";
+import type { EngineStreamMode, ExecuteOptions, ExecuteResult, NodeContext, RunnableConfig } from "./types.js";
+
+const isResumeMap = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v) && Object.keys(v).length > 0 &&
+  Object.keys(v).every((k) => /^[0-9a-f]{32}$/.test(k));
+
+/** Open interrupts of a checkpoint (of tasks that have not finished since): interrupt id -> task id. */
+function pendingInterrupts(pending: readonly PendingWrite[]): Map<string, string> {
+  const finished = new Set(pending.filter((w) => !isSpecialChannel(w[1]) || w[1] === NO_WRITES).map((w) => w[0]));
+  const out = new Map<string, string>();
+  for (const [tid, ch, v] of pending) if (ch === INTERRUPT && !finished.has(tid)) out.set((v as Interrupt).id, tid);
+  return out;
+}
+
+interface Outcome {
+  task: Task;
+  writes: PendingWrite[];
+  state: Write[];
+  error?: unknown;
+  interrupt?: Interrupt;
+  consumedNullResume: boolean;
+}
+
+export async function execute(graph: CompiledStateGraph, o: ExecuteOptions): Promise<ExecuteResult> {
+  const { def } = graph;
+  const { store, threadId, ids, clock, signal } = o;
+  const modes = o.streamModes;
+  const on = (mode: EngineStreamMode) => o.emit !== undefined && (modes === undefined || modes.has(mode));
+  const emit = (mode: EngineStreamMode, data: unknown) => {
+    if (on(mode)) o.emit!(mode, data);
+  };
+  const checkAbort = () => {
+    if (signal?.aborted) throw new GraphAbortError(`Run on thread ${threadId} was aborted.`);
+  };
+  checkAbort();
+
+  const config: RunnableConfig = {
+    ...o.config,
+    configurable: { ...o.config.configurable, thread_id: threadId },
+  };
+  const runMeta = o.config.metadata ?? {};
+  const before = o.interruptBefore ?? graph.interruptBefore;
+  const after = o.interruptAfter ?? graph.interruptAfter;
+
+  let saved: StoredCheckpoint | undefined = await store.getCheckpoint(threadId, o.checkpointId);
+  if (o.checkpointId !== undefined && !saved) throw notFound(`Checkpoint ${o.checkpointId} not found in thread ${threadId}.`);
+  let cp: Checkpoint = saved?.checkpoint ?? emptyCheckpoint(def);
+  let pending: PendingWrite[] = saved ? [...saved.pending_writes] : [];
+  let step = saved ? saved.metadata.step + 1 : -1;
+  const limit = config.recursion_limit ?? 25;
+  const stop = step + limit + 1;
+  const parents = saved?.metadata.parents ?? {};
+
+  /** Commits a new checkpoint (with `extra` ops first, in the same commit). */
+  const save = async (next: Checkpoint, source: CheckpointMetadata["source"], writes: CheckpointMetadata["writes"], extra: WriteOp[] = []) => {
+    checkAbort();
+    const metadata = freeze({ ...runMeta, source, step, parents, writes }, true) as CheckpointMetadata;
+    const stored: StoredCheckpoint = {
+      thread_id: threadId,
+      checkpoint_ns: "",
+      checkpoint: next,
+      metadata,
+      parent_checkpoint_id: saved?.checkpoint.id ?? null,
+      pending_writes: [],
+    };
+    await store.commit([...extra, { op: "checkpoint.put", checkpoint: stored }]);
+    const parent = saved;
+    saved = stored;
+    cp = next;
+    pending = [];
+    const values = readValues(def, next);
+    emit("values", values);
+    if (on("checkpoints") || on("debug")) {
+      const payload = checkpointPayload(graph, threadId, stored, parent);
+      emit("checkpoints", payload);
+      emit("debug", { type: "checkpoint", timestamp: next.ts, step, payload: { ...payload, checkpoint: ref(threadId, next.id), parent_checkpoint: parent ? ref(threadId, parent.checkpoint.id) : null } });
+    }
+  };
+  const nextCheckpoint = (tasks: Parameters<typeof applyWrites>[2], stepFlag: boolean) =>
+    applyWrites(def, cp, tasks, { step: stepFlag, id: ids.checkpointId(step), ts: new Date(clock()).toISOString() });
+
+  const input = o.input;
+  const isResume = input === null || input === undefined || (Command.is(input) && input.resume !== undefined);
+  if (isResume) {
+    if (!saved) {
+      if (Command.is(input)) throw invalidInput(`Thread ${threadId} has nothing to resume: it has no checkpoint. Start it with an input.`);
+      return { status: "done", values: {}, interrupts: [], checkpointId: null };
+    }
+    const nullWrites: PendingWrite[] = pending.filter((w) => w[0] === NULL_TASK_ID && w[1] !== RESUME);
+    const ops: WriteOp[] = [];
+    if (Command.is(input)) {
+      const open = pendingInterrupts(pending);
+      if (open.size === 0) {
+        throw invalidInput(`Thread ${threadId} has no pending interrupt to resume (checkpoint ${saved.checkpoint.id}). Send an input instead of Command({ resume }).`);
+      }
+      if (isResumeMap(input.resume)) {
+        const byTask = new Map<string, unknown[]>();
+        for (const [iid, value] of Object.entries(input.resume)) {
+          const tid = open.get(iid);
+          if (!tid) throw invalidInput(`Unknown interrupt id ${iid} on thread ${threadId}; pending: ${[...open.keys()].join(", ")}.`);
+          byTask.set(tid, [...(byTask.get(tid) ?? []), value]);
+        }
+        for (const [tid, values] of byTask) {
+          const own = pending.filter((w) => w[0] === tid);
+          const prev = (own.find((w) => w[1] === RESUME)?.[2] as unknown[] | undefined) ?? [];
+          const writes: PendingWrite[] = [...own.filter((w) => w[1] !== RESUME), [tid, RESUME, freeze([...prev, ...values], true)]];
+          ops.push({ op: "writes.put", thread_id: threadId, checkpoint_id: saved.checkpoint.id, task_id: tid, writes });
+          pending = [...pending.filter((w) => w[0] !== tid), ...writes];
+        }
+      } else {
+        if (open.size > 1) {
+          throw invalidInput(
+            `Thread ${threadId} has ${open.size} pending interrupts (${[...open.keys()].join(", ")}); ` +
+              `resume with a map { [interrupt id]: value }.`,
+          );
+        }
+        nullWrites.push([NULL_TASK_ID, RESUME, freeze(input.resume, true)]);
+      }
+      const cmd = await commandWrites(graph, input, cp, config, ids);
+      nullWrites.push(...cmd);
+      ops.push({ op: "writes.put", thread_id: threadId, checkpoint_id: saved.checkpoint.id, task_id: NULL_TASK_ID, writes: nullWrites });
+      pending = [...pending.filter((w) => w[0] !== NULL_TASK_ID), ...nullWrites];
+      checkAbort();
+      await store.commit(ops);
+    }
+    const applied = nullWrites.filter((w) => !isSpecialChannel(w[1]));
+    if (applied.length > 0) {
+      cp = applyWrites(def, cp, [{ name: "__input__", path: [], triggers: [], writes: applied.map((w) => [w[1], w[2]] as const) }], { step: false });
+    }
+    cp = produce(cp, (d) => {
+      d.versions_seen[INTERRUPT] = { ...cp.channel_versions };
+    });
+    emit("values", readValues(def, cp));
+  } else if (Command.is(input)) {
+    const cmd = await commandWrites(graph, input, cp, config, ids);
+    const extra: WriteOp[] = [];
+    if (saved) {
+      const writes = [...pending.filter((w) => w[0] === NULL_TASK_ID), ...cmd];
+      extra.push({ op: "writes.put", thread_id: threadId, checkpoint_id: saved.checkpoint.id, task_id: NULL_TASK_ID, writes });
+    }
+    await save(
+      nextCheckpoint([{ name: "__input__", path: [], triggers: [], writes: cmd.map((w) => [w[1], w[2]] as const) }], false),
+      "input",
+      {},
+      extra,
+    );
+    step++;
+  } else {
+    const prepared = graph.prepareInput(input, ids);
+    // New input drops the tasks still pending on the current checkpoint (engine.md 1.5).
+    const dropped = saved ? prepareTasks(def, cp, step, "declared").map((t) => ({ ...t, writes: [] })) : [];
+    await save(
+      nextCheckpoint([...dropped, { name: "__input__", path: [], triggers: [], writes: [[START, prepared]] }], dropped.length > 0),
+      "input",
+      { [START]: prepared },
+    );
+    step++;
+  }
+
+  // The loop (engine.md 7.4, step 6).
+  for (;;) {
+    checkAbort();
+    if (step > stop) throw new GraphRecursionError(limit);
+    const tasks = prepareTasks(def, cp, step, "sorted");
+    if (tasks.length === 0) return { status: "done", values: readValues(def, cp), interrupts: [], checkpointId: cp.id };
+
+    const stored = new Map<string, PendingWrite[]>();
+    for (const w of pending) {
+      const list = stored.get(w[0]);
+      if (list) list.push(w);
+      else stored.set(w[0], [w]);
+    }
+    const succeeded = (t: Task) => stored.get(t.id)?.some((w) => !isSpecialChannel(w[1]) || w[1] === NO_WRITES) ?? false;
+    const toRun = tasks.filter((t) => !succeeded(t));
+    if (toRun.length > 0 && matches(before, toRun, cp)) {
+      emit("values", { __interrupt__: [] });
+      return { status: "interrupted", values: readValues(def, cp), interrupts: [], checkpointId: cp.id };
+    }
+
+    const values = readValues(def, cp);
+    const nullResume = { value: pending.find((w) => w[0] === NULL_TASK_ID && w[1] === RESUME) };
+    const checkpointId = cp.id;
+    let held: WriteOp[] = [];
+    let dead = false;
+    let remaining = toRun.length;
+
+    const runTask = async (task: Task): Promise<Outcome> => {
+      const resumes = [...((stored.get(task.id)?.find((w) => w[1] === RESUME)?.[2] as unknown[] | undefined) ?? [])];
+      let counter = 0;
+      let consumed = false;
+      const iid = interruptId(task.name, task.id);
+      const msgMeta = on("messages") ? messageMetadata(config, task, step) : undefined;
+      const streamed = new Set<string>();
+      const ctx: NodeContext = {
+        interrupt<R>(value: unknown): R {
+          const i = counter++;
+          if (i < resumes.length) return resumes[i] as R;
+          if (nullResume.value) {
+            const v = nullResume.value[2];
+            nullResume.value = undefined;
+            consumed = true;
+            resumes.push(v);
+            return v as R;
+          }
+          throw new GraphInterrupt({ id: iid, value: freeze(value, true) });
+        },
+        config,
+        context: o.context,
+        signal: signal ?? new AbortController().signal,
+        writer: (chunk) => {
+          if (!dead) emit("custom", chunk);
+        },
+        emitMessage: (chunk) => {
+          if (dead || !msgMeta) return;
+          if (typeof chunk.id === "string") streamed.add(chunk.id);
+          emit("messages", [chunk, msgMeta]);
+        },
+        threadId,
+        step,
+        node: task.name,
+      };
+      const input = task.path[0] === "__pregel_push" ? task.args : task.name === START ? readChannel(cp, START) : values;
+      if (task.name !== START) {
+        emit("tasks", { id: task.id, name: task.name, input, triggers: task.triggers, interrupts: [] });
+        emit("debug", { type: "task", timestamp: new Date(clock()).toISOString(), step, payload: { id: task.id, name: task.name, input, triggers: task.triggers, interrupts: [] } });
+      }
+      const resumeWrites = (): PendingWrite[] => (resumes.length > 0 ? [[task.id, RESUME, freeze(resumes, true)]] : []);
+      let out: Outcome;
+      try {
+        const update = task.name === START ? input : await graph.nodes.get(task.name)!(input as never, ctx);
+        const { writes, shown } = await graph.nodeWrites(task.name, update, task.name === START ? values : (input as Record<string, unknown>), config, ids);
+        // Earlier interrupts stay recorded: the history entry of this checkpoint keeps showing them (engine.md 4).
+        const asked = stored.get(task.id)?.filter((w) => w[1] === INTERRUPT) ?? [];
+        const pw: PendingWrite[] = [...resumeWrites(), ...asked, ...writes.map((w) => [task.id, w[0], w[1]] as const)];
+        if (writes.length === 0) pw.push([task.id, NO_WRITES, null]);
+        out = { task, writes: pw, state: writes, consumedNullResume: consumed };
+        if (!dead && task.name !== START) {
+          emit("updates", { [task.name]: shown });
+          const result = shown ?? {};
+          emit("tasks", { id: task.id, name: task.name, result, interrupts: [] });
+          emit("debug", { type: "task_result", timestamp: new Date(clock()).toISOString(), step, payload: { id: task.id, name: task.name, result, interrupts: [] } });
+          if (msgMeta) emitWholeMessages(graph, writes, streamed, (m) => emit("messages", [m, msgMeta]));
+        }
+      } catch (err) {
+        if (err instanceof GraphInterrupt) {
+          out = { task, writes: [...resumeWrites(), [task.id, INTERRUPT, err.interrupt]], state: [], interrupt: err.interrupt, consumedNullResume: consumed };
+          if (!dead) emit("tasks", { id: task.id, name: task.name, result: {}, interrupts: [err.interrupt] });
+        } else {
+          const e = err as Error;
+          out = { task, writes: [[task.id, ERROR, freeze({ name: e?.name ?? "Error", message: e?.message ?? String(err) })]], state: [], error: err, consumedNullResume: consumed };
+          if (!dead) emit("tasks", { id: task.id, name: task.name, error: `${e?.name ?? "Error"}: ${e?.message ?? String(err)}`, interrupts: [] });
+        }
+      }
+      // Persist the task's writes as it finishes; the last one rides with the step's checkpoint.
+      const ops: WriteOp[] = [{ op: "writes.put", thread_id: threadId, checkpoint_id: checkpointId, task_id: task.id, writes: out.writes }];
+      if (out.consumedNullResume) {
+        const rest = pending.filter((w) => w[0] === NULL_TASK_ID && w[1] !== RESUME);
+        ops.push({ op: "writes.put", thread_id: threadId, checkpoint_id: checkpointId, task_id: NULL_TASK_ID, writes: rest });
+      }
+      if (--remaining === 0) held = ops;
+      else if (!dead) await store.commit(ops);
+      return out;
+    };
+
+    const all = Promise.all(toRun.map(runTask));
+    const outcomes = signal ? await raceAbort(all, signal, () => (dead = true)) : await all;
+    checkAbort();
+    const failed = outcomes.find((x) => x.error !== undefined);
+    const interrupts = outcomes.flatMap((x) => (x.interrupt ? [x.interrupt] : []));
+    if (failed || interrupts.length > 0) {
+      if (held.length > 0) await store.commit(held);
+      if (failed) throw failed.error;
+      emit("updates", { __interrupt__: interrupts });
+      emit("values", { __interrupt__: interrupts });
+      const snap = await snapshotOf(graph, threadId, (await store.getCheckpoint(threadId, checkpointId))!, true);
+      return { status: "interrupted", values: { ...snap.values, __interrupt__: snap.interrupts }, interrupts: snap.interrupts, checkpointId: cp.id };
+    }
+
+    const ran = new Map(outcomes.map((x) => [x.task.id, x.state]));
+    const writes = tasks.map((t) => ({
+      name: t.name,
+      path: t.path,
+      triggers: t.triggers,
+      writes: ran.get(t.id) ?? (stored.get(t.id) ?? []).filter((w) => !isSpecialChannel(w[1])).map((w) => [w[1], w[2]] as const),
+    }));
+    await save(nextCheckpoint(writes, true), "loop", loopWrites(graph, writes), held);
+    step++;
+    if (matches(after, tasks, cp)) {
+      emit("values", { __interrupt__: [] });
+      return { status: "interrupted", values: readValues(def, cp), interrupts: [], checkpointId: cp.id };
+    }
+  }
+}
+
+/** Null writes of a `Command` given as run input: `update` as state writes, `goto` as branch writes. */
+async function commandWrites(graph: CompiledStateGraph, cmd: Command, cp: Checkpoint, config: RunnableConfig, ids: ExecuteOptions["ids"]): Promise<PendingWrite[]> {
+  if (cmd.update === undefined && cmd.goto === undefined) return [];
+  let prepared: unknown = undefined;
+  if (cmd.update !== undefined && cmd.update !== null) prepared = graph.prepareInput(cmd.update, ids);
+  const { writes } = await graph.nodeWrites("__input__", new Command({ update: prepared, goto: cmd.goto }), readValues(graph.def, cp), config, ids);
+  return writes.map((w) => [NULL_TASK_ID, w[0], w[1]] as const);
+}
+
+/** Static breakpoint check (engine.md 4): a task matches and some channel changed since the last resume. */
+function matches(nodes: string[] | "*", tasks: readonly Task[], cp: Checkpoint): boolean {
+  if (nodes !== "*" && nodes.length === 0) return false;
+  const seen = cp.versions_seen[INTERRUPT] ?? {};
+  const changed = Object.entries(cp.channel_versions).some(([ch, v]) => v > (seen[ch] ?? 0));
+  return changed && tasks.some((t) => t.name !== START && (nodes === "*" || nodes.includes(t.name)));
+}
+
+/** Legacy metadata `writes` of a loop step (engine.md 1.6): null when only hidden tasks ran. */
+function loopWrites(graph: CompiledStateGraph, tasks: ReadonlyArray<{ name: string; writes: readonly Write[] }>): Record<string, unknown> | null {
+  const out: Record<string, unknown> = {};
+  let any = false;
+  for (const t of tasks) {
+    if (t.name === START) continue;
+    const update: Record<string, unknown> = {};
+    for (const [ch, v] of t.writes) if (graph.def.stateKeys.includes(ch)) update[ch] = v;
+    const value = Object.keys(update).length > 0 ? update : null;
+    if (any && t.name in out) {
+      const prev = out[t.name];
+      out[t.name] = Array.isArray(prev) ? [...prev, value] : [prev, value];
+    } else out[t.name] = value;
+    any = true;
+  }
+  return any ? out : null;
+}
+
+function messageMetadata(config: RunnableConfig, task: Task, step: number): Record<string, unknown> {
+  const meta: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(config.configurable)) {
+    if (!k.startsWith("__") && (typeof v === "string" || typeof v === "number" || typeof v === "boolean")) meta[k] = v;
+  }
+  const ns = `${task.name}:${task.id}`;
+  return Object.freeze({
+    ...meta,
+    langgraph_step: step,
+    langgraph_node: task.name,
+    langgraph_triggers: task.triggers,
+    langgraph_path: task.path,
+    langgraph_checkpoint_ns: ns,
+    checkpoint_ns: ns,
+    tags: config.tags ?? [],
+  });
+}
+
+/** Whole messages a node wrote under a messages-reducer key, unless streamed as chunks. */
+function emitWholeMessages(graph: CompiledStateGraph, writes: readonly Write[], streamed: Set<string>, send: (m: unknown) => void) {
+  for (const [ch, v] of writes) {
+    const cdef = graph.def.channels.get(ch);
+    if (cdef?.kind !== "reduce" || !cdef.prepare || !Array.isArray(v)) continue;
+    for (const m of v as Array<{ id?: string; type?: string }>) if (m.type !== "remove" && !streamed.has(m.id ?? "")) send(m);
+  }
+}
+
+function raceAbort<T>(p: Promise<T>, signal: AbortSignal, onAbort: () => void): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const abort = () => {
+      onAbort();
+      reject(new GraphAbortError());
+    };
+    if (signal.aborted) return abort();
+    signal.addEventListener("abort", abort, { once: true });
+    p.then(resolve, reject).finally(() => signal.removeEventListener("abort", abort));
+  });
+}

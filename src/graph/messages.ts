@@ -1,0 +1,292 @@
+/**
+ * Messages: coercion of the accepted input forms into the seed's plain message objects, and the
+ * `addMessages` reducer (engine.md 3). Messages are plain JSON objects, never class instances.
+ */
+import { uuid4 } from "../ids.js";
+import { MessageCoercionError } from "./errors.js";
+
+/** Fields every message object carries (engine.md 3, wire shapes). */
+export interface BaseMessageFields {
+  content: unknown;
+  additional_kwargs: Record<string, unknown>;
+  response_metadata: Record<string, unknown>;
+  name: string | null;
+  id: string;
+}
+export interface HumanMessage extends BaseMessageFields {
+  type: "human";
+  example: boolean;
+}
+export interface ToolCall {
+  name: string;
+  args: Record<string, unknown>;
+  id: string | null;
+  type: "tool_call";
+}
+export interface InvalidToolCall {
+  name: string | null;
+  args: string | null;
+  id: string | null;
+  error: string | null;
+  type: "invalid_tool_call";
+}
+export interface AIMessage extends BaseMessageFields {
+  type: "ai";
+  example: boolean;
+  tool_calls: ToolCall[];
+  invalid_tool_calls: InvalidToolCall[];
+  usage_metadata: Record<string, unknown> | null;
+}
+export interface SystemMessage extends BaseMessageFields {
+  type: "system";
+}
+export interface ToolMessage extends BaseMessageFields {
+  type: "tool";
+  tool_call_id: string;
+  artifact: unknown;
+  status: "success" | "error";
+}
+/** A removal marker: deletes the message with its id (or every message: `REMOVE_ALL_MESSAGES`). */
+export interface RemoveMessageObject {
+  content: "";
+  type: "remove";
+  id: string;
+}
+export type Message = HumanMessage | AIMessage | SystemMessage | ToolMessage | RemoveMessageObject;
+
+/** Anything `addMessages` accepts: a string, `[role, content]`, `{role}`/`{type}` objects, LangChain serialized or class messages. */
+export type MessageLike = string | [string, unknown] | Record<string, unknown> | RemoveMessage;
+
+/** The id of a `RemoveMessage` that clears the list (engine.md 3, step 3). */
+export const REMOVE_ALL_MESSAGES = "__remove_all__";
+
+/** Removes the message with this id when given to `addMessages` (`new RemoveMessage({ id: REMOVE_ALL_MESSAGES })` removes all). */
+export class RemoveMessage {
+  readonly type = "remove" as const;
+  readonly content = "" as const;
+  readonly id: string;
+  constructor(fields: { id: string }) {
+    this.id = fields.id;
+  }
+}
+
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+type Kind = Message["type"];
+/** `role` values (also the first element of a `[role, content]` tuple). */
+const ROLES = new Map<string, Kind>([
+  ["user", "human"], ["human", "human"], ["assistant", "ai"], ["ai", "ai"], ["system", "system"],
+  ["developer", "system"], ["tool", "tool"], ["remove", "remove"],
+]);
+/** LangChain class names (serialized `id[-1]`, instance and chunk types). */
+const CLASSES = new Map<string, Kind>([
+  ["HumanMessage", "human"], ["HumanMessageChunk", "human"], ["AIMessage", "ai"], ["AIMessageChunk", "ai"],
+  ["SystemMessage", "system"], ["SystemMessageChunk", "system"], ["ToolMessage", "tool"],
+  ["ToolMessageChunk", "tool"], ["RemoveMessage", "remove"],
+]);
+/** `type` values. */
+const TYPES = new Map<string, Kind>([
+  ["human", "human"], ["ai", "ai"], ["system", "system"], ["developer", "system"], ["tool", "tool"],
+  ["remove", "remove"], ...CLASSES,
+]);
+
+function fail(what: unknown, why: string): never {
+  let shown: string;
+  try {
+    shown = JSON.stringify(what)?.slice(0, 200) ?? String(what);
+  } catch {
+    shown = String(what);
+  }
+  throw new MessageCoercionError(
+    `Unable to coerce message from ${shown}: ${why}. Messages are strings, [role, content] pairs, ` +
+      `or objects with a role (user, assistant, system, developer, tool, remove) or a type (human, ai, system, tool, remove).`,
+  );
+}
+
+function coerceToolCall(tc: unknown): ToolCall | InvalidToolCall {
+  if (!isObj(tc)) fail(tc, "a tool call must be an object");
+  const fn = tc.function;
+  if (isObj(fn)) {
+    // OpenAI format: { id, type: "function", function: { name, arguments } }.
+    const id = typeof tc.id === "string" ? tc.id : null;
+    const name = typeof fn.name === "string" ? fn.name : null;
+    const raw = fn.arguments;
+    if (isObj(raw)) return { name: name ?? "", args: raw, id, type: "tool_call" };
+    try {
+      const args: unknown = JSON.parse(typeof raw === "string" && raw !== "" ? raw : "{}");
+      if (isObj(args) && name !== null) return { name, args, id, type: "tool_call" };
+      throw new Error("arguments are not a JSON object");
+    } catch (err) {
+      return {
+        name,
+        args: typeof raw === "string" ? raw : null,
+        id,
+        error: (err as Error).message,
+        type: "invalid_tool_call",
+      };
+    }
+  }
+  if (typeof tc.name !== "string") fail(tc, "a tool call needs a name");
+  return {
+    name: tc.name,
+    args: isObj(tc.args) ? tc.args : {},
+    id: typeof tc.id === "string" ? tc.id : null,
+    type: "tool_call",
+  };
+}
+
+function build(type: Kind, f: Record<string, unknown>, role: string | undefined, original: unknown): Message {
+  const id = typeof f.id === "string" ? f.id : undefined;
+  if (type === "remove") {
+    if (id === undefined) fail(original, "a remove message needs an id");
+    return { content: "", type: "remove", id };
+  }
+  const additional_kwargs = isObj(f.additional_kwargs) ? { ...f.additional_kwargs } : {};
+  if (role === "developer") additional_kwargs.__openai_role__ = "developer";
+  const base = {
+    content: f.content ?? "",
+    additional_kwargs,
+    response_metadata: isObj(f.response_metadata) ? f.response_metadata : {},
+    type,
+    name: typeof f.name === "string" ? f.name : null,
+    id: id as string,
+  };
+  switch (type) {
+    case "human":
+      return { ...base, type, example: f.example === true };
+    case "ai": {
+      const calls = (Array.isArray(f.tool_calls) ? f.tool_calls : []).map(coerceToolCall);
+      const invalid = Array.isArray(f.invalid_tool_calls) ? (f.invalid_tool_calls as InvalidToolCall[]) : [];
+      return {
+        ...base,
+        type,
+        example: f.example === true,
+        tool_calls: calls.filter((c): c is ToolCall => c.type === "tool_call"),
+        invalid_tool_calls: [...invalid, ...calls.filter((c): c is InvalidToolCall => c.type === "invalid_tool_call")],
+        usage_metadata: isObj(f.usage_metadata) ? f.usage_metadata : null,
+      };
+    }
+    case "system":
+      return { ...base, type };
+    case "tool":
+      if (typeof f.tool_call_id !== "string") fail(original, "a tool message needs a tool_call_id");
+      return {
+        ...base,
+        type,
+        tool_call_id: f.tool_call_id,
+        artifact: f.artifact ?? null,
+        status: f.status === "error" ? "error" : "success",
+      };
+  }
+}
+
+const BASE_FIELDS = ["content", "additional_kwargs", "response_metadata", "name"];
+const WIRE_FIELDS: Record<string, readonly string[]> = {
+  human: [...BASE_FIELDS, "example"],
+  ai: [...BASE_FIELDS, "example", "tool_calls", "invalid_tool_calls", "usage_metadata"],
+  system: BASE_FIELDS,
+  tool: [...BASE_FIELDS, "tool_call_id", "artifact", "status"],
+  remove: ["content"],
+};
+
+/** True for a message already in wire shape with an id (kept by reference: structural sharing). */
+function isWireMessage(m: Record<string, unknown>): boolean {
+  if (typeof m.id !== "string" || typeof m.type !== "string") return false;
+  const fields = WIRE_FIELDS[m.type];
+  return fields !== undefined && Object.hasOwn(WIRE_FIELDS, m.type) && fields.every((f) => f in m);
+}
+
+/**
+ * Coerces one message-like value into a message object (without assigning a missing id).
+ * Throws `MessageCoercionError` for anything else.
+ */
+export function coerceMessage(m: unknown): Message {
+  if (typeof m === "string") return build("human", { content: m }, undefined, m);
+  if (Array.isArray(m)) {
+    if (m.length !== 2 || typeof m[0] !== "string") fail(m, "a tuple must be [role, content]");
+    const type = ROLES.get(m[0]) ?? fail(m, `unknown role "${m[0]}"`);
+    return build(type, { content: m[1] }, m[0], m);
+  }
+  if (m instanceof RemoveMessage) return { content: "", type: "remove", id: m.id };
+  if (!isObj(m)) fail(m, "not an object");
+  if (isWireMessage(m)) return m as unknown as Message;
+  // LangChain serialized form: { lc: 1, type: "constructor", id: [..., "HumanMessage"], kwargs }.
+  if (m.lc === 1 && m.type === "constructor" && Array.isArray(m.id) && isObj(m.kwargs)) {
+    const cls = String(m.id[m.id.length - 1]);
+    const type = CLASSES.get(cls) ?? fail(m, `unknown message class "${cls}"`);
+    return build(type, m.kwargs, undefined, m);
+  }
+  // LangChain message instances expose their type through getType() / _getType().
+  const getType = (m as { getType?: unknown; _getType?: unknown }).getType ?? (m as { _getType?: unknown })._getType;
+  if (typeof getType === "function") {
+    const kind = String((getType as () => unknown).call(m));
+    const type = TYPES.get(kind) ?? fail(m, `unknown message type "${kind}"`);
+    return build(type, m, undefined, m);
+  }
+  if (typeof m.role === "string") {
+    const type = ROLES.get(m.role) ?? fail(m, `unknown role "${m.role}"`);
+    return build(type, m, m.role, m);
+  }
+  if (typeof m.type === "string") {
+    const type = TYPES.get(m.type) ?? fail(m, `unknown type "${m.type}"`);
+    return build(type, m, m.type === "developer" ? "developer" : undefined, m);
+  }
+  return fail(m, "it has neither a role nor a type");
+}
+
+/**
+ * Coerces a messages update (one message-like or a list) into message objects, giving every
+ * message without an id one from `mint`. The engine calls this when a write is recorded, so ids
+ * are identical in task results, pending writes and values (engine.md 7.7).
+ */
+export function prepareMessages(update: unknown, mint: () => string = uuid4): Message[] {
+  const list = Array.isArray(update) && !(update.length === 2 && ROLES.has(update[0] as string))
+    ? update
+    : [update];
+  return list.map((item) => {
+    const msg = coerceMessage(item);
+    return msg.id === undefined ? ({ ...msg, id: mint() } as Message) : msg;
+  });
+}
+
+/**
+ * The messages reducer (engine.md 3): appends messages, replaces a message with the same id in
+ * place, deletes on `RemoveMessage`, clears on `REMOVE_ALL_MESSAGES`. Returns a new list; the
+ * inputs are not changed and unchanged messages are kept by reference.
+ */
+export function addMessages(left: readonly MessageLike[] | MessageLike, right: readonly MessageLike[] | MessageLike): Message[] {
+  const l = prepareMessages(left ?? []);
+  const r = prepareMessages(right ?? []);
+  let removeAllAt = -1;
+  r.forEach((m, i) => {
+    if (m.type === "remove" && m.id === REMOVE_ALL_MESSAGES) removeAllAt = i;
+  });
+  if (removeAllAt >= 0) return r.slice(removeAllAt + 1).filter((m) => m.type !== "remove");
+  const out = l.slice();
+  const index = new Map<string, number>();
+  out.forEach((m, i) => index.set(m.id, i));
+  const removed = new Set<string>();
+  for (const m of r) {
+    const at = index.get(m.id);
+    if (at !== undefined) {
+      if (m.type === "remove") removed.add(m.id);
+      else {
+        out[at] = m;
+        removed.delete(m.id);
+      }
+    } else if (m.type === "remove") {
+      throw new MessageCoercionError(`Attempting to delete a message with an ID that doesn't exist ('${m.id}')`);
+    } else {
+      index.set(m.id, out.length);
+      out.push(m);
+    }
+  }
+  return removed.size === 0 ? out : out.filter((m) => !removed.has(m.id));
+}
+/** Marks `addMessages` so the engine coerces and assigns ids when a write is recorded. */
+(addMessages as { prepare?: typeof prepareMessages }).prepare = prepareMessages;
+
+/** The usual state declaration of a chat graph: `new StateGraph(messagesState)`. */
+export const messagesState = {
+  messages: { reducer: addMessages, default: (): Message[] => [] },
+};

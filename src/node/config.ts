@@ -1,0 +1,87 @@
+/**
+ * Starting a server from graph.json (D17), shared by the `agentdock serve` command and by
+ * programs that want the same behaviour: load the graphs and the auth handler the file names,
+ * open the chosen store, create the runtime and serve it.
+ */
+import { readFile } from "node:fs/promises";
+import { dirname, resolve } from "node:path";
+import type { CompiledGraph } from "../graph/types.js";
+import { invalidInput } from "../errors.js";
+import type { Store } from "../persistence/types.js";
+import { jsonFileStore } from "../persistence/json-file/index.js";
+import { createRuntime, type Runtime } from "../runtime/index.js";
+import { loadAuth } from "./auth-loader.js";
+import { loadExport } from "./load.js";
+import { serve, type ServeHandle, type ServeOptions } from "./serve.js";
+
+/** graph.json: graph id -> `"<file>:<export>"`, and the optional auth handler. */
+export interface GraphConfig {
+  graphs: Record<string, string>;
+  auth?: { path: string } | null;
+  [key: string]: unknown;
+}
+
+export interface ServeConfigOptions extends ServeOptions {
+  /** Path of graph.json; graph and auth paths resolve against its directory. */
+  config: string;
+  /** `memory` (default) or `json:<dir>` (the JSON-file store in that directory, relative to cwd). */
+  store?: string;
+}
+
+/** A server started from graph.json, with the runtime behind it. */
+export interface ConfigServer extends ServeHandle {
+  runtime: Runtime;
+  graphIds: string[];
+}
+
+/** Parses `--store`: `memory` or `json:<dir>`. */
+export function openStore(spec: string | undefined): Store | undefined {
+  if (spec === undefined || spec === "memory") return undefined;
+  if (spec.startsWith("json:") && spec.length > 5) return jsonFileStore(resolve(spec.slice(5)));
+  throw invalidInput(`agentdock: unknown store "${spec}": use "memory" or "json:<directory>"`, [{ path: "store", message: "memory | json:<dir>" }]);
+}
+
+/** Reads graph.json and imports every graph it names (TypeScript files load through tsx). */
+export async function loadGraphs(configPath: string): Promise<{ config: GraphConfig; graphs: Record<string, CompiledGraph> }> {
+  const file = resolve(configPath);
+  let config: GraphConfig;
+  try {
+    config = JSON.parse(await readFile(file, "utf8")) as GraphConfig;
+  } catch (err) {
+    throw invalidInput(`agentdock: cannot read graph config "${file}": ${(err as Error).message}`);
+  }
+  if (!config || typeof config.graphs !== "object" || config.graphs === null || Object.keys(config.graphs).length === 0) {
+    throw invalidInput(`agentdock: "${file}" must name at least one graph: { "graphs": { "<graph_id>": "./file.ts:export" } }`, [
+      { path: "graphs", message: "expected a non-empty object" },
+    ]);
+  }
+  const graphs: Record<string, CompiledGraph> = {};
+  for (const [id, spec] of Object.entries(config.graphs)) {
+    if (typeof spec !== "string") throw invalidInput(`agentdock: graph "${id}" in "${file}" must be a "<file>:<export>" string`);
+    graphs[id] = await loadExport<CompiledGraph>(spec, dirname(file));
+  }
+  return { config, graphs };
+}
+
+/** Loads graph.json, creates the runtime on the chosen store and serves it. */
+export async function serveConfig(options: ServeConfigOptions): Promise<ConfigServer> {
+  const { config: configPath, store: storeSpec, ...serveOptions } = options;
+  const { config, graphs } = await loadGraphs(configPath);
+  const auth = await loadAuth(config, dirname(resolve(configPath)));
+  const runtime = await createRuntime({ graphs, store: openStore(storeSpec), auth });
+  try {
+    const handle = await serve(runtime, serveOptions);
+    return {
+      ...handle,
+      runtime,
+      graphIds: Object.keys(graphs),
+      close: async () => {
+        await handle.close();
+        await runtime.close();
+      },
+    };
+  } catch (err) {
+    await runtime.close();
+    throw err;
+  }
+}

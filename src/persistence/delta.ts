@@ -1,0 +1,187 @@
+/**
+ * Delta encoding of checkpoint values, shared by the JSON-file and IndexedDB stores. Core-safe:
+ * no Node built-ins, no browser globals.
+ *
+ * A chat's state is dominated by a message list that grows by a few items per step. Storing each
+ * checkpoint's full values costs O(n^2) bytes over a thread's life; storing deltas against the
+ * parent makes reads rebuild long chains. Instead every array channel of at least `LIST_MIN`
+ * items lives in a per-thread append-only *list log*, and a checkpoint stores, per channel, either
+ * the value inline (`{ v }`) or a reference to the first `n` items of a list (`{ l, n }`).
+ * A child checkpoint whose list extends its parent's appends only the new tail to the parent's
+ * log. So a thread costs O(total items) bytes, persisting a checkpoint costs O(its change), and
+ * reading any checkpoint rebuilds it from one record plus one slice per list (no delta chain: the
+ * "full snapshot every k" of a chain-based codec is k = 1 here).
+ *
+ * The engine keeps long lists as `{ $chunks: [[...], [...]] }` (fixed-size chunks shared between
+ * checkpoints in memory). Such a value with regular chunks is stored as a flat list too, with its
+ * chunk size (`c`), and rebuilt in the same shape.
+ *
+ * Logs are prefix-immutable: items are only ever appended, and a fork whose items differ from
+ * what the log already holds past the parent's length starts a new log. A cached prefix of a log
+ * therefore never goes stale, which is what lets the IndexedDB store cache items across tabs.
+ */
+import { jsonEqual } from "../json.js";
+import type { StoredCheckpoint } from "./types.js";
+import type { ThreadRecord } from "../types.js";
+
+/** Arrays shorter than this are stored inline. */
+export const LIST_MIN = 4;
+
+/**
+ * One stored channel value: inline, or the first `n` items of list log `l` (as an array, or as
+ * `{ $chunks }` of `c` items each when `c` is set).
+ */
+export type EncodedValue = { v: unknown } | ListRef;
+export interface ListRef {
+  l: string;
+  n: number;
+  c?: number;
+}
+export type EncodedValues = Record<string, EncodedValue>;
+
+/** Items to add to list log `list` starting at index `at` (which must be its current length). */
+export interface ListAppend {
+  list: string;
+  at: number;
+  items: unknown[];
+}
+
+/** The current items of a list log, or undefined if the store has no such log. */
+export type ListLookup = (listId: string) => readonly unknown[] | undefined;
+
+const sameItem = (a: unknown, b: unknown) => a === b || jsonEqual(a, b);
+
+/**
+ * Encodes `values` against `base` (the parent's encoded values). With `append: false` (thread
+ * records, which mirror a checkpoint) a list is referenced only if the log already holds it, else
+ * stored inline; nothing is appended.
+ */
+export function encodeValues(
+  values: Record<string, unknown>,
+  base: EncodedValues | undefined,
+  lists: ListLookup,
+  newListId: () => string,
+  append = true,
+): { values: EncodedValues; appends: ListAppend[] } {
+  const out: EncodedValues = {};
+  const appends: ListAppend[] = [];
+  for (const [channel, value] of Object.entries(values)) {
+    out[channel] = encodeOne(value, base?.[channel], lists, newListId, append, appends);
+  }
+  return { values: out, appends };
+}
+
+/** The chunk size of a `{ $chunks }` value whose chunks are all full but the last, else undefined. */
+function chunkSize(value: unknown): number | undefined {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
+  const chunks = (value as { $chunks?: unknown }).$chunks;
+  if (Object.keys(value).length !== 1 || !Array.isArray(chunks) || chunks.length === 0) return undefined;
+  if (!chunks.every(Array.isArray)) return undefined;
+  const size = (chunks[0] as unknown[]).length;
+  const last = (chunks[chunks.length - 1] as unknown[]).length;
+  const regular = chunks.every((c: unknown[], i) => (i < chunks.length - 1 ? c.length === size : c.length > 0 && c.length <= size));
+  return size > 0 && regular && last > 0 ? size : undefined;
+}
+
+function encodeOne(
+  value: unknown,
+  prev: EncodedValue | undefined,
+  lists: ListLookup,
+  newListId: () => string,
+  append: boolean,
+  appends: ListAppend[],
+): EncodedValue {
+  const c = chunkSize(value);
+  const flat = c ? (value as { $chunks: unknown[][] }).$chunks.flat(1) : value;
+  if (!Array.isArray(flat)) return { v: value };
+  const ref = (l: string, n: number): ListRef => (c ? { l, n, c } : { l, n });
+  const items = prev && "l" in prev ? lists(prev.l) : undefined;
+  if (prev && "l" in prev && items && flat.length >= prev.n) {
+    let k = 0;
+    while (k < flat.length && k < items.length && sameItem(flat[k], items[k])) k++;
+    if (k >= prev.n) {
+      if (k === flat.length) return ref(prev.l, k);
+      if (k === items.length && append) {
+        appends.push({ list: prev.l, at: k, items: flat.slice(k) });
+        return ref(prev.l, flat.length);
+      }
+    }
+  }
+  if (!append || flat.length < LIST_MIN) return { v: value };
+  const list = newListId();
+  appends.push({ list, at: 0, items: [...flat] });
+  return ref(list, flat.length);
+}
+
+/** Rebuilds plain values. Throws if a referenced log is missing or short (a corrupt store). */
+export function decodeValues(values: EncodedValues, lists: ListLookup): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [channel, enc] of Object.entries(values)) {
+    if ("v" in enc) {
+      out[channel] = enc.v;
+      continue;
+    }
+    const items = lists(enc.l);
+    if (!items || items.length < enc.n) {
+      throw new Error(`agentdock store: list ${enc.l} of channel "${channel}" is missing or short (corrupt store)`);
+    }
+    const flat = items.slice(0, enc.n);
+    if (!enc.c) {
+      out[channel] = flat;
+      continue;
+    }
+    const chunks: unknown[][] = [];
+    for (let i = 0; i < flat.length; i += enc.c) chunks.push(flat.slice(i, i + enc.c));
+    out[channel] = { $chunks: chunks };
+  }
+  return out;
+}
+
+/** The list logs `values` reference, with the item count each needs. */
+export function listRefs(values: EncodedValues): ListRef[] {
+  return Object.values(values).filter((e): e is ListRef => "l" in e);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Records. An encoded checkpoint or thread has the record's shape with its values replaced by
+// `EncodedValues`, so stores keep it in the same places as the plain record.
+
+/** A `StoredCheckpoint` whose `checkpoint.channel_values` holds `EncodedValues`. */
+export type EncodedCheckpoint = StoredCheckpoint;
+/** A `ThreadRecord` whose `values` holds `EncodedValues`. */
+export type EncodedThread = ThreadRecord;
+
+export const encodedValuesOf = (cp: EncodedCheckpoint) => cp.checkpoint.channel_values as EncodedValues;
+
+export function encodeCheckpoint(
+  cp: StoredCheckpoint,
+  parent: EncodedCheckpoint | undefined,
+  lists: ListLookup,
+  newListId: () => string,
+): { checkpoint: EncodedCheckpoint; appends: ListAppend[] } {
+  const base = parent && encodedValuesOf(parent);
+  const { values, appends } = encodeValues(cp.checkpoint.channel_values, base, lists, newListId);
+  return { checkpoint: { ...cp, checkpoint: { ...cp.checkpoint, channel_values: values } }, appends };
+}
+
+export function decodeCheckpoint(cp: EncodedCheckpoint, lists: ListLookup): StoredCheckpoint {
+  const channel_values = decodeValues(encodedValuesOf(cp), lists);
+  return { ...cp, checkpoint: { ...cp.checkpoint, channel_values } };
+}
+
+/** Encodes a thread's `values` by reference to its latest checkpoint's lists where they match. */
+export function encodeThread(
+  thread: ThreadRecord,
+  latest: EncodedCheckpoint | undefined,
+  lists: ListLookup,
+): EncodedThread {
+  const base = latest && encodedValuesOf(latest);
+  const noList = () => {
+    throw new Error("unreachable: thread values never start a list");
+  };
+  return { ...thread, values: encodeValues(thread.values ?? {}, base, lists, noList, false).values };
+}
+
+export function decodeThread(thread: EncodedThread, lists: ListLookup): ThreadRecord {
+  return { ...thread, values: decodeValues(thread.values as EncodedValues, lists) };
+}

@@ -1,0 +1,253 @@
+/** `runtime.assistants` (api.md 1.2, 6; D5, D6). */
+import { matchesAuthFilter } from "../auth/types.js";
+import { conflict, notFound } from "../errors.js";
+import { defaultAssistantId } from "../ids.js";
+import { contains } from "../json.js";
+import type { WriteOp } from "../persistence/types.js";
+import type { AssistantRecord, AssistantVersionRecord, Config, Metadata } from "../types.js";
+import { type Caller, type Core, pick, sortAndPage } from "./core.js";
+import { parse, schemas } from "./schemas.js";
+import type { Assistant, AssistantGraph, AssistantsApi, AssistantVersion, GraphSchema } from "./types.js";
+
+const asPublic = (a: AssistantRecord) => a as unknown as Assistant;
+
+/** The version row of an assistant's current fields. */
+function versionOf(a: AssistantRecord, createdAt: string): AssistantVersionRecord {
+  const { updated_at: _updated, ...fields } = a;
+  return { ...fields, created_at: createdAt };
+}
+
+/** Creates the default assistant of every graph that lacks one (D5). */
+export async function ensureDefaultAssistants(core: Core): Promise<void> {
+  const ops: WriteOp[] = [];
+  for (const graphId of core.graphs.keys()) {
+    const id = defaultAssistantId(graphId);
+    if (await core.store.getAssistant(id)) continue;
+    const now = core.now();
+    const assistant: AssistantRecord = {
+      assistant_id: id,
+      graph_id: graphId,
+      name: graphId,
+      description: null,
+      config: {},
+      context: {},
+      metadata: { created_by: "system" },
+      version: 1,
+      created_at: now,
+      updated_at: now,
+    };
+    ops.push({ op: "assistant.put", assistant }, { op: "assistant_version.put", version: versionOf(assistant, now) });
+  }
+  if (ops.length) await core.store.commit(ops);
+}
+
+function filterAssistants(all: AssistantRecord[], q: { graphId?: string; name?: string; metadata?: Metadata }): AssistantRecord[] {
+  const name = q.name?.toLowerCase();
+  return all.filter(
+    (a) =>
+      (q.graphId === undefined || a.graph_id === q.graphId) &&
+      (name === undefined || a.name.toLowerCase().includes(name)) &&
+      (q.metadata === undefined || contains(a.metadata, q.metadata)),
+  );
+}
+
+export function assistantsApi(core: Core, caller: Caller): AssistantsApi {
+  const { store } = core;
+
+  async function create(payload: unknown): Promise<Assistant> {
+    const p = parse(schemas.assistantCreate, payload, "assistants.create");
+    const value: Record<string, unknown> = {
+      assistant_id: p.assistantId,
+      graph_id: p.graphId,
+      metadata: { ...(p.metadata ?? {}) },
+      config: p.config ?? {},
+      context: p.context ?? {},
+      if_exists: p.ifExists ?? "raise",
+      name: p.name,
+      description: p.description ?? null,
+    };
+    const filter = await core.authorize(caller, "assistants", "create", value);
+    core.graph(p.graphId);
+    const id = p.assistantId ?? core.ids.uuid();
+    const existing = await store.getAssistant(id);
+    if (existing) {
+      if (p.ifExists === "do_nothing" && matchesAuthFilter(existing.metadata, filter)) return asPublic(existing);
+      throw conflict(`agentdock: assistant ${id} already exists. Use another assistantId or ifExists: "do_nothing".`);
+    }
+    const now = core.now();
+    const assistant: AssistantRecord = {
+      assistant_id: id,
+      graph_id: p.graphId,
+      name: p.name ?? "Untitled",
+      description: p.description ?? null,
+      config: p.config ?? {},
+      context: p.context ?? {},
+      metadata: (value.metadata as Metadata | undefined) ?? {},
+      version: 1,
+      created_at: now,
+      updated_at: now,
+    };
+    await store.commit([
+      { op: "assistant.put", assistant },
+      { op: "assistant_version.put", version: versionOf(assistant, now) },
+    ]);
+    return asPublic(assistant);
+  }
+
+  async function get(assistantId: unknown, options?: unknown): Promise<Assistant> {
+    const id = parse(schemas.id, assistantId, "assistants.get");
+    parse(schemas.callOptions, options ?? {}, `assistants.get(${id})`);
+    const filter = await core.authorize(caller, "assistants", "read", { assistant_id: id });
+    return asPublic(await core.visibleAssistant(id, filter));
+  }
+
+  async function update(assistantId: unknown, payload: unknown): Promise<Assistant> {
+    const id = parse(schemas.id, assistantId, "assistants.update");
+    const p = parse(schemas.assistantUpdate, payload ?? {}, `assistants.update(${id})`);
+    const value: Record<string, unknown> = {
+      assistant_id: id,
+      metadata: { ...(p.metadata ?? {}) },
+      config: p.config,
+      context: p.context,
+      graph_id: p.graphId,
+      name: p.name,
+      description: p.description,
+    };
+    const filter = await core.authorize(caller, "assistants", "update", value);
+    const current = await core.visibleAssistant(id, filter);
+    if (p.graphId !== undefined) core.graph(p.graphId);
+    const versions = await store.listAssistantVersions(current.assistant_id);
+    const version = Math.max(current.version, ...versions.map((v) => v.version)) + 1;
+    const now = core.now();
+    // D6: built from exactly what is supplied; graph_id, name, description carry over.
+    const next: AssistantRecord = {
+      ...current,
+      graph_id: p.graphId ?? current.graph_id,
+      name: p.name ?? current.name,
+      description: p.description !== undefined ? p.description : current.description,
+      config: (p.config ?? {}) as Config,
+      context: p.context ?? {},
+      metadata: (value.metadata as Metadata | undefined) ?? {},
+      version,
+      updated_at: now,
+    };
+    await store.commit([
+      { op: "assistant.put", assistant: next },
+      { op: "assistant_version.put", version: versionOf(next, now) },
+    ]);
+    return asPublic(next);
+  }
+
+  async function remove(assistantId: unknown, options?: unknown): Promise<void> {
+    const id = parse(schemas.id, assistantId, "assistants.delete");
+    const o = parse(schemas.assistantDelete, options ?? {}, `assistants.delete(${id})`);
+    const filter = await core.authorize(caller, "assistants", "delete", { assistant_id: id });
+    const assistant = await core.visibleAssistant(id, filter);
+    const ops: WriteOp[] = [{ op: "assistant.delete", assistant_id: assistant.assistant_id }];
+    if (o.deleteThreads) {
+      for (const t of await store.listThreads()) {
+        if (t.metadata.assistant_id === assistant.assistant_id) ops.push({ op: "thread.delete", thread_id: t.thread_id });
+      }
+    }
+    await store.commit(ops);
+  }
+
+  async function search(query?: unknown): Promise<never> {
+    const q = parse(schemas.assistantSearch, query ?? {}, "assistants.search");
+    const limit = q.limit ?? 10;
+    const offset = q.offset ?? 0;
+    const filter = await core.authorize(caller, "assistants", "search", {
+      graph_id: q.graphId,
+      metadata: q.metadata,
+      limit,
+      offset,
+    });
+    const matching = filterAssistants(await store.listAssistants(), q).filter((a) => matchesAuthFilter(a.metadata, filter));
+    const page = sortAndPage(matching, q.sortBy ?? "created_at", q.sortOrder ?? "desc", offset, limit, "assistant_id").map(
+      (a) => asPublic(pick(a, q.select)),
+    );
+    if (q.includePagination) {
+      const next = offset + limit < matching.length ? String(offset + limit) : null;
+      return { assistants: page, next } as never;
+    }
+    return page as never;
+  }
+
+  async function count(query?: unknown): Promise<number> {
+    const q = parse(schemas.assistantCount, query ?? {}, "assistants.count");
+    const filter = await core.authorize(caller, "assistants", "search", {
+      graph_id: q.graphId,
+      metadata: q.metadata,
+      limit: 0,
+      offset: 0,
+    });
+    return filterAssistants(await store.listAssistants(), q).filter((a) => matchesAuthFilter(a.metadata, filter)).length;
+  }
+
+  async function getVersions(assistantId: unknown, payload?: unknown): Promise<AssistantVersion[]> {
+    const id = parse(schemas.id, assistantId, "assistants.getVersions");
+    const p = parse(schemas.assistantVersions, payload ?? {}, `assistants.getVersions(${id})`);
+    const filter = await core.authorize(caller, "assistants", "read", { assistant_id: id });
+    const resolved = core.resolveAssistantId(id);
+    const versions = (await store.listAssistantVersions(resolved)).filter(
+      (v) => matchesAuthFilter(v.metadata, filter) && (p.metadata === undefined || contains(v.metadata, p.metadata)),
+    );
+    if (versions.length === 0) throw notFound(`agentdock: assistant "${id}" not found (no versions).`);
+    const offset = p.offset ?? 0;
+    return versions
+      .reverse()
+      .slice(offset, offset + (p.limit ?? 10))
+      .map((v) => v as unknown as AssistantVersion);
+  }
+
+  async function setLatest(assistantId: unknown, version: unknown, options?: unknown): Promise<Assistant> {
+    const id = parse(schemas.id, assistantId, "assistants.setLatest");
+    const v = parse(schemas.version, version, `assistants.setLatest(${id})`);
+    parse(schemas.callOptions, options ?? {}, `assistants.setLatest(${id})`);
+    const filter = await core.authorize(caller, "assistants", "update", { assistant_id: id, version: v });
+    const current = await core.visibleAssistant(id, filter);
+    const row = (await store.listAssistantVersions(current.assistant_id)).find((x) => x.version === v);
+    if (!row) throw notFound(`agentdock: assistant ${current.assistant_id} has no version ${v}. List them with assistants.getVersions.`);
+    // Every versioned field of that version is restored (D6).
+    const next: AssistantRecord = {
+      ...current,
+      graph_id: row.graph_id,
+      name: row.name,
+      description: row.description,
+      config: row.config,
+      context: row.context,
+      metadata: row.metadata,
+      version: row.version,
+      updated_at: core.now(),
+    };
+    await store.commit([{ op: "assistant.put", assistant: next }]);
+    return asPublic(next);
+  }
+
+  async function graphOf(assistantId: unknown, options: unknown, what: string) {
+    const id = parse(schemas.id, assistantId, what);
+    const o = parse(schemas.xray, options ?? {}, `${what}(${id})`);
+    const filter = await core.authorize(caller, "assistants", "read", { assistant_id: id });
+    const assistant = await core.visibleAssistant(id, filter);
+    return { assistant, graph: core.graph(assistant.graph_id), xray: o.xray };
+  }
+
+  return {
+    create: create as AssistantsApi["create"],
+    get: get as AssistantsApi["get"],
+    update: update as AssistantsApi["update"],
+    delete: remove as AssistantsApi["delete"],
+    search: search as AssistantsApi["search"],
+    count: count as AssistantsApi["count"],
+    getVersions: getVersions as AssistantsApi["getVersions"],
+    setLatest: setLatest as AssistantsApi["setLatest"],
+    async getGraph(assistantId, options) {
+      const { graph, xray } = await graphOf(assistantId, options, "assistants.getGraph");
+      return graph.getGraph(xray === undefined ? undefined : { xray }) as AssistantGraph;
+    },
+    async getSchemas(assistantId, options) {
+      const { assistant, graph } = await graphOf(assistantId, options, "assistants.getSchemas");
+      return { graph_id: assistant.graph_id, ...graph.getSchemas() } as GraphSchema;
+    },
+  };
+}

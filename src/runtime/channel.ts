@@ -1,0 +1,79 @@
+/**
+ * The event channel of one run: numbers events from "0", fans them out to every reader, and
+ * for `streamResumable` runs keeps them all so a join can replay from any id (api.md 5.5).
+ * Readers of a non-resumable run see events from the moment they attach; their queues hold
+ * only what they have not read yet.
+ */
+import type { RunEvent } from "./types.js";
+
+interface Reader {
+  queue: RunEvent[];
+  wake: (() => void) | null;
+}
+
+export class RunChannel {
+  private seq = 0;
+  private readers = new Set<Reader>();
+  /** Every event, for resumable runs; null otherwise. */
+  private readonly history: RunEvent[] | null;
+  private closed = false;
+
+  constructor(resumable: boolean) {
+    this.history = resumable ? [] : null;
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  push(event: RunEvent["event"], data: unknown): void {
+    if (this.closed) return;
+    const ev = { id: String(this.seq++), event, data } as RunEvent;
+    this.history?.push(ev);
+    for (const r of this.readers) {
+      r.queue.push(ev);
+      r.wake?.();
+    }
+  }
+
+  /** No more events; readers drain what they have and end. */
+  close(): void {
+    this.closed = true;
+    for (const r of this.readers) r.wake?.();
+  }
+
+  /**
+   * Attaches a reader. With `lastEventId` on a resumable run, replays the events after it
+   * (`"-1"` or any id before the first: from the start). `onStop(finished)` runs when the
+   * reader ends, `finished` false when the consumer left early.
+   */
+  read(lastEventId?: string, onStop?: (finished: boolean) => void): AsyncGenerator<RunEvent> {
+    const reader: Reader = { queue: [], wake: null };
+    if (this.history && lastEventId !== undefined) {
+      const after = Number(lastEventId);
+      reader.queue.push(...this.history.filter((e) => Number(e.id) > (Number.isFinite(after) ? after : -1)));
+    }
+    this.readers.add(reader);
+    return this.drain(reader, onStop);
+  }
+
+  private async *drain(reader: Reader, onStop?: (finished: boolean) => void): AsyncGenerator<RunEvent> {
+    let finished = false;
+    try {
+      for (;;) {
+        const ev = reader.queue.shift();
+        if (ev) {
+          yield ev;
+          continue;
+        }
+        if (this.closed) break;
+        await new Promise<void>((resolve) => (reader.wake = resolve));
+        reader.wake = null;
+      }
+      finished = true;
+    } finally {
+      this.readers.delete(reader);
+      onStop?.(finished);
+    }
+  }
+}

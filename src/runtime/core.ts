@@ -1,0 +1,124 @@
+/**
+ * What every namespace of one runtime shares: the store, the graphs, ids and clock, the auth
+ * hook, the lifecycle emitter and the per-thread lock. Namespaces are bound to a `Caller`.
+ */
+import { EventEmitter } from "eventemitter3";
+import { notFound } from "../errors.js";
+import type { AuthAction, AuthFilter, AuthProvider, AuthResource, AuthUser } from "../auth/types.js";
+import { matchesAuthFilter } from "../auth/types.js";
+import type { CompiledGraph } from "../graph/types.js";
+import { defaultAssistantId, type Clock, type Ids } from "../ids.js";
+import type { Store } from "../persistence/types.js";
+import type { AssistantRecord, MultitaskStrategy } from "../types.js";
+import type { RuntimeEvent } from "./types.js";
+
+/** Who is calling: resolved lazily, so the unbound runtime authenticates on every call (D13). */
+export interface Caller {
+  user(): Promise<AuthUser>;
+}
+
+export class Core {
+  readonly emitter = new EventEmitter<{ event: [RuntimeEvent] }>();
+  private readonly locks = new Map<string, Promise<unknown>>();
+  closed = false;
+
+  constructor(
+    readonly store: Store,
+    readonly graphs: ReadonlyMap<string, CompiledGraph>,
+    readonly ids: Ids,
+    readonly clock: Clock,
+    readonly auth: AuthProvider | undefined,
+    readonly defaultStrategy: MultitaskStrategy,
+  ) {}
+
+  /** ISO time of the injected clock (D19). */
+  now(): string {
+    return new Date(this.clock()).toISOString();
+  }
+
+  emit(event: RuntimeEvent): void {
+    this.emitter.emit("event", event);
+  }
+
+  /**
+   * Calls `auth.authorize` for one authorization point (auth.md 5) before any existence check.
+   * Without auth nothing is called and nothing is filtered. `value` may be mutated by the
+   * handler; callers read it back.
+   */
+  async authorize(
+    caller: Caller,
+    resource: AuthResource,
+    action: AuthAction,
+    value: Record<string, unknown>,
+  ): Promise<AuthFilter | undefined> {
+    if (!this.auth) return undefined;
+    const user = await caller.user();
+    return this.auth.authorize(user, { resource, action, value });
+  }
+
+  /** A registered graph id names its default assistant (D5); anything else is used as is. */
+  resolveAssistantId(id: string): string {
+    return this.graphs.has(id) ? defaultAssistantId(id) : id;
+  }
+
+  /** The assistant, or `not_found` when missing or hidden by the filter (auth.md 6). */
+  async visibleAssistant(assistantId: string, filter: AuthFilter | undefined): Promise<AssistantRecord> {
+    const id = this.resolveAssistantId(assistantId);
+    const assistant = await this.store.getAssistant(id);
+    if (!assistant || !matchesAuthFilter(assistant.metadata, filter)) {
+      throw notFound(`agentdock: assistant "${assistantId}" not found. Pass an assistant id or a registered graph id (${[...this.graphs.keys()].join(", ")}).`);
+    }
+    return assistant;
+  }
+
+  graph(graphId: string): CompiledGraph {
+    const graph = this.graphs.get(graphId);
+    if (!graph) throw notFound(`agentdock: graph "${graphId}" not found. Registered graphs: ${[...this.graphs.keys()].join(", ") || "none"}.`);
+    return graph;
+  }
+
+  /** Runs `fn` holding the lock of `key` (a thread id): one read-modify-write at a time. */
+  async withLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    const prev = this.locks.get(key) ?? Promise.resolve();
+    const next = prev.then(fn, fn);
+    const settled = next.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.locks.set(key, settled);
+    void settled.then(() => {
+      if (this.locks.get(key) === settled) this.locks.delete(key);
+    });
+    return next;
+  }
+}
+
+/** Applies `select` (top-level field names) to a record. */
+export function pick<T extends object>(record: T, select: readonly string[] | undefined): T {
+  if (!select || select.length === 0) return record;
+  const out: Record<string, unknown> = {};
+  for (const key of select) if (key in record) out[key] = (record as Record<string, unknown>)[key];
+  return out as T;
+}
+
+/**
+ * Sorts by a field (strings and ISO times compare as strings), ties broken by `tieBy` (the id,
+ * time-ordered) in the same direction, and pages.
+ */
+export function sortAndPage<T>(
+  items: T[],
+  sortBy: keyof T,
+  sortOrder: "asc" | "desc",
+  offset: number,
+  limit: number,
+  tieBy: keyof T,
+): T[] {
+  const dir = sortOrder === "asc" ? 1 : -1;
+  const cmp = (x: unknown, y: unknown) => {
+    const a = String(x ?? "");
+    const b = String(y ?? "");
+    return a < b ? -dir : a > b ? dir : 0;
+  };
+  items.sort((a, b) => cmp(a[sortBy], b[sortBy]) || cmp(a[tieBy], b[tieBy]));
+  return items.slice(offset, offset + limit);
+}

@@ -1,0 +1,113 @@
+/**
+ * `createRuntime` (D1): one object with SDK-shaped `assistants`, `threads` and `runs`
+ * namespaces, the upload namespaces, a lifecycle subscription, and per-user binding (D12, D13).
+ */
+import { OWNER_USER, type AuthUser } from "../auth/types.js";
+import { createIds, systemClock } from "../ids.js";
+import { memoryStore } from "../persistence/memory.js";
+import type { WriteOp } from "../persistence/types.js";
+import { createUploadApi } from "../upload/api.js";
+import { assistantsApi, ensureDefaultAssistants } from "./assistants.js";
+import { type Caller, Core } from "./core.js";
+import { RunQueue, runsApi } from "./runs.js";
+import { threadsApi } from "./threads.js";
+import type { ClientRequest, CreateRuntimeOptions, Runtime, RuntimeClient, RuntimeEvent, RuntimeListener } from "./types.js";
+
+/** D10: runs left pending or running by a stopped process end as errors; their threads too. */
+async function recoverInterruptedRuns(core: Core): Promise<void> {
+  const stale = (await core.store.listRuns()).filter((r) => r.status === "pending" || r.status === "running");
+  if (stale.length === 0) return;
+  const now = core.now();
+  const error = { error: "ProcessStopped", message: "agentdock: the process stopped while this run was in flight; run it again." };
+  const ops: WriteOp[] = stale.map((run) => ({ op: "run.put", run: { ...run, status: "error", updated_at: now } }));
+  for (const threadId of new Set(stale.map((r) => r.thread_id))) {
+    const thread = await core.store.getThread(threadId);
+    if (thread) ops.push({ op: "thread.put", thread: { ...thread, status: "error", error, updated_at: now } });
+  }
+  await core.store.commit(ops);
+}
+
+const lowerCaseHeaders = (headers: ClientRequest["headers"]): Record<string, string> => {
+  const out: Record<string, string> = {};
+  if (!headers) return out;
+  if (typeof (headers as Headers).get === "function") (headers as Headers).forEach((v, k) => (out[k.toLowerCase()] = v));
+  else for (const [k, v] of Object.entries(headers)) out[k.toLowerCase()] = v;
+  return out;
+};
+
+/**
+ * Creates a runtime over `graphs` on `store` (memory by default): opens the store, recovers
+ * runs a stopped process left in flight (D10) and creates missing default assistants (D5).
+ */
+export async function createRuntime(options: CreateRuntimeOptions): Promise<Runtime> {
+  const clock = options.clock ?? systemClock;
+  const store = options.store ?? memoryStore();
+  const core = new Core(
+    store,
+    new Map(Object.entries(options.graphs ?? {})),
+    options.ids ?? createIds(clock),
+    clock,
+    options.auth,
+    options.multitaskStrategy ?? "reject",
+  );
+  await store.open();
+  await recoverInterruptedRuns(core);
+  await ensureDefaultAssistants(core);
+  const queue = new RunQueue(core);
+  const upload = createUploadApi({ store, ids: core.ids, clock });
+
+  const bind = (caller: Caller): RuntimeClient => ({
+    assistants: assistantsApi(core, caller),
+    threads: threadsApi(core, caller, queue),
+    runs: runsApi(core, caller, queue),
+    experiments: upload.experiments,
+    datasets: upload.datasets,
+  });
+
+  const { auth } = options;
+  // Unbound calls: with auth, the handler decides what a request without credentials is (D13).
+  const defaultCaller: Caller = { user: auth ? () => auth.authenticate({ headers: {} }) : async () => OWNER_USER };
+  let closing: Promise<void> | undefined;
+
+  const runtime: Runtime = {
+    ...bind(defaultCaller),
+    graphIds: Object.freeze([...core.graphs.keys()]),
+    async client(request: ClientRequest = {}) {
+      let user: AuthUser = OWNER_USER;
+      if (auth) {
+        user = await auth.authenticate({
+          headers: lowerCaseHeaders(request.headers),
+          ...(request.method !== undefined ? { method: request.method } : {}),
+          ...(request.path !== undefined ? { path: request.path } : {}),
+          ...(request.url !== undefined ? { url: request.url } : {}),
+        });
+      }
+      return bind({ user: async () => user });
+    },
+    subscribe(typeOrListener: RuntimeListener | RuntimeEvent["type"], maybeListener?: RuntimeListener<never>): () => void {
+      const listener = (typeof typeOrListener === "function" ? typeOrListener : maybeListener) as (e: RuntimeEvent) => void;
+      const type = typeof typeOrListener === "string" ? typeOrListener : undefined;
+      const isolated = (event: RuntimeEvent) => {
+        if (type !== undefined && event.type !== type) return;
+        try {
+          listener(event);
+        } catch (err) {
+          // A throwing listener cannot break a run; the error is reported, not rethrown.
+          console.error("agentdock: a lifecycle listener threw", err);
+        }
+      };
+      core.emitter.on("event", isolated);
+      return () => void core.emitter.off("event", isolated);
+    },
+    close() {
+      closing ??= (async () => {
+        core.closed = true;
+        await queue.shutdown();
+        await store.close();
+        core.emitter.removeAllListeners();
+      })();
+      return closing;
+    },
+  } as Runtime;
+  return runtime;
+}

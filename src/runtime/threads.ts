@@ -1,0 +1,342 @@
+/** `runtime.threads` (api.md 1.3, 4, 7; D7, D8). */
+import type { AuthFilter } from "../auth/types.js";
+import { matchesAuthFilter } from "../auth/types.js";
+import { AgentdockError, conflict, forbidden, invalidInput, notFound } from "../errors.js";
+import { copyThreadOps } from "../graph/state.js";
+import type { CompiledGraph, StateSnapshot, Superstep } from "../graph/types.js";
+import { contains } from "../json.js";
+import { memoryStore } from "../persistence/memory.js";
+import type { WriteOp } from "../persistence/types.js";
+import type { Interrupt, Metadata, ThreadRecord } from "../types.js";
+import { type Caller, type Core, pick, sortAndPage } from "./core.js";
+import { parse, schemas } from "./schemas.js";
+import type { Thread, ThreadsApi, ThreadState } from "./types.js";
+
+/** What threads need from the run queue. */
+export interface RunQueueView {
+  /** Pending or running runs of the thread. */
+  inFlight(threadId: string): number;
+  /** Cancels (rolls back) every in-flight run of the thread and waits for them. */
+  cancelAll(threadId: string): Promise<void>;
+  /** Drops the event buffers of the thread's finished runs. */
+  forget(threadId: string): void;
+}
+
+const EMPTY_STATE: ThreadState = Object.freeze({
+  values: {},
+  next: [],
+  tasks: [],
+  metadata: null,
+  created_at: null,
+  checkpoint: null as unknown as ThreadState["checkpoint"],
+  parent_checkpoint: null,
+  checkpoint_id: null,
+  parent_checkpoint_id: null,
+  interrupts: [],
+}) as ThreadState;
+
+export const asState = <V>(s: StateSnapshot) => s as unknown as ThreadState<V>;
+
+/** Task id -> interrupts of a snapshot (api.md 4). */
+export function interruptsOf(state: StateSnapshot): Record<string, Interrupt[]> {
+  const out: Record<string, Interrupt[]> = {};
+  for (const task of state.tasks) if (task.interrupts.length) out[task.id] = task.interrupts;
+  return out;
+}
+
+/** The graph a thread runs, from `metadata.graph_id`; undefined for a thread never run. */
+export function graphOfThread(core: Core, thread: ThreadRecord): CompiledGraph | undefined {
+  const graphId = thread.metadata.graph_id;
+  return typeof graphId === "string" ? core.graph(graphId) : undefined;
+}
+
+/** Engine failures on bad updates (unknown node, ambiguous update) are the caller's input. */
+function asInputError(err: unknown, what: string): never {
+  if (AgentdockError.is(err)) throw err;
+  throw invalidInput(`agentdock: ${what}: ${err instanceof Error ? err.message : String(err)}`);
+}
+
+const toEngineSupersteps = (
+  supersteps: Array<{ updates: Array<{ values?: unknown; command?: unknown; asNode?: string }> }>,
+): Superstep[] =>
+  supersteps.map((s) => ({
+    updates: s.updates.map((u) => ({
+      values: u.values,
+      ...(u.command ? { command: u.command as Superstep["updates"][number]["command"] } : {}),
+      ...(u.asNode !== undefined ? { as_node: u.asNode } : {}),
+    })),
+  }));
+
+export function threadsApi(core: Core, caller: Caller, queue: RunQueueView): ThreadsApi {
+  const { store } = core;
+
+  /** The thread, or not_found when missing or hidden by `filter` (auth.md 6). */
+  async function visible(threadId: string, filter: AuthFilter | undefined): Promise<ThreadRecord> {
+    const thread = await store.getThread(threadId);
+    if (!thread || !matchesAuthFilter(thread.metadata, filter)) {
+      throw notFound(`agentdock: thread ${threadId} not found.`);
+    }
+    return thread;
+  }
+
+  async function readable(threadId: string): Promise<ThreadRecord> {
+    return visible(threadId, await core.authorize(caller, "threads", "read", { thread_id: threadId }));
+  }
+
+  /** threads:update then threads:read (auth.md 6): hidden -> 404, visible but denied -> 403. */
+  async function writable(threadId: string): Promise<ThreadRecord> {
+    const updateFilter = await core.authorize(caller, "threads", "update", { thread_id: threadId });
+    const thread = await readable(threadId);
+    if (!matchesAuthFilter(thread.metadata, updateFilter)) {
+      throw forbidden(`agentdock: not allowed to update thread ${threadId}.`);
+    }
+    return thread;
+  }
+
+  async function create(payload?: unknown): Promise<Thread> {
+    const p = parse(schemas.threadCreate, payload ?? {}, "threads.create");
+    const metadata: Metadata = { ...(p.metadata ?? {}) };
+    if (p.graphId !== undefined) metadata.graph_id = p.graphId;
+    const value: Record<string, unknown> = { thread_id: p.threadId, metadata, if_exists: p.ifExists ?? "raise" };
+    const filter = await core.authorize(caller, "threads", "create", value);
+    const id = p.threadId ?? core.ids.uuid();
+    return core.withLock(id, async () => {
+      const existing = await store.getThread(id);
+      if (existing) {
+        if (p.ifExists === "do_nothing" && matchesAuthFilter(existing.metadata, filter)) return existing as Thread;
+        throw conflict(`agentdock: thread ${id} already exists. Use another threadId or ifExists: "do_nothing".`);
+      }
+      const now = core.now();
+      let thread: ThreadRecord = {
+        thread_id: id,
+        created_at: now,
+        updated_at: now,
+        state_updated_at: now,
+        metadata: (value.metadata as Metadata | undefined) ?? metadata,
+        status: "idle",
+        config: {},
+        values: {},
+        interrupts: {},
+      };
+      const ops: WriteOp[] = [];
+      if (p.supersteps?.length) {
+        const graphId = thread.metadata.graph_id;
+        if (typeof graphId !== "string") {
+          throw invalidInput(`agentdock: thread ${id} has no graph id; pass graphId to threads.create to apply supersteps.`);
+        }
+        const graph = core.graph(graphId);
+        // Applied on a scratch store first, so a bad superstep writes nothing.
+        const scratch = memoryStore();
+        await graph
+          .bulkUpdateState(scratch, id, toEngineSupersteps(p.supersteps), {
+            metadata: { graph_id: graphId },
+            ids: core.ids,
+            clock: core.clock,
+          })
+          .catch((err) => asInputError(err, `threads.create(${id}) supersteps`));
+        const state = await graph.getState(scratch, id);
+        thread = { ...thread, values: state.values, interrupts: interruptsOf(state) };
+        ops.push(...(await copyThreadOps(scratch, id, id)));
+      }
+      await store.commit([{ op: "thread.put", thread }, ...ops]);
+      return thread as Thread;
+    });
+  }
+
+  async function get(threadId: unknown, options?: unknown): Promise<Thread> {
+    const id = parse(schemas.id, threadId, "threads.get");
+    parse(schemas.callOptions, options ?? {}, `threads.get(${id})`);
+    return (await readable(id)) as Thread;
+  }
+
+  async function update(threadId: unknown, payload?: unknown): Promise<Thread | void> {
+    const id = parse(schemas.id, threadId, "threads.update");
+    const p = parse(schemas.threadUpdate, payload ?? {}, `threads.update(${id})`);
+    const value: Record<string, unknown> = { thread_id: id, metadata: { ...(p.metadata ?? {}) } };
+    const filter = await core.authorize(caller, "threads", "update", value);
+    const updated = await core.withLock(id, async () => {
+      const thread = await visible(id, filter);
+      const next: ThreadRecord = {
+        ...thread,
+        metadata: { ...thread.metadata, ...((value.metadata as Metadata | undefined) ?? {}) },
+        updated_at: core.now(),
+      };
+      await store.commit([{ op: "thread.put", thread: next }]);
+      return next;
+    });
+    return p.returnMinimal ? undefined : (updated as Thread);
+  }
+
+  async function remove(threadId: unknown, options?: unknown): Promise<void> {
+    const id = parse(schemas.id, threadId, "threads.delete");
+    parse(schemas.callOptions, options ?? {}, `threads.delete(${id})`);
+    const filter = await core.authorize(caller, "threads", "delete", { thread_id: id });
+    await visible(id, filter);
+    await queue.cancelAll(id);
+    await core.withLock(id, () => store.commit([{ op: "thread.delete", thread_id: id }]));
+    queue.forget(id);
+  }
+
+  function matching(
+    all: ThreadRecord[],
+    q: { metadata?: Metadata; values?: Record<string, unknown>; status?: string; ids?: string[] },
+    filter: AuthFilter | undefined,
+  ): ThreadRecord[] {
+    const ids = q.ids?.length ? new Set(q.ids) : undefined;
+    return all.filter(
+      (t) =>
+        (ids === undefined || ids.has(t.thread_id)) &&
+        (q.status === undefined || t.status === q.status) &&
+        (q.metadata === undefined || contains(t.metadata, q.metadata)) &&
+        (q.values === undefined || contains(t.values, q.values)) &&
+        matchesAuthFilter(t.metadata, filter),
+    );
+  }
+
+  async function search(query?: unknown): Promise<Thread[]> {
+    const q = parse(schemas.threadSearch, query ?? {}, "threads.search");
+    const limit = q.limit ?? 10;
+    const offset = q.offset ?? 0;
+    const filter = await core.authorize(caller, "threads", "search", {
+      ids: q.ids,
+      status: q.status,
+      metadata: q.metadata,
+      values: q.values,
+      limit,
+      offset,
+    });
+    const page = sortAndPage(
+      matching(await store.listThreads(), q, filter),
+      q.sortBy ?? "created_at",
+      q.sortOrder ?? "desc",
+      offset,
+      limit,
+      "thread_id",
+    );
+    return page.map((t) => {
+      if (q.select?.length) return pick(t, q.select) as Thread;
+      const { values: _values, ...rest } = t; // D8: search results omit values
+      return rest as Thread;
+    });
+  }
+
+  async function count(query?: unknown): Promise<number> {
+    const q = parse(schemas.threadCount, query ?? {}, "threads.count");
+    const filter = await core.authorize(caller, "threads", "search", {
+      status: q.status,
+      metadata: q.metadata,
+      values: q.values,
+      limit: 0,
+      offset: 0,
+    });
+    return matching(await store.listThreads(), q, filter).length;
+  }
+
+  async function copy(threadId: unknown, options?: unknown): Promise<Thread> {
+    const id = parse(schemas.id, threadId, "threads.copy");
+    parse(schemas.callOptions, options ?? {}, `threads.copy(${id})`);
+    const source = await readable(id);
+    const newId = core.ids.uuid();
+    const value: Record<string, unknown> = { thread_id: newId, metadata: { ...source.metadata, thread_id: newId }, if_exists: "raise" };
+    await core.authorize(caller, "threads", "create", value);
+    return core.withLock(id, async () => {
+      const checkpoints = await copyThreadOps(store, id, newId);
+      const now = core.now();
+      const thread: ThreadRecord = {
+        ...source,
+        thread_id: newId,
+        created_at: now,
+        updated_at: now,
+        state_updated_at: now,
+        metadata: value.metadata as Metadata,
+        status: "idle",
+        config: {},
+        error: null,
+      };
+      await store.commit([
+        { op: "thread.put", thread },
+        ...checkpoints,
+      ]);
+      return thread as Thread;
+    });
+  }
+
+  async function getState(threadId: unknown, checkpoint?: unknown, options?: unknown): Promise<ThreadState> {
+    const id = parse(schemas.id, threadId, "threads.getState");
+    const cp = parse(schemas.checkpointArg, checkpoint, `threads.getState(${id})`);
+    parse(schemas.getStateOptions, options ?? {}, `threads.getState(${id})`);
+    const thread = await readable(id);
+    const checkpointId = typeof cp === "string" ? cp : (cp?.checkpoint_id ?? undefined);
+    const graph = graphOfThread(core, thread);
+    if (checkpointId !== undefined && !(await store.getCheckpoint(id, checkpointId))) {
+      throw notFound(`agentdock: checkpoint ${checkpointId} of thread ${id} not found.`);
+    }
+    if (!graph) return EMPTY_STATE;
+    return asState(await graph.getState(store, id, checkpointId === undefined ? undefined : { checkpointId }));
+  }
+
+  async function updateState(threadId: unknown, options: unknown) {
+    const id = parse(schemas.id, threadId, "threads.updateState");
+    const p = parse(schemas.updateState, options, `threads.updateState(${id})`);
+    await writable(id);
+    return core.withLock(id, async () => {
+      const thread = await visible(id, undefined);
+      if (queue.inFlight(id) > 0) {
+        throw conflict(`agentdock: thread ${id} is busy with a run; wait for it or cancel it before updating its state.`);
+      }
+      const graph = graphOfThread(core, thread);
+      if (!graph) throw invalidInput(`agentdock: thread ${id} has no graph id; run it or create it with graphId first.`);
+      const checkpointId = p.checkpointId ?? p.checkpoint?.checkpoint_id ?? undefined;
+      if (checkpointId !== undefined && !(await store.getCheckpoint(id, checkpointId))) {
+        throw notFound(`agentdock: checkpoint ${checkpointId} of thread ${id} not found.`);
+      }
+      const ref = await graph
+        .bulkUpdateState(store, id, [{ updates: [{ values: p.values, ...(p.asNode !== undefined ? { as_node: p.asNode } : {}) }] }], {
+          ...(checkpointId !== undefined ? { checkpointId } : {}),
+          metadata: { graph_id: thread.metadata.graph_id },
+          ids: core.ids,
+          clock: core.clock,
+        })
+        .catch((err) => asInputError(err, `threads.updateState(${id})`));
+      const state = await graph.getState(store, id);
+      const now = core.now();
+      await store.commit([
+        {
+          op: "thread.put",
+          thread: { ...thread, values: state.values, interrupts: interruptsOf(state), updated_at: now, state_updated_at: now },
+        },
+      ]);
+      return { checkpoint: ref, configurable: ref };
+    });
+  }
+
+  async function getHistory(threadId: unknown, options?: unknown): Promise<ThreadState[]> {
+    const id = parse(schemas.id, threadId, "threads.getHistory");
+    const p = parse(schemas.history, options ?? {}, `threads.getHistory(${id})`);
+    const thread = await readable(id);
+    const graph = graphOfThread(core, thread);
+    if (!graph) return [];
+    const before = typeof p.before === "string" ? p.before : p.before?.configurable?.checkpoint_id;
+    const checkpointId = p.checkpoint?.checkpoint_id ?? undefined;
+    const history = await graph.getHistory(store, id, {
+      limit: p.limit ?? 10,
+      ...(typeof before === "string" ? { before } : {}),
+      ...(p.metadata ? { filter: p.metadata } : {}),
+      ...(checkpointId !== undefined ? { checkpointId } : {}),
+    });
+    return history.map((s) => asState(s));
+  }
+
+  return {
+    create: create as ThreadsApi["create"],
+    get: get as ThreadsApi["get"],
+    update: update as ThreadsApi["update"],
+    delete: remove,
+    search: search as ThreadsApi["search"],
+    count,
+    copy: copy as ThreadsApi["copy"],
+    getState: getState as ThreadsApi["getState"],
+    updateState: updateState as ThreadsApi["updateState"],
+    getHistory: getHistory as ThreadsApi["getHistory"],
+  };
+}

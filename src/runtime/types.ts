@@ -1,0 +1,438 @@
+/**
+ * Public types of the runtime (D1): `createRuntime` returns a `Runtime` whose `assistants`,
+ * `threads` and `runs` namespaces have the method names, positional arguments and camelCase
+ * options of the official `@langchain/langgraph-sdk` `Client`, and return the snake_case records
+ * of the HTTP API (D2). Record types are typed as the SDK types them, so code written against the
+ * SDK compiles unchanged against a runtime.
+ */
+import type { AuthProvider } from "../auth/types.js";
+import type { CheckpointRef, CompiledGraph, DrawableGraph, GraphSchemas, TaskView } from "../graph/types.js";
+import type { Clock, Ids } from "../ids.js";
+import type { CheckpointMetadata, Store } from "../persistence/types.js";
+import type { createUploadApi } from "../upload/api.js";
+import type {
+  AssistantRecord,
+  AssistantVersionRecord,
+  Config,
+  Interrupt,
+  Metadata,
+  MultitaskStrategy,
+  RunRecord,
+  RunStatus,
+  ThreadRecord,
+  ThreadStatus,
+} from "../types.js";
+
+// ---------------------------------------------------------------------------------------------
+// Records as returned by the namespaces.
+
+/**
+ * An assistant (api.md 1.2). `description` is `null` when unset, as on the agent server; it is
+ * typed optional like the SDK's `Assistant` so the two are interchangeable.
+ */
+export type Assistant = Omit<AssistantRecord, "description"> & { description?: string };
+/** One stored version of an assistant (D6). `description` as in `Assistant`. */
+export type AssistantVersion = Omit<AssistantVersionRecord, "description"> & { description?: string };
+
+/** A thread (api.md 1.3; D8). Search results omit `values`. */
+export type Thread<Values = Record<string, unknown>> = Omit<ThreadRecord, "values"> & { values: Values };
+
+/** A checkpoint pointer (`{thread_id, checkpoint_ns, checkpoint_id, checkpoint_map}`), the engine's `CheckpointRef`. */
+export type CheckpointConfig = { [K in keyof CheckpointRef]: CheckpointRef[K] };
+
+/** A task of a snapshot (api.md 7); `state` is a nested snapshot for subgraph tasks. */
+export type ThreadTask = Omit<TaskView, "state"> & { state: ThreadState | null };
+
+/**
+ * A state snapshot (D7). For a thread without checkpoints `checkpoint` is `null` and `values`
+ * is `{}` (the React hook relies on it); `checkpoint` is typed non-null as in the SDK.
+ */
+export interface ThreadState<Values = Record<string, unknown>> {
+  values: Values;
+  next: string[];
+  tasks: ThreadTask[];
+  metadata: (CheckpointMetadata & { thread_id: string; checkpoint_id: string }) | null;
+  created_at: string | null;
+  checkpoint: CheckpointConfig;
+  parent_checkpoint: CheckpointConfig | null;
+  checkpoint_id: string | null;
+  parent_checkpoint_id: string | null;
+  interrupts: Interrupt[];
+}
+
+/** A run (api.md 1.4). */
+export type Run = RunRecord;
+
+/** `assistants.getSchemas` result (api.md 1.2). */
+export type GraphSchema = GraphSchemas & { graph_id: string };
+/** `assistants.getGraph` result (api.md 1.2): the engine's `DrawableGraph`. */
+export interface AssistantGraph {
+  nodes: Array<{ id: string; type: DrawableGraph["nodes"][number]["type"]; data?: Record<string, unknown> | string; metadata?: unknown }>;
+  edges: Array<{ source: string; target: string; data?: string; conditional?: boolean }>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Streaming.
+
+/**
+ * Stream modes a run accepts (`messages-tuple` events are named `messages`). `events`, `tools`
+ * and `lifecycle` are accepted for SDK compatibility and produce no events (agentdock graphs
+ * have no LangChain callbacks).
+ */
+export type StreamMode =
+  | "values"
+  | "updates"
+  | "messages-tuple"
+  | "messages"
+  | "custom"
+  | "tasks"
+  | "checkpoints"
+  | "debug"
+  | "events"
+  | "tools"
+  | "lifecycle";
+
+/**
+ * One event of a run stream: `id` counts from `"0"` per run. The first is always `metadata`;
+ * then the requested modes; `error` when the run fails (the stream then ends). There is no
+ * terminal event: the iterable just ends.
+ */
+export type RunEvent =
+  | { id: string; event: "metadata"; data: { run_id: string; thread_id: string; attempt: number } }
+  | { id: string; event: "values"; data: Record<string, unknown> }
+  | { id: string; event: "updates"; data: Record<string, unknown> }
+  | { id: string; event: "messages"; data: [message: Record<string, unknown>, metadata: Record<string, unknown>] }
+  | { id: string; event: "custom"; data: unknown }
+  | { id: string; event: "tasks"; data: Record<string, unknown> & { id: string; name: string } }
+  | { id: string; event: "checkpoints"; data: Record<string, unknown> & { values: Record<string, unknown>; next: string[] } }
+  | { id: string; event: "debug"; data: unknown }
+  | { id: string; event: "error"; data: { error: string; message: string } };
+
+/** The name of a `RunEvent`. */
+export type RunEventName = RunEvent["event"];
+
+// ---------------------------------------------------------------------------------------------
+// Option types (camelCase, as in the SDK).
+
+/** Metadata as options accept it (`null` is the same as absent, as the SDK allows). */
+export type MetadataInput = Metadata | null;
+export type SortOrder = "asc" | "desc";
+export type AssistantSortBy = "assistant_id" | "graph_id" | "name" | "created_at" | "updated_at";
+export type ThreadSortBy = "thread_id" | "status" | "created_at" | "updated_at" | "state_updated_at";
+/** Fields `threads.search` can `select` (`context` is accepted and absent from threads). */
+export type ThreadSelectField = keyof ThreadRecord | "context";
+export type AssistantSelectField = keyof AssistantRecord;
+export type RunSelectField = keyof RunRecord | "cancel_reason";
+export type OnConflictBehavior = "raise" | "do_nothing";
+export type CancelAction = "interrupt" | "rollback";
+
+/** Every option accepts an `AbortSignal`, as in the SDK; it aborts the call (not a run). */
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+export interface AssistantCreatePayload extends CallOptions {
+  graphId: string;
+  config?: Config;
+  context?: unknown;
+  metadata?: MetadataInput;
+  assistantId?: string;
+  ifExists?: OnConflictBehavior;
+  name?: string;
+  description?: string;
+}
+
+/** An update creates version max+1 built from exactly what is supplied (D6). */
+export interface AssistantUpdatePayload extends CallOptions {
+  graphId?: string;
+  config?: Config;
+  context?: unknown;
+  metadata?: MetadataInput;
+  name?: string;
+  description?: string;
+}
+
+export interface AssistantSearchQuery extends CallOptions {
+  graphId?: string;
+  /** Case-insensitive substring of the name. */
+  name?: string;
+  /** JSON containment (api.md 8). */
+  metadata?: MetadataInput;
+  limit?: number;
+  offset?: number;
+  sortBy?: AssistantSortBy;
+  sortOrder?: SortOrder;
+  select?: AssistantSelectField[];
+}
+
+/** A superstep of `threads.create` (engine.md 5), camelCase as in the SDK. */
+export interface SuperstepPayload {
+  updates: Array<{ values: unknown; command?: RunCommand; asNode: string }>;
+}
+
+export interface ThreadCreatePayload extends CallOptions {
+  metadata?: MetadataInput;
+  threadId?: string;
+  ifExists?: OnConflictBehavior;
+  /** Stored as `metadata.graph_id`. */
+  graphId?: string;
+  supersteps?: SuperstepPayload[];
+  /** Accepted for SDK compatibility; threads do not expire in agentdock. */
+  ttl?: number | { ttl: number; strategy?: "delete" };
+}
+
+export interface ThreadUpdatePayload extends CallOptions {
+  /** Merged into the thread's metadata. */
+  metadata?: MetadataInput;
+  ttl?: number | { ttl: number; strategy?: "delete" };
+}
+
+export interface ThreadSearchQuery extends CallOptions {
+  metadata?: MetadataInput;
+  ids?: string[];
+  limit?: number;
+  offset?: number;
+  status?: ThreadStatus;
+  sortBy?: ThreadSortBy;
+  sortOrder?: SortOrder;
+  select?: ThreadSelectField[];
+  values?: Record<string, unknown>;
+}
+
+export interface ThreadCountQuery extends CallOptions {
+  metadata?: MetadataInput;
+  values?: unknown;
+  status?: ThreadStatus;
+}
+
+/** A checkpoint selector: `{checkpoint_id, checkpoint_ns?, checkpoint_map?}`. */
+export interface CheckpointSelector {
+  thread_id?: string;
+  checkpoint_id?: string | null;
+  checkpoint_ns?: string;
+  checkpoint_map?: Record<string, unknown> | null;
+}
+
+export interface UpdateStatePayload<Values = unknown> extends CallOptions {
+  values: Values;
+  checkpoint?: CheckpointSelector;
+  checkpointId?: string;
+  asNode?: string;
+}
+
+export interface HistoryQuery extends CallOptions {
+  limit?: number;
+  /** Entries older than this checkpoint (`{configurable: {checkpoint_id}}`, as the SDK sends). */
+  before?: Config;
+  /** Start from this checkpoint (inclusive). */
+  checkpoint?: CheckpointSelector;
+  /** Checkpoint metadata containment filter. */
+  metadata?: MetadataInput;
+}
+
+/** A LangGraph `Command` as runs and supersteps take it (api.md 3.3). */
+export interface RunCommand {
+  update?: Record<string, unknown> | [string, unknown][] | null;
+  resume?: unknown;
+  goto?: RunSend | RunSend[] | string | string[];
+}
+/** A `goto` target with its own input. */
+export interface RunSend {
+  node: string;
+  input: unknown | null;
+}
+
+/** Options shared by every run-creating method (api.md 1.4 RunCreate, camelCase). */
+export interface RunPayload extends CallOptions {
+  input?: Record<string, unknown> | null;
+  command?: RunCommand;
+  metadata?: MetadataInput;
+  config?: Config;
+  context?: unknown;
+  checkpointId?: string;
+  checkpoint?: CheckpointSelector;
+  interruptBefore?: "*" | string[];
+  interruptAfter?: "*" | string[];
+  multitaskStrategy?: MultitaskStrategy;
+  ifNotExists?: "create" | "reject";
+  /** Stateless runs: `delete` (default) removes the temporary thread when the run ends. */
+  onCompletion?: "delete" | "keep" | "complete" | "continue";
+  /** `cancel`: a consumer that stops reading the stream cancels the run. */
+  onDisconnect?: "cancel" | "continue";
+  /** Delay before the run may start. */
+  afterSeconds?: number;
+  streamMode?: StreamMode | StreamMode[];
+  streamSubgraphs?: boolean;
+  /** Keep every event so `joinStream` can replay from any id while the run is joinable. */
+  streamResumable?: boolean;
+  /** Accepted for SDK compatibility and ignored: checkpoints are always written synchronously. */
+  durability?: "exit" | "async" | "sync";
+  checkpointDuring?: boolean;
+  webhook?: string;
+  feedbackKeys?: string[];
+  /** Called once the run exists, before its first event (SDK `onRunCreated`). */
+  onRunCreated?: (params: { run_id: string; thread_id?: string }) => void;
+}
+
+export interface RunWaitPayload extends RunPayload {
+  /** Default true: a failed run rejects with `Error("<error>: <message>")`, as the SDK. */
+  raiseError?: boolean;
+}
+
+export interface RunListQuery extends CallOptions {
+  limit?: number;
+  offset?: number;
+  status?: RunStatus;
+  select?: RunSelectField[];
+}
+
+export interface JoinStreamOptions extends CallOptions {
+  /** Replay events after this id (`"-1"`: from the first) for `streamResumable` runs. */
+  lastEventId?: string;
+  cancelOnDisconnect?: boolean;
+  streamMode?: StreamMode | StreamMode[];
+}
+
+/** What `wait`/`join` resolve: the final values, or `{__error__}` when the run failed. */
+export type RunResult = Record<string, unknown> & { __error__?: { error: string; message: string } };
+
+// ---------------------------------------------------------------------------------------------
+// Namespaces.
+
+/** `runtime.assistants`: the SDK's `client.assistants`. */
+export interface AssistantsApi {
+  create(payload: AssistantCreatePayload): Promise<Assistant>;
+  get(assistantId: string, options?: CallOptions): Promise<Assistant>;
+  update(assistantId: string, payload: AssistantUpdatePayload): Promise<Assistant>;
+  /** Removes the assistant and all its versions (D6); `deleteThreads` also its threads. */
+  delete(assistantId: string, options?: CallOptions & { deleteThreads?: boolean }): Promise<void>;
+  search(query: AssistantSearchQuery & { includePagination: true }): Promise<{ assistants: Assistant[]; next: string | null }>;
+  search(query?: AssistantSearchQuery & { includePagination?: false }): Promise<Assistant[]>;
+  count(query?: CallOptions & { metadata?: MetadataInput; graphId?: string; name?: string }): Promise<number>;
+  /** Newest version first. */
+  getVersions(
+    assistantId: string,
+    payload?: CallOptions & { metadata?: MetadataInput; limit?: number; offset?: number },
+  ): Promise<AssistantVersion[]>;
+  setLatest(assistantId: string, version: number, options?: CallOptions): Promise<Assistant>;
+  getGraph(assistantId: string, options?: CallOptions & { xray?: boolean | number }): Promise<AssistantGraph>;
+  getSchemas(assistantId: string, options?: CallOptions): Promise<GraphSchema>;
+}
+
+/** `runtime.threads`: the SDK's `client.threads`. */
+export interface ThreadsApi {
+  create<Values = Record<string, unknown>>(payload?: ThreadCreatePayload): Promise<Thread<Values>>;
+  get<Values = Record<string, unknown>>(threadId: string, options?: CallOptions & { include?: string[] }): Promise<Thread<Values>>;
+  update(threadId: string, payload?: ThreadUpdatePayload & { returnMinimal?: false }): Promise<Thread>;
+  update(threadId: string, payload: ThreadUpdatePayload & { returnMinimal: true }): Promise<void>;
+  update(threadId: string, payload: ThreadUpdatePayload & { returnMinimal: boolean }): Promise<Thread | void>;
+  delete(threadId: string, options?: CallOptions): Promise<void>;
+  search<Values = Record<string, unknown>>(query?: ThreadSearchQuery): Promise<Thread<Values>[]>;
+  count(query?: ThreadCountQuery): Promise<number>;
+  /** A new independent thread with the same history (runs are not copied). */
+  copy<Values = Record<string, unknown>>(threadId: string, options?: CallOptions): Promise<Thread<Values>>;
+  getState<Values = Record<string, unknown>>(
+    threadId: string,
+    checkpoint?: CheckpointSelector | string,
+    options?: CallOptions & { subgraphs?: boolean },
+  ): Promise<ThreadState<Values>>;
+  /** Resolves the new checkpoint, as `checkpoint` (the HTTP body) and `configurable` (the SDK's type). */
+  updateState<Values = unknown>(
+    threadId: string,
+    options: UpdateStatePayload<Values>,
+  ): Promise<{ checkpoint: CheckpointConfig; configurable: CheckpointConfig }>;
+  getHistory<Values = Record<string, unknown>>(threadId: string, options?: HistoryQuery): Promise<ThreadState<Values>[]>;
+}
+
+/** `runtime.runs`: the SDK's `client.runs`. */
+export interface RunsApi {
+  /**
+   * Creates a run and streams its events. Errors before the run exists (unknown assistant,
+   * multitask `reject`, bad input) reject the first `next()`, before any event.
+   */
+  stream(threadId: string | null, assistantId: string, payload?: RunPayload): AsyncGenerator<RunEvent>;
+  /** Creates a background run (status `pending`). */
+  create(threadId: string | null, assistantId: string, payload?: RunPayload): Promise<Run>;
+  createBatch(payloads: Array<RunPayload & { assistantId: string }>, options?: CallOptions): Promise<Run[]>;
+  /** Creates a run and resolves its final values (from the latest checkpoint). */
+  wait(threadId: string | null, assistantId: string, payload?: RunWaitPayload): Promise<RunResult>;
+  /** Newest first. */
+  list(threadId: string, options?: RunListQuery): Promise<Run[]>;
+  get(threadId: string, runId: string, options?: CallOptions): Promise<Run>;
+  /** Cancels a pending or running run; `rollback` also deletes it and its checkpoints (D9). */
+  cancel(threadId: string, runId: string, wait?: boolean, action?: CancelAction, options?: CallOptions): Promise<void>;
+  /** Waits for the run to finish and resolves its final values, or `{__error__}`. */
+  join(threadId: string, runId: string, options?: CallOptions & { cancelOnDisconnect?: boolean }): Promise<RunResult>;
+  /** Attaches to a run's events (replaying from `lastEventId` for resumable runs). */
+  joinStream(threadId: string | null | undefined, runId: string, options?: JoinStreamOptions | AbortSignal): AsyncGenerator<RunEvent>;
+  delete(threadId: string, runId: string, options?: CallOptions): Promise<void>;
+}
+
+type UploadNamespaces = ReturnType<typeof createUploadApi>;
+
+/** The SDK-shaped object, bound to one caller (`runtime.client(...)`) or the default caller. */
+export interface RuntimeClient {
+  assistants: AssistantsApi;
+  threads: ThreadsApi;
+  runs: RunsApi;
+  /** Experiment upload and reading (mounted from `createUploadApi`). */
+  experiments: UploadNamespaces["experiments"];
+  datasets: UploadNamespaces["datasets"];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Lifecycle events.
+
+/** Lifecycle events delivered to `runtime.subscribe` listeners. */
+export type RuntimeEvent =
+  | { type: "run.created"; run: Run }
+  | { type: "run.started"; run: Run }
+  | {
+      type: "run.finished";
+      run: Run;
+      /** Present when the run failed. */
+      error?: { error: string; message: string };
+    }
+  | { type: "thread.status"; thread_id: string; status: ThreadStatus; previous: ThreadStatus | null };
+
+export type RuntimeEventType = RuntimeEvent["type"];
+export type RuntimeListener<T extends RuntimeEventType = RuntimeEventType> = (event: Extract<RuntimeEvent, { type: T }>) => void;
+
+/** What a caller presents to `runtime.client` (header names are lower-cased). */
+export interface ClientRequest {
+  headers?: Record<string, string> | Headers;
+  method?: string;
+  path?: string;
+  url?: string;
+}
+
+export interface CreateRuntimeOptions {
+  /** Graph id -> compiled graph. Every graph gets a default assistant (D5). */
+  graphs: Record<string, CompiledGraph>;
+  /** Defaults to `memoryStore()`. */
+  store?: Store;
+  /** Custom authentication and authorization (D12, D13). Without it every caller is the owner. */
+  auth?: AuthProvider;
+  /** Default multitask strategy of runs (D9); `reject` unless set. */
+  multitaskStrategy?: MultitaskStrategy;
+  clock?: Clock;
+  ids?: Ids;
+}
+
+/** The runtime: the default caller's namespaces plus binding, subscription and shutdown. */
+export interface Runtime extends RuntimeClient {
+  /**
+   * Authenticates the caller through `auth.authenticate` and returns the namespaces bound to
+   * that user. Rejects with `unauthenticated` (or the handler's error). Without auth the caller
+   * is the owner.
+   */
+  client(request?: ClientRequest): Promise<RuntimeClient>;
+  /** Subscribes to lifecycle events (all, or one type); returns the unsubscribe function. */
+  subscribe(listener: RuntimeListener): () => void;
+  subscribe<T extends RuntimeEventType>(type: T, listener: RuntimeListener<T>): () => void;
+  /** The registered graph ids. */
+  readonly graphIds: readonly string[];
+  /** Cancels active runs, waits for them, and closes the store. Idempotent. */
+  close(): Promise<void>;
+}
+

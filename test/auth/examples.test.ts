@@ -1,0 +1,53 @@
+// The example handlers in examples/auth import "agentdock" (the built package): `npm test` builds first.
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import type { AuthProvider } from "../../src/auth/index.js";
+import { AgentdockError } from "../../src/errors.js";
+import { loadAuth } from "../../src/node/auth-loader.js";
+import { loadExport } from "../../src/node/load.js";
+
+const dir = join(import.meta.dirname, "../../examples/auth");
+const load = async (file: string) => (await loadAuth({ auth: { path: `./${file}:auth` } }, dir))!;
+const fails = (p: Promise<unknown>, code: string) => expect(p).rejects.toSatisfy((e) => AgentdockError.is(e, code as never));
+
+describe("examples/auth/api-key.ts", () => {
+  it("authenticates x-api-key and rejects other keys with 401 and a detail", async () => {
+    const auth = await load("api-key.ts");
+    expect(await auth.authenticate({ headers: { "x-api-key": "key-alice" } })).toMatchObject({ identity: "alice", role: "admin" });
+    await fails(auth.authenticate({ headers: { "x-api-key": "wrong" } }), "unauthenticated");
+    await expect(auth.authenticate({ headers: {} })).rejects.toThrow(/x-api-key/);
+  });
+
+  it("stamps the owner on creations and filters by it", async () => {
+    const auth = await load("api-key.ts");
+    const bob = await auth.authenticate({ headers: { "x-api-key": "key-bob" } });
+    const value: Record<string, unknown> = { metadata: { topic: "t" } };
+    expect(await auth.authorize(bob, { resource: "threads", action: "create", value })).toEqual({ owner: "bob" });
+    expect(value.metadata).toEqual({ topic: "t", owner: "bob" });
+  });
+});
+
+describe("examples/auth/jwt.ts", () => {
+  it("verifies HS256 bearer tokens: good, tampered, expired, missing", async () => {
+    const auth = await load("jwt.ts");
+    const sign = await loadExport<(sub: string, scopes?: string[], exp?: string | number) => Promise<string>>("./jwt.ts:signToken", dir);
+    const token = await sign("alice", ["assistants:write"]);
+    expect(await auth.authenticate({ headers: { authorization: `Bearer ${token}` } })).toMatchObject({ identity: "alice", permissions: ["assistants:write"] });
+    const tampered = token.slice(0, -2) + (token.endsWith("AA") ? "BB" : "AA");
+    await fails(auth.authenticate({ headers: { authorization: `Bearer ${tampered}` } }), "unauthenticated");
+    await fails(auth.authenticate({ headers: { authorization: `Bearer ${await sign("alice", [], Math.floor(Date.now() / 1000) - 60)}` } }), "unauthenticated");
+    await fails(auth.authenticate({ headers: {} }), "unauthenticated");
+  });
+
+  it("requires the assistants:write scope to create assistants, stamping the owner", async () => {
+    const auth: AuthProvider = await load("jwt.ts");
+    const sign = await loadExport<(sub: string, scopes?: string[]) => Promise<string>>("./jwt.ts:signToken", dir);
+    const reader = await auth.authenticate({ headers: { authorization: `Bearer ${await sign("bob")}` } });
+    const writer = await auth.authenticate({ headers: { authorization: `Bearer ${await sign("bob", ["assistants:write"])}` } });
+    const value: Record<string, unknown> = { graph_id: "agent" };
+    await fails(auth.authorize(reader, { resource: "assistants", action: "create", value }), "forbidden");
+    expect(await auth.authorize(writer, { resource: "assistants", action: "create", value })).toBeUndefined();
+    expect(value.metadata).toEqual({ owner: "bob" });
+    expect(await auth.authorize(reader, { resource: "threads", action: "search", value: {} })).toEqual({ owner: "bob" });
+  });
+});

@@ -1,0 +1,173 @@
+/**
+ * Persistence in real Chromium: the store contract suite against real IndexedDB (a page harness
+ * running the same vitest file), and two tabs with one runtime each on one database.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { join } from "node:path";
+import type { Page } from "playwright-core";
+import {
+  bundlePage,
+  launchBrowser,
+  runTestPage,
+  serveDir,
+  tempDir,
+  testPageSource,
+  type Browser,
+  type StaticServer,
+} from "./harness";
+import type { Tab } from "./page/two-tabs";
+
+let dir: ReturnType<typeof tempDir>;
+let server: StaticServer;
+let browser: Browser;
+
+beforeAll(async () => {
+  dir = tempDir("store-pages");
+  server = await serveDir(dir.path);
+  browser = await launchBrowser();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  dir?.remove();
+});
+
+describe("IndexedDB store in Chromium", () => {
+  it("passes the persistence contract suite on real IndexedDB", async () => {
+    await bundlePage(testPageSource(["./test/browser/page/store-contract.ts"]), join(dir.path, "contract"));
+    const results = await runTestPage(browser, `${server.url}/contract/`);
+    console.info(`store contract in Chromium: ${results.filter((r) => r.ok).length}/${results.length} passed`);
+    const failures = results.filter((r) => !r.ok).map((r) => `${r.name}\n    ${r.error}`);
+    expect(failures, failures.join("\n")).toEqual([]);
+    expect(results.filter((r) => r.ok && !r.skipped).length).toBeGreaterThan(10);
+    expect(browser.errors).toEqual([]);
+  });
+});
+
+describe("two tabs, two runtimes, one database", () => {
+  let a: Page;
+  let b: Page;
+  const open = async (): Promise<Page> => {
+    const page = await browser.newPage();
+    await page.goto(`${server.url}/tabs/`);
+    await page.waitForFunction(() => "tab" in window);
+    return page;
+  };
+  type TabWindow = Window & { tab: Tab };
+
+  beforeAll(async () => {
+    await bundlePage(`import "./test/browser/page/two-tabs.ts";`, join(dir.path, "tabs"));
+    a = await open();
+    b = await open();
+  });
+
+  it("sees the other tab's thread, runs and checkpoints", async () => {
+    const threadId = await a.evaluate(async () => {
+      const { runtime, say } = (window as unknown as TabWindow).tab;
+      const thread = await runtime.threads.create({ metadata: { opened_in: "a" } });
+      await say(thread.thread_id, "first, from tab A");
+      return thread.thread_id;
+    });
+    const seenByB = await b.evaluate(async (id) => {
+      const { runtime, view } = (window as unknown as TabWindow).tab;
+      const thread = await runtime.threads.get(id);
+      return { status: thread.status, metadata: thread.metadata, view: await view(id) };
+    }, threadId);
+    expect(seenByB.status).toBe("idle");
+    expect(seenByB.metadata).toMatchObject({ opened_in: "a" });
+    expect(JSON.stringify(seenByB.view.values)).toContain("first, from tab A");
+
+    await b.evaluate(([id]) => (window as unknown as TabWindow).tab.say(id, "second, from tab B"), [threadId] as const);
+    const [viewA, viewB] = await Promise.all([
+      a.evaluate((id) => (window as unknown as TabWindow).tab.view(id), threadId),
+      b.evaluate((id) => (window as unknown as TabWindow).tab.view(id), threadId),
+    ]);
+    expect(viewA).toEqual(viewB);
+    const text = JSON.stringify(viewA.values);
+    expect(text.indexOf("first, from tab A")).toBeGreaterThanOrEqual(0);
+    expect(text.indexOf("second, from tab B")).toBeGreaterThan(text.indexOf("first, from tab A"));
+    expect(viewA.chain.length).toBeGreaterThan(2);
+  });
+
+  it("keeps one consistent history when both tabs run on one thread at once", async () => {
+    const threadId = await a.evaluate(async () => (await (window as unknown as TabWindow).tab.runtime.threads.create()).thread_id);
+    const attempt = (page: Page, who: string) =>
+      page.evaluate(
+        async ([id, name]) => {
+          const { say } = (window as unknown as TabWindow).tab;
+          const outcomes: string[] = [];
+          for (let i = 0; i < 4; i++) {
+            try {
+              await say(id, `${name} ${i}`);
+              outcomes.push("ok");
+            } catch (err) {
+              outcomes.push(`${(err as { code?: string }).code ?? "error"}: ${(err as Error).message}`);
+            }
+          }
+          return outcomes;
+        },
+        [threadId, who] as const,
+      );
+    const [fromA, fromB] = await Promise.all([attempt(a, "A"), attempt(b, "B")]);
+    // A run refused because the other tab's run held the thread is a conflict (D9), nothing else.
+    for (const outcome of [...fromA, ...fromB]) expect(outcome).toMatch(/^(ok|conflict: )/);
+    const done = [...fromA, ...fromB].filter((o) => o === "ok").length;
+    expect(done).toBeGreaterThan(0);
+
+    const [viewA, viewB] = await Promise.all([
+      a.evaluate((id) => (window as unknown as TabWindow).tab.view(id), threadId),
+      b.evaluate((id) => (window as unknown as TabWindow).tab.view(id), threadId),
+    ]);
+    expect(viewA).toEqual(viewB);
+    // One linear chain: every checkpoint's parent is the next older one.
+    viewA.chain.forEach(([, parent], i) => expect(parent).toBe(viewA.chain[i + 1]?.[0] ?? null));
+    // Every acknowledged run left its message, exactly once.
+    const messages = JSON.stringify(viewA.values);
+    const said = [...messages.matchAll(/"(A|B) \d"/g)].map((m) => m[0]);
+    expect(new Set(said).size).toBe(done);
+  });
+
+  it("lists the same threads and assistant versions in both tabs after concurrent writes", async () => {
+    const create = (page: Page, tag: string) =>
+      page.evaluate(async (who) => {
+        const { runtime, say } = (window as unknown as TabWindow).tab;
+        await Promise.all(
+          Array.from({ length: 8 }, async (_, i) => {
+            const t = await runtime.threads.create({ metadata: { burst: who, i } });
+            await say(t.thread_id, `${who}${i}`);
+          }),
+        );
+      }, tag);
+    await Promise.all([create(a, "a"), create(b, "b")]);
+    const list = (page: Page) =>
+      page.evaluate(async () => {
+        const { runtime } = (window as unknown as TabWindow).tab;
+        const threads = await runtime.threads.search({ limit: 1000 });
+        return threads
+          .filter((t) => "burst" in t.metadata)
+          .map((t) => `${t.thread_id}:${t.status}`)
+          .sort();
+      });
+    const [listA, listB] = await Promise.all([list(a), list(b)]);
+    expect(listA).toHaveLength(16);
+    expect(listA.every((t) => t.endsWith(":idle"))).toBe(true);
+    expect(listB).toEqual(listA);
+
+    const assistantId = await a.evaluate(async () => {
+      const { runtime } = (window as unknown as TabWindow).tab;
+      return (await runtime.assistants.create({ graphId: "echo", name: "shared" })).assistant_id;
+    });
+    await b.evaluate((id) => (window as unknown as TabWindow).tab.runtime.assistants.update(id, { name: "renamed in B" }), assistantId);
+    const inA = await a.evaluate(async (id) => {
+      const { runtime } = (window as unknown as TabWindow).tab;
+      const versions = await runtime.assistants.getVersions(id);
+      await runtime.assistants.setLatest(id, 1);
+      return versions.map((v) => v.version).sort();
+    }, assistantId);
+    expect(inA).toEqual([1, 2]);
+    const inB = await b.evaluate((id) => (window as unknown as TabWindow).tab.runtime.assistants.get(id), assistantId);
+    expect(inB).toMatchObject({ version: 1, name: "shared" });
+    expect(browser.errors).toEqual([]);
+  });
+});

@@ -1,0 +1,16 @@
+// The auth isolation matrix (test/auth/isolation.ts) over HTTP: one official SDK client per header
+// set, calling the fetch handler through callerOptions.fetch (D13: the adapter only passes headers).
+import type { RuntimeClient } from "../../src/runtime/index.js";
+import { createFetchHandler } from "../../src/http/index.js";
+import { createRuntime } from "../../src/runtime/index.js";
+import { isolationMatrix } from "../auth/isolation.js";
+import { inProcessClient } from "./helpers.js";
+
+isolationMatrix("over HTTP", async ({ graphs, auth }) => {
+  const runtime = await createRuntime({ graphs, auth });
+  const handler = createFetchHandler(runtime);
+  return {
+    clientFor: (headers) => inProcessClient(handler, headers) as unknown as RuntimeClient,
+    close: () => runtime.close(),
+  };
+});

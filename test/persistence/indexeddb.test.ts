@@ -1,0 +1,118 @@
+import "fake-indexeddb/auto";
+import { openDB } from "idb";
+import { describe, expect, it } from "vitest";
+import { AgentdockError } from "../../src/errors.js";
+import { indexedDbStore } from "../../src/persistence/indexeddb/index.js";
+import type { ExternalChange, Store } from "../../src/persistence/types.js";
+import { chain, cpId, storeContract, thread } from "./contract.js";
+
+let n = 0;
+const names = new WeakMap<Store, string>();
+
+async function openAt(name: string): Promise<Store> {
+  const store = indexedDbStore(name);
+  names.set(store, name);
+  await store.open();
+  return store;
+}
+
+storeContract({
+  name: "indexedDbStore (fake-indexeddb)",
+  create: () => openAt(`contract-${n++}`),
+  reopen: async (store) => {
+    await store.close();
+    return openAt(names.get(store)!);
+  },
+});
+
+describe("indexedDbStore", () => {
+  it("refuses a database written by a newer schema or storage format", async () => {
+    const name = `newer-${n++}`;
+    (await openDB(name, 7)).close();
+    const err = await openAt(name).catch((e: unknown) => e);
+    expect(AgentdockError.is(err, "conflict")).toBe(true);
+    expect((err as Error).message).toContain(name);
+
+    const name2 = `newer-${n++}`;
+    const store = await openAt(name2);
+    await store.close();
+    const db = await openDB(name2, 1);
+    await db.put("meta", { key: "format", value: 99 });
+    db.close();
+    await expect(openAt(name2)).rejects.toThrow(/storage format 99/);
+  });
+
+  it("lets two instances on one database (two tabs) see each other's commits at once", async () => {
+    const name = `tabs-${n++}`;
+    const a = await openAt(name);
+    const b = await openAt(name);
+    const cps = chain("t1", 8);
+    // Tabs take turns extending the same thread; each sees the other's list items.
+    for (const [i, cp] of cps.entries()) {
+      const tab = i % 2 ? b : a;
+      await tab.commit([{ op: "checkpoint.put", checkpoint: cp }, { op: "thread.put", thread: thread("t1", { values: cp.checkpoint.channel_values }) }]);
+      const other = i % 2 ? a : b;
+      expect(await other.getCheckpoint("t1")).toEqual(cp);
+      expect((await other.getThread("t1"))?.values).toEqual(cp.checkpoint.channel_values);
+    }
+    await a.close();
+    await b.close();
+  });
+
+  it("tells the other instances which threads changed", async () => {
+    const name = `notify-${n++}`;
+    const a = await openAt(name);
+    const b = await openAt(name);
+    const seen = new Promise<ExternalChange>((resolve) => b.onExternalChange!(resolve));
+    let mine = 0;
+    const off = a.onExternalChange!(() => mine++);
+    await a.commit([{ op: "thread.put", thread: thread("t7") }, { op: "checkpoint.put", checkpoint: chain("t8", 1)[0]! }]);
+    expect((await seen).threadIds?.sort()).toEqual(["t7", "t8"]);
+    off();
+    expect(mine).toBe(0);
+    await a.close();
+    await b.close();
+  });
+
+  it("serializes withLock sections across instances on the same database", async () => {
+    const name = `lock-${n++}`;
+    const a = await openAt(name);
+    const b = await openAt(name);
+    const order: string[] = [];
+    const section = (store: Store, tag: string) =>
+      store.withLock!("thread:t1", async () => {
+        order.push(`${tag} in`);
+        await new Promise((r) => setTimeout(r, 5));
+        order.push(`${tag} out`);
+        return tag;
+      });
+    const results = await Promise.all([section(a, "a"), section(b, "b"), section(a, "c")]);
+    expect(results).toEqual(["a", "b", "c"]);
+    expect(order).toEqual(["a in", "a out", "b in", "b out", "c in", "c out"]);
+    // A failing section releases the lock.
+    await expect(a.withLock!("thread:t1", async () => { throw new Error("boom"); })).rejects.toThrow("boom");
+    expect(await b.withLock!("thread:t1", async () => "free")).toBe("free");
+    await a.close();
+    await b.close();
+  });
+
+  it("steps aside when another connection upgrades the database, then refuses the newer schema", async () => {
+    const name = `upgrade-${n++}`;
+    const store = await openAt(name);
+    await store.commit([{ op: "thread.put", thread: thread("t1") }]);
+    const newer = await openDB(name, 2);
+    newer.close();
+    const err = await store.getThread("t1").catch((e: unknown) => e);
+    expect(AgentdockError.is(err, "conflict")).toBe(true);
+    await store.close();
+  });
+
+  it("pages history with limit and before on a long thread", async () => {
+    const store = await openAt(`long-${n++}`);
+    const cps = chain("t1", 300);
+    for (const cp of cps) await store.commit([{ op: "checkpoint.put", checkpoint: cp }]);
+    const page = await store.listCheckpoints("t1", { limit: 10, before: cpId(200) });
+    expect(page).toEqual(cps.slice(190, 200).reverse());
+    await store.close();
+  });
+});

@@ -1,0 +1,210 @@
+import { describe, expect, it } from "vitest";
+import { AgentdockError, OWNER_USER, createRuntime, memoryStore, sequentialIds } from "../../src/index.js";
+import type { AuthEvent, AuthProvider, AuthUser, Runtime, RuntimeEvent } from "../../src/index.js";
+import { forbidden, unauthenticated } from "../../src/errors.js";
+import { expectCode, runtimeContract } from "./contract.js";
+import { Gate, echoGraph, testGraphs } from "./graphs.js";
+
+runtimeContract(
+  "in process, memory store",
+  async ({ graphs }) => {
+    const runtime = await createRuntime({ graphs });
+    return { client: runtime, close: () => runtime.close() };
+  },
+  { inProcess: true },
+);
+
+const hi = { messages: [{ role: "user", content: "hi" }] };
+
+describe("lifecycle events", () => {
+  it("reports run and thread transitions in order; unsubscribe stops delivery; a throwing listener breaks nothing", async () => {
+    const runtime = await createRuntime({ graphs: { echo: echoGraph() } });
+    const seen: string[] = [];
+    const off = runtime.subscribe((e: RuntimeEvent) => {
+      seen.push(e.type === "thread.status" ? `thread:${e.previous}->${e.status}` : `${e.type}:${e.run.status}`);
+    });
+    const offThrowing = runtime.subscribe("run.started", () => {
+      throw new Error("listener bug");
+    });
+    const errors = console.error;
+    console.error = () => undefined;
+    try {
+      const t = await runtime.threads.create();
+      const out = await runtime.runs.wait(t.thread_id, "echo", { input: hi });
+      expect((out.messages as unknown[]).length).toBe(2);
+      expect(seen).toEqual(["run.created:pending", "thread:idle->busy", "run.started:running", "run.finished:success", "thread:busy->idle"]);
+      off();
+      offThrowing();
+      await runtime.runs.wait(t.thread_id, "echo", { input: hi });
+      expect(seen).toHaveLength(5);
+    } finally {
+      console.error = errors;
+      await runtime.close();
+    }
+  });
+
+  it("typed subscription to one event type reports failures", async () => {
+    const gate = new Gate();
+    const runtime = await createRuntime({ graphs: testGraphs(gate) });
+    const finished: Array<{ status: string; error?: { error: string; message: string } }> = [];
+    runtime.subscribe("run.finished", (e) => finished.push({ status: e.run.status, ...(e.error ? { error: e.error } : {}) }));
+    const t = await runtime.threads.create();
+    await runtime.runs.wait(t.thread_id, "failing", { input: {}, raiseError: false });
+    expect(finished).toEqual([{ status: "error", error: { error: "CustomError", message: "Boo!" } }]);
+    await runtime.close();
+  });
+});
+
+describe("runtime options", () => {
+  it("uses the runtime's default multitask strategy and injected ids and clock (D9, D19)", async () => {
+    const gate = new Gate();
+    let now = Date.UTC(2026, 0, 1);
+    const runtime = await createRuntime({ graphs: testGraphs(gate), multitaskStrategy: "enqueue", ids: sequentialIds(), clock: () => now });
+    const t = await runtime.threads.create();
+    expect(t.thread_id).toBe("00000000-0000-4000-8000-000000000001");
+    expect(t.created_at).toBe("2026-01-01T00:00:00.000Z");
+    now += 1000;
+    const first = await runtime.runs.create(t.thread_id, "slow", { input: {} });
+    const second = await runtime.runs.create(t.thread_id, "chain", { input: {} });
+    expect(second.multitask_strategy).toBe("enqueue");
+    gate.release();
+    await runtime.runs.join(t.thread_id, second.run_id);
+    expect((await runtime.runs.get(t.thread_id, first.run_id)).status).toBe("success");
+    await runtime.close();
+  });
+
+  it("D10: runs a stopped process left in flight end as errors and free their thread", async () => {
+    const gate = new Gate();
+    const store = memoryStore();
+    const first = await createRuntime({ graphs: testGraphs(gate), store });
+    const t = await first.threads.create();
+    const run = await first.runs.create(t.thread_id, "slow", { input: {} });
+    await gate.reached(1);
+    // Simulate a crash: a second runtime opens the same data while the run is still marked running.
+    const second = await createRuntime({ graphs: testGraphs(new Gate()), store });
+    expect(await second.runs.get(t.thread_id, run.run_id)).toMatchObject({ status: "error" });
+    expect(await second.threads.get(t.thread_id)).toMatchObject({ status: "error", error: { error: "ProcessStopped" } });
+    expect(await second.runs.wait(t.thread_id, "chain", { input: {} })).toMatchObject({ log: expect.arrayContaining(["a", "b", "c"]) });
+    await second.close();
+    await first.close();
+  });
+
+  it("close cancels in-flight runs and is idempotent", async () => {
+    const gate = new Gate();
+    const runtime = await createRuntime({ graphs: testGraphs(gate) });
+    const t = await runtime.threads.create();
+    const run = await runtime.runs.create(t.thread_id, "slow", { input: {} });
+    await gate.reached(1);
+    const joined = runtime.runs.join(t.thread_id, run.run_id);
+    await Promise.all([runtime.close(), runtime.close()]);
+    expect(await joined).toMatchObject({ log: [`first:${run.run_id}`] });
+  });
+
+  it("releases a non-resumable run's events once it is done", async () => {
+    const runtime = await createRuntime({ graphs: { echo: echoGraph() } });
+    const t = await runtime.threads.create();
+    const run = await runtime.runs.create(t.thread_id, "echo", { input: hi });
+    await runtime.runs.join(t.thread_id, run.run_id);
+    const replay = [];
+    for await (const e of runtime.runs.joinStream(t.thread_id, run.run_id, { lastEventId: "-1" })) replay.push(e);
+    expect(replay).toEqual([]);
+    await runtime.close();
+  });
+
+  it("rejects wrong option types with invalid_input naming the call and field (D4)", async () => {
+    const runtime = await createRuntime({ graphs: { echo: echoGraph() } });
+    const err = await runtime.threads.create({ metadata: "x" as never }).catch((e: unknown) => e);
+    expect(AgentdockError.is(err, "invalid_input")).toBe(true);
+    expect((err as AgentdockError).message).toContain("threads.create");
+    expect((err as AgentdockError).problems?.[0]?.path).toBe("metadata");
+    // Unknown keys are ignored.
+    await expect(runtime.threads.create({ ttl: 5, extra: 1 } as never)).resolves.toMatchObject({ status: "idle" });
+    await runtime.close();
+  });
+});
+
+/** An auth provider over `x-user` headers: owner-scoped threads and assistants (auth.md 11). */
+function ownerAuth(log: AuthEvent[] = []): AuthProvider {
+  return {
+    async authenticate(request) {
+      const identity = request.headers["x-user"];
+      if (!identity) throw unauthenticated("agentdock test: missing x-user header");
+      return { identity, permissions: ["read"], is_authenticated: true, display_name: identity, role: "tester" };
+    },
+    async authorize(user: AuthUser, event: AuthEvent) {
+      log.push(event);
+      if (user.identity === "mallory") throw forbidden("agentdock test: mallory may not");
+      if (event.action === "create" || event.action === "create_run" || event.action === "update") {
+        const value = event.value as { metadata?: Record<string, unknown> };
+        value.metadata = { ...(value.metadata ?? {}), owner: user.identity };
+      }
+      if (event.resource === "assistants") return undefined;
+      return { owner: user.identity };
+    },
+  };
+}
+
+describe("auth hooks (D12, D13)", () => {
+  async function setup(log?: AuthEvent[]): Promise<{ runtime: Runtime; gate: Gate }> {
+    const gate = new Gate();
+    return { runtime: await createRuntime({ graphs: testGraphs(gate), auth: ownerAuth(log) }), gate };
+  }
+
+  it("authenticates bound clients; the unbound runtime goes through the handler with no headers", async () => {
+    const { runtime } = await setup();
+    await expectCode(runtime.client({ headers: {} }), "unauthenticated");
+    await expectCode(runtime.threads.create(), "unauthenticated");
+    const alice = await runtime.client({ headers: { "X-User": "alice" } });
+    expect((await alice.threads.create()).metadata).toEqual({ owner: "alice" });
+    const mallory = await runtime.client({ headers: { "x-user": "mallory" } });
+    await expectCode(mallory.threads.create(), "forbidden");
+    expect(await alice.threads.count()).toBe(1);
+    await runtime.close();
+  });
+
+  it("hides other users' threads and runs as not found, stamps handler metadata and passes the user to graphs", async () => {
+    const log: AuthEvent[] = [];
+    const { runtime } = await setup(log);
+    const alice = await runtime.client({ headers: { "x-user": "alice" } });
+    const bob = await runtime.client({ headers: { "x-user": "bob" } });
+    const t = await alice.threads.create({ metadata: { topic: "a" } });
+    const run = await alice.runs.create(t.thread_id, "echo", {
+      input: hi,
+      config: { configurable: { graph_auth_user: { identity: "forged" } } },
+    });
+    const out = await alice.runs.join(t.thread_id, run.run_id);
+    const configurable = (out.seen as { configurable: Record<string, unknown> }).configurable;
+    expect(configurable).toMatchObject({
+      langgraph_auth_user_id: "alice",
+      langgraph_auth_permissions: ["read"],
+      graph_auth_user: { identity: "alice", role: "tester" },
+      langgraph_auth_user: { identity: "alice" },
+    });
+    expect(run.metadata).toEqual({ owner: "alice" });
+    await expectCode(bob.threads.get(t.thread_id), "not_found");
+    await expectCode(bob.threads.getState(t.thread_id), "not_found");
+    await expectCode(bob.runs.get(t.thread_id, run.run_id), "not_found");
+    await expectCode(bob.runs.list(t.thread_id), "not_found");
+    await expectCode(bob.runs.create(t.thread_id, "echo", { input: hi }), "not_found");
+    await expectCode(bob.threads.delete(t.thread_id), "not_found");
+    await expectCode(bob.threads.copy(t.thread_id), "not_found");
+    await expectCode(bob.runs.cancel(t.thread_id, run.run_id), "not_found");
+    expect(await bob.threads.search()).toEqual([]);
+    expect(await bob.threads.count()).toBe(0);
+    expect((await alice.threads.search()).map((x) => x.thread_id)).toEqual([t.thread_id]);
+    const events = log.map((e) => `${e.resource}:${e.action}`);
+    expect(events).toEqual(expect.arrayContaining(["threads:create", "threads:create_run", "threads:read", "threads:search", "threads:delete", "threads:update"]));
+    expect(log.find((e) => e.action === "create_run")!.value).toMatchObject({ thread_id: t.thread_id, assistant_id: "echo", run_id: run.run_id, kwargs: expect.any(Object) });
+    await runtime.close();
+  });
+
+  it("without auth every caller is the owner and no user keys reach the graph", async () => {
+    const runtime = await createRuntime({ graphs: { echo: echoGraph() } });
+    const bound = await runtime.client({ headers: { authorization: "anything" } });
+    const t = await bound.threads.create();
+    const out = await runtime.runs.wait(t.thread_id, "echo", { input: hi, config: { configurable: { langgraph_auth_user_id: "forged" } } });
+    expect((out.seen as { configurable: Record<string, unknown> }).configurable).not.toHaveProperty("langgraph_auth_user_id");
+    expect(OWNER_USER.identity).toBe("owner");
+    await runtime.close();
+  });
+});

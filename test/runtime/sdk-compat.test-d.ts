@@ -1,0 +1,34 @@
+/**
+ * Type test (D1): the runtime's namespaces are assignable where the official SDK client's are
+ * used for the methods agentdock implements, so code written against `Client` compiles against
+ * a runtime unchanged.
+ */
+import type { Client } from "@langchain/langgraph-sdk";
+import { describe, expectTypeOf, it } from "vitest";
+import type { Runtime, RuntimeClient } from "../../src/index.js";
+
+type AssistantMethods = "create" | "get" | "update" | "delete" | "search" | "count" | "getVersions" | "setLatest" | "getGraph" | "getSchemas";
+type ThreadMethods = "create" | "get" | "update" | "delete" | "search" | "count" | "copy" | "getState" | "updateState" | "getHistory";
+type RunMethods = "stream" | "create" | "wait" | "join" | "joinStream" | "cancel" | "list" | "get" | "delete" | "createBatch";
+
+/** What an app written against the SDK takes. */
+interface SdkShaped {
+  assistants: Pick<Client["assistants"], AssistantMethods>;
+  threads: Pick<Client["threads"], ThreadMethods>;
+  runs: Pick<Client["runs"], RunMethods>;
+}
+
+describe("SDK compatibility", () => {
+  it("a runtime and a bound client stand in for the SDK client", () => {
+    const useWithSdkCode = (_client: SdkShaped) => undefined;
+    const check = (runtime: Runtime, bound: RuntimeClient) => {
+      useWithSdkCode(runtime);
+      useWithSdkCode(bound);
+      const assistants: SdkShaped["assistants"] = runtime.assistants;
+      const threads: SdkShaped["threads"] = runtime.threads;
+      const runs: SdkShaped["runs"] = runtime.runs;
+      return [assistants, threads, runs];
+    };
+    expectTypeOf(check).toBeFunction();
+  });
+});
