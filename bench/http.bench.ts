@@ -48,8 +48,13 @@ export default async function (): Promise<void> {
     await rate(300, async () => ok(await fetch(`${server.url}/ok`)));
     await rate(300, async () => ok(await fetch(`${rawUrl}/ok`)));
 
-    const okAgentdock = await rate(4000, async () => ok(await fetch(`${server.url}/ok`)));
-    const okRaw = await rate(4000, async () => ok(await fetch(`${rawUrl}/ok`)));
+    // Alternating rounds, best of each, so load from other processes hits both sides alike.
+    let okAgentdock = 0;
+    let okRaw = 0;
+    for (let round = 0; round < 4; round++) {
+      okAgentdock = Math.max(okAgentdock, await rate(2000, async () => ok(await fetch(`${server.url}/ok`))));
+      okRaw = Math.max(okRaw, await rate(2000, async () => ok(await fetch(`${rawUrl}/ok`))));
+    }
     const threads = await rate(2000, async () => ok(await post(`${server.url}/threads`, { metadata: { bench: true } })));
     const waits = await rate(1000, async () =>
       ok(await post(`${server.url}/runs/wait`, { assistant_id: "echo", input: { messages: [{ role: "user", content: "hi" }] } })),

@@ -3,7 +3,7 @@
  * handler maps it to a user; every thread, assistant and run is stamped with its owner and each
  * user sees only their own. Name it in graph.json: `"auth": { "path": "./auth/api-key.ts:auth" }`.
  */
-import { Auth, HTTPException, isStudioUser } from "agentdock";
+import { Auth, HTTPException, isStudioUser } from "../../src/index.js";
 
 /** Demo keys; a deployment reads them from a secret store. */
 const KEYS: Record<string, { identity: string; role: string }> = {

@@ -5,7 +5,7 @@
  * `assistants:write` scope.
  */
 import { errors, jwtVerify, SignJWT } from "jose";
-import { Auth, HTTPException } from "agentdock";
+import { Auth, HTTPException } from "../../src/index.js";
 
 /** The signing secret; a deployment reads it from its secret store. */
 const secret = new TextEncoder().encode(process.env.AGENTDOCK_JWT_SECRET ?? "dev-secret-change-me-please-32bytes!");

@@ -292,7 +292,7 @@ export class Auth<U extends AuthUser = AuthUser> implements AuthProvider {
   async #identify(request: AuthRequest): Promise<AuthUser> {
     if (!this.#authenticate) return OWNER_USER;
     const headers: Record<string, string> = {};
-    for (const [name, v] of Object.entries(request.headers ?? {})) headers[name.toLowerCase()] = v;
+    for (const [name, v] of Object.entries(request?.headers ?? {})) headers[name.toLowerCase()] = v;
     let result: unknown;
     try {
       result = await this.#authenticate({ ...request, headers });
@@ -301,4 +301,36 @@ export class Auth<U extends AuthUser = AuthUser> implements AuthProvider {
     }
     return normaliseUser(result);
   }
+}
+
+/** The shape of an `Auth` from `@langchain/langgraph-sdk/auth`: its handlers live in `~handlerCache`. */
+export interface LangGraphAuthLike {
+  "~handlerCache": {
+    authenticate?: (request: Request) => unknown;
+    callbacks?: Record<string, (args: never) => unknown>;
+  };
+}
+
+/** True for an `Auth` built with `@langchain/langgraph-sdk/auth` (checked by shape). */
+export function isLangGraphAuth(value: unknown): value is LangGraphAuthLike {
+  return typeof value === "object" && value !== null && isPlainObject((value as Record<string, unknown>)["~handlerCache"]);
+}
+
+/**
+ * Wraps an `Auth` written for the LangGraph server (`@langchain/langgraph-sdk/auth`), so its
+ * module works unchanged: its authenticate handler receives a Fetch `Request` built from the
+ * caller's headers, method and URL (never a body), and its `on()` handlers get the same
+ * arguments they get there. Everything else is as for `Auth`.
+ */
+export function fromLangGraphAuth(langGraphAuth: LangGraphAuthLike): Auth {
+  const { authenticate, callbacks = {} } = langGraphAuth["~handlerCache"];
+  const auth = new Auth();
+  if (authenticate) {
+    auth.authenticate(({ headers, method, path, url }) => {
+      const request = new Request(url ?? `http://localhost${path ?? "/"}`, { method: method ?? "GET", headers });
+      return authenticate(request) as AuthenticateResult;
+    });
+  }
+  for (const [key, handler] of Object.entries(callbacks)) auth.on(key as AuthHandlerKey, handler as AuthHandler);
+  return auth;
 }

@@ -79,14 +79,13 @@ function encode(prev: unknown, next: unknown): unknown {
   return { $chunks: chunks };
 }
 
-/** Reads a channel's value (undefined when empty). */
-export const readChannel = (cp: Checkpoint, key: string): unknown => decode(cp.channel_values[key]);
-
 /** The state values of a checkpoint: every non-empty state key, frozen. */
 export function readValues(def: GraphDef, cp: Checkpoint): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const key of def.stateKeys) {
-    if (key in cp.channel_values) out[key] = decode(cp.channel_values[key]);
+    if (!(key in cp.channel_values)) continue;
+    const value = cp.channel_values[key];
+    out[key] = def.channels.get(key)!.kind === "reduce" ? decode(value) : value;
   }
   return Object.freeze(out);
 }
@@ -172,8 +171,8 @@ export function applyWrites(
     for (const [ch, values] of grouped) {
       const cdef = def.channels.get(ch)!;
       const base = updated.has(ch) ? undefined : cp.channel_values[ch];
-      const next = updateChannel(ch, cdef, decode(base), values);
-      draft.channel_values[ch] = cdef.kind === "reduce" ? encode(base, next) : next;
+      if (cdef.kind === "reduce") draft.channel_values[ch] = encode(base, updateChannel(ch, cdef, decode(base), values));
+      else draft.channel_values[ch] = updateChannel(ch, cdef, base, values);
       updated.add(ch);
     }
     if (opts.step) {

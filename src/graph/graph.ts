@@ -272,9 +272,11 @@ export class CompiledStateGraph implements CompiledGraph {
 
   private route(from: string, dest: unknown, writes: Write[]): void {
     if (dest === END) return;
-    if (Send.is(dest)) {
-      if (!this.nodes.has(dest.node)) throw new InvalidUpdateError(`"${from}" sent to unknown node "${dest.node}".`);
-      writes.push([TASKS, freeze({ node: dest.node, args: dest.args }, true)]);
+    if (Send.is(dest) || (isObj(dest) && typeof dest.node === "string")) {
+      // A `Send`, or its wire form `{ node, input }` (SDK `Command.goto`).
+      const send = dest as { node: string; args?: unknown; input?: unknown };
+      if (!this.nodes.has(send.node)) throw new InvalidUpdateError(`"${from}" sent to unknown node "${send.node}".`);
+      writes.push([TASKS, freeze({ node: send.node, args: Send.is(dest) ? send.args : send.input ?? send.args }, true)]);
     } else if (typeof dest === "string" && this.nodes.has(dest)) {
       writes.push([branchChannel(dest), null]);
     } else {

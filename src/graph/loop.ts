@@ -8,13 +8,12 @@ import {
   emptyCheckpoint,
   interruptId,
   prepareTasks,
-  readChannel,
   readValues,
   type Task,
   type Write,
 } from "./algo.js";
-import { Command, ERROR, INTERRUPT, NO_WRITES, NULL_TASK_ID, RESUME, START, isSpecialChannel } from "./constants.js";
-import { GraphAbortError, GraphInterrupt, GraphRecursionError } from "./errors.js";
+import { Command, ERROR, INPUT, INTERRUPT, NO_WRITES, NULL_TASK_ID, RESUME, START, isSpecialChannel } from "./constants.js";
+import { GraphAbortError, GraphInterrupt, GraphRecursionError, InvalidUpdateError } from "./errors.js";
 import type { CompiledStateGraph } from "./graph.js";
 import { checkpointPayload, ref, snapshotOf } from "./state.js";
 import type { EngineStreamMode, ExecuteOptions, ExecuteResult, NodeContext, RunnableConfig } from "./types.js";
@@ -87,8 +86,7 @@ export async function execute(graph: CompiledStateGraph, o: ExecuteOptions): Pro
     saved = stored;
     cp = next;
     pending = [];
-    const values = readValues(def, next);
-    emit("values", values);
+    if (on("values")) emit("values", readValues(def, next));
     if (on("checkpoints") || on("debug")) {
       const payload = checkpointPayload(graph, threadId, stored, parent);
       emit("checkpoints", payload);
@@ -144,12 +142,12 @@ export async function execute(graph: CompiledStateGraph, o: ExecuteOptions): Pro
     }
     const applied = nullWrites.filter((w) => !isSpecialChannel(w[1]));
     if (applied.length > 0) {
-      cp = applyWrites(def, cp, [{ name: "__input__", path: [], triggers: [], writes: applied.map((w) => [w[1], w[2]] as const) }], { step: false });
+      cp = applyWrites(def, cp, [{ name: INPUT, path: [], triggers: [], writes: applied.map((w) => [w[1], w[2]] as const) }], { step: false });
     }
     cp = produce(cp, (d) => {
       d.versions_seen[INTERRUPT] = { ...cp.channel_versions };
     });
-    emit("values", readValues(def, cp));
+    if (on("values")) emit("values", readValues(def, cp));
   } else if (Command.is(input)) {
     const cmd = await commandWrites(graph, input, cp, config, ids);
     const extra: WriteOp[] = [];
@@ -158,7 +156,7 @@ export async function execute(graph: CompiledStateGraph, o: ExecuteOptions): Pro
       extra.push({ op: "writes.put", thread_id: threadId, checkpoint_id: saved.checkpoint.id, task_id: NULL_TASK_ID, writes });
     }
     await save(
-      nextCheckpoint([{ name: "__input__", path: [], triggers: [], writes: cmd.map((w) => [w[1], w[2]] as const) }], false),
+      nextCheckpoint([{ name: INPUT, path: [], triggers: [], writes: cmd.map((w) => [w[1], w[2]] as const) }], false),
       "input",
       {},
       extra,
@@ -169,7 +167,7 @@ export async function execute(graph: CompiledStateGraph, o: ExecuteOptions): Pro
     // New input drops the tasks still pending on the current checkpoint (engine.md 1.5).
     const dropped = saved ? prepareTasks(def, cp, step, "declared").map((t) => ({ ...t, writes: [] })) : [];
     await save(
-      nextCheckpoint([...dropped, { name: "__input__", path: [], triggers: [], writes: [[START, prepared]] }], dropped.length > 0),
+      nextCheckpoint([...dropped, { name: INPUT, path: [], triggers: [], writes: [[START, prepared]] }], dropped.length > 0),
       "input",
       { [START]: prepared },
     );
@@ -225,7 +223,7 @@ export async function execute(graph: CompiledStateGraph, o: ExecuteOptions): Pro
         },
         config,
         context: o.context,
-        signal: signal ?? new AbortController().signal,
+        signal: signal ?? neverAborted(),
         writer: (chunk) => {
           if (!dead) emit("custom", chunk);
         },
@@ -238,7 +236,7 @@ export async function execute(graph: CompiledStateGraph, o: ExecuteOptions): Pro
         step,
         node: task.name,
       };
-      const input = task.path[0] === "__pregel_push" ? task.args : task.name === START ? readChannel(cp, START) : values;
+      const input = task.path[0] === "__pregel_push" ? task.args : task.name === START ? cp.channel_values[START] : values;
       if (task.name !== START) {
         emit("tasks", { id: task.id, name: task.name, input, triggers: task.triggers, interrupts: [] });
         emit("debug", { type: "task", timestamp: new Date(clock()).toISOString(), step, payload: { id: task.id, name: task.name, input, triggers: task.triggers, interrupts: [] } });
@@ -247,7 +245,7 @@ export async function execute(graph: CompiledStateGraph, o: ExecuteOptions): Pro
       let out: Outcome;
       try {
         const update = task.name === START ? input : await graph.nodes.get(task.name)!(input as never, ctx);
-        const { writes, shown } = await graph.nodeWrites(task.name, update, task.name === START ? values : (input as Record<string, unknown>), config, ids);
+        const { writes, shown } = await graph.nodeWrites(task.name, update, values, config, ids);
         // Earlier interrupts stay recorded: the history entry of this checkpoint keeps showing them (engine.md 4).
         const asked = stored.get(task.id)?.filter((w) => w[1] === INTERRUPT) ?? [];
         const pw: PendingWrite[] = [...resumeWrites(), ...asked, ...writes.map((w) => [task.id, w[0], w[1]] as const)];
@@ -316,8 +314,13 @@ async function commandWrites(graph: CompiledStateGraph, cmd: Command, cp: Checkp
   if (cmd.update === undefined && cmd.goto === undefined) return [];
   let prepared: unknown = undefined;
   if (cmd.update !== undefined && cmd.update !== null) prepared = graph.prepareInput(cmd.update, ids);
-  const { writes } = await graph.nodeWrites("__input__", new Command({ update: prepared, goto: cmd.goto }), readValues(graph.def, cp), config, ids);
-  return writes.map((w) => [NULL_TASK_ID, w[0], w[1]] as const);
+  try {
+    const { writes } = await graph.nodeWrites(INPUT, new Command({ update: prepared, goto: cmd.goto }), readValues(graph.def, cp), config, ids);
+    return writes.map((w) => [NULL_TASK_ID, w[0], w[1]] as const);
+  } catch (err) {
+    if (err instanceof InvalidUpdateError) throw invalidInput(`Invalid Command: ${err.message}`);
+    throw err;
+  }
 }
 
 /** Static breakpoint check (engine.md 4): a task matches and some channel changed since the last resume. */
@@ -372,6 +375,10 @@ function emitWholeMessages(graph: CompiledStateGraph, writes: readonly Write[], 
     for (const m of v as Array<{ id?: string; type?: string }>) if (m.type !== "remove" && !streamed.has(m.id ?? "")) send(m);
   }
 }
+
+let never: AbortSignal | undefined;
+/** The signal nodes get when the run has none (made on first use: no global touched at load, D18). */
+const neverAborted = () => (never ??= new AbortController().signal);
 
 function raceAbort<T>(p: Promise<T>, signal: AbortSignal, onAbort: () => void): Promise<T> {
   return new Promise<T>((resolve, reject) => {

@@ -55,7 +55,7 @@ export interface RemoveMessageObject {
 export type Message = HumanMessage | AIMessage | SystemMessage | ToolMessage | RemoveMessageObject;
 
 /** Anything `addMessages` accepts: a string, `[role, content]`, `{role}`/`{type}` objects, LangChain serialized or class messages. */
-export type MessageLike = string | [string, unknown] | Record<string, unknown> | RemoveMessage;
+export type MessageLike = string | [string, unknown] | Message | Record<string, unknown> | RemoveMessage;
 
 /** The id of a `RemoveMessage` that clears the list (engine.md 3, step 3). */
 export const REMOVE_ALL_MESSAGES = "__remove_all__";
@@ -240,9 +240,7 @@ export function coerceMessage(m: unknown): Message {
  * are identical in task results, pending writes and values (engine.md 7.7).
  */
 export function prepareMessages(update: unknown, mint: () => string = uuid4): Message[] {
-  const list = Array.isArray(update) && !(update.length === 2 && ROLES.has(update[0] as string))
-    ? update
-    : [update];
+  const list = Array.isArray(update) ? update : [update];
   return list.map((item) => {
     const msg = coerceMessage(item);
     return msg.id === undefined ? ({ ...msg, id: mint() } as Message) : msg;

@@ -6,6 +6,7 @@ import type { Checkpoint, CheckpointMetadata, CheckpointStore, PendingWrite, Sto
 import type { Interrupt } from "../types.js";
 import { applyWrites, emptyCheckpoint, prepareTasks, readValues, type TaskWrites, type Write } from "./algo.js";
 import { COPY, Command, END, ERROR, INPUT, INTERRUPT, NO_WRITES, NULL_TASK_ID, START, isSpecialChannel } from "./constants.js";
+import { InvalidUpdateError } from "./errors.js";
 import type { CompiledStateGraph } from "./graph.js";
 import type { CheckpointRef, HistoryOptions, StateSnapshot, Superstep, TaskView, UpdateStateOptions } from "./types.js";
 
@@ -234,7 +235,9 @@ export async function bulkUpdateState(
         const prepared = Command.is(checked) && checked.update !== undefined && checked.update !== null
           ? new Command({ ...checked, update: graph.prepareInput(checked.update, ids) })
           : checked;
-        const { writes, shown } = await graph.nodeWrites(asNode, prepared, state, config, ids);
+        const { writes, shown } = await graph.nodeWrites(asNode, prepared, state, config, ids).catch((err: unknown) => {
+          throw err instanceof InvalidUpdateError ? invalidInput(`Invalid update as "${asNode}": ${err.message}`) : err;
+        });
         pseudo.push({ name: asNode, path: ["__pregel_pull", asNode], triggers: [INTERRUPT], writes });
         writesMeta[asNode] = shown ?? (Command.is(prepared) ? null : prepared ?? null);
       }

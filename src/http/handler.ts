@@ -294,9 +294,12 @@ export function createRouter(runtime: HttpRuntime, options: FetchHandlerOptions)
   on("GET", "/threads/:thread_id", async (c) =>
     json(await (await c.client()).threads.get(c.params.thread_id, { include: queryList(c.query, "include") } as never)),
   );
-  on("PATCH", "/threads/:thread_id", async (c) =>
-    json(await (await c.client()).threads.update(c.params.thread_id, pick(await c.body(), ["metadata", "ttl"]) as never)),
-  );
+  on("PATCH", "/threads/:thread_id", async (c) => {
+    // `Prefer: return=minimal` (the SDK's returnMinimal): no body.
+    const returnMinimal = /return=minimal/.test(c.request.headers.get("prefer") ?? "");
+    const thread = await (await c.client()).threads.update(c.params.thread_id, { ...pick(await c.body(), ["metadata", "ttl"]), returnMinimal });
+    return returnMinimal ? empty(204) : json(thread);
+  });
   on("DELETE", "/threads/:thread_id", async (c) => {
     await (await c.client()).threads.delete(c.params.thread_id);
     return empty(204);
@@ -540,7 +543,13 @@ export function errorResponse(err: unknown): Response {
   if (AgentdockError.is(err)) {
     const body: Record<string, unknown> = { detail: err.message };
     if (err.problems) body.problems = err.problems;
-    return json(body, STATUS[err.code] ?? 500);
+    // An auth handler's HTTPException (the cause) may carry headers such as WWW-Authenticate.
+    const headers = new Headers();
+    const extra = (err.cause as { headers?: unknown } | undefined)?.headers;
+    if (extra && typeof extra === "object") {
+      for (const [name, value] of Object.entries(extra)) if (typeof value === "string") headers.set(name, value);
+    }
+    return json(body, STATUS[err.code] ?? 500, headers);
   }
   const message = err instanceof Error ? err.message : String(err);
   return json({ detail: `agentdock: internal error: ${message}` }, 500);

@@ -14,7 +14,6 @@ import type { HttpRuntime } from "./types.js";
 
 export type { FetchHandlerOptions } from "./handler.js";
 export type { HttpRuntime, HttpClient } from "./types.js";
-export { sseFrame, type StreamPart } from "./sse.js";
 
 /** A fetch-style request handler. */
 export type FetchHandler = (request: Request) => Promise<Response>;

@@ -4,6 +4,7 @@
  */
 import { readFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
+import { fromLangGraphAuth, isLangGraphAuth } from "../auth/auth.js";
 import type { AuthProvider } from "../auth/types.js";
 import { invalidInput } from "../errors.js";
 import { loadExport } from "./load.js";
@@ -24,7 +25,9 @@ const isProvider = (v: unknown): v is AuthProvider =>
  * Returns the auth provider graph.json names at `auth.path` (`"./auth.ts:auth"`, relative to the
  * config's directory), or `undefined` when the config has no `auth` (every caller is the owner).
  * `source` is the path of graph.json (paths then resolve against its directory unless `baseDir`
- * is given), or its parsed content with `baseDir` (default: the current directory). The export must be an `Auth` instance or any object implementing `AuthProvider`.
+ * is given), or its parsed content with `baseDir` (default: the current directory). The export
+ * must be an `Auth` instance (agentdock's, or the LangGraph SDK's, adapted by `fromLangGraphAuth`)
+ * or any object implementing `AuthProvider`.
  */
 export async function loadAuth(source: string | AuthConfigFile, baseDir?: string): Promise<AuthProvider | undefined> {
   let config: unknown = source;
@@ -45,10 +48,12 @@ export async function loadAuth(source: string | AuthConfigFile, baseDir?: string
       { path: "auth.path", message: "expected a non-empty string such as \"./auth.ts:auth\"" },
     ]);
   }
-  const provider = await loadExport(auth.path, dir);
+  const loaded = await loadExport(auth.path, dir);
+  // An auth module written for the LangGraph server exports the SDK's Auth: adapt it.
+  const provider = isLangGraphAuth(loaded) && !isProvider(loaded) ? fromLangGraphAuth(loaded) : loaded;
   if (!isProvider(provider)) {
     throw invalidInput(
-      `agentdock: "${auth.path}" must export an Auth instance or an object with authenticate(request) and authorize(user, event) methods`,
+      `agentdock: "${auth.path}" must export an Auth instance (agentdock's or @langchain/langgraph-sdk/auth's) or an object with authenticate(request) and authorize(user, event) methods`,
     );
   }
   return provider;

@@ -37,20 +37,25 @@ export function toNodeListener(handler: FetchHandler) {
     try {
       const chunks: Buffer[] = [];
       if (req.method !== "GET" && req.method !== "HEAD") for await (const chunk of req) chunks.push(chunk as Buffer);
-      const headers = new Headers();
-      for (const [name, value] of Object.entries(req.headers)) {
-        if (Array.isArray(value)) value.forEach((v) => headers.append(name, v));
-        else if (value !== undefined) headers.set(name, value);
-      }
-      const request = new Request(`http://${req.headers.host ?? "localhost"}${req.url ?? "/"}`, {
+      const headers: [string, string][] = [];
+      for (let i = 0; i < req.rawHeaders.length; i += 2) headers.push([req.rawHeaders[i], req.rawHeaders[i + 1]]);
+      const host = /^[\w.:[\]-]+$/.test(req.headers.host ?? "") ? req.headers.host : "localhost";
+      const request = new Request(`http://${host}${req.url ?? "/"}`, {
         method: req.method,
         headers,
         body: chunks.length ? Buffer.concat(chunks) : undefined,
         signal: abort.signal,
       });
       const response = await handler(request);
-      res.writeHead(response.status, Object.fromEntries(response.headers));
-      if (!response.body) return void res.end();
+      const outHeaders = Object.fromEntries(response.headers);
+      if (!response.body || !outHeaders["content-type"]?.startsWith("text/event-stream")) {
+        // A finite body: one write with its length (cheaper than pumping a stream).
+        const body = response.body ? Buffer.from(await response.arrayBuffer()) : undefined;
+        if (body) outHeaders["content-length"] = String(body.length);
+        res.writeHead(response.status, outHeaders);
+        return void res.end(body);
+      }
+      res.writeHead(response.status, outHeaders);
       res.flushHeaders();
       const reader = response.body.getReader();
       abort.signal.addEventListener("abort", () => void reader.cancel().catch(() => {}), { once: true });

@@ -144,9 +144,18 @@ export function assistantsApi(core: Core, caller: Caller): AssistantsApi {
     const filter = await core.authorize(caller, "assistants", "delete", { assistant_id: id });
     const assistant = await core.visibleAssistant(id, filter);
     const ops: WriteOp[] = [{ op: "assistant.delete", assistant_id: assistant.assistant_id }];
+    // Its finished runs go too (api.md 6); in-flight ones finish first.
+    for (const run of await store.listRuns()) {
+      if (run.assistant_id === assistant.assistant_id && run.status !== "pending" && run.status !== "running") {
+        ops.push({ op: "run.delete", run_id: run.run_id });
+      }
+    }
     if (o.deleteThreads) {
       for (const t of await store.listThreads()) {
-        if (t.metadata.assistant_id === assistant.assistant_id) ops.push({ op: "thread.delete", thread_id: t.thread_id });
+        if (t.metadata.assistant_id !== assistant.assistant_id) continue;
+        // Only threads the caller may delete go (auth.md 6): another user's thread run on this assistant stays.
+        const threadFilter = await core.authorize(caller, "threads", "delete", { thread_id: t.thread_id });
+        if (matchesAuthFilter(t.metadata, threadFilter)) ops.push({ op: "thread.delete", thread_id: t.thread_id });
       }
     }
     await store.commit(ops);

@@ -77,10 +77,15 @@ export class Core {
     return graph;
   }
 
-  /** Runs `fn` holding the lock of `key` (a thread id): one read-modify-write at a time. */
+  /**
+   * Runs `fn` holding the lock of `key` (a thread id): one read-modify-write at a time. On a
+   * shared store (other tabs on the same data) the store's cross-runtime lock is held too.
+   */
   async withLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    const { store } = this;
+    const locked = store.withLock ? () => store.withLock!(`thread:${key}`, fn) : fn;
     const prev = this.locks.get(key) ?? Promise.resolve();
-    const next = prev.then(fn, fn);
+    const next = prev.then(locked, locked);
     const settled = next.then(
       () => undefined,
       () => undefined,

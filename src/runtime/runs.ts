@@ -48,6 +48,8 @@ interface ActiveRun {
   /** Checkpoints the run wrote, and the original writes of tasks it recorded on older ones (rollback). */
   written: Set<string>;
   replacedWrites: Map<string, { checkpointId: string; taskId: string; writes: PendingWrite[] }>;
+  /** Releases the store's `run:<id>` lock (shared stores), held while the run is in flight. */
+  releaseLock(): void;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -85,6 +87,38 @@ const errorInfo = (err: unknown) => ({
   error: err instanceof Error ? err.name || "Error" : "Error",
   message: err instanceof Error ? err.message : String(err),
 });
+
+/**
+ * On a shared store, holds the cross-runtime lock `run:<id>` until released: other runtimes
+ * (tabs) opening the data see the run is alive and leave it alone (D10). Resolves once held.
+ */
+async function holdRunLock(core: Core, runId: string): Promise<() => void> {
+  const { store } = core;
+  if (!store.capabilities.shared || !store.withLock) return () => undefined;
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  await new Promise<void>((granted) => {
+    void store.withLock!(`run:${runId}`, () => {
+      granted();
+      return held;
+    });
+  });
+  return release;
+}
+
+/** True when another runtime holds the run's lock (probed for `ms`; shared stores only). */
+export async function runIsAlive(core: Core, runId: string, ms = 50): Promise<boolean> {
+  const { store } = core;
+  if (!store.capabilities.shared || !store.withLock) return false;
+  let acquired = false;
+  const probe = store.withLock(`run:${runId}`, async () => {
+    acquired = true;
+  });
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([probe, new Promise<void>((r) => (timer = setTimeout(r, ms)))]);
+  clearTimeout(timer);
+  return !acquired;
+}
 
 /** Rejects when `signal` aborts (the call stops waiting; the run is unaffected). */
 function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
@@ -153,7 +187,7 @@ export class RunQueue implements RunQueueView {
     p: RunOptions,
     what: string,
     reader?: { onStop: (run: ActiveRun, finished: boolean) => void },
-  ): Promise<{ active: ActiveRun; events?: AsyncGenerator<RunEvent> }> {
+  ): Promise<{ active: ActiveRun; run: RunRecord; events?: AsyncGenerator<RunEvent> }> {
     const core = this.core;
     const runId = core.ids.uuid();
     const strategy: MultitaskStrategy = p.multitaskStrategy ?? core.defaultStrategy;
@@ -230,6 +264,18 @@ export class RunQueue implements RunQueueView {
           `agentdock: thread ${threadId} is already running run ${inFlight[0]!.run.run_id}. Wait for it, cancel it, or choose multitaskStrategy "enqueue", "interrupt" or "rollback".`,
         );
       }
+      // On a shared store another runtime (tab) may have runs on this thread: a live one is a
+      // conflict (this queue cannot wait for it); one whose runtime is gone ends as an error (D10).
+      const staleOps: WriteOp[] = [];
+      if (core.store.capabilities.shared) {
+        for (const foreign of await core.store.listRuns(threadId)) {
+          if ((foreign.status !== "pending" && foreign.status !== "running") || this.active.has(foreign.run_id)) continue;
+          if (await runIsAlive(core, foreign.run_id)) {
+            throw conflict(`agentdock: thread ${threadId} is running run ${foreign.run_id} in another runtime on the same store (another tab). Retry when it is done.`);
+          }
+          staleOps.push({ op: "run.put", run: { ...foreign, status: "error", updated_at: now } });
+        }
+      }
       const config = this.runConfig(assistant, thread, p, { runId, threadId, user, metadata: runMetadata });
       const run: RunRecord = {
         run_id: runId,
@@ -251,10 +297,13 @@ export class RunQueue implements RunQueueView {
         config: wasBusy ? thread.config : { ...config, configurable: withoutAuthKeys(config.configurable), metadata: undefined },
       };
       delete (nextThread.config as Record<string, unknown>).metadata;
-      await core.store.commit([
-        { op: "thread.put", thread: nextThread },
-        { op: "run.put", run },
-      ]);
+      const releaseLock = await holdRunLock(core, runId);
+      try {
+        await core.store.commit([...staleOps, { op: "thread.put", thread: nextThread }, { op: "run.put", run }]);
+      } catch (err) {
+        releaseLock();
+        throw err;
+      }
       let resolve!: (r: RunResult) => void;
       const result = new Promise<RunResult>((r) => (resolve = r));
       const active: ActiveRun = {
@@ -277,6 +326,7 @@ export class RunQueue implements RunQueueView {
         resolve,
         written: new Set(),
         replacedWrites: new Map(),
+        releaseLock,
       };
       this.active.set(runId, active);
       this.queues.set(threadId, [...inFlight, active]);
@@ -288,8 +338,9 @@ export class RunQueue implements RunQueueView {
     });
     const events = reader ? active.channel.read(undefined, (finished) => reader.onStop(active, finished)) : undefined;
     active.channel.push("metadata", { run_id: runId, thread_id: threadId, attempt: 1 });
+    const run = active.run;
     this.drain(threadId);
-    return events ? { active, events } : { active };
+    return events ? { active, run, events } : { active, run };
   }
 
   /** Config merge assistant -> thread -> run (api.md 3.3); the user lands per D12. */
@@ -493,8 +544,10 @@ export class RunQueue implements RunQueueView {
       });
     } catch (err) {
       // The store failed while recording the outcome: report it to waiters rather than hang.
+      console.error("agentdock: recording the outcome of run", runId, "failed", err);
       result = { __error__: errorInfo(err) };
     }
+    active.releaseLock();
     active.channel.close();
     if (active.channel.isClosed && active.run.kwargs.resumable && active.cancel !== "rollback" && !active.temporary) {
       this.finished.set(runId, { threadId, channel: active.channel });
@@ -596,9 +649,9 @@ export function runsApi(core: Core, caller: Caller, queue: RunQueue): RunsApi {
 
   async function create(threadId: unknown, assistantId: unknown, payload?: unknown): Promise<Run> {
     const { t, a, p } = parseRun(threadId, assistantId, payload, "runs.create");
-    const { active } = await queue.create(caller, t, a, p, "runs.create");
-    notifyCreated(p, active.run);
-    return active.run;
+    const { run } = await queue.create(caller, t, a, p, "runs.create");
+    notifyCreated(p, run);
+    return run;
   }
 
   async function createBatch(payloads: unknown, options?: unknown): Promise<Run[]> {
@@ -612,7 +665,7 @@ export function runsApi(core: Core, caller: Caller, queue: RunQueue): RunsApi {
     });
     for (const { a } of parsed) await core.visibleAssistant(a, undefined);
     const runs: Run[] = [];
-    for (const { a, p } of parsed) runs.push((await queue.create(caller, null, a, p, "runs.createBatch")).active.run);
+    for (const { a, p } of parsed) runs.push((await queue.create(caller, null, a, p, "runs.createBatch")).run);
     return runs;
   }
 

@@ -9,13 +9,18 @@ import type { WriteOp } from "../persistence/types.js";
 import { createUploadApi } from "../upload/api.js";
 import { assistantsApi, ensureDefaultAssistants } from "./assistants.js";
 import { type Caller, Core } from "./core.js";
-import { RunQueue, runsApi } from "./runs.js";
+import { RunQueue, runIsAlive, runsApi } from "./runs.js";
 import { threadsApi } from "./threads.js";
 import type { ClientRequest, CreateRuntimeOptions, Runtime, RuntimeClient, RuntimeEvent, RuntimeListener } from "./types.js";
 
-/** D10: runs left pending or running by a stopped process end as errors; their threads too. */
+/**
+ * D10: runs left pending or running by a stopped process end as errors; their threads too. On a
+ * shared store a run whose lock another live runtime (tab) holds is left alone.
+ */
 async function recoverInterruptedRuns(core: Core): Promise<void> {
-  const stale = (await core.store.listRuns()).filter((r) => r.status === "pending" || r.status === "running");
+  const inFlight = (await core.store.listRuns()).filter((r) => r.status === "pending" || r.status === "running");
+  const alive = await Promise.all(inFlight.map((r) => runIsAlive(core, r.run_id)));
+  const stale = inFlight.filter((_, i) => !alive[i]);
   if (stale.length === 0) return;
   const now = core.now();
   const error = { error: "ProcessStopped", message: "agentdock: the process stopped while this run was in flight; run it again." };

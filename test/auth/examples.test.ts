@@ -1,10 +1,11 @@
-// The example handlers in examples/auth import "agentdock" (the built package): `npm test` builds first.
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { AuthProvider } from "../../src/auth/index.js";
 import { AgentdockError } from "../../src/errors.js";
 import { loadAuth } from "../../src/node/auth-loader.js";
 import { loadExport } from "../../src/node/load.js";
+import { createRuntime } from "../../src/runtime/index.js";
+import { matrixGraphs } from "./isolation.js";
 
 const dir = join(import.meta.dirname, "../../examples/auth");
 const load = async (file: string) => (await loadAuth({ auth: { path: `./${file}:auth` } }, dir))!;
@@ -24,6 +25,22 @@ describe("examples/auth/api-key.ts", () => {
     const value: Record<string, unknown> = { metadata: { topic: "t" } };
     expect(await auth.authorize(bob, { resource: "threads", action: "create", value })).toEqual({ owner: "bob" });
     expect(value.metadata).toEqual({ topic: "t", owner: "bob" });
+  });
+  it("isolates two API keys end to end in a runtime", async () => {
+    const runtime = await createRuntime({ graphs: matrixGraphs(), auth: await load("api-key.ts") });
+    try {
+      const alice = await runtime.client({ headers: { "x-api-key": "key-alice" } });
+      const bob = await runtime.client({ headers: { "x-api-key": "key-bob" } });
+      const thread = await alice.threads.create({ metadata: { topic: "plans" } });
+      await alice.runs.wait(thread.thread_id, "agent", { input: { messages: [{ role: "user", content: "hi" }] } });
+      expect((await alice.threads.get(thread.thread_id)).metadata).toMatchObject({ topic: "plans", owner: "alice" });
+      await fails(bob.threads.get(thread.thread_id), "not_found");
+      expect(await bob.threads.search()).toEqual([]);
+      expect(await alice.threads.count()).toBe(1);
+      await expect(runtime.client({ headers: { "x-api-key": "stolen" } })).rejects.toThrow(/Invalid API key/);
+    } finally {
+      await runtime.close();
+    }
   });
 });
 

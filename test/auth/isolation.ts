@@ -3,12 +3,14 @@
  * runtime, each checked for leaks in both directions, plus the cases of auth.md section 12 that
  * apply. Transport-neutral: it uses only methods of the official SDK `Client` and asserts errors
  * by `AgentdockError` code or HTTP status, so the HTTP adapter runs the same matrix.
+ * Test names cite the auth.md 12 case they port. Not here: 12.8 (agentdock has no store
+ * namespace), 12.31 (`/info` is HTTP only), 12.32 (the filter table, test/auth/filter.test.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Auth, HTTPException, isStudioUser, STUDIO_USER, type AuthProvider } from "../../src/auth/index.js";
 import { AgentdockError, type ErrorCode } from "../../src/errors.js";
 import { END, START, StateGraph, type CompiledGraph, type Message } from "../../src/graph/index.js";
-import type { RuntimeClient as ContractClient } from "../../src/runtime/index.js";
+import type { ContractClient } from "../runtime/contract.js";
 
 export interface IsolationTarget {
   /** The SDK-shaped client of the caller presenting `headers` (may authenticate eagerly). */
@@ -58,7 +60,7 @@ export function matrixGraphs(): Record<string, CompiledGraph> {
       const c = ctx.config.configurable;
       const user = c.graph_auth_user as { identity?: string; org?: string } | undefined;
       return {
-        messages: [{ role: "assistant", content: "ok" } as Message],
+        messages: [{ type: "ai", content: "ok" } as unknown as Message],
         seen: {
           graph_auth_user: user?.identity ?? null,
           org: user?.org ?? null,
@@ -111,7 +113,7 @@ async function hiddenStream(iter: AsyncIterable<{ event: string; data: unknown }
 }
 
 const input = (text: string) => ({ messages: [{ role: "user", content: text }] });
-const ids = <T extends Record<string, unknown>>(list: T[], key: keyof T) => list.map((x) => x[key]);
+const ids = (list: readonly object[], key: string) => list.map((x) => (x as Record<string, unknown>)[key]);
 
 export function isolationMatrix(name: string, create: (opts: { graphs: Record<string, CompiledGraph>; auth: AuthProvider }) => Promise<IsolationTarget>): void {
   describe(`auth isolation matrix: ${name}`, () => {
@@ -171,7 +173,7 @@ export function isolationMatrix(name: string, create: (opts: { graphs: Record<st
         threadId = thread.thread_id;
         await o.runs.wait(threadId, assistantId, { input: input("hello") });
         runId = (await o.runs.list(threadId))[0].run_id;
-        checkpointId = (await o.threads.getState(threadId)).checkpoint_id!;
+        checkpointId = (await o.threads.getState(threadId)).checkpoint.checkpoint_id!;
         const pending = await o.threads.create();
         pendingThreadId = pending.thread_id;
         pendingRunId = (await o.runs.create(pendingThreadId, "agent", { input: input("later"), afterSeconds: 3600 })).run_id;
@@ -197,7 +199,7 @@ export function isolationMatrix(name: string, create: (opts: { graphs: Record<st
           await failsWith(as(other).assistants.update(assistantId, { name: "stolen", metadata: { owner: other } }), "not_found");
           await failsWith(as(other).assistants.delete(assistantId), "not_found");
           const a = await as(owner).assistants.get(assistantId);
-          expect([a.name, a.version, a.metadata.owner]).toEqual([`${owner}'s assistant v2`, 2, owner]);
+          expect([a.name, a.version, a.metadata?.owner]).toEqual([`${owner}'s assistant v2`, 2, owner]);
         });
 
         it("getGraph and getSchemas: 404 for the other user (auth.md 12.11)", async () => {
@@ -218,7 +220,7 @@ export function isolationMatrix(name: string, create: (opts: { graphs: Record<st
 
         it("setLatest by the owner restores version 1 (auth.md 12.25)", async () => {
           const a = await as(owner).assistants.setLatest(assistantId, 1);
-          expect([a.version, a.name, a.metadata.owner]).toEqual([1, `${owner}'s assistant`, owner]);
+          expect([a.version, a.name, a.metadata?.owner]).toEqual([1, `${owner}'s assistant`, owner]);
           await as(owner).assistants.setLatest(assistantId, 2);
         });
 
@@ -227,8 +229,8 @@ export function isolationMatrix(name: string, create: (opts: { graphs: Record<st
           const theirs = await as(other).assistants.search({ limit: 100 });
           expect(ids(mine, "assistant_id")).toContain(assistantId);
           expect(ids(theirs, "assistant_id")).not.toContain(assistantId);
-          expect(mine.every((a) => a.metadata.owner === owner)).toBe(true);
-          expect(theirs.every((a) => a.metadata.owner === other)).toBe(true);
+          expect(mine.every((a) => a.metadata?.owner === owner)).toBe(true);
+          expect(theirs.every((a) => a.metadata?.owner === other)).toBe(true);
           const graphFiltered = await as(owner).assistants.search({ graphId: "agent", metadata: { tag: "b" } });
           expect(ids(graphFiltered, "assistant_id")).toEqual([assistantId]);
           // Paging happens after filtering: the pages hold the user's three, whatever others own.
@@ -246,10 +248,10 @@ export function isolationMatrix(name: string, create: (opts: { graphs: Record<st
           await failsWith(as(other).assistants.create({ graphId: "agent", assistantId }), "conflict");
           const r = as(other)
             .assistants.create({ graphId: "agent", assistantId, ifExists: "do_nothing" })
-            .then((a) => a.metadata.owner, (err: Error) => err);
+            .then((a) => a.metadata?.owner, (err: Error) => err);
           const outcome = await r;
           expect(outcome === other || outcome instanceof Error).toBe(true);
-          expect((await as(owner).assistants.get(assistantId)).metadata.owner).toBe(owner);
+          expect((await as(owner).assistants.get(assistantId)).metadata?.owner).toBe(owner);
         });
       });
 
@@ -262,7 +264,7 @@ export function isolationMatrix(name: string, create: (opts: { graphs: Record<st
         it("update and delete by the other user: 404, nothing changes (auth.md 12.6)", async () => {
           await failsWith(as(other).threads.update(threadId, { metadata: { topic: "stolen" } }), "not_found");
           await failsWith(as(other).threads.delete(threadId), "not_found");
-          expect((await as(owner).threads.get(threadId)).metadata.topic).toBe(`${owner}-topic`);
+          expect((await as(owner).threads.get(threadId)).metadata?.topic).toBe(`${owner}-topic`);
         });
 
         it("search and count: only the caller's threads, filtered before paging", async () => {
@@ -271,7 +273,7 @@ export function isolationMatrix(name: string, create: (opts: { graphs: Record<st
           expect(ids(mine, "thread_id")).toEqual(expect.arrayContaining([threadId, pendingThreadId]));
           expect(ids(theirs, "thread_id")).not.toContain(threadId);
           expect(ids(theirs, "thread_id")).not.toContain(pendingThreadId);
-          expect(theirs.every((t) => t.metadata.owner === other)).toBe(true);
+          expect(theirs.every((t) => t.metadata?.owner === other)).toBe(true);
           expect(await as(other).threads.search({ ids: [threadId] })).toEqual([]);
           expect(await as(owner).threads.search({ metadata: { page: pageTag }, limit: 2 })).toHaveLength(2);
           expect(await as(owner).threads.search({ metadata: { page: pageTag }, limit: 2, offset: 2 })).toHaveLength(1);
@@ -284,9 +286,9 @@ export function isolationMatrix(name: string, create: (opts: { graphs: Record<st
           await failsWith(as(other).threads.create({ threadId }), "conflict");
           const outcome = await as(other)
             .threads.create({ threadId, ifExists: "do_nothing" })
-            .then((t) => t.metadata.owner, (err: Error) => err);
+            .then((t) => t.metadata?.owner, (err: Error) => err);
           expect(outcome === other || outcome instanceof Error).toBe(true);
-          expect((await as(owner).threads.get(threadId)).metadata.topic).toBe(`${owner}-topic`);
+          expect((await as(owner).threads.get(threadId)).metadata?.topic).toBe(`${owner}-topic`);
         });
 
         it("getState, also at a checkpoint: 404 for the other user (auth.md 12.12, 12.23)", async () => {
@@ -299,7 +301,7 @@ export function isolationMatrix(name: string, create: (opts: { graphs: Record<st
         it("updateState: the owner's sticks, the other user's is 404 (auth.md 12.12, 12.22)", async () => {
           await failsWith(as(other).threads.updateState(threadId, { values: { seen: { by: other } } }), "not_found");
           await as(owner).threads.updateState(threadId, { values: { seen: { sleep: 432 } } });
-          expect((await as(owner).threads.getState(threadId)).values.seen).toEqual({ sleep: 432 });
+          expect(((await as(owner).threads.getState(threadId)).values as Record<string, unknown>).seen).toEqual({ sleep: 432 });
         });
 
         it("getHistory: the owner's states, 404 for the other user (auth.md 12.3, 12.29)", async () => {
@@ -312,7 +314,7 @@ export function isolationMatrix(name: string, create: (opts: { graphs: Record<st
           await failsWith(as(other).threads.copy(threadId), "not_found");
           const copy = await as(owner).threads.copy(threadId);
           expect(copy.thread_id).not.toBe(threadId);
-          expect(copy.metadata.owner).toBe(owner);
+          expect(copy.metadata?.owner).toBe(owner);
           await failsWith(as(other).threads.get(copy.thread_id), "not_found");
         });
       });
@@ -320,6 +322,12 @@ export function isolationMatrix(name: string, create: (opts: { graphs: Record<st
       describe("runs", () => {
         it("create on the other user's thread: 404 (auth.md 12.4, 12.14)", async () => {
           await failsWith(as(other).runs.create(threadId, "agent", { input: input("x") }), "not_found");
+        });
+
+        it("create with ifNotExists: \"create\" on the other user's thread: 404, the thread is untouched", async () => {
+          const before = await as(owner).threads.get(threadId);
+          await failsWith(as(other).runs.create(threadId, "agent", { input: input("x"), ifNotExists: "create" }), "not_found");
+          expect(await as(owner).threads.get(threadId)).toEqual(before);
         });
 
         it("wait on the other user's thread: 404 (auth.md 12.4, 12.18)", async () => {
@@ -348,6 +356,7 @@ export function isolationMatrix(name: string, create: (opts: { graphs: Record<st
         it("joinStream: the other user gets only a not-found outcome (auth.md 12.7, 12.19)", async () => {
           await hiddenStream(as(other).runs.joinStream(threadId, runId));
           await hiddenStream(as(other).runs.joinStream(pendingThreadId, pendingRunId));
+          await hiddenStream(as(other).runs.joinStream(null, runId));
         });
 
         it("a pending run: the other user cannot list, get, cancel or delete it (auth.md 12.13, 12.20, 12.21)", async () => {
@@ -373,9 +382,9 @@ export function isolationMatrix(name: string, create: (opts: { graphs: Record<st
           const events = await collect(as(owner).runs.stream(null, "agent", { input: input("s2") }));
           expect(events.map((e) => e.event)).not.toContain("error");
           expect(events[0].event).toBe("metadata");
-          const kept = await as(owner).runs.create(null, "agent", { input: input("kept"), onCompletion: "keep" });
+          const kept = await as(owner).runs.create(null, "agent", { input: input("kept"), onCompletion: "continue" });
           await as(owner).runs.join(kept.thread_id, kept.run_id);
-          expect((await as(owner).threads.get(kept.thread_id)).metadata.owner).toBe(owner);
+          expect((await as(owner).threads.get(kept.thread_id)).metadata?.owner).toBe(owner);
           await failsWith(as(other).threads.get(kept.thread_id), "not_found");
         });
 
@@ -388,7 +397,7 @@ export function isolationMatrix(name: string, create: (opts: { graphs: Record<st
             langgraph_auth_permissions: ["admin"],
           };
           const values = await as(owner).runs.wait(thread.thread_id, "agent", { input: input("who"), config: { configurable: forged } });
-          expect(values.seen).toEqual({
+          expect((values as Record<string, unknown>).seen).toEqual({
             graph_auth_user: owner,
             org: "acme",
             langgraph_auth_user: owner,
@@ -401,8 +410,8 @@ export function isolationMatrix(name: string, create: (opts: { graphs: Record<st
       describe("the Studio user", () => {
         it("sees and reads the owner's resources when the handler allows it", async () => {
           const studio = as("studio");
-          expect((await studio.threads.get(threadId)).metadata.owner).toBe(owner);
-          expect((await studio.assistants.get(assistantId)).metadata.owner).toBe(owner);
+          expect((await studio.threads.get(threadId)).metadata?.owner).toBe(owner);
+          expect((await studio.assistants.get(assistantId)).metadata?.owner).toBe(owner);
           expect(ids(await studio.threads.search({ limit: 1000 }), "thread_id")).toContain(threadId);
           expect(await studio.assistants.count({ metadata: { page: pageTag } })).toBe(3);
           expect((await studio.runs.get(threadId, runId)).run_id).toBe(runId);
@@ -426,9 +435,23 @@ export function isolationMatrix(name: string, create: (opts: { graphs: Record<st
         await failsWith(ro.threads.delete(thread.thread_id), "forbidden");
         await failsWith(ro.runs.create(thread.thread_id, "agent", { input: input("x") }), "forbidden");
         await failsWith(ro.threads.updateState(thread.thread_id, { values: { seen: {} } }), "forbidden");
-        expect((await as("alice").threads.get(thread.thread_id)).metadata.kind).toBe("ro");
+        expect((await as("alice").threads.get(thread.thread_id)).metadata?.kind).toBe("ro");
         const copy = await as("alice").threads.copy(thread.thread_id);
         expect(copy.thread_id).not.toBe(thread.thread_id);
+      });
+    });
+
+    describe("side effects across users", () => {
+      it("deleting an assistant with its threads spares another user's thread that ran it", async () => {
+        const assistant = await as("alice").assistants.create({ graphId: "agent" });
+        const alicesThread = await as("alice").threads.create();
+        const bobsThread = await as("bob").threads.create();
+        await as("alice").runs.wait(alicesThread.thread_id, assistant.assistant_id, { input: input("a") });
+        // Running needs threads:create_run only, as on the JS server (auth.md 5): bob may run it.
+        await as("bob").runs.wait(bobsThread.thread_id, assistant.assistant_id, { input: input("b") });
+        await as("alice").assistants.delete(assistant.assistant_id, { deleteThreads: true });
+        await failsWith(as("alice").threads.get(alicesThread.thread_id), "not_found");
+        expect((await as("bob").threads.get(bobsThread.thread_id)).thread_id).toBe(bobsThread.thread_id);
       });
     });
 
@@ -436,8 +459,8 @@ export function isolationMatrix(name: string, create: (opts: { graphs: Record<st
       it("runs on a graph id need no assistants:read, and the default assistant stays hidden from users", async () => {
         const thread = await as("bob").threads.create();
         await as("bob").runs.wait(thread.thread_id, "agent", { input: input("hi") });
-        expect((await as("bob").assistants.search({ limit: 1000 })).some((a) => a.metadata.created_by === "system")).toBe(false);
-        expect((await as("studio").assistants.search({ limit: 1000 })).some((a) => a.metadata.created_by === "system")).toBe(true);
+        expect((await as("bob").assistants.search({ limit: 1000 })).some((a) => a.metadata?.created_by === "system")).toBe(false);
+        expect((await as("studio").assistants.search({ limit: 1000 })).some((a) => a.metadata?.created_by === "system")).toBe(true);
       });
     });
   });

@@ -18,6 +18,17 @@ describe("loadAuth (graph.json auth.path, D17)", () => {
     });
   });
 
+  it("adapts an Auth from @langchain/langgraph-sdk/auth: its handlers see a Request and run as usual", async () => {
+    const auth = (await loadAuth({ auth: { path: "./providers.ts:langgraph" } }, fixtures))!;
+    const user = await auth.authenticate({ headers: { "x-api-key": "k-alice" }, method: "POST", path: "/threads/search" });
+    expect(user).toMatchObject({ identity: "alice", permissions: ["read"], path: "/threads/search", method: "POST" });
+    await expect(auth.authenticate({ headers: { "x-api-key": "nope" } })).rejects.toSatisfy(
+      (e) => AgentdockError.is(e, "unauthenticated") && (e as Error).message === "Invalid API key",
+    );
+    expect(await auth.authorize(user, { resource: "threads", action: "read", value: {} })).toEqual({ owner: "alice" });
+    await expect(auth.authorize(user, { resource: "threads", action: "delete", value: {} })).rejects.toSatisfy((e) => AgentdockError.is(e, "forbidden"));
+  });
+
   it("resolves undefined when the config has no auth", async () => {
     expect(await loadAuth({ graphs: {} }, fixtures)).toBeUndefined();
   });

@@ -47,7 +47,7 @@ export async function buildExampleApp(outDir: string): Promise<void> {
   await build({
     root,
     configFile: join(root, "vite.config.ts"),
-    logLevel: "warn",
+    logLevel: "error",
     build: { outDir, emptyOutDir: true },
   });
 }
@@ -117,6 +117,8 @@ export async function launchBrowser(): Promise<Browser> {
     args: CHROMIUM_ARGS,
     viewport: { width: 1280, height: 800 },
   });
+  // Fail a step with Playwright's own message well before the test's timeout.
+  context.setDefaultTimeout(10_000);
   const errors: string[] = [];
   return {
     context,

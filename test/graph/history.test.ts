@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
-import { Command, END, START, StateGraph, Send, type StateSnapshot } from "../../src/graph/index.js";
-import { copyThreadOps } from "../../src/graph/index.js";
+import { END, START, StateGraph, Send, copyThreadOps, type StateSnapshot } from "../../src/graph/index.js";
+
 import { chainGraph, echoGraph, harness, logKey, steps } from "./helpers.js";
 
 const hi = { messages: [{ role: "user", content: "hi" }] };
@@ -132,6 +132,17 @@ describe("copy, metadata, ordering", () => {
     expect(fromOld.map((s) => s.metadata!.step)).toEqual([1, 0]);
   });
 
+  test("history asks the store for only `limit` checkpoints", async () => {
+    const g = echoGraph().compile();
+    const h = harness(g);
+    for (let i = 0; i < 5; i++) await h.run(hi);
+    const asked: unknown[] = [];
+    const spy = { ...h.store, getCheckpoint: h.store.getCheckpoint.bind(h.store), commit: h.store.commit.bind(h.store), listCheckpoints: (t: string, o?: object) => (asked.push(o), h.store.listCheckpoints(t, o)) };
+    const page = await g.getHistory(spy, h.threadId, { limit: 2, filter: { source: "loop" } });
+    expect(page).toHaveLength(2);
+    expect(asked).toEqual([{ limit: 2, filter: { source: "loop" } }]);
+  });
+
   test("7.6.34: snapshots list tasks in declaration order (__start__ first), the loop in sorted order, Send tasks first", async () => {
     // Declared z before y: the snapshot keeps declaration order, the loop starts them sorted.
     const g = new StateGraph({ log: logKey })
@@ -186,5 +197,27 @@ test("the seed's superstep example: __input__, __start__, a node give steps -1, 
   // Command as an update value is accepted too.
   await g.bulkUpdateState(h.store, h.threadId, [{ updates: [{ command: { goto: "call_model" }, as_node: "__start__" }] }], { ids: h.ids, clock: h.clock });
   expect((await g.getState(h.store, h.threadId)).next).toEqual(["call_model"]);
-  void Command;
+});
+
+test("works over a store that serializes what it stores (JSON round trip, nothing frozen)", async () => {
+  const g = echoGraph().compile();
+  const h = harness(g);
+  const inner = h.store;
+  const json = <T>(v: T): T => (v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T));
+  const store = {
+    commit: (ops: Parameters<typeof inner.commit>[0]) => inner.commit(json(ops)),
+    getCheckpoint: async (t: string, id?: string) => json(await inner.getCheckpoint(t, id)),
+    listCheckpoints: async (t: string, o?: Parameters<typeof inner.listCheckpoints>[1]) => json(await inner.listCheckpoints(t, o)),
+  };
+  const reference = harness(g, "ref");
+  for (let i = 0; i < 40; i++) {
+    await g.execute({ store, threadId: "t", input: { messages: [`m${i}`] }, config: { configurable: {} }, ids: h.ids, clock: h.clock });
+    await reference.run({ messages: [`m${i}`] });
+  }
+  const a = await g.getState(store, "t");
+  const b = await g.getState(reference.store, reference.threadId);
+  const contents = (s: StateSnapshot) => (s.values.messages as Array<{ content: string }>).map((m) => m.content);
+  expect(contents(a)).toEqual(contents(b));
+  expect(contents(a)).toHaveLength(80);
+  expect((await g.getHistory(store, "t", { limit: 3 })).map((s) => s.next)).toEqual([[], ["echo"], ["__start__"]]);
 });

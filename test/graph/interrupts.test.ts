@@ -200,6 +200,24 @@ describe("dynamic interrupts", () => {
     expect(r.values.log).toEqual(["a", "b", "c", "b", "c"]);
   });
 
+  test("Command input errors are invalid_input and write nothing; goto accepts the wire form of Send", async () => {
+    const g = new StateGraph({ log: logKey })
+      .addNode("a", () => ({ log: "a" }))
+      .addNode("w", (arg: unknown) => ({ log: `w:${String((arg as { n: number }).n)}` }))
+      .addEdge(START, "a")
+      .compile();
+    const h = harness(g);
+    await h.run({});
+    const count = (await h.store.listCheckpoints(h.threadId)).length;
+    for (const cmd of [new Command({ goto: "nope" }), new Command({ update: 5 })]) {
+      const err = await h.run(cmd).catch((e: unknown) => e);
+      expect(AgentdockError.is(err, "invalid_input")).toBe(true);
+    }
+    expect(await h.store.listCheckpoints(h.threadId)).toHaveLength(count);
+    const r = await h.run(new Command({ goto: [{ node: "w", input: { n: 1 } } as never, "a"] }));
+    expect(r.values.log).toEqual(["a", "a", "w:1"]);
+  });
+
   test("7.6.20: a throwing node fails the run with no checkpoint; the state shows the error; a null-input retry re-runs only that node", async () => {
     let failing = true;
     const runs = { ok: 0, flaky: 0 };

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { END, InvalidUpdateError, START, StateGraph, messagesState } from "../../src/graph/index.js";
+import { Command, END, InvalidUpdateError, START, StateGraph, messagesState } from "../../src/graph/index.js";
 import { echoGraph, harness, logKey } from "./helpers.js";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -75,14 +75,14 @@ describe("parallelism and structural sharing", () => {
   test("conditional edges with a path map, routers seeing the node's own writes, and Command goto from a node", async () => {
     const g = new StateGraph({ n: {} as { default?: () => number }, log: logKey })
       .addNode("count", (s) => ({ n: ((s.n as number) ?? 0) + 1, log: "count" }))
-      .addNode("done", () => new (class {})() && { log: "done" })
-      .addNode("jump", () => ({ log: "jump" }))
+      .addNode("jump", () => new Command({ update: { log: "jump" }, goto: "land" }))
+      .addNode("land", () => ({ log: "land" }))
       .addEdge(START, "count")
       .addConditionalEdges("count", (s) => ((s.n as number) >= 2 ? "finish" : "again"), { again: "count", finish: "jump" })
       .compile();
     const h = harness(g);
     await h.run({});
-    expect((await g.getState(h.store, h.threadId)).values).toEqual({ n: 2, log: ["count", "count", "jump"] });
+    expect((await g.getState(h.store, h.threadId)).values).toEqual({ n: 2, log: ["count", "count", "jump", "land"] });
     expect(g.getGraph().edges).toContainEqual({ source: "count", target: "count", conditional: true, data: "again" });
   });
 

@@ -184,6 +184,27 @@ describe("updates and supersteps", () => {
     await expect(g.getState(h.store, h.threadId, { checkpointId: "00000000-0000-4000-9000-0000000fffff" })).rejects.toMatchObject({ code: "not_found" });
   });
 
+  test("one superstep of two updates, as b1 and as b2, while paused before them: one checkpoint with both writes, next [c]", async () => {
+    const g = new StateGraph({ log: logKey })
+      .addNode("b1", () => ({ log: "b1" }))
+      .addNode("b2", () => ({ log: "b2" }))
+      .addNode("c", () => ({ log: "c" }))
+      .addEdge(START, "b1")
+      .addEdge(START, "b2")
+      .addEdge(["b1", "b2"], "c")
+      .compile({ interruptBefore: ["b1", "b2"] });
+    const h = harness(g);
+    await h.run({});
+    const count = (await h.store.listCheckpoints(h.threadId)).length;
+    await g.bulkUpdateState(h.store, h.threadId, [{ updates: [{ values: { log: "x1" }, as_node: "b1" }, { values: { log: "x2" }, as_node: "b2" }] }], { ids: h.ids, clock: h.clock });
+    expect(await h.store.listCheckpoints(h.threadId)).toHaveLength(count + 1);
+    const state = await g.getState(h.store, h.threadId);
+    expect(state.values.log).toEqual(["x1", "x2"]);
+    expect(state.next).toEqual(["c"]);
+    expect(state.metadata!.writes).toEqual({ b1: { log: "x1" }, b2: { log: "x2" } });
+    expect((await h.run(null)).values.log).toEqual(["x1", "x2", "c"]);
+  });
+
   test("forking: a run from an older checkpointId continues from it, and the new entry's parent is that checkpoint", async () => {
     const g = echoGraph().compile();
     const h = harness(g);

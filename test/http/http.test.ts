@@ -1,6 +1,7 @@
 import { Client } from "@langchain/langgraph-sdk";
 import type { Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
+import { Auth, HTTPException } from "../../src/auth/index.js";
 import type { AuthProvider } from "../../src/auth/types.js";
 import { forbidden, unauthenticated } from "../../src/errors.js";
 import type { CompiledGraph } from "../../src/graph/types.js";
@@ -90,6 +91,16 @@ describe("meta, errors and status codes (D3)", () => {
     expect(await (await call(handler, "POST", "/threads/count", {})).json()).toBe(0);
   });
 
+  it("answers a thread update with Prefer: return=minimal with 204 and no body", async () => {
+    const { handler } = await setup();
+    const tid = await newThread(handler);
+    const minimal = await call(handler, "PATCH", `/threads/${tid}`, { metadata: { b: 2 } }, { prefer: "return=minimal" });
+    expect(minimal.status).toBe(204);
+    expect(await minimal.text()).toBe("");
+    const full = await call(handler, "PATCH", `/threads/${tid}`, { metadata: { c: 3 } });
+    expect((await full.json()).metadata).toMatchObject({ b: 2, c: 3 });
+  });
+
   it("ignores unknown body keys", async () => {
     const { handler } = await setup();
     const res = await call(handler, "POST", "/threads", { metadata: { a: 1 }, ttl: 5, totally_unknown: true });
@@ -125,6 +136,17 @@ describe("meta, errors and status codes (D3)", () => {
     const write = await call(handler, "POST", "/assistants", { graph_id: "echo" }, { "x-api-key": "k" });
     expect(write.status).toBe(403);
     expect((await write.json()).detail).toBe("Assistants are read-only");
+  });
+
+  it("sends the headers of an auth handler's HTTPException with its status and detail", async () => {
+    const auth = new Auth().authenticate(() => {
+      throw new HTTPException(401, { message: "Token expired", headers: { "www-authenticate": 'Bearer error="invalid_token"' } });
+    });
+    const { handler } = await setup(undefined, {}, auth);
+    const res = await call(handler, "GET", "/threads/00000000-0000-4000-8000-000000000000");
+    expect(res.status).toBe(401);
+    expect(res.headers.get("www-authenticate")).toBe('Bearer error="invalid_token"');
+    expect(await res.json()).toEqual({ detail: "Token expired" });
   });
 });
 
@@ -212,6 +234,59 @@ describe("runs over HTTP (D11)", () => {
     expect((await (await call(handler, "GET", `/threads/${tid}/runs/${run.run_id}`)).json()).status).toBe("interrupted");
     const again = await call(handler, "POST", `/threads/${tid}/runs/${run.run_id}/cancel?wait=0`);
     expect(again.status).toBe(409);
+  });
+
+  it("serves the request forms the SDK contract does not reach", async () => {
+    const { handler } = await setup();
+    const tid = await newThread(handler);
+    await call(handler, "POST", `/threads/${tid}/runs/wait`, { assistant_id: "echo", input: { text: "a" } });
+    await call(handler, "POST", `/threads/${tid}/runs/wait`, { assistant_id: "echo", input: { text: "b" } });
+    const history = await (await call(handler, "POST", `/threads/${tid}/history`, { limit: 100 })).json();
+    const head = history[0].checkpoint.checkpoint_id;
+    const older = history[1].checkpoint.checkpoint_id;
+    // GET history with `before` as a plain checkpoint id; POST with the id string too
+    const viaGet = await (await call(handler, "GET", `/threads/${tid}/history?limit=2&before=${head}`)).json();
+    expect(viaGet.map((h: { checkpoint: { checkpoint_id: string } }) => h.checkpoint.checkpoint_id)).toEqual([older, history[2].checkpoint.checkpoint_id]);
+    const viaPost = await (await call(handler, "POST", `/threads/${tid}/history`, { limit: 1, before: head })).json();
+    expect(viaPost[0].checkpoint.checkpoint_id).toBe(older);
+    // state at a checkpoint: path form and body form
+    const atPath = await (await call(handler, "GET", `/threads/${tid}/state/${older}`)).json();
+    const atBody = await (await call(handler, "POST", `/threads/${tid}/state/checkpoint`, { checkpoint: { checkpoint_id: older } })).json();
+    expect(atPath).toEqual(atBody);
+    expect(atPath.checkpoint.checkpoint_id).toBe(older);
+    expect((await call(handler, "POST", `/threads/${tid}/state/checkpoint`, {})).status).toBe(422);
+    // batch with snake_case bodies (and the SDK's camelCase spelling)
+    const batch = await call(handler, "POST", "/runs/batch", [
+      { assistant_id: "echo", input: { text: "x" }, on_completion: "keep" },
+      { assistantId: "echo", input: { text: "y" }, onCompletion: "keep" },
+    ]);
+    expect(batch.status).toBe(200);
+    const runs = await batch.json();
+    expect(runs).toHaveLength(2);
+    expect((await call(handler, "POST", "/runs/batch", [])).status).toBe(422);
+    // stateless join stream by run id alone
+    const joined = await call(handler, "GET", `/runs/${runs[0].run_id}/stream?cancel_on_disconnect=0`);
+    expect(joined.status).toBe(200);
+    expect(joined.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    await readSse(joined);
+    expect((await call(handler, "GET", "/runs/00000000-0000-4000-8000-000000000000/stream")).status).toBe(404);
+  });
+
+  it("answers 202 for a cancel without waiting and 204 for deletes", async () => {
+    const gated = gatedGraph();
+    const { runtime, handler } = await setup({ gated: gated.graph });
+    const tid = await newThread(handler);
+    const run = await (await call(handler, "POST", `/threads/${tid}/runs`, { assistant_id: "gated", input: {} })).json();
+    const done = finished(runtime, run.run_id);
+    expect((await call(handler, "POST", `/threads/${tid}/runs/${run.run_id}/cancel?wait=0&action=interrupt`)).status).toBe(202);
+    expect((await done).status).toBe("interrupted");
+    expect((await call(handler, "DELETE", `/threads/${tid}/runs/${run.run_id}`)).status).toBe(204);
+    expect((await call(handler, "GET", `/threads/${tid}/runs/${run.run_id}`)).status).toBe(404);
+    expect((await call(handler, "DELETE", `/threads/${tid}`)).status).toBe(204);
+    expect((await call(handler, "GET", `/threads/${tid}`)).status).toBe(404);
+    const assistant = await (await call(handler, "POST", "/assistants", { graph_id: "gated" })).json();
+    expect((await call(handler, "DELETE", `/assistants/${assistant.assistant_id}`)).status).toBe(204);
+    expect((await call(handler, "GET", `/assistants/${assistant.assistant_id}`)).status).toBe(404);
   });
 
   it("sends heartbeat comments while a run is quiet", async () => {

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { sseFrame } from "../../src/http/index.js";
-import { sseResponse, type StreamPart } from "../../src/http/sse.js";
+import { sseFrame, sseResponse, type StreamPart } from "../../src/http/sse.js";
 import { readSse } from "./helpers.js";
 
 /** An iterator over `parts` that records whether it was stopped early, optionally blocking at the end. */

@@ -1,4 +1,4 @@
-import { appendFile, mkdir, mkdtemp, readdir, readFile, rm, stat, truncate, writeFile } from "node:fs/promises";
+import { appendFile, cp as copyDir, mkdir, mkdtemp, readdir, readFile, rm, stat, truncate, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -40,19 +40,27 @@ storeContract({
 
 const commits = () => chain("t1", 6).map((checkpoint): WriteOp[] => [{ op: "checkpoint.put", checkpoint }]);
 
+/** Six commits, then a copy of the directory as a process killed at that moment leaves it. */
+async function crashedCopy(): Promise<string> {
+  const dir = join(root, `live-${n++}`);
+  const store = await openAt(dir);
+  for (const ops of commits()) await store.commit(ops);
+  const copy = join(root, `crashed-${n++}`);
+  await copyDir(dir, copy, { recursive: true });
+  await store.close();
+  return copy;
+}
+
 describe("jsonFileStore files", () => {
   it("drops a torn last log line on open and keeps appending after it", async () => {
-    const dir = join(root, `torn-${n++}`);
-    let store = await openAt(dir);
-    for (const ops of commits()) await store.commit(ops);
-    await store.close();
+    const dir = await crashedCopy();
     const log = join(dir, "log.jsonl");
     const whole = await readFile(log, "utf8");
     const lines = whole.trimEnd().split("\n");
     expect(lines).toHaveLength(6);
     // Cut the last commit's line in half, as a crash during the append would.
     await truncate(log, whole.length - Math.floor(lines[5]!.length / 2));
-    store = await openAt(dir);
+    let store = await openAt(dir);
     expect((await store.getCheckpoint("t1"))?.checkpoint.id).toBe(cpId(4));
     await store.commit([{ op: "checkpoint.put", checkpoint: chain("t1", 6)[5]! }]);
     await store.close();
@@ -62,10 +70,7 @@ describe("jsonFileStore files", () => {
   });
 
   it("refuses a damaged line that is not the last one", async () => {
-    const dir = join(root, `damaged-${n++}`);
-    const store = await openAt(dir);
-    for (const ops of commits()) await store.commit(ops);
-    await store.close();
+    const dir = await crashedCopy();
     const log = join(dir, "log.jsonl");
     const lines = (await readFile(log, "utf8")).split("\n");
     lines[2] = lines[2]!.slice(0, 10);
@@ -74,11 +79,8 @@ describe("jsonFileStore files", () => {
   });
 
   it("refuses data written in a newer storage format, naming both versions", async () => {
-    const dir = join(root, `newer-${n++}`);
-    const store = await openAt(dir);
-    await store.commit([{ op: "thread.put", thread: thread("t1") }]);
-    await store.close();
-    await appendFile(join(dir, "log.jsonl"), JSON.stringify({ f: STORAGE_FORMAT_VERSION + 1, s: 2, o: [] }) + "\n");
+    const dir = await crashedCopy();
+    await appendFile(join(dir, "log.jsonl"), JSON.stringify({ f: STORAGE_FORMAT_VERSION + 1, s: 7, o: [] }) + "\n");
     const err = await openAt(dir).catch((e: unknown) => e);
     expect(AgentdockError.is(err, "conflict")).toBe(true);
     expect((err as Error).message).toContain(`format ${STORAGE_FORMAT_VERSION + 1}`);

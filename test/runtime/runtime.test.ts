@@ -67,6 +67,7 @@ describe("runtime options", () => {
     const first = await runtime.runs.create(t.thread_id, "slow", { input: {} });
     const second = await runtime.runs.create(t.thread_id, "chain", { input: {} });
     expect(second.multitask_strategy).toBe("enqueue");
+    await gate.reached(1);
     gate.release();
     await runtime.runs.join(t.thread_id, second.run_id);
     expect((await runtime.runs.get(t.thread_id, first.run_id)).status).toBe("success");
@@ -206,5 +207,27 @@ describe("auth hooks (D12, D13)", () => {
     expect((out.seen as { configurable: Record<string, unknown> }).configurable).not.toHaveProperty("langgraph_auth_user_id");
     expect(OWNER_USER.identity).toBe("owner");
     await runtime.close();
+  });
+});
+
+describe("shared stores (two runtimes on one IndexedDB, as two tabs)", () => {
+  it("a second runtime leaves the first's live run alone, refuses a run beside it, and recovers it once the first is gone", async () => {
+    await import("fake-indexeddb/auto");
+    const { indexedDbStore } = await import("../../src/persistence/indexeddb/index.js");
+    const gate = new Gate();
+    const name = `runtime-shared-${Math.random()}`;
+    const first = await createRuntime({ graphs: testGraphs(gate), store: indexedDbStore(name) });
+    const t = await first.threads.create();
+    const run = await first.runs.create(t.thread_id, "slow", { input: {} });
+    await gate.reached(1);
+
+    const second = await createRuntime({ graphs: testGraphs(new Gate()), store: indexedDbStore(name) });
+    expect((await second.runs.get(t.thread_id, run.run_id)).status).toBe("running");
+    await expectCode(second.runs.create(t.thread_id, "chain", { input: {}, multitaskStrategy: "enqueue" }), "conflict");
+    gate.release();
+    await first.runs.join(t.thread_id, run.run_id);
+    expect(await second.runs.wait(t.thread_id, "chain", { input: {} })).toMatchObject({ log: ["first:" + run.run_id, "wait", "last", "a", "b", "c"] });
+    await first.close();
+    await second.close();
   });
 });

@@ -86,8 +86,9 @@ export async function guard<T>(action: () => Promise<T>, button?: HTMLButtonElem
   }
 }
 
+/** The last 8 characters of an id: agentdock's ids start with a timestamp, so these differ. */
 export function shortId(id: string): string {
-  return id.slice(0, 8);
+  return id.slice(-8);
 }
 
 export function time(iso: string): string {

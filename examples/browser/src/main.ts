@@ -44,7 +44,7 @@ async function boot(): Promise<void> {
       if (ticket === rendering) mount(main, page);
     } catch (err) {
       if (ticket === rendering) {
-        mount(main, h("p", { class: "muted" }, "This screen could not be shown."));
+        mount(main, h("p", { class: "muted" }, "This screen could not be shown. ", h("a", { href: "#/chat" }, "Back to the chat")));
         showError(err);
       }
     } finally {

@@ -5,7 +5,8 @@
  * One object store per record kind (typed `AgentdockDB` schema, one versioned upgrade ladder).
  * Every `commit` is one readwrite transaction over all of them and resolves on `tx.done`, so a
  * run step (checkpoint + writes + run + thread) is all or nothing. Reads go to IndexedDB every
- * time, so a runtime sees what another tab committed; the only cache holds list-log items (see
+ * time, so a runtime sees what another tab committed (a commit locks only the object stores its
+ * ops touch, so reads of other records are not held up); the only cache holds list-log items (see
  * ../delta.ts), which are append-only and keyed by random ids, so a cached prefix is never stale.
  * Two tabs coordinate with `withLock` (Web Locks, else an in-process lock) and learn of each
  * other's commits through `onExternalChange` (BroadcastChannel).
@@ -80,7 +81,21 @@ export interface AgentdockDB extends DBSchema {
 type Names = StoreNames<AgentdockDB>;
 /** Helpers shared by commits and reads take the readwrite type; reads only call read methods. */
 type Tx = IDBPTransaction<AgentdockDB, Names[], "readwrite">;
-const ALL: Names[] = ["meta", "assistants", "versions", "threads", "checkpoints", "items", "runs", "docs"];
+/** The object stores each op reads or writes: a commit locks only the union of its ops' stores. */
+const SCOPE: Record<WriteOp["op"], Names[]> = {
+  "assistant.put": ["assistants"],
+  "assistant.delete": ["assistants", "versions"],
+  "assistant_version.put": ["versions"],
+  "thread.put": ["threads", "checkpoints", "items"],
+  "thread.delete": ["threads", "checkpoints", "items", "runs"],
+  "checkpoint.put": ["checkpoints", "items"],
+  "checkpoint.delete": ["checkpoints"],
+  "writes.put": ["checkpoints"],
+  "run.put": ["runs"],
+  "run.delete": ["runs"],
+  "doc.put": ["docs"],
+  "doc.delete": ["docs"],
+};
 
 export interface IndexedDbStoreOptions {
   /** Called when opening waits for another tab that still has an older version open. */
@@ -241,8 +256,11 @@ class IndexedDbStore implements Store {
   // Writes.
 
   async commit(ops: readonly WriteOp[]): Promise<void> {
+    if (ops.length === 0) return;
     const db = await this.database();
-    const tx = db.transaction(ALL, "readwrite");
+    const scope = new Set<Names>();
+    for (const op of ops) for (const name of SCOPE[op.op] ?? []) scope.add(name);
+    const tx = db.transaction([...scope], "readwrite") as unknown as Tx;
     const touched = new Set<string>();
     const threads = new Set<string>();
     try {

@@ -1,66 +1,119 @@
 /**
- * JSON text that keeps shared references, as structured clone does. A run step puts the same
- * message object in a task's pending writes, in the checkpoint's `metadata.writes` and in the
- * thread's message list; plain JSON would store it three times. Here an object or array reached
- * more than once is written once as `{"$s": n, "$v": ...}` and then as `{"$r": n}`. A user object
- * whose keys are exactly those of a marker is escaped as `{"$e": [[key, value], ...]}`.
+ * Compact JSON for the JSON-file store: plain JSON plus three kinds of markers.
+ *
+ * - Shared values, as structured clone keeps them. A run step puts the same message object in a
+ *   task's pending writes, in the checkpoint's `metadata.writes` and in the thread's message
+ *   list. An object or array reached more than once, or a string of at least `LONG` characters
+ *   that occurs more than once (ids, a message's text in a run's input), is written once as
+ *   `{"$s": n, "$v": ...}` and then as `{"$r": n}`.
+ * - Shapes. Records repeat the same keys (every checkpoint, run and message): an object whose key
+ *   list occurs more than once is written as its values, `{"$t": n, "$o": [...]}`, after the
+ *   first one has defined the shape with `{"$k": [keys], "$i": n, "$o": [...]}`.
+ * - Escapes. A user object written with its keys, whose keys are exactly those of a marker, is
+ *   written as `{"$e": [[key, value], ...]}`.
+ * Markers are read depth first in document order, the order they were written in.
  */
+
+/** Strings shorter than this are always written in place (a reference costs about 10 bytes). */
+const LONG = 25;
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
-const isMarkerShape = (keys: string[]) =>
-  (keys.length === 1 && (keys[0] === "$r" || keys[0] === "$e")) ||
-  (keys.length === 2 && keys.includes("$s") && keys.includes("$v"));
+const MARKERS = ["$r", "$e", "$s|$v", "$i|$k|$o", "$o|$t"];
+const isMarkerShape = (keys: string[]) => keys.length <= 3 && MARKERS.includes([...keys].sort().join("|"));
+
+/** Keys written for an object (JSON drops undefined values). */
+const keysOf = (v: object) => Object.keys(v).filter((k) => (v as Record<string, unknown>)[k] !== undefined);
 
 export function stringifyShared(value: unknown): string {
-  const count = new Map<object, number>();
+  const count = new Map<object | string, number>();
+  const shapeCount = new Map<string, number>();
   const visit = (v: unknown) => {
+    if (typeof v === "string" && v.length >= LONG) count.set(v, (count.get(v) ?? 0) + 1);
     if (typeof v !== "object" || v === null) return;
     const c = count.get(v);
     count.set(v, (c ?? 0) + 1);
     if (c !== undefined) return;
-    for (const child of Array.isArray(v) ? v : Object.values(v)) visit(child);
+    if (Array.isArray(v)) {
+      for (const child of v) visit(child);
+      return;
+    }
+    const keys = keysOf(v);
+    if (keys.length > 1) {
+      const shape = keys.join("\u0000");
+      shapeCount.set(shape, (shapeCount.get(shape) ?? 0) + 1);
+    }
+    for (const k of keys) visit((v as Record<string, unknown>)[k]);
   };
   visit(value);
 
-  const ids = new Map<object, number>();
+  const ids = new Map<object | string, number>();
+  const shapes = new Map<string, number>();
   const out = (v: unknown): Json | undefined => {
-    if (typeof v !== "object" || v === null) return v as Json | undefined;
-    const id = ids.get(v);
+    const long = typeof v === "string" && v.length >= LONG;
+    if (!long && (typeof v !== "object" || v === null)) return v as Json | undefined;
+    const id = ids.get(v as object | string);
     if (id !== undefined) return { $r: id };
     let body: Json;
-    if (Array.isArray(v)) {
+    if (long) {
+      body = v as string;
+    } else if (Array.isArray(v)) {
       body = v.map((x) => out(x) ?? null);
     } else {
-      const obj: Record<string, Json> = {};
-      for (const [k, x] of Object.entries(v)) {
-        const enc = out(x);
-        if (enc !== undefined) obj[k] = enc;
+      const obj = v as Record<string, unknown>;
+      const keys = keysOf(obj);
+      const shape = keys.join("\u0000");
+      if (keys.length > 1 && (shapeCount.get(shape) ?? 0) > 1) {
+        let n = shapes.get(shape);
+        const defining = n === undefined;
+        if (defining) shapes.set(shape, (n = shapes.size));
+        const values = keys.map((k) => out(obj[k]) as Json);
+        body = defining ? { $k: keys, $i: n!, $o: values } : { $t: n!, $o: values };
+      } else {
+        const plain: Record<string, Json> = {};
+        for (const k of keys) plain[k] = out(obj[k]) as Json;
+        body = isMarkerShape(keys) ? { $e: Object.entries(plain) } : plain;
       }
-      body = isMarkerShape(Object.keys(obj)) ? { $e: Object.entries(obj) } : obj;
     }
-    if ((count.get(v) ?? 0) < 2) return body;
+    if ((count.get(v as object | string) ?? 0) < 2) return body;
     const n = ids.size;
-    ids.set(v, n);
+    ids.set(v as object | string, n);
     return { $s: n, $v: body };
   };
   return JSON.stringify(out(value));
 }
 
-/**
- * Parses what `stringifyShared` wrote; shared values come back as one object. JSON.parse revives
- * depth first in document order, so a `$s` is always revived before any `$r` to it.
- */
+/** Parses what `stringifyShared` wrote (or plain JSON); shared values come back as one object. */
 export function parseShared<T = unknown>(text: string): T {
+  const root: unknown = JSON.parse(text);
+  if (!text.includes('"$')) return root as T;
   const shared: unknown[] = [];
-  return JSON.parse(text, (_key, v: unknown) => {
-    if (typeof v !== "object" || v === null || Array.isArray(v)) return v;
-    const keys = Object.keys(v);
-    if (!isMarkerShape(keys)) return v;
-    const m = v as { $r?: number; $e?: Array<[string, unknown]>; $s?: number; $v?: unknown };
-    if (keys[0] === "$r" && keys.length === 1) return shared[m.$r!];
-    if (keys[0] === "$e" && keys.length === 1) return Object.fromEntries(m.$e!);
-    shared[m.$s!] = m.$v;
-    return m.$v;
-  }) as T;
+  const shapes: string[][] = [];
+  const resolve = (v: unknown): unknown => {
+    if (typeof v !== "object" || v === null) return v;
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) v[i] = resolve(v[i]);
+      return v;
+    }
+    const m = v as Record<string, unknown>;
+    const marked = m.$r !== undefined || m.$s !== undefined || m.$e !== undefined || m.$o !== undefined;
+    if (marked && isMarkerShape(Object.keys(m))) {
+      if (m.$r !== undefined) return shared[m.$r as number];
+      if (m.$e !== undefined) return Object.fromEntries((m.$e as Array<[string, unknown]>).map(([k, x]) => [k, resolve(x)]));
+      if (m.$o !== undefined) {
+        if (m.$k !== undefined) shapes[m.$i as number] = m.$k as string[];
+        const keys = shapes[(m.$k !== undefined ? m.$i : m.$t) as number]!;
+        const values = m.$o as unknown[];
+        const obj: Record<string, unknown> = {};
+        for (let i = 0; i < keys.length; i++) obj[keys[i]!] = resolve(values[i]);
+        return obj;
+      }
+      const body = resolve(m.$v);
+      shared[m.$s as number] = body;
+      return body;
+    }
+    for (const k in m) m[k] = resolve(m[k]);
+    return m;
+  };
+  return resolve(root) as T;
 }

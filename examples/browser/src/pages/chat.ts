@@ -1,10 +1,10 @@
 /** Chat with the offline agent: thread list, streamed replies, the approval interrupt. */
-import { currentAssistant, runtime } from "../app";
+import { currentAssistant, runtime, setCurrentAssistant } from "../app";
 import { guard, h, json, mount, shortId, showError, time } from "../dom";
 import { humanInput, messagesOf, speaker, text, type ChatMessage } from "../messages";
 
 interface SendRequest {
-  input?: unknown;
+  input?: Record<string, unknown>;
   command?: { resume: unknown };
   checkpointId?: string;
 }
@@ -89,7 +89,6 @@ export async function chatPage(threadId: string | undefined): Promise<HTMLElemen
   });
   const sendButton = h("button", { class: "primary", type: "submit", "data-testid": "send" }, "Send");
   const form = h("form", { class: "composer" }, input, sendButton);
-  let events = 0;
 
   function showMessages(messages: ChatMessage[], partial?: ChatMessage): void {
     mount(
@@ -100,7 +99,6 @@ export async function chatPage(threadId: string | undefined): Promise<HTMLElemen
       messages.map((m) => bubble(m)),
       partial ? bubble(partial, true) : null,
     );
-    list.dataset.events = String(events);
     list.scrollTop = list.scrollHeight;
   }
 
@@ -142,7 +140,6 @@ export async function chatPage(threadId: string | undefined): Promise<HTMLElemen
         streamMode: ["values", "messages-tuple"],
       });
       for await (const chunk of stream) {
-        events += 1;
         if (chunk.event === "values") {
           partial.clear();
           messages = messagesOf(chunk.data);
@@ -193,6 +190,17 @@ export async function chatPage(threadId: string | undefined): Promise<HTMLElemen
     }
   });
 
+  // An assistant deleted since it was chosen falls back to the agent's default assistant.
+  const assistant = await runtime.assistants.get(currentAssistant()).catch(() => {
+    setCurrentAssistant("agent");
+    return runtime.assistants.get("agent");
+  });
+  const assistantNote = h(
+    "div",
+    { class: "assistant-note muted" },
+    `Assistant: ${assistant.name} (v${assistant.version}) · `,
+    h("a", { href: `#/assistants/${assistant.assistant_id}` }, "change"),
+  );
   let heading: HTMLElement = h("h2", null, "New conversation");
   if (threadId) {
     const thread = await runtime.threads.get(threadId);
@@ -214,6 +222,6 @@ export async function chatPage(threadId: string | undefined): Promise<HTMLElemen
     "section",
     { class: "chat" },
     sidebar,
-    h("div", { class: "conversation" }, heading, h("div", { class: "assistant-note muted" }, `Assistant: ${currentAssistant()}`), list, approval, indicator, form),
+    h("div", { class: "conversation" }, heading, assistantNote, list, approval, indicator, form),
   );
 }

@@ -7,9 +7,9 @@ import { queueSend } from "./chat";
 type Snapshot = Awaited<ReturnType<typeof runtime.threads.getHistory>>[number];
 
 function summary(s: Snapshot): string {
+  if (s.metadata?.source === "input") return "input received";
   const writes = Object.keys((s.metadata?.writes as Record<string, unknown> | null) ?? {});
-  if (writes.length > 0) return `${writes.join(", ")} wrote`;
-  return s.metadata?.source === "input" ? "input received" : "state saved";
+  return writes.length > 0 ? `${writes.join(", ")} ran` : "input applied";
 }
 
 function lastMessage(s: Snapshot): string {
@@ -65,8 +65,10 @@ export async function historyPage(threadId: string): Promise<HTMLElement> {
     h(
       "ol",
       { class: "timeline", "data-testid": "timeline" },
-      timeline.map((s) => {
+      timeline.map((s, i) => {
         const id = s.checkpoint.checkpoint_id;
+        const parent = s.parent_checkpoint?.checkpoint_id;
+        const branchesOff = parent && i > 0 && timeline[i - 1]!.checkpoint.checkpoint_id !== parent ? byId.get(parent) : undefined;
         const onBranch = current.has(id);
         const slot = h("div", { class: "fork-slot" });
         const canFork = s.next.length === 0 && messagesOf(s.values).length > 0;
@@ -88,6 +90,7 @@ export async function historyPage(threadId: string): Promise<HTMLElement> {
               h("strong", null, `Step ${String(s.metadata?.step ?? "?")} · ${summary(s)}`),
               h("small", { class: "muted" }, `${shortId(id)} · ${time(s.created_at ?? "")}`),
             ),
+            branchesOff ? h("small", { class: "branch-note" }, `↳ branches off step ${String(branchesOff.metadata?.step)} (${shortId(parent!)})`) : null,
             h("div", { class: "snippet" }, lastMessage(s)),
             h(
               "div",

@@ -1,0 +1,164 @@
+// `npm run bench -- persistence`: per store (memory, json-file, indexeddb on fake-indexeddb):
+// persisted runs/s on an echo graph (and the ratio to memory), bytes stored for a 500-turn chat
+// over the JSON size of its final state (target <= 3), time to open a store holding 10,000
+// threads, and history(limit 10) on a 1,000-checkpoint thread. Runs go through the runtime.
+import "fake-indexeddb/auto";
+import { openDB } from "idb";
+import { mkdtemp, readdir, rm, stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { END, START, StateGraph, messagesState } from "../src/graph/index.js";
+import { memoryStore } from "../src/persistence/memory.js";
+import { jsonFileStore } from "../src/persistence/json-file/index.js";
+import { indexedDbStore } from "../src/persistence/indexeddb/index.js";
+import { createRuntime, type Runtime } from "../src/runtime/index.js";
+import type { Store, WriteOp } from "../src/persistence/types.js";
+
+interface Kind {
+  name: string;
+  /** A fresh store; `reopen` opens a new instance on the same data. */
+  create(): Promise<{ store: Store; reopen?: () => Store; bytes?: () => Promise<number> }>;
+}
+
+const echo = new StateGraph(messagesState)
+  .addNode("echo", (s) => ({ messages: [{ type: "ai", content: `You said: ${String((s.messages.at(-1) as { content: unknown }).content)}` }] }))
+  .addEdge(START, "echo")
+  .addEdge("echo", END)
+  .compile();
+
+// A realistic chat turn: a paragraph from the user (about 400 characters), echoed back.
+const said = (i: number) =>
+  `Turn ${i}. I am planning a trip and would like some help comparing the options I found. The first is a train that leaves early ` +
+  `in the morning and arrives around noon; the second is a flight that is cheaper but needs a transfer. I care most about total ` +
+  `travel time and a little about cost. Could you summarise the trade-offs and suggest which one fits a relaxed schedule?`;
+
+const runtimeOn = (store: Store) => createRuntime({ graphs: { echo }, store });
+const turn = (runtime: Runtime, threadId: string, i: number) =>
+  runtime.runs.wait(threadId, "echo", { input: { messages: [{ type: "human", content: said(i) }] }, ifNotExists: "create" });
+
+async function dirBytes(dir: string): Promise<number> {
+  let total = 0;
+  for (const f of await readdir(dir)) total += (await stat(join(dir, f))).size;
+  return total;
+}
+
+function kinds(root: string): Kind[] {
+  let n = 0;
+  return [
+    { name: "memory", create: async () => ({ store: memoryStore() }) },
+    {
+      name: "json-file",
+      create: async () => {
+        const dir = join(root, `store-${n++}`);
+        return { store: jsonFileStore(dir), reopen: () => jsonFileStore(dir), bytes: () => dirBytes(dir) };
+      },
+    },
+    {
+      name: "indexeddb",
+      create: async () => {
+        const name = `bench-${n++}`;
+        // fake-indexeddb keeps no files: count the JSON size of every record instead.
+        const bytes = async () => {
+          const db = await openDB(name);
+          let total = 0;
+          for (const s of db.objectStoreNames) for (const v of await db.getAll(s)) total += JSON.stringify(v).length;
+          db.close();
+          return total;
+        };
+        return { store: indexedDbStore(name), reopen: () => indexedDbStore(name), bytes };
+      },
+    },
+  ];
+}
+
+const ms = (t0: number) => performance.now() - t0;
+const fmt = (x: number, d = 1) => x.toFixed(d);
+
+export default async function (): Promise<void> {
+  const root = await mkdtemp(join(tmpdir(), "agentdock-bench-"));
+  try {
+    let memoryRate = 0;
+    for (const kind of kinds(root)) {
+      // 1. Persisted runs per second: 20 threads x 10 turns (after 20 warm-up runs).
+      {
+        const runtime = await runtimeOn((await kind.create()).store);
+        const threads = Array.from({ length: 20 }, (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`);
+        const runs = 200;
+        for (let i = 0; i < 20; i++) await turn(runtime, threads[i % 20]!, i); // warm up
+        const t0 = performance.now();
+        for (let i = 0; i < runs; i++) await turn(runtime, threads[i % 20]!, i);
+        const rate = runs / (ms(t0) / 1000);
+        if (kind.name === "memory") memoryRate = rate;
+        console.log(`${kind.name}: ${fmt(rate, 0)} runs/s on the echo graph (${fmt(rate / memoryRate, 2)}x memory)`);
+        await runtime.close();
+      }
+      // 2. Bytes for a 500-turn chat over the JSON size of its final state.
+      const made = await kind.create();
+      if (made.bytes) {
+        const runtime = await runtimeOn(made.store);
+        const { thread_id } = await runtime.threads.create();
+        let values: unknown;
+        for (let i = 0; i < 500; i++) values = await turn(runtime, thread_id, i);
+        const open = await made.bytes();
+        await runtime.close();
+        const closed = await made.bytes();
+        const state = JSON.stringify(values).length;
+        console.log(
+          `${kind.name}: 500-turn chat stores ${fmt(closed / 1024, 0)} KiB for a ${fmt(state / 1024, 0)} KiB state: ` +
+            `ratio ${fmt(closed / state, 2)} (target <= 3, ${fmt(3 / (closed / state), 2)}x margin); ${fmt(open / state, 2)} before close`,
+        );
+      }
+      // 3. Open a store holding 10,000 threads (one run's checkpoints each).
+      if (made.reopen) {
+        const { store, reopen } = await kind.create();
+        await store.open();
+        for (let b = 0; b < 100; b++) {
+          const ops: WriteOp[] = [];
+          for (let i = 0; i < 100; i++) {
+            const id = `th-${b * 100 + i}`;
+            const t = new Date().toISOString();
+            ops.push({
+              op: "thread.put",
+              thread: { thread_id: id, created_at: t, updated_at: t, state_updated_at: t, metadata: { n: i }, status: "idle", config: {}, values: { messages: [] }, interrupts: {} },
+            });
+            ops.push({
+              op: "checkpoint.put",
+              checkpoint: {
+                thread_id: id,
+                checkpoint_ns: "",
+                checkpoint: { v: 1, id: `cp-${id}`, ts: t, channel_values: { messages: [{ type: "human", content: said(i) }] }, channel_versions: { messages: 1 }, versions_seen: {} },
+                metadata: { source: "input", step: -1, parents: {} },
+                parent_checkpoint_id: null,
+                pending_writes: [],
+              },
+            });
+          }
+          await store.commit(ops);
+        }
+        await store.close();
+        const again = reopen!();
+        const t0 = performance.now();
+        await again.open();
+        const opened = ms(t0);
+        await again.getThread("th-5000");
+        console.log(`${kind.name}: open with 10,000 threads ${fmt(opened)} ms (first read after ${fmt(ms(t0))} ms)`);
+        await again.close();
+      }
+      // 4. history(limit 10) on a 1,000-checkpoint thread (334 turns, 3 checkpoints each).
+      {
+        const { store } = await kind.create();
+        const runtime = await runtimeOn(store);
+        const { thread_id } = await runtime.threads.create();
+        for (let i = 0; i < 334; i++) await turn(runtime, thread_id, i);
+        const count = (await store.listCheckpoints(thread_id)).length;
+        const t0 = performance.now();
+        const reps = 20;
+        for (let r = 0; r < reps; r++) await runtime.threads.getHistory(thread_id, { limit: 10 });
+        console.log(`${kind.name}: history(limit 10) on a ${count}-checkpoint thread ${fmt(ms(t0) / reps, 2)} ms`);
+        await runtime.close();
+      }
+    }
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,21 @@
+// style.md absorb 7: the HTTP adapter lives by the rules of a third-party adapter. It may use the
+// runtime's public barrel (types only), the shared error contract and the upload report helpers,
+// never runtime internals, and no Node built-ins (it runs in workers and service workers).
+import { readdirSync, readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+
+const dir = new URL("../../src/http/", import.meta.url);
+const ALLOWED = new Set(["../errors.js", "../upload/index.js", "../runtime/index.js"]);
+
+describe("src/http import boundaries", () => {
+  for (const file of readdirSync(dir).filter((f) => f.endsWith(".ts"))) {
+    it(`${file} imports only the public API`, () => {
+      const source = readFileSync(new URL(file, dir), "utf8");
+      for (const [, typeOnly, spec] of source.matchAll(/^(?:import|export)\s+(type\s+)?[^"']*from\s+["']([^"']+)["']/gm)) {
+        if (spec.startsWith("./")) continue;
+        expect(ALLOWED.has(spec), `${file} imports ${spec}`).toBe(true);
+        if (spec === "../runtime/index.js") expect(typeOnly, `${file} must import ${spec} for types only`).toBeTruthy();
+      }
+    });
+  }
+});
