@@ -141,7 +141,13 @@ export default async function (): Promise<void> {
         await again.open();
         const opened = ms(t0);
         await again.getThread("th-5000");
-        console.log(`${kind.name}: open with 10,000 threads ${fmt(opened)} ms (first read after ${fmt(ms(t0))} ms)`);
+        const firstRead = ms(t0);
+        const t1 = performance.now();
+        const all = await again.listThreads();
+        console.log(
+          `${kind.name}: open with 10,000 threads ${fmt(opened)} ms (first read after ${fmt(firstRead)} ms; ` +
+            `listing all ${all.length} threads ${fmt(ms(t1))} ms)`,
+        );
         await again.close();
       }
       // 4. history(limit 10) on a 1,000-checkpoint thread (334 turns, 3 checkpoints each).

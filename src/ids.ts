@@ -21,10 +21,22 @@ export interface Ids {
   checkpointId(step: number): string;
 }
 
+// Random bytes are drawn from the platform in 4 KiB batches: one getRandomValues call per id
+// was a tenth of an echo run's time.
+const POOL_SIZE = 4096;
+let pool = new Uint8Array(0);
+let poolAt = POOL_SIZE;
+
+/** `n` (at most 16) fresh random bytes, copied out of the pool. */
 function randomBytes(n: number): Uint8Array {
-  const bytes = new Uint8Array(n);
-  globalThis.crypto.getRandomValues(bytes);
-  return bytes;
+  if (poolAt + n > pool.length) {
+    pool = new Uint8Array(POOL_SIZE);
+    globalThis.crypto.getRandomValues(pool);
+    poolAt = 0;
+  }
+  const out = pool.slice(poolAt, poolAt + n);
+  poolAt += n;
+  return out;
 }
 
 const HEX: string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
@@ -93,8 +105,14 @@ export function sha1(data: Uint8Array): Uint8Array {
 }
 
 /** Name-based (version 5) UUID, as RFC 4122: SHA-1 over namespace bytes + UTF-8 name. */
+const parsedNamespaces = new Map<string, Uint8Array>();
+
 export function uuid5(name: string, namespace: string): string {
-  const ns = parseUuid(namespace);
+  let ns = parsedNamespaces.get(namespace);
+  if (!ns) {
+    ns = parseUuid(namespace);
+    if (parsedNamespaces.size < 1024) parsedNamespaces.set(namespace, ns);
+  }
   const nameBytes = utf8.encode(name);
   const data = new Uint8Array(16 + nameBytes.length);
   data.set(ns);

@@ -9,21 +9,33 @@ import { agent, echo } from "./agent.js";
 
 const runtime = await createRuntime({ graphs: { agent, echo } });
 
+/** The id of the message whose chunks are being printed on the current line. */
+let streaming: string | undefined;
+
 function print(event: RunEvent): void {
+  if (event.event === "messages") {
+    const [chunk, meta] = event.data;
+    const calls = chunk.tool_call_chunks as Array<{ name: string; args: string }> | undefined;
+    if (calls?.length) {
+      console.log(`  [${event.id}] ${String(meta.langgraph_node)} calls ${calls[0]!.name}(${calls[0]!.args})`);
+    } else if (chunk.id === streaming) {
+      process.stdout.write(String(chunk.content));
+    } else {
+      if (streaming) process.stdout.write("\n");
+      streaming = String(chunk.id);
+      process.stdout.write(`  [${event.id}] ${String(meta.langgraph_node)} says: ${String(chunk.content)}`);
+    }
+    return;
+  }
+  if (streaming) process.stdout.write("\n");
+  streaming = undefined;
   switch (event.event) {
     case "metadata":
       console.log(`  [${event.id}] run ${event.data.run_id} started`);
       break;
-    case "messages": {
-      const [chunk, meta] = event.data;
-      const calls = chunk.tool_call_chunks as Array<{ name: string; args: string }> | undefined;
-      if (calls?.length) console.log(`  [${event.id}] ${String(meta.langgraph_node)} calls ${calls[0]!.name}(${calls[0]!.args})`);
-      else process.stdout.write(`  [${event.id}] ${String(meta.langgraph_node)}: ${String(chunk.content)}\n`);
-      break;
-    }
     case "updates":
       for (const [node, update] of Object.entries(event.data)) {
-        console.log(`  [${event.id}] update from ${node}: ${JSON.stringify(update).slice(0, 100)}`);
+        console.log(`  [${event.id}] update from ${node}: ${JSON.stringify(update).slice(0, 90)}...`);
       }
       break;
     case "error":

@@ -201,6 +201,12 @@ export async function execute(graph: CompiledStateGraph, o: ExecuteOptions): Pro
     let dead = false;
     let remaining = toRun.length;
 
+    /** A task start or finish for the `tasks` and `debug` modes (hidden `__start__` excluded). */
+    const taskEvent = (type: "task" | "task_result", payload: Record<string, unknown>) => {
+      if (dead || payload.name === START) return;
+      emit("tasks", payload);
+      if (on("debug")) emit("debug", { type, timestamp: new Date(clock()).toISOString(), step, payload });
+    };
     const runTask = async (task: Task): Promise<Outcome> => {
       const resumes = [...((stored.get(task.id)?.find((w) => w[1] === RESUME)?.[2] as unknown[] | undefined) ?? [])];
       let counter = 0;
@@ -237,10 +243,7 @@ export async function execute(graph: CompiledStateGraph, o: ExecuteOptions): Pro
         node: task.name,
       };
       const input = task.path[0] === "__pregel_push" ? task.args : task.name === START ? cp.channel_values[START] : values;
-      if (task.name !== START) {
-        emit("tasks", { id: task.id, name: task.name, input, triggers: task.triggers, interrupts: [] });
-        emit("debug", { type: "task", timestamp: new Date(clock()).toISOString(), step, payload: { id: task.id, name: task.name, input, triggers: task.triggers, interrupts: [] } });
-      }
+      taskEvent("task", { id: task.id, name: task.name, input, triggers: task.triggers, interrupts: [] });
       const resumeWrites = (): PendingWrite[] => (resumes.length > 0 ? [[task.id, RESUME, freeze(resumes, true)]] : []);
       let out: Outcome;
       try {
@@ -253,19 +256,18 @@ export async function execute(graph: CompiledStateGraph, o: ExecuteOptions): Pro
         out = { task, writes: pw, state: writes, consumedNullResume: consumed };
         if (!dead && task.name !== START) {
           emit("updates", { [task.name]: shown });
-          const result = shown ?? {};
-          emit("tasks", { id: task.id, name: task.name, result, interrupts: [] });
-          emit("debug", { type: "task_result", timestamp: new Date(clock()).toISOString(), step, payload: { id: task.id, name: task.name, result, interrupts: [] } });
+          taskEvent("task_result", { id: task.id, name: task.name, result: shown ?? {}, interrupts: [] });
           if (msgMeta) emitWholeMessages(graph, writes, streamed, (m) => emit("messages", [m, msgMeta]));
         }
       } catch (err) {
         if (err instanceof GraphInterrupt) {
           out = { task, writes: [...resumeWrites(), [task.id, INTERRUPT, err.interrupt]], state: [], interrupt: err.interrupt, consumedNullResume: consumed };
-          if (!dead) emit("tasks", { id: task.id, name: task.name, result: {}, interrupts: [err.interrupt] });
+          taskEvent("task_result", { id: task.id, name: task.name, result: {}, interrupts: [err.interrupt] });
         } else {
-          const e = err as Error;
-          out = { task, writes: [[task.id, ERROR, freeze({ name: e?.name ?? "Error", message: e?.message ?? String(err) })]], state: [], error: err, consumedNullResume: consumed };
-          if (!dead) emit("tasks", { id: task.id, name: task.name, error: `${e?.name ?? "Error"}: ${e?.message ?? String(err)}`, interrupts: [] });
+          const name = (err as Error | undefined)?.name ?? "Error";
+          const message = (err as Error | undefined)?.message ?? String(err);
+          out = { task, writes: [...resumeWrites(), [task.id, ERROR, freeze({ name, message })]], state: [], error: err, consumedNullResume: consumed };
+          taskEvent("task_result", { id: task.id, name: task.name, error: `${name}: ${message}`, interrupts: [] });
         }
       }
       // Persist the task's writes as it finishes; the last one rides with the step's checkpoint.
@@ -289,7 +291,7 @@ export async function execute(graph: CompiledStateGraph, o: ExecuteOptions): Pro
       if (failed) throw failed.error;
       emit("updates", { __interrupt__: interrupts });
       emit("values", { __interrupt__: interrupts });
-      const snap = await snapshotOf(graph, threadId, (await store.getCheckpoint(threadId, checkpointId))!, true);
+      const snap = snapshotOf(graph, threadId, (await store.getCheckpoint(threadId, checkpointId))!, true);
       return { status: "interrupted", values: { ...snap.values, __interrupt__: snap.interrupts }, interrupts: snap.interrupts, checkpointId: cp.id };
     }
 

@@ -192,8 +192,7 @@ const WIRE_FIELDS: Record<string, readonly string[]> = {
 /** True for a message already in wire shape with an id (kept by reference: structural sharing). */
 function isWireMessage(m: Record<string, unknown>): boolean {
   if (typeof m.id !== "string" || typeof m.type !== "string") return false;
-  const fields = WIRE_FIELDS[m.type];
-  return fields !== undefined && Object.hasOwn(WIRE_FIELDS, m.type) && fields.every((f) => f in m);
+  return Object.hasOwn(WIRE_FIELDS, m.type) && WIRE_FIELDS[m.type]!.every((f) => f in m);
 }
 
 /**

@@ -178,8 +178,9 @@ export async function bulkUpdateState(
     let source: CheckpointMetadata["source"] = "update";
     let writesMeta: Record<string, unknown> = {};
     let parent = saved?.checkpoint.id ?? null;
-    let nextStep = step + 1;
-    const stamp = { id: ids.checkpointId(step + 1), ts: new Date(clock()).toISOString() };
+    // An input on an empty thread is step -1 (engine.md 5, case 4); everything else is step + 1.
+    const nextStep = first.as_node === INPUT && !saved ? -1 : step + 1;
+    const stamp = { id: ids.checkpointId(nextStep), ts: new Date(clock()).toISOString() };
 
     if ((firstValues === null || firstValues === undefined) && first.as_node === undefined) {
       only("(empty)");
@@ -203,7 +204,6 @@ export async function bulkUpdateState(
       cp = applyWrites(def, base, [{ name: INPUT, path: [], triggers: [], writes: [[START, prepared]] }], { step: false, ...stamp });
       source = "input";
       writesMeta = { [START]: prepared };
-      nextStep = saved ? step + 1 : -1;
     } else {
       // Updates as nodes (engine.md 5, case 5).
       let current = base;

@@ -286,7 +286,7 @@ export function createRouter(runtime: HttpRuntime, options: FetchHandlerOptions)
     // `count` takes no ids; with an ids filter the total is the size of the unpaged result.
     const ids = query.ids;
     const total = Array.isArray(ids) && ids.length
-      ? ((await client.threads.search({ ...pick(body, [...THREAD_FILTER, "ids"]), select: ["thread_id"], limit: ids.length, offset: 0 } as never)) as unknown[]).length
+      ? ((await client.threads.search({ ...pick(body, [...THREAD_FILTER, "ids"]), select: ["thread_id"], limit: Math.min(ids.length, 1000), offset: 0 } as never)) as unknown[]).length
       : await client.threads.count(pick(body, THREAD_FILTER) as never);
     return paged(items, total, Number(query.offset), Number(query.limit));
   });

@@ -7,7 +7,9 @@
 import type { RunEvent } from "./types.js";
 
 interface Reader {
+  /** Events not read yet from `next` on (compacted as the reader catches up). */
   queue: RunEvent[];
+  next: number;
   wake: (() => void) | null;
 }
 
@@ -48,7 +50,7 @@ export class RunChannel {
    * reader ends, `finished` false when the consumer left early.
    */
   read(lastEventId?: string, onStop?: (finished: boolean) => void): AsyncGenerator<RunEvent> {
-    const reader: Reader = { queue: [], wake: null };
+    const reader: Reader = { queue: [], next: 0, wake: null };
     if (this.history && lastEventId !== undefined) {
       const after = Number(lastEventId);
       reader.queue.push(...this.history.filter((e) => Number(e.id) > (Number.isFinite(after) ? after : -1)));
@@ -61,8 +63,12 @@ export class RunChannel {
     let finished = false;
     try {
       for (;;) {
-        const ev = reader.queue.shift();
-        if (ev) {
+        if (reader.next < reader.queue.length) {
+          const ev = reader.queue[reader.next++]!;
+          if (reader.next === reader.queue.length) {
+            reader.queue = [];
+            reader.next = 0;
+          }
           yield ev;
           continue;
         }

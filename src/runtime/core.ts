@@ -3,7 +3,7 @@
  * hook, the lifecycle emitter and the per-thread lock. Namespaces are bound to a `Caller`.
  */
 import { EventEmitter } from "eventemitter3";
-import { notFound } from "../errors.js";
+import { conflict, notFound } from "../errors.js";
 import type { AuthAction, AuthFilter, AuthProvider, AuthResource, AuthUser } from "../auth/types.js";
 import { matchesAuthFilter } from "../auth/types.js";
 import type { CompiledGraph } from "../graph/types.js";
@@ -51,6 +51,8 @@ export class Core {
     action: AuthAction,
     value: Record<string, unknown>,
   ): Promise<AuthFilter | undefined> {
+    // Every method authorizes first, so this is also where calls on a closed runtime stop.
+    if (this.closed) throw conflict(`agentdock: this runtime is closed; ${resource}:${action} needs a new createRuntime().`);
     if (!this.auth) return undefined;
     const user = await caller.user();
     return this.auth.authorize(user, { resource, action, value });

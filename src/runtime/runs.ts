@@ -8,7 +8,7 @@ import type { AuthFilter } from "../auth/types.js";
 import { matchesAuthFilter } from "../auth/types.js";
 import { conflict, invalidInput, notFound } from "../errors.js";
 import { Command, Send } from "../graph/constants.js";
-import type { CompiledGraph, EngineStreamMode, RunnableConfig } from "../graph/types.js";
+import type { CompiledGraph, EngineStreamMode, ExecuteResult, RunnableConfig } from "../graph/types.js";
 import type { CheckpointStore, PendingWrite, WriteOp } from "../persistence/types.js";
 import type { AssistantRecord, Config, Metadata, MultitaskStrategy, RunRecord, RunStatus, ThreadRecord, ThreadStatus } from "../types.js";
 import { RunChannel } from "./channel.js";
@@ -288,15 +288,15 @@ export class RunQueue implements RunQueueView {
         kwargs: { ...kwargs, temporary },
         multitask_strategy: strategy,
       };
-      const wasBusy = thread.status === "busy";
+      // The thread keeps the merged config of its last run, without the user's keys (api.md 3.3).
+      const { metadata: _runMetadata, ...threadConfig } = config;
       const nextThread: ThreadRecord = {
         ...thread,
         status: "busy",
         updated_at: now,
         metadata: { ...thread.metadata, graph_id: assistant.graph_id, assistant_id: assistant.assistant_id },
-        config: wasBusy ? thread.config : { ...config, configurable: withoutAuthKeys(config.configurable), metadata: undefined },
+        config: thread.status === "busy" ? thread.config : { ...threadConfig, configurable: withoutAuthKeys(config.configurable) },
       };
-      delete (nextThread.config as Record<string, unknown>).metadata;
       const releaseLock = await holdRunLock(core, runId);
       try {
         await core.store.commit([...staleOps, { op: "thread.put", thread: nextThread }, { op: "run.put", run }]);
@@ -343,7 +343,11 @@ export class RunQueue implements RunQueueView {
     return events ? { active, run, events } : { active, run };
   }
 
-  /** Config merge assistant -> thread -> run (api.md 3.3); the user lands per D12. */
+  /**
+   * Config merge assistant -> run (api.md 3.3; the thread's stored config is the last run's and
+   * is not merged, so one assistant's configuration never leaks into another's run on the same
+   * thread); the ids are forced into `configurable` and the user lands per D12.
+   */
   private runConfig(
     assistant: AssistantRecord,
     thread: ThreadRecord,
@@ -351,11 +355,9 @@ export class RunQueue implements RunQueueView {
     o: { runId: string; threadId: string; user: Record<string, unknown> | undefined; metadata: Metadata },
   ): RunnableConfig {
     const a: Config = assistant.config ?? {};
-    const t: Config = thread.config ?? {};
     const r: Config = p.config ?? {};
     const configurable: Record<string, unknown> = {
       ...withoutAuthKeys(a.configurable),
-      ...withoutAuthKeys(t.configurable),
       ...withoutAuthKeys(r.configurable),
       run_id: o.runId,
       thread_id: o.threadId,
@@ -372,7 +374,6 @@ export class RunQueue implements RunQueueView {
     }
     return {
       ...a,
-      ...t,
       ...r,
       configurable,
       metadata: {
@@ -432,6 +433,7 @@ export class RunQueue implements RunQueueView {
     const { core } = this;
     const threadId = active.run.thread_id;
     let error: { error: string; message: string } | undefined;
+    let done: ExecuteResult | undefined;
     try {
       if (!active.cancel) {
         await core.withLock(threadId, async () => {
@@ -446,7 +448,7 @@ export class RunQueue implements RunQueueView {
           await core.store.commit(ops);
         });
         core.emit({ type: "run.started", run: active.run });
-        await active.graph.execute({
+        done = await active.graph.execute({
           store: this.runStore(active),
           threadId,
           input: active.input,
@@ -468,11 +470,15 @@ export class RunQueue implements RunQueueView {
         active.channel.push("error", error);
       }
     }
-    await this.finish(active, error);
+    await this.finish(active, error, done);
   }
 
   /** Records the outcome (run status, thread status/values/interrupts per api.md 4) and starts the next run. */
-  private async finish(active: ActiveRun, error: { error: string; message: string } | undefined): Promise<void> {
+  private async finish(
+    active: ActiveRun,
+    error: { error: string; message: string } | undefined,
+    done?: ExecuteResult,
+  ): Promise<void> {
     const { core } = this;
     const { store } = core;
     const threadId = active.run.thread_id;
@@ -507,8 +513,11 @@ export class RunQueue implements RunQueueView {
         }
         const thread = await store.getThread(threadId);
         if (thread) {
-          const graph = graphOfThread(core, thread) ?? active.graph;
-          const state = await graph.getState(store, threadId);
+          // A run that finished without pausing needs no snapshot: its result has the values.
+          const state =
+            done?.status === "done" && !active.cancel
+              ? { values: done.values, next: [] as string[], tasks: [] }
+              : await (graphOfThread(core, thread) ?? active.graph).getState(store, threadId);
           const interrupts = interruptsOf(state);
           const interruptList = Object.values(interrupts).flat();
           result = error
@@ -673,6 +682,8 @@ export function runsApi(core: Core, caller: Caller, queue: RunQueue): RunsApi {
     const { t, a, p } = parseRun(threadId, assistantId, payload, "runs.wait");
     const { active } = await queue.create(caller, t, a, p, "runs.wait");
     notifyCreated(p, active.run);
+    // An aborted call is a disconnect: with onDisconnect "cancel" the run is cancelled too.
+    if (p.onDisconnect === "cancel") p.signal?.addEventListener("abort", () => queue.cancel(active, "interrupt"), { once: true });
     const result = await abortable(active.result, p.signal);
     if ((p.raiseError ?? true) && result.__error__) throw new Error(`${result.__error__.error}: ${result.__error__.message}`);
     return result;
@@ -721,6 +732,8 @@ export function runsApi(core: Core, caller: Caller, queue: RunQueue): RunsApi {
     const o = parse(schemas.join, options ?? {}, `runs.join(${t}, ${r})`);
     const filter = await core.authorize(caller, "threads", "read", { thread_id: t });
     const { thread, run } = await runOf(t, r, filter);
+    const active = queue.getActive(r);
+    if (active && o.cancelOnDisconnect) o.signal?.addEventListener("abort", () => queue.cancel(active, "interrupt"), { once: true });
     return abortable(outcomeOf(core, queue, thread, run), o.signal);
   }
 

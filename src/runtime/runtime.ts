@@ -3,6 +3,7 @@
  * namespaces, the upload namespaces, a lifecycle subscription, and per-user binding (D12, D13).
  */
 import { OWNER_USER, type AuthUser } from "../auth/types.js";
+import { invalidInput } from "../errors.js";
 import { createIds, systemClock } from "../ids.js";
 import { memoryStore } from "../persistence/memory.js";
 import type { WriteOp } from "../persistence/types.js";
@@ -45,11 +46,20 @@ const lowerCaseHeaders = (headers: ClientRequest["headers"]): Record<string, str
  * runs a stopped process left in flight (D10) and creates missing default assistants (D5).
  */
 export async function createRuntime(options: CreateRuntimeOptions): Promise<Runtime> {
+  const graphs = Object.entries(options?.graphs ?? {});
+  const notGraphs = graphs.filter(([, g]) => typeof (g as { execute?: unknown })?.execute !== "function").map(([id]) => id);
+  if (notGraphs.length) {
+    throw invalidInput(`agentdock: createRuntime: graphs ${notGraphs.join(", ")} are not compiled graphs; pass new StateGraph(...).compile().`);
+  }
+  const strategies = ["reject", "interrupt", "rollback", "enqueue"];
+  if (options.multitaskStrategy !== undefined && !strategies.includes(options.multitaskStrategy)) {
+    throw invalidInput(`agentdock: createRuntime: multitaskStrategy must be one of ${strategies.join(", ")}.`);
+  }
   const clock = options.clock ?? systemClock;
   const store = options.store ?? memoryStore();
   const core = new Core(
     store,
-    new Map(Object.entries(options.graphs ?? {})),
+    new Map(graphs),
     options.ids ?? createIds(clock),
     clock,
     options.auth,

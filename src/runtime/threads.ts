@@ -38,7 +38,7 @@ const EMPTY_STATE: ThreadState = Object.freeze({
 export const asState = <V>(s: StateSnapshot) => s as unknown as ThreadState<V>;
 
 /** Task id -> interrupts of a snapshot (api.md 4). */
-export function interruptsOf(state: StateSnapshot): Record<string, Interrupt[]> {
+export function interruptsOf(state: Pick<StateSnapshot, "tasks">): Record<string, Interrupt[]> {
   const out: Record<string, Interrupt[]> = {};
   for (const task of state.tasks) if (task.interrupts.length) out[task.id] = task.interrupts;
   return out;

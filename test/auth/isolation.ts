@@ -359,6 +359,16 @@ export function isolationMatrix(name: string, create: (opts: { graphs: Record<st
           await hiddenStream(as(other).runs.joinStream(null, runId));
         });
 
+        it("the owner's run addressed through the other user's own thread: 404", async () => {
+          const own = await as(other).threads.create();
+          await failsWith(as(other).runs.get(own.thread_id, runId), "not_found");
+          await failsWith(as(other).runs.join(own.thread_id, runId), "not_found");
+          await failsWith(as(other).runs.cancel(own.thread_id, pendingRunId), "not_found");
+          await failsWith(as(other).runs.delete(own.thread_id, runId), "not_found");
+          await hiddenStream(as(other).runs.joinStream(own.thread_id, pendingRunId));
+          expect((await as(owner).runs.get(pendingThreadId, pendingRunId)).status).toBe("pending");
+        });
+
         it("a pending run: the other user cannot list, get, cancel or delete it (auth.md 12.13, 12.20, 12.21)", async () => {
           await failsWith(as(other).runs.list(pendingThreadId), "not_found");
           await failsWith(as(other).runs.get(pendingThreadId, pendingRunId), "not_found");

@@ -194,6 +194,15 @@ describe("example app in Chromium", () => {
     await screenshot(page, "10-official-client");
   });
 
+  it("tells the agent when the person rejects the tool call", async () => {
+    await go("#/chat", "chat");
+    await send("What is 1 + 1?");
+    await page.getByTestId("reject").click();
+    await expect.poll(() => messages("tool").last().textContent()).toContain("the user declined to run the calculator");
+    await runFinished();
+    expect(await page.getByTestId("approval").count()).toBe(0);
+  });
+
   it("shows a readable error for a thread that does not exist", async () => {
     await go("#/chat/00000000-0000-4000-8000-000000000000", "chat");
     const message = page.getByTestId("error-message");

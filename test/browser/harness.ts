@@ -191,12 +191,20 @@ export interface PageTestResult {
   ms: number;
 }
 
-/** Opens a page built from `testPageSource` and waits for its results. */
-export async function runTestPage(browser: Browser, url: string, timeoutMs = 90_000): Promise<PageTestResult[]> {
+/**
+ * Opens a page built from `testPageSource` and waits for its results; an uncaught error in the
+ * page (a bundle that fails to load, say) fails at once with that error.
+ */
+export async function runTestPage(browser: Browser, url: string, timeoutMs = 50_000): Promise<PageTestResult[]> {
   const page = await browser.newPage();
   try {
+    const crashed = new Promise<never>((_, reject) => page.on("pageerror", (err) => reject(err)));
+    crashed.catch(() => undefined); // an error after the results is reported by `browser.errors`
     await page.goto(url);
-    await page.waitForFunction(() => (window as { __results?: unknown }).__results !== undefined, null, { timeout: timeoutMs });
+    await Promise.race([
+      crashed,
+      page.waitForFunction(() => (window as { __results?: unknown }).__results !== undefined, null, { timeout: timeoutMs }),
+    ]);
     return (await page.evaluate(() => (window as unknown as { __results: unknown }).__results)) as PageTestResult[];
   } finally {
     await page.close();

@@ -42,7 +42,7 @@ describe("IndexedDB store in Chromium", () => {
     expect(failures, failures.join("\n")).toEqual([]);
     expect(results.filter((r) => r.ok && !r.skipped).length).toBeGreaterThan(10);
     expect(browser.errors).toEqual([]);
-  });
+  }, 60_000);
 });
 
 describe("two tabs, two runtimes, one database", () => {

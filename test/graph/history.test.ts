@@ -1,6 +1,5 @@
 import { describe, expect, test } from "vitest";
 import { END, START, StateGraph, Send, copyThreadOps, type StateSnapshot } from "../../src/graph/index.js";
-
 import { chainGraph, echoGraph, harness, logKey, steps } from "./helpers.js";
 
 const hi = { messages: [{ role: "user", content: "hi" }] };

@@ -55,6 +55,25 @@ describe("agentdock serve", () => {
     }
   });
 
+  it("loads the auth handler named in graph.json: 401 without a key, each user sees only their own", async () => {
+    const server = await start(["serve", "--config", "test/http/fixtures/auth-graph.json", "--port", "0"]);
+    try {
+      const as = (key?: string) => new Client({ apiUrl: server.url, apiKey: null, defaultHeaders: key ? { "x-api-key": key } : {} });
+      await expect(as().threads.search()).rejects.toMatchObject({ status: 401 });
+      await expect(as("key-mallory").threads.search()).rejects.toThrow(/Invalid API key/);
+      const thread = await as("key-alice").threads.create();
+      expect(thread.metadata).toMatchObject({ owner: "alice" });
+      const result = (await as("key-alice").runs.wait(thread.thread_id, "echo", { input: { messages: [{ role: "user", content: "hi" }] } })) as {
+        messages: Array<{ content: string }>;
+      };
+      expect(result.messages.at(-1)?.content).toBe("echo: hi");
+      await expect(as("key-bob").threads.get(thread.thread_id)).rejects.toMatchObject({ status: 404 });
+      expect(await as("key-bob").threads.search()).toEqual([]);
+    } finally {
+      await server.stop();
+    }
+  });
+
   it("fails with a clear message for a missing config", async () => {
     await expect(start(["serve", "--config", "does-not-exist.json", "--port", "0"])).rejects.toThrow(/cannot read graph config/);
   });

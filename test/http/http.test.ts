@@ -81,6 +81,18 @@ describe("meta, errors and status codes (D3)", () => {
     expect((await call(handler, "POST", `/threads/${id}/runs`, { input: {} })).status).toBe(422);
   });
 
+  it("answers 500 with a JSON detail only for a genuine crash (not an AgentdockError)", async () => {
+    const crashing = createFetchHandler({
+      client: async () => {
+        throw new Error("store unreachable");
+      },
+    });
+    const res = await call(crashing, "GET", "/threads/x");
+    expect(res.status).toBe(500);
+    expect((await res.json()).detail).toContain("store unreachable");
+    expect((await call(crashing, "GET", "/ok")).status).toBe(200);
+  });
+
   it("rejects malformed JSON and non-object bodies with 422 and changes nothing", async () => {
     const { handler } = await setup();
     const bad = await call(handler, "POST", "/threads", "{ nope");

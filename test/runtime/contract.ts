@@ -359,6 +359,12 @@ export function runtimeContract(
         const state = await c.threads.getState(t.thread_id);
         expect(state.metadata).toMatchObject({ run_id: runId, origin: "test", assistant_id: a.assistant_id });
         expect((await c.threads.get(t.thread_id)).metadata).toMatchObject({ graph_id: "echo", assistant_id: a.assistant_id });
+        // Another assistant on the same thread runs with its own configuration only.
+        const b = await c.assistants.create({ graphId: "echo", config: { configurable: { model: "m2" } } });
+        const out = v(await c.runs.wait(t.thread_id, b.assistant_id, { input: hi() }));
+        expect(out.seen.configurable).toMatchObject({ model: "m2", assistant_id: b.assistant_id });
+        expect(out.seen.configurable).not.toHaveProperty("temp");
+        expect(out.messages).toHaveLength(4);
       });
 
       it("reports a failing run as an error event, error statuses and __error__", async () => {

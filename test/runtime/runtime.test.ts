@@ -1,7 +1,9 @@
+import "fake-indexeddb/auto";
 import { describe, expect, it } from "vitest";
 import { AgentdockError, OWNER_USER, createRuntime, memoryStore, sequentialIds } from "../../src/index.js";
 import type { AuthEvent, AuthProvider, AuthUser, Runtime, RuntimeEvent } from "../../src/index.js";
 import { forbidden, unauthenticated } from "../../src/errors.js";
+import { indexedDbStore } from "../../src/persistence/indexeddb/index.js";
 import { expectCode, runtimeContract } from "./contract.js";
 import { Gate, echoGraph, testGraphs } from "./graphs.js";
 
@@ -99,6 +101,34 @@ describe("runtime options", () => {
     const joined = runtime.runs.join(t.thread_id, run.run_id);
     await Promise.all([runtime.close(), runtime.close()]);
     expect(await joined).toMatchObject({ log: [`first:${run.run_id}`] });
+    await expectCode(runtime.threads.get(t.thread_id), "conflict");
+  });
+
+  it("an aborted wait or join stops waiting, and cancels the run when asked to", async () => {
+    const gate = new Gate();
+    const runtime = await createRuntime({ graphs: testGraphs(gate) });
+    const t = await runtime.threads.create();
+    const waiting = new AbortController();
+    const waited = runtime.runs.wait(t.thread_id, "slow", { input: {}, signal: waiting.signal, onDisconnect: "cancel" });
+    await gate.reached(1);
+    waiting.abort(new Error("client went away"));
+    await expect(waited).rejects.toThrow("client went away");
+    const [run] = await runtime.runs.list(t.thread_id);
+    const outcome = await runtime.runs.join(t.thread_id, run!.run_id);
+    expect(outcome).toEqual({ log: [`first:${run!.run_id}`] });
+    expect((await runtime.runs.get(t.thread_id, run!.run_id)).status).toBe("interrupted");
+
+    const second = await runtime.runs.create(t.thread_id, "slow", { input: {} });
+    await gate.reached(2);
+    const joining = new AbortController();
+    const joined = runtime.runs.join(t.thread_id, second.run_id, { signal: joining.signal });
+    joining.abort(new Error("stop"));
+    await expect(joined).rejects.toThrow("stop");
+    expect((await runtime.runs.get(t.thread_id, second.run_id)).status).toBe("running");
+    gate.release();
+    await runtime.runs.join(t.thread_id, second.run_id);
+    expect((await runtime.runs.get(t.thread_id, second.run_id)).status).toBe("success");
+    await runtime.close();
   });
 
   it("releases a non-resumable run's events once it is done", async () => {
@@ -110,6 +140,40 @@ describe("runtime options", () => {
     for await (const e of runtime.runs.joinStream(t.thread_id, run.run_id, { lastEventId: "-1" })) replay.push(e);
     expect(replay).toEqual([]);
     await runtime.close();
+  });
+
+  it("starts a run after afterSeconds, posts its webhook, and reports onRunCreated", async () => {
+    const runtime = await createRuntime({ graphs: testGraphs(new Gate()) });
+    const realFetch = globalThis.fetch;
+    const posted: Array<{ url: string; body: Record<string, unknown> }> = [];
+    globalThis.fetch = (async (url: string, init: RequestInit) => {
+      posted.push({ url, body: JSON.parse(String(init.body)) });
+      return new Response(null, { status: 204 });
+    }) as typeof fetch;
+    try {
+      const t = await runtime.threads.create();
+      const created: Array<{ run_id: string; thread_id?: string }> = [];
+      const run = await runtime.runs.create(t.thread_id, "chain", {
+        input: {},
+        afterSeconds: 0.02,
+        webhook: "https://hooks.example/done",
+        onRunCreated: (p) => created.push(p),
+      });
+      expect(created).toEqual([{ run_id: run.run_id, thread_id: t.thread_id }]);
+      expect((await runtime.runs.get(t.thread_id, run.run_id)).status).toBe("pending");
+      expect(await runtime.runs.join(t.thread_id, run.run_id)).toEqual({ log: ["a", "b", "c"] });
+      expect(posted).toEqual([
+        { url: "https://hooks.example/done", body: expect.objectContaining({ run_id: run.run_id, status: "success", values: { log: ["a", "b", "c"] } }) },
+      ]);
+    } finally {
+      globalThis.fetch = realFetch;
+      await runtime.close();
+    }
+  });
+
+  it("refuses options that are not graphs or strategies", async () => {
+    await expectCode(createRuntime({ graphs: { echo: {} as never } }), "invalid_input");
+    await expectCode(createRuntime({ graphs: {}, multitaskStrategy: "later" as never }), "invalid_input");
   });
 
   it("rejects wrong option types with invalid_input naming the call and field (D4)", async () => {
@@ -212,8 +276,6 @@ describe("auth hooks (D12, D13)", () => {
 
 describe("shared stores (two runtimes on one IndexedDB, as two tabs)", () => {
   it("a second runtime leaves the first's live run alone, refuses a run beside it, and recovers it once the first is gone", async () => {
-    await import("fake-indexeddb/auto");
-    const { indexedDbStore } = await import("../../src/persistence/indexeddb/index.js");
     const gate = new Gate();
     const name = `runtime-shared-${Math.random()}`;
     const first = await createRuntime({ graphs: testGraphs(gate), store: indexedDbStore(name) });

@@ -52,6 +52,8 @@ interface LogLine {
   o: LogOp[];
 }
 
+const emptySnapshot = (): Snapshot => ({ format: STORAGE_FORMAT_VERSION, seq: 0, ops: [] });
+
 const SNAPSHOT = "snapshot.json";
 const LOG = "log.jsonl";
 
@@ -125,11 +127,7 @@ class JsonFileStore extends MemoryStore {
     this.fsync = options.fsync ?? false;
     this.compactBytes = options.compactBytes ?? 4 * 1024 * 1024;
     this.snapshotFile = new AtomicJsonFile(join(dir, SNAPSHOT), this.fsync);
-    this.snapshot = new Low<Snapshot>(this.snapshotFile, {
-      format: STORAGE_FORMAT_VERSION,
-      seq: 0,
-      ops: [],
-    });
+    this.snapshot = new Low<Snapshot>(this.snapshotFile, emptySnapshot());
     this.data = this.image.data;
   }
 
@@ -158,6 +156,7 @@ class JsonFileStore extends MemoryStore {
     checkFormat(snap.format, join(this.dir, SNAPSHOT));
     replay(snap.format, snap.ops);
     this.seq = snap.seq;
+    this.snapshot.data = emptySnapshot();
 
     const logPath = join(this.dir, LOG);
     let buf: Buffer;
@@ -201,11 +200,14 @@ class JsonFileStore extends MemoryStore {
   /** Waits for pending commits, folds the log into the snapshot (so the next open reads one file) and closes. */
   override async close(): Promise<void> {
     await this.queue;
-    if (!this.log) return;
-    if (this.logBytes > 0) await this.compact();
     const log = this.log;
-    this.log = undefined;
-    await log.close();
+    if (!log) return;
+    try {
+      if (this.logBytes > 0) await this.compact();
+    } finally {
+      this.log = undefined;
+      await log.close();
+    }
   }
 
   override commit(ops: readonly WriteOp[]): Promise<void> {
@@ -232,14 +234,22 @@ class JsonFileStore extends MemoryStore {
     }
     this.seq++;
     this.logBytes += bytes.length;
-    if (this.logBytes > Math.max(this.compactBytes, this.snapshotFile.bytes)) await this.compact();
+    if (this.logBytes > Math.max(this.compactBytes, this.snapshotFile.bytes)) {
+      // The commit is already durable in the log; a failed compaction is retried after the next one.
+      await this.compact().catch(() => undefined);
+    }
   }
 
   /** Folds the log into a new snapshot, then empties the log. */
   private async compact(): Promise<void> {
     const snap: Snapshot = { format: STORAGE_FORMAT_VERSION, seq: this.seq, ops: [...this.image.snapshot()] };
     this.snapshot.data = snap;
-    await this.snapshot.write();
+    try {
+      await this.snapshot.write();
+    } finally {
+      // Do not keep the op list alive until the next compaction.
+      this.snapshot.data = emptySnapshot();
+    }
     // A crash before this truncate leaves lines with seq <= snap.seq, which open() skips.
     await this.log!.truncate(0);
     this.logBytes = 0;
