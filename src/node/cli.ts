@@ -14,7 +14,7 @@ async function main(argv: string[]): Promise<void> {
     options: {
       config: { type: "string", short: "c" },
       store: { type: "string", default: "memory" },
-      port: { type: "string", short: "p", default: "2024" },
+      port: { type: "string", short: "p" },
       host: { type: "string", default: "127.0.0.1" },
       "heartbeat-ms": { type: "string" },
       "api-key": { type: "string" },
@@ -26,17 +26,21 @@ async function main(argv: string[]): Promise<void> {
     if (!values.help) process.exitCode = 2;
     return;
   }
-  const port = Number(values.port);
+  // Without --port: 2024, or the next free port when it is taken (a development server); with
+  // --port: exactly that port or an error.
+  const port = Number(values.port ?? 2024);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be an integer 0..65535, got "${values.port}"`);
   const server = await serveConfig({
     config: values.config,
     store: values.store,
     port,
+    strictPort: values.port !== undefined,
     host: values.host,
     heartbeatMs: values["heartbeat-ms"] === undefined ? undefined : Number(values["heartbeat-ms"]),
     apiKey: values["api-key"] ?? process.env.AGENTDOCK_API_KEY,
   });
-  console.log(`agentdock: serving graphs ${server.graphIds.join(", ")} on ${server.url} (store: ${values.store})`);
+  const moved = server.port !== port && port !== 0 ? ` (port ${port} was in use)` : "";
+  console.log(`agentdock: serving graphs ${server.graphIds.join(", ")} on ${server.url}${moved} (store: ${values.store})`);
   const stop = async () => {
     console.log("agentdock: shutting down");
     await server.close();

@@ -13,6 +13,11 @@ export interface ServeOptions extends FetchHandlerOptions {
   port?: number;
   /** Interface (default `127.0.0.1`). */
   host?: string;
+  /**
+   * When false and `port` is taken, try the next ports (up to 20) instead of failing, as a
+   * development server does. Default true: the port asked for or an error.
+   */
+  strictPort?: boolean;
 }
 
 /** A running server. */
@@ -84,15 +89,27 @@ export function toNodeListener(handler: FetchHandler) {
  * await server.close();
  */
 export async function serve(runtime: HttpRuntime, options: ServeOptions = {}): Promise<ServeHandle> {
-  const { port = 2024, host = "127.0.0.1", ...handlerOptions } = options;
+  const { port = 2024, host = "127.0.0.1", strictPort = true, ...handlerOptions } = options;
   const server = createServer(toNodeListener(createFetchHandler(runtime, handlerOptions)));
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, host, () => {
-      server.off("error", reject);
-      resolve();
+  const listen = (p: number) =>
+    new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(p, host, () => {
+        server.off("error", reject);
+        resolve();
+      });
     });
-  });
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await listen(port + attempt);
+      break;
+    } catch (err) {
+      const inUse = (err as NodeJS.ErrnoException).code === "EADDRINUSE";
+      if (!inUse || strictPort || port === 0 || attempt >= 19) {
+        throw inUse ? new Error(`port ${port + attempt} on ${host} is in use; choose another with --port`) : err;
+      }
+    }
+  }
   const address = server.address() as AddressInfo;
   const shownHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
   return {

@@ -48,6 +48,8 @@ interface ActiveRun {
   /** Checkpoints the run wrote, and the original writes of tasks it recorded on older ones (rollback). */
   written: Set<string>;
   replacedWrites: Map<string, { checkpointId: string; taskId: string; writes: PendingWrite[] }>;
+  /** Writes to persist with the engine's first commit (the `running` status). */
+  startOps: WriteOp[];
   /** Releases the store's `run:<id>` lock (shared stores), held while the run is in flight. */
   releaseLock(): void;
 }
@@ -326,6 +328,7 @@ export class RunQueue implements RunQueueView {
         resolve,
         written: new Set(),
         replacedWrites: new Map(),
+        startOps: [],
         releaseLock,
       };
       this.active.set(runId, active);
@@ -413,6 +416,8 @@ export class RunQueue implements RunQueueView {
       getCheckpoint: (threadId, checkpointId) => store.getCheckpoint(threadId, checkpointId),
       listCheckpoints: (threadId, options) => store.listCheckpoints(threadId, options),
       commit: async (ops) => {
+        // The run's `running` status lands with its first checkpoint, in one commit.
+        if (active.startOps.length) ops = [...active.startOps.splice(0), ...ops];
         for (const op of ops) {
           if (op.op === "checkpoint.put") active.written.add(op.checkpoint.checkpoint.id);
           else if (op.op === "writes.put" && !active.written.has(op.checkpoint_id)) {
@@ -439,13 +444,13 @@ export class RunQueue implements RunQueueView {
         await core.withLock(threadId, async () => {
           const now = core.now();
           active.run = { ...active.run, status: "running", updated_at: now };
-          const ops: WriteOp[] = [{ op: "run.put", run: active.run }];
+          active.startOps = [{ op: "run.put", run: active.run }];
           const thread = await core.store.getThread(threadId);
           if (thread && thread.status !== "busy") {
-            ops.push({ op: "thread.put", thread: { ...thread, status: "busy", updated_at: now } });
+            // After a queued predecessor paused or failed, the thread is busy again.
+            await core.store.commit([...active.startOps.splice(0), { op: "thread.put", thread: { ...thread, status: "busy", updated_at: now } }]);
             core.emit({ type: "thread.status", thread_id: threadId, status: "busy", previous: thread.status });
           }
-          await core.store.commit(ops);
         });
         core.emit({ type: "run.started", run: active.run });
         done = await active.graph.execute({
@@ -493,6 +498,7 @@ export class RunQueue implements RunQueueView {
         else this.queues.delete(threadId);
         this.active.delete(runId);
         const ops: WriteOp[] = [];
+        active.startOps = []; // superseded by the final status
         if (active.cancel === "rollback") {
           // D9: the run and everything it wrote are removed.
           const undo: WriteOp[] = [...active.replacedWrites.values()].map((r) => ({
@@ -722,8 +728,10 @@ export function runsApi(core: Core, caller: Caller, queue: RunQueue): RunsApi {
     const { run } = await runOf(t, r, filter);
     const active = queue.getActive(r);
     if (!active) throw conflict(`agentdock: run ${r} of thread ${t} already finished (${run.status}); only pending or running runs can be cancelled.`);
+    // A pending run ends at once (api.md 3.4): its outcome is recorded before cancel resolves.
+    const pending = !active.started;
     queue.cancel(active, act);
-    if (o.wait) await active.result;
+    if (o.wait || pending) await active.result;
   }
 
   async function join(threadId: unknown, runId: unknown, options?: unknown): Promise<RunResult> {

@@ -517,7 +517,7 @@ export function runtimeContract(
       it("cancels a running run (interrupt or rollback) and a pending one; finished and unknown runs are refused", async () => {
         const { thread, run } = await busyThread();
         const queued = await c.runs.create(thread.thread_id, "chain", { input: {}, multitaskStrategy: "enqueue" });
-        await c.runs.cancel(thread.thread_id, queued.run_id, true);
+        await c.runs.cancel(thread.thread_id, queued.run_id);
         expect((await c.runs.get(thread.thread_id, queued.run_id)).status).toBe("interrupted");
         await c.runs.cancel(thread.thread_id, run.run_id, true);
         expect((await c.runs.get(thread.thread_id, run.run_id)).status).toBe("interrupted");
