@@ -5,7 +5,7 @@
  */
 import type { Client } from "@langchain/langgraph-sdk";
 import { describe, expectTypeOf, it } from "vitest";
-import type { Runtime, RuntimeClient } from "../../src/index.js";
+import type { RunEvent, Runtime, RuntimeClient, RuntimeEvent } from "../../src/index.js";
 
 type AssistantMethods = "create" | "get" | "update" | "delete" | "search" | "count" | "getVersions" | "setLatest" | "getGraph" | "getSchemas";
 type ThreadMethods = "create" | "get" | "update" | "delete" | "search" | "count" | "copy" | "getState" | "updateState" | "getHistory";
@@ -30,5 +30,17 @@ describe("SDK compatibility", () => {
       return [assistants, threads, runs];
     };
     expectTypeOf(check).toBeFunction();
+  });
+
+  it("run events and lifecycle events narrow on their name", () => {
+    expectTypeOf<Extract<RunEvent, { event: "metadata" }>["data"]>().toEqualTypeOf<{ run_id: string; thread_id: string; attempt: number }>();
+    expectTypeOf<Extract<RunEvent, { event: "error" }>["data"]>().toEqualTypeOf<{ error: string; message: string }>();
+    expectTypeOf<Extract<RuntimeEvent, { type: "thread.status" }>["status"]>().toEqualTypeOf<"idle" | "busy" | "interrupted" | "error">();
+    const use = (runtime: Runtime) =>
+      runtime.subscribe("run.finished", (e) => {
+        expectTypeOf(e.type).toEqualTypeOf<"run.finished">();
+        expectTypeOf(e.error).toEqualTypeOf<{ error: string; message: string } | undefined>();
+      });
+    expectTypeOf(use).returns.toEqualTypeOf<() => void>();
   });
 });
