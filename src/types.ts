@@ -39,17 +39,7 @@ export interface AssistantRecord {
 }
 
 /** One stored version of an assistant (D6): every versioned field as it was set. */
-export interface AssistantVersionRecord {
-  assistant_id: string;
-  graph_id: string;
-  name: string;
-  description: string | null;
-  config: Config;
-  context: unknown;
-  metadata: Metadata;
-  version: number;
-  created_at: string;
-}
+export type AssistantVersionRecord = Omit<AssistantRecord, "updated_at">;
 
 export interface ThreadRecord {
   thread_id: string;

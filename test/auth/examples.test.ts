@@ -7,27 +7,27 @@ import { loadExport } from "../../src/node/load.js";
 import { createRuntime } from "../../src/runtime/index.js";
 import { matrixGraphs } from "./isolation.js";
 
-const dir = join(import.meta.dirname, "../../examples/auth");
+const dir = join(import.meta.dirname, "../../examples/node");
 const load = async (file: string) => (await loadAuth({ auth: { path: `./${file}:auth` } }, dir))!;
 const fails = (p: Promise<unknown>, code: string) => expect(p).rejects.toSatisfy((e) => AgentdockError.is(e, code as never));
 
-describe("examples/auth/api-key.ts", () => {
+describe("examples/node/auth-api-key.ts", () => {
   it("authenticates x-api-key and rejects other keys with 401 and a detail", async () => {
-    const auth = await load("api-key.ts");
+    const auth = await load("auth-api-key.ts");
     expect(await auth.authenticate({ headers: { "x-api-key": "key-alice" } })).toMatchObject({ identity: "alice", role: "admin" });
     await fails(auth.authenticate({ headers: { "x-api-key": "wrong" } }), "unauthenticated");
     await expect(auth.authenticate({ headers: {} })).rejects.toThrow(/x-api-key/);
   });
 
   it("stamps the owner on creations and filters by it", async () => {
-    const auth = await load("api-key.ts");
+    const auth = await load("auth-api-key.ts");
     const bob = await auth.authenticate({ headers: { "x-api-key": "key-bob" } });
     const value: Record<string, unknown> = { metadata: { topic: "t" } };
     expect(await auth.authorize(bob, { resource: "threads", action: "create", value })).toEqual({ owner: "bob" });
     expect(value.metadata).toEqual({ topic: "t", owner: "bob" });
   });
   it("isolates two API keys end to end in a runtime", async () => {
-    const runtime = await createRuntime({ graphs: matrixGraphs(), auth: await load("api-key.ts") });
+    const runtime = await createRuntime({ graphs: matrixGraphs(), auth: await load("auth-api-key.ts") });
     try {
       const alice = await runtime.client({ headers: { "x-api-key": "key-alice" } });
       const bob = await runtime.client({ headers: { "x-api-key": "key-bob" } });
@@ -44,10 +44,10 @@ describe("examples/auth/api-key.ts", () => {
   });
 });
 
-describe("examples/auth/jwt.ts", () => {
+describe("examples/node/auth-jwt.ts", () => {
   it("verifies HS256 bearer tokens: good, tampered, expired, missing", async () => {
-    const auth = await load("jwt.ts");
-    const sign = await loadExport<(sub: string, scopes?: string[], exp?: string | number) => Promise<string>>("./jwt.ts:signToken", dir);
+    const auth = await load("auth-jwt.ts");
+    const sign = await loadExport<(sub: string, scopes?: string[], exp?: string | number) => Promise<string>>("./auth-jwt.ts:signToken", dir);
     const token = await sign("alice", ["assistants:write"]);
     expect(await auth.authenticate({ headers: { authorization: `Bearer ${token}` } })).toMatchObject({ identity: "alice", permissions: ["assistants:write"] });
     const tampered = token.slice(0, -2) + (token.endsWith("AA") ? "BB" : "AA");
@@ -57,8 +57,8 @@ describe("examples/auth/jwt.ts", () => {
   });
 
   it("requires the assistants:write scope to create assistants, stamping the owner", async () => {
-    const auth: AuthProvider = await load("jwt.ts");
-    const sign = await loadExport<(sub: string, scopes?: string[]) => Promise<string>>("./jwt.ts:signToken", dir);
+    const auth: AuthProvider = await load("auth-jwt.ts");
+    const sign = await loadExport<(sub: string, scopes?: string[]) => Promise<string>>("./auth-jwt.ts:signToken", dir);
     const reader = await auth.authenticate({ headers: { authorization: `Bearer ${await sign("bob")}` } });
     const writer = await auth.authenticate({ headers: { authorization: `Bearer ${await sign("bob", ["assistants:write"])}` } });
     const value: Record<string, unknown> = { graph_id: "agent" };
