@@ -49,7 +49,10 @@ export interface ThreadRecord {
   state_updated_at: string;
   metadata: Metadata;
   status: ThreadStatus;
-  /** The merged config of the last run; `{}` for a fresh thread. */
+  /**
+   * What the thread carries into its next run's config (assistant -> thread -> run): the merged
+   * config of the last run without its run-only keys; `{}` for a fresh thread.
+   */
   config: Config;
   /** Latest state values (D8: `{}` on a fresh thread; search results omit them). */
   values: Record<string, unknown>;

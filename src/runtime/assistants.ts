@@ -1,5 +1,5 @@
 /** `runtime.assistants` (api.md 1.2, 6; D5, D6). */
-import { matchesAuthFilter } from "../auth/types.js";
+import { matchesAuthFilter, type AuthFilter } from "../auth/types.js";
 import { conflict, notFound } from "../errors.js";
 import { defaultAssistantId } from "../ids.js";
 import { contains } from "../json.js";
@@ -7,6 +7,7 @@ import type { WriteOp } from "../persistence/types.js";
 import type { AssistantRecord, AssistantVersionRecord, Config, Metadata } from "../types.js";
 import { type Caller, type Core, pick, sortAndPage } from "./core.js";
 import { parse, schemas } from "./schemas.js";
+import type { RunQueueView } from "./threads.js";
 import type { Assistant, AssistantGraph, AssistantsApi, AssistantVersion, GraphSchema } from "./types.js";
 
 const asPublic = (a: AssistantRecord) => a as unknown as Assistant;
@@ -41,17 +42,23 @@ export async function ensureDefaultAssistants(core: Core): Promise<void> {
   if (ops.length) await core.store.commit(ops);
 }
 
-function filterAssistants(all: AssistantRecord[], q: { graphId?: string; name?: string; metadata?: Metadata }): AssistantRecord[] {
+/** The assistants matching a search or count query and visible under the auth filter. */
+function filterAssistants(
+  all: AssistantRecord[],
+  q: { graphId?: string; name?: string; metadata?: Metadata },
+  filter: AuthFilter | undefined,
+): AssistantRecord[] {
   const name = q.name?.toLowerCase();
   return all.filter(
     (a) =>
       (q.graphId === undefined || a.graph_id === q.graphId) &&
       (name === undefined || a.name.toLowerCase().includes(name)) &&
-      (q.metadata === undefined || contains(a.metadata, q.metadata)),
+      (q.metadata === undefined || contains(a.metadata, q.metadata)) &&
+      matchesAuthFilter(a.metadata, filter),
   );
 }
 
-export function assistantsApi(core: Core, caller: Caller): AssistantsApi {
+export function assistantsApi(core: Core, caller: Caller, queue: RunQueueView): AssistantsApi {
   const { store } = core;
 
   async function create(payload: unknown): Promise<Assistant> {
@@ -69,29 +76,31 @@ export function assistantsApi(core: Core, caller: Caller): AssistantsApi {
     const filter = await core.authorize(caller, "assistants", "create", value);
     core.graph(p.graphId);
     const id = p.assistantId ?? core.ids.uuid();
-    const existing = await store.getAssistant(id);
-    if (existing) {
-      if (p.ifExists === "do_nothing" && matchesAuthFilter(existing.metadata, filter)) return asPublic(existing);
-      throw conflict(`agentdock: assistant ${id} already exists. Use another assistantId or ifExists: "do_nothing".`);
-    }
-    const now = core.now();
-    const assistant: AssistantRecord = {
-      assistant_id: id,
-      graph_id: p.graphId,
-      name: p.name ?? "Untitled",
-      description: p.description ?? null,
-      config: p.config ?? {},
-      context: p.context ?? {},
-      metadata: (value.metadata as Metadata | undefined) ?? {},
-      version: 1,
-      created_at: now,
-      updated_at: now,
-    };
-    await store.commit([
-      { op: "assistant.put", assistant },
-      { op: "assistant_version.put", version: versionOf(assistant, now) },
-    ]);
-    return asPublic(assistant);
+    return core.lock(`assistant:${id}`, async () => {
+      const existing = await store.getAssistant(id);
+      if (existing) {
+        if (p.ifExists === "do_nothing" && matchesAuthFilter(existing.metadata, filter)) return asPublic(existing);
+        throw conflict(`agentdock: assistant ${id} already exists. Use another assistantId or ifExists: "do_nothing".`);
+      }
+      const now = core.now();
+      const assistant: AssistantRecord = {
+        assistant_id: id,
+        graph_id: p.graphId,
+        name: p.name ?? "Untitled",
+        description: p.description ?? null,
+        config: p.config ?? {},
+        context: p.context ?? {},
+        metadata: (value.metadata as Metadata | undefined) ?? {},
+        version: 1,
+        created_at: now,
+        updated_at: now,
+      };
+      await store.commit([
+        { op: "assistant.put", assistant },
+        { op: "assistant_version.put", version: versionOf(assistant, now) },
+      ]);
+      return asPublic(assistant);
+    });
   }
 
   async function get(assistantId: unknown, options?: unknown): Promise<Assistant> {
@@ -114,51 +123,63 @@ export function assistantsApi(core: Core, caller: Caller): AssistantsApi {
       description: p.description,
     };
     const filter = await core.authorize(caller, "assistants", "update", value);
-    const current = await core.visibleAssistant(id, filter);
-    if (p.graphId !== undefined) core.graph(p.graphId);
-    const versions = await store.listAssistantVersions(current.assistant_id);
-    const version = Math.max(current.version, ...versions.map((v) => v.version)) + 1;
-    const now = core.now();
-    // D6: built from exactly what is supplied; graph_id, name, description carry over.
-    const next: AssistantRecord = {
-      ...current,
-      graph_id: p.graphId ?? current.graph_id,
-      name: p.name ?? current.name,
-      description: p.description !== undefined ? p.description : current.description,
-      config: (p.config ?? {}) as Config,
-      context: p.context ?? {},
-      metadata: (value.metadata as Metadata | undefined) ?? {},
-      version,
-      updated_at: now,
-    };
-    await store.commit([
-      { op: "assistant.put", assistant: next },
-      { op: "assistant_version.put", version: versionOf(next, now) },
-    ]);
-    return asPublic(next);
+    return core.lock(`assistant:${core.resolveAssistantId(id)}`, async () => {
+      const current = await core.visibleAssistant(id, filter);
+      if (p.graphId !== undefined) core.graph(p.graphId);
+      const versions = await store.listAssistantVersions(current.assistant_id);
+      const version = Math.max(current.version, ...versions.map((v) => v.version)) + 1;
+      const now = core.now();
+      // D6: built from exactly what is supplied; graph_id, name, description carry over.
+      const next: AssistantRecord = {
+        ...current,
+        graph_id: p.graphId ?? current.graph_id,
+        name: p.name ?? current.name,
+        description: p.description !== undefined ? p.description : current.description,
+        config: (p.config ?? {}) as Config,
+        context: p.context ?? {},
+        metadata: (value.metadata as Metadata | undefined) ?? {},
+        version,
+        updated_at: now,
+      };
+      await store.commit([
+        { op: "assistant.put", assistant: next },
+        { op: "assistant_version.put", version: versionOf(next, now) },
+      ]);
+      return asPublic(next);
+    });
   }
 
   async function remove(assistantId: unknown, options?: unknown): Promise<void> {
     const id = parse(schemas.id, assistantId, "assistants.delete");
     const o = parse(schemas.assistantDelete, options ?? {}, `assistants.delete(${id})`);
     const filter = await core.authorize(caller, "assistants", "delete", { assistant_id: id });
-    const assistant = await core.visibleAssistant(id, filter);
-    const ops: WriteOp[] = [{ op: "assistant.delete", assistant_id: assistant.assistant_id }];
-    // Its finished runs go too (api.md 6); in-flight ones finish first.
-    for (const run of await store.listRuns()) {
-      if (run.assistant_id === assistant.assistant_id && run.status !== "pending" && run.status !== "running") {
-        ops.push({ op: "run.delete", run_id: run.run_id });
+    await core.lock(`assistant:${core.resolveAssistantId(id)}`, async () => {
+      const assistant = await core.visibleAssistant(id, filter);
+      const ops: WriteOp[] = [{ op: "assistant.delete", assistant_id: assistant.assistant_id }];
+      // Its finished runs go too (api.md 6); in-flight ones finish first.
+      for (const run of await store.listRuns()) {
+        if (run.assistant_id === assistant.assistant_id && run.status !== "pending" && run.status !== "running") {
+          ops.push({ op: "run.delete", run_id: run.run_id });
+        }
       }
-    }
-    if (o.deleteThreads) {
-      for (const t of await store.listThreads()) {
-        if (t.metadata.assistant_id !== assistant.assistant_id) continue;
-        // Only threads the caller may delete go (auth.md 6): another user's thread run on this assistant stays.
-        const threadFilter = await core.authorize(caller, "threads", "delete", { thread_id: t.thread_id });
-        if (matchesAuthFilter(t.metadata, threadFilter)) ops.push({ op: "thread.delete", thread_id: t.thread_id });
+      const threadIds: string[] = [];
+      if (o.deleteThreads) {
+        for (const t of await store.listThreads()) {
+          if (t.metadata.assistant_id !== assistant.assistant_id) continue;
+          // Only threads the caller may delete go (auth.md 6): another user's thread run on this assistant stays.
+          const threadFilter = await core.authorize(caller, "threads", "delete", { thread_id: t.thread_id });
+          if (matchesAuthFilter(t.metadata, threadFilter)) threadIds.push(t.thread_id);
+        }
       }
-    }
-    await store.commit(ops);
+      // As threads.delete does: a deleted thread's in-flight runs are cancelled first, so none
+      // keeps writing checkpoints for a thread that is gone.
+      for (const threadId of threadIds) {
+        await queue.cancelAll(threadId);
+        ops.push({ op: "thread.delete", thread_id: threadId });
+      }
+      await store.commit(ops);
+      for (const threadId of threadIds) queue.forget(threadId);
+    });
   }
 
   async function search(query?: unknown): Promise<never> {
@@ -171,7 +192,7 @@ export function assistantsApi(core: Core, caller: Caller): AssistantsApi {
       limit,
       offset,
     });
-    const matching = filterAssistants(await store.listAssistants(), q).filter((a) => matchesAuthFilter(a.metadata, filter));
+    const matching = filterAssistants(await store.listAssistants(), q, filter);
     const page = sortAndPage(matching, q.sortBy ?? "created_at", q.sortOrder ?? "desc", offset, limit, "assistant_id").map(
       (a) => asPublic(pick(a, q.select)),
     );
@@ -190,7 +211,7 @@ export function assistantsApi(core: Core, caller: Caller): AssistantsApi {
       limit: 0,
       offset: 0,
     });
-    return filterAssistants(await store.listAssistants(), q).filter((a) => matchesAuthFilter(a.metadata, filter)).length;
+    return filterAssistants(await store.listAssistants(), q, filter).length;
   }
 
   async function getVersions(assistantId: unknown, payload?: unknown): Promise<AssistantVersion[]> {
@@ -214,23 +235,25 @@ export function assistantsApi(core: Core, caller: Caller): AssistantsApi {
     const v = parse(schemas.version, version, `assistants.setLatest(${id})`);
     parse(schemas.callOptions, options ?? {}, `assistants.setLatest(${id})`);
     const filter = await core.authorize(caller, "assistants", "update", { assistant_id: id, version: v });
-    const current = await core.visibleAssistant(id, filter);
-    const row = (await store.listAssistantVersions(current.assistant_id)).find((x) => x.version === v);
-    if (!row) throw notFound(`agentdock: assistant ${current.assistant_id} has no version ${v}. List them with assistants.getVersions.`);
-    // Every versioned field of that version is restored (D6).
-    const next: AssistantRecord = {
-      ...current,
-      graph_id: row.graph_id,
-      name: row.name,
-      description: row.description,
-      config: row.config,
-      context: row.context,
-      metadata: row.metadata,
-      version: row.version,
-      updated_at: core.now(),
-    };
-    await store.commit([{ op: "assistant.put", assistant: next }]);
-    return asPublic(next);
+    return core.lock(`assistant:${core.resolveAssistantId(id)}`, async () => {
+      const current = await core.visibleAssistant(id, filter);
+      const row = (await store.listAssistantVersions(current.assistant_id)).find((x) => x.version === v);
+      if (!row) throw notFound(`agentdock: assistant ${current.assistant_id} has no version ${v}. List them with assistants.getVersions.`);
+      // Every versioned field of that version is restored (D6).
+      const next: AssistantRecord = {
+        ...current,
+        graph_id: row.graph_id,
+        name: row.name,
+        description: row.description,
+        config: row.config,
+        context: row.context,
+        metadata: row.metadata,
+        version: row.version,
+        updated_at: core.now(),
+      };
+      await store.commit([{ op: "assistant.put", assistant: next }]);
+      return asPublic(next);
+    });
   }
 
   async function graphOf(assistantId: unknown, options: unknown, what: string) {

@@ -24,10 +24,6 @@ export class RunChannel {
     this.history = resumable ? [] : null;
   }
 
-  get isClosed(): boolean {
-    return this.closed;
-  }
-
   push(event: RunEvent["event"], data: unknown): void {
     if (this.closed) return;
     const ev = { id: String(this.seq++), event, data } as RunEvent;

@@ -9,7 +9,7 @@ import { matchesAuthFilter } from "../auth/types.js";
 import type { CompiledGraph } from "../graph/types.js";
 import { defaultAssistantId, type Clock, type Ids } from "../ids.js";
 import type { Store } from "../persistence/types.js";
-import type { AssistantRecord, MultitaskStrategy } from "../types.js";
+import type { AssistantRecord, MultitaskStrategy, ThreadRecord } from "../types.js";
 import type { RuntimeEvent } from "./types.js";
 
 /** Who is calling: resolved lazily, so the unbound runtime authenticates on every call (D13). */
@@ -73,19 +73,39 @@ export class Core {
     return assistant;
   }
 
+  /** The thread, or `not_found` when missing or hidden by the filter (auth.md 6). */
+  async visibleThread(threadId: string, filter: AuthFilter | undefined): Promise<ThreadRecord> {
+    const thread = await this.store.getThread(threadId);
+    if (!thread || !matchesAuthFilter(thread.metadata, filter)) throw notFound(`agentdock: thread ${threadId} not found.`);
+    return thread;
+  }
+
+  /** `not_found` unless the thread has the checkpoint (a fork or state read from it). */
+  async requireCheckpoint(threadId: string, checkpointId: string | undefined): Promise<void> {
+    if (checkpointId !== undefined && !(await this.store.getCheckpoint(threadId, checkpointId))) {
+      throw notFound(`agentdock: checkpoint ${checkpointId} of thread ${threadId} not found.`);
+    }
+  }
+
   graph(graphId: string): CompiledGraph {
     const graph = this.graphs.get(graphId);
     if (!graph) throw notFound(`agentdock: graph "${graphId}" not found. Registered graphs: ${[...this.graphs.keys()].join(", ") || "none"}.`);
     return graph;
   }
 
+  /** Runs `fn` holding the lock of one thread (see `lock`). */
+  withLock<T>(threadId: string, fn: () => Promise<T>): Promise<T> {
+    return this.lock(`thread:${threadId}`, fn);
+  }
+
   /**
-   * Runs `fn` holding the lock of `key` (a thread id): one read-modify-write at a time. On a
-   * shared store (other tabs on the same data) the store's cross-runtime lock is held too.
+   * Runs `fn` holding the lock `key` (`thread:<id>`, `assistant:<id>`): one read-modify-write
+   * of that record at a time. On a shared store (other tabs on the same data) the store's
+   * cross-runtime lock is held too.
    */
-  async withLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
+  async lock<T>(key: string, fn: () => Promise<T>): Promise<T> {
     const { store } = this;
-    const locked = store.withLock ? () => store.withLock!(`thread:${key}`, fn) : fn;
+    const locked = store.withLock ? () => store.withLock!(key, fn) : fn;
     const prev = this.locks.get(key) ?? Promise.resolve();
     const next = prev.then(locked, locked);
     const settled = next.then(

@@ -62,6 +62,23 @@ const withoutAuthKeys = (configurable: Record<string, unknown> | undefined) => {
   return out;
 };
 
+/** `configurable` keys that belong to one run only: a thread never carries them to the next. */
+const RUN_ONLY_KEYS = new Set([...AUTH_KEYS, "user_id", "run_id", "checkpoint_id", "checkpoint_ns", "checkpoint_map"]);
+
+/**
+ * What a thread keeps of its run's merged config for the next run (api.md 3.3): everything but
+ * the run metadata, the run-only keys and internal `__`-prefixed keys, so nothing leaks from one
+ * run or user to the next.
+ */
+function carriedConfig(config: RunnableConfig): Config {
+  const keep = ([key]: [string, unknown]) => !key.startsWith("__");
+  const { metadata: _metadata, configurable, ...rest } = config;
+  return {
+    ...Object.fromEntries(Object.entries(rest).filter(keep)),
+    configurable: Object.fromEntries(Object.entries(configurable ?? {}).filter((e) => keep(e) && !RUN_ONLY_KEYS.has(e[0]))),
+  };
+}
+
 /** Engine stream modes for the requested ones (`messages-tuple` and legacy `messages` alike). */
 function engineModes(requested: StreamMode[]): Set<EngineStreamMode> {
   const out = new Set<EngineStreamMode>();
@@ -257,9 +274,7 @@ export class RunQueue implements RunQueueView {
           interrupts: {},
         };
       }
-      if (checkpointId !== undefined && !(await core.store.getCheckpoint(threadId, checkpointId))) {
-        throw notFound(`agentdock: checkpoint ${checkpointId} of thread ${threadId} not found.`);
-      }
+      await core.requireCheckpoint(threadId, checkpointId);
       const inFlight = [...(this.queues.get(threadId) ?? [])];
       if (inFlight.length && strategy === "reject") {
         throw conflict(
@@ -290,14 +305,13 @@ export class RunQueue implements RunQueueView {
         kwargs: { ...kwargs, temporary },
         multitask_strategy: strategy,
       };
-      // The thread keeps the merged config of its last run, without the user's keys (api.md 3.3).
-      const { metadata: _runMetadata, ...threadConfig } = config;
+      // The thread keeps its last run's merged config for the next one (api.md 3.3; JS only when not busy).
       const nextThread: ThreadRecord = {
         ...thread,
         status: "busy",
         updated_at: now,
         metadata: { ...thread.metadata, graph_id: assistant.graph_id, assistant_id: assistant.assistant_id },
-        config: thread.status === "busy" ? thread.config : { ...threadConfig, configurable: withoutAuthKeys(config.configurable) },
+        config: thread.status === "busy" ? thread.config : carriedConfig(config),
       };
       const releaseLock = await holdRunLock(core, runId);
       try {
@@ -347,9 +361,9 @@ export class RunQueue implements RunQueueView {
   }
 
   /**
-   * Config merge assistant -> run (api.md 3.3; the thread's stored config is the last run's and
-   * is not merged, so one assistant's configuration never leaks into another's run on the same
-   * thread); the ids are forced into `configurable` and the user lands per D12.
+   * Config merge assistant -> thread -> run (api.md 3.3), `configurable` key-wise; the thread's
+   * config holds only what carries over (`carriedConfig`). The ids are forced into
+   * `configurable` and the user lands per D12.
    */
   private runConfig(
     assistant: AssistantRecord,
@@ -358,9 +372,11 @@ export class RunQueue implements RunQueueView {
     o: { runId: string; threadId: string; user: Record<string, unknown> | undefined; metadata: Metadata },
   ): RunnableConfig {
     const a: Config = assistant.config ?? {};
+    const t: Config = thread.config ?? {};
     const r: Config = p.config ?? {};
     const configurable: Record<string, unknown> = {
       ...withoutAuthKeys(a.configurable),
+      ...t.configurable,
       ...withoutAuthKeys(r.configurable),
       run_id: o.runId,
       thread_id: o.threadId,
@@ -377,6 +393,7 @@ export class RunQueue implements RunQueueView {
     }
     return {
       ...a,
+      ...t,
       ...r,
       configurable,
       metadata: {
@@ -564,7 +581,7 @@ export class RunQueue implements RunQueueView {
     }
     active.releaseLock();
     active.channel.close();
-    if (active.channel.isClosed && active.run.kwargs.resumable && active.cancel !== "rollback" && !active.temporary) {
+    if (active.run.kwargs.resumable && active.cancel !== "rollback" && !active.temporary) {
       this.finished.set(runId, { threadId, channel: active.channel });
       if (this.finished.size > MAX_FINISHED_CHANNELS) this.finished.delete(this.finished.keys().next().value!);
     }
@@ -622,15 +639,8 @@ async function outcomeOf(core: Core, queue: RunQueue, thread: ThreadRecord, run:
 export function runsApi(core: Core, caller: Caller, queue: RunQueue): RunsApi {
   const { store } = core;
 
-  /** The thread if visible under `filter`, else not_found (auth.md 6). */
-  async function visibleThread(threadId: string, filter: AuthFilter | undefined): Promise<ThreadRecord> {
-    const thread = await store.getThread(threadId);
-    if (!thread || !matchesAuthFilter(thread.metadata, filter)) throw notFound(`agentdock: thread ${threadId} not found.`);
-    return thread;
-  }
-
   async function runOf(threadId: string, runId: string, filter: AuthFilter | undefined): Promise<{ thread: ThreadRecord; run: RunRecord }> {
-    const thread = await visibleThread(threadId, filter);
+    const thread = await core.visibleThread(threadId, filter);
     const run = await store.getRun(runId);
     if (!run || run.thread_id !== threadId) throw notFound(`agentdock: run ${runId} not found on thread ${threadId}.`);
     return { thread, run };
@@ -700,7 +710,7 @@ export function runsApi(core: Core, caller: Caller, queue: RunQueue): RunsApi {
     const o = parse(schemas.runList, options ?? {}, `runs.list(${id})`);
     const searchFilter = await core.authorize(caller, "threads", "search", { thread_id: id, metadata: {}, status: o.status });
     const readFilter = await core.authorize(caller, "threads", "read", { thread_id: id });
-    const thread = await visibleThread(id, readFilter);
+    const thread = await core.visibleThread(id, readFilter);
     if (!matchesAuthFilter(thread.metadata, searchFilter)) throw notFound(`agentdock: thread ${id} not found.`);
     const runs = (await store.listRuns(id)).filter((r) => o.status === undefined || r.status === o.status);
     return sortAndPage(runs, "created_at", "desc", o.offset ?? 0, o.limit ?? 10, "run_id").map((r) => pick(r, o.select));

@@ -7,7 +7,8 @@ import { invalidInput } from "../errors.js";
 import { createIds, systemClock } from "../ids.js";
 import { memoryStore } from "../persistence/memory.js";
 import type { WriteOp } from "../persistence/types.js";
-import { createUploadApi } from "../upload/api.js";
+import { createUploadApi, userTenantId } from "../upload/api.js";
+import { LOCAL_TENANT_ID } from "../upload/types.js";
 import { assistantsApi, ensureDefaultAssistants } from "./assistants.js";
 import { type Caller, Core } from "./core.js";
 import { RunQueue, runIsAlive, runsApi } from "./runs.js";
@@ -72,11 +73,11 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Runt
   const upload = createUploadApi({ store, ids: core.ids, clock });
 
   const bind = (caller: Caller): RuntimeClient => ({
-    assistants: assistantsApi(core, caller),
+    assistants: assistantsApi(core, caller, queue),
     threads: threadsApi(core, caller, queue),
     runs: runsApi(core, caller, queue),
-    experiments: upload.experiments,
-    datasets: upload.datasets,
+    // Experiments are the caller's tenant's: the owner's without auth, the user's own with it.
+    ...upload.forTenant(core.auth ? async () => userTenantId((await caller.user()).identity) : LOCAL_TENANT_ID),
   });
 
   const { auth } = options;

@@ -1,45 +1,52 @@
 /**
  * zod schemas of every input of the runtime namespaces (D4): unknown keys are dropped (clients
  * send options a server may not support), wrong types are rejected with `invalid_input` listing
- * one problem per field. Option names are the SDK's camelCase ones.
+ * one problem per field. Option names are the SDK's camelCase ones. Written with `zod/mini`
+ * (tree-shakable functions) to keep browser bundles small.
  */
-import { z } from "zod";
+// Only `z.<name>` member accesses: destructuring or passing `z` around makes bundlers keep all
+// of zod (its JSON-schema code and every locale), about 40 kB gzip more.
+import * as z from "zod/mini";
+import en from "zod/v4/locales/en.js";
 import { invalidInput } from "../errors.js";
 import { UUID_RE } from "../ids.js";
 
 const record = z.record(z.string(), z.unknown());
 /** Metadata: an object; `null` is the same as absent (the SDK's `Metadata` allows it). */
-const metadata = record.nullish().transform((v) => v ?? undefined);
-const uuid = z.string().regex(UUID_RE, "must be a UUID");
-const signal = z.custom<AbortSignal>((v) => v === undefined || (typeof v === "object" && v !== null && "aborted" in v)).optional();
-const config = z
-  .object({
-    tags: z.array(z.string()).optional(),
-    recursion_limit: z.number().int().positive().optional(),
-    configurable: record.optional(),
-  })
-  .catchall(z.unknown());
-const limit = z.number().int().min(0).max(1000).optional();
-const offset = z.number().int().min(0).optional();
-const sortOrder = z.enum(["asc", "desc"]).optional();
+const metadata = z.pipe(
+  z.nullish(record),
+  z.transform((v) => v ?? undefined),
+);
+const uuid = z.string().check(z.regex(UUID_RE, "must be a UUID"));
+const int = z.number().check(z.int());
+const nonEmpty = z.string().check(z.minLength(1));
+const bool = z.optional(z.boolean());
+const strings = z.array(z.string());
+const signal = z.optional(z.custom<AbortSignal>((v) => v === undefined || (typeof v === "object" && v !== null && "aborted" in v)));
+const config = z.catchall(
+  z.object({
+    tags: z.optional(strings),
+    recursion_limit: z.optional(int.check(z.positive())),
+    configurable: z.optional(record),
+  }),
+  z.unknown(),
+);
+const limit = z.optional(int.check(z.minimum(0), z.maximum(1000)));
+const offset = z.optional(int.check(z.minimum(0)));
+const sortOrder = z.optional(z.enum(["asc", "desc"]));
 const threadStatus = z.enum(["idle", "busy", "interrupted", "error"]);
 const checkpointSelector = z.object({
-  thread_id: z.string().optional(),
-  checkpoint_id: z.string().nullish(),
-  checkpoint_ns: z.string().optional(),
-  checkpoint_map: record.nullish(),
+  thread_id: z.optional(z.string()),
+  checkpoint_id: z.nullish(z.string()),
+  checkpoint_ns: z.optional(z.string()),
+  checkpoint_map: z.nullish(record),
 });
-const ttl = z.union([z.number(), z.object({ ttl: z.number(), strategy: z.literal("delete").optional() })]).optional();
+const ttl = z.optional(z.union([z.number(), z.object({ ttl: z.number(), strategy: z.optional(z.literal("delete")) })]));
+const send = z.object({ node: z.string(), input: z.unknown() });
 const command = z.object({
-  update: z.union([record, z.array(z.tuple([z.string(), z.unknown()]))]).nullish(),
-  resume: z.unknown().optional(),
-  goto: z
-    .union([
-      z.string(),
-      z.object({ node: z.string(), input: z.unknown() }),
-      z.array(z.union([z.string(), z.object({ node: z.string(), input: z.unknown() })])),
-    ])
-    .optional(),
+  update: z.nullish(z.union([record, z.array(z.tuple([z.string(), z.unknown()]))])),
+  resume: z.optional(z.unknown()),
+  goto: z.optional(z.union([z.string(), send, z.array(z.union([z.string(), send]))])),
 });
 const streamMode = z.enum([
   "values",
@@ -54,146 +61,148 @@ const streamMode = z.enum([
   "tools",
   "lifecycle",
 ]);
-const breakpoints = z.union([z.literal("*"), z.array(z.string())]).optional();
+const streamModes = z.optional(z.union([streamMode, z.array(streamMode)]));
+const breakpoints = z.optional(z.union([z.literal("*"), strings]));
 
 export const schemas = {
   assistantCreate: z.object({
-    graphId: z.string().min(1),
-    config: config.optional(),
-    context: z.unknown().optional(),
+    graphId: nonEmpty,
+    config: z.optional(config),
+    context: z.optional(z.unknown()),
     metadata,
-    assistantId: uuid.optional(),
-    ifExists: z.enum(["raise", "do_nothing"]).optional(),
-    name: z.string().optional(),
-    description: z.string().nullish(),
+    assistantId: z.optional(uuid),
+    ifExists: z.optional(z.enum(["raise", "do_nothing"])),
+    name: z.optional(z.string()),
+    description: z.nullish(z.string()),
     signal,
   }),
   assistantUpdate: z.object({
-    graphId: z.string().min(1).optional(),
-    config: config.optional(),
-    context: z.unknown().optional(),
+    graphId: z.optional(nonEmpty),
+    config: z.optional(config),
+    context: z.optional(z.unknown()),
     metadata,
-    name: z.string().optional(),
-    description: z.string().nullish(),
+    name: z.optional(z.string()),
+    description: z.nullish(z.string()),
     signal,
   }),
   assistantSearch: z.object({
-    graphId: z.string().optional(),
-    name: z.string().optional(),
+    graphId: z.optional(z.string()),
+    name: z.optional(z.string()),
     metadata,
     limit,
     offset,
-    sortBy: z.enum(["assistant_id", "graph_id", "name", "created_at", "updated_at"]).optional(),
+    sortBy: z.optional(z.enum(["assistant_id", "graph_id", "name", "created_at", "updated_at"])),
     sortOrder,
-    select: z.array(z.string()).optional(),
-    includePagination: z.boolean().optional(),
+    select: z.optional(strings),
+    includePagination: bool,
     signal,
   }),
-  assistantCount: z.object({ graphId: z.string().optional(), name: z.string().optional(), metadata, signal }),
+  assistantCount: z.object({ graphId: z.optional(z.string()), name: z.optional(z.string()), metadata, signal }),
   assistantVersions: z.object({ metadata, limit, offset, signal }),
-  assistantDelete: z.object({ deleteThreads: z.boolean().optional(), signal }),
-  version: z.number().int().min(1),
-  xray: z.object({ xray: z.union([z.boolean(), z.number().int()]).optional(), signal }),
+  assistantDelete: z.object({ deleteThreads: bool, signal }),
+  version: int.check(z.minimum(1)),
+  xray: z.object({ xray: z.optional(z.union([z.boolean(), int])), signal }),
 
   threadCreate: z.object({
     metadata,
-    threadId: uuid.optional(),
-    ifExists: z.enum(["raise", "do_nothing"]).optional(),
-    graphId: z.string().optional(),
-    supersteps: z
-      .array(
+    threadId: z.optional(uuid),
+    ifExists: z.optional(z.enum(["raise", "do_nothing"])),
+    graphId: z.optional(z.string()),
+    supersteps: z.optional(
+      z.array(
         z.object({
-          updates: z.array(
-            z.object({ values: z.unknown().optional(), command: command.nullish(), asNode: z.string().optional() }),
-          ),
+          updates: z.array(z.object({ values: z.optional(z.unknown()), command: z.nullish(command), asNode: z.optional(z.string()) })),
         }),
-      )
-      .optional(),
+      ),
+    ),
     ttl,
     signal,
   }),
-  threadUpdate: z.object({ metadata, ttl, returnMinimal: z.boolean().optional(), signal }),
+  threadUpdate: z.object({ metadata, ttl, returnMinimal: bool, signal }),
   threadSearch: z.object({
     metadata,
-    ids: z.array(z.string()).optional(),
+    ids: z.optional(strings),
     limit,
     offset,
-    status: threadStatus.optional(),
-    sortBy: z.enum(["thread_id", "status", "created_at", "updated_at", "state_updated_at"]).optional(),
+    status: z.optional(threadStatus),
+    sortBy: z.optional(z.enum(["thread_id", "status", "created_at", "updated_at", "state_updated_at"])),
     sortOrder,
-    select: z.array(z.string()).optional(),
-    values: record.optional(),
+    select: z.optional(strings),
+    values: z.optional(record),
     signal,
   }),
-  threadCount: z.object({ metadata, values: record.optional(), status: threadStatus.optional(), signal }),
-  checkpointArg: z.union([z.string(), checkpointSelector]).optional(),
-  getStateOptions: z.object({ subgraphs: z.boolean().optional(), signal }),
+  threadCount: z.object({ metadata, values: z.optional(record), status: z.optional(threadStatus), signal }),
+  checkpointArg: z.optional(z.union([z.string(), checkpointSelector])),
+  getStateOptions: z.object({ subgraphs: bool, signal }),
   updateState: z.object({
     values: z.unknown(),
-    checkpoint: checkpointSelector.optional(),
-    checkpointId: z.string().optional(),
-    asNode: z.string().optional(),
+    checkpoint: z.optional(checkpointSelector),
+    checkpointId: z.optional(z.string()),
+    asNode: z.optional(z.string()),
     signal,
   }),
   history: z.object({
-    limit: z.number().int().min(1).max(1000).optional(),
-    before: z.union([z.string(), config]).optional(),
-    checkpoint: checkpointSelector.optional(),
+    limit: z.optional(int.check(z.minimum(1), z.maximum(1000))),
+    before: z.optional(z.union([z.string(), config])),
+    checkpoint: z.optional(checkpointSelector),
     metadata,
     signal,
   }),
 
   run: z.object({
-    input: z.unknown().optional(),
-    command: command.nullish(),
+    input: z.optional(z.unknown()),
+    command: z.nullish(command),
     metadata,
-    config: config.optional(),
-    context: z.unknown().optional(),
-    checkpointId: z.string().optional(),
-    checkpoint: checkpointSelector.optional(),
+    config: z.optional(config),
+    context: z.optional(z.unknown()),
+    checkpointId: z.optional(z.string()),
+    checkpoint: z.optional(checkpointSelector),
     interruptBefore: breakpoints,
     interruptAfter: breakpoints,
-    multitaskStrategy: z.enum(["reject", "interrupt", "rollback", "enqueue"]).optional(),
-    ifNotExists: z.enum(["create", "reject"]).optional(),
-    onCompletion: z.enum(["delete", "keep", "complete", "continue"]).optional(),
-    onDisconnect: z.enum(["cancel", "continue"]).optional(),
-    afterSeconds: z.number().min(0).optional(),
-    streamMode: z.union([streamMode, z.array(streamMode)]).optional(),
-    streamSubgraphs: z.boolean().optional(),
-    streamResumable: z.boolean().optional(),
-    durability: z.enum(["exit", "async", "sync"]).optional(),
-    checkpointDuring: z.boolean().optional(),
-    webhook: z.string().optional(),
-    feedbackKeys: z.array(z.string()).optional(),
-    onRunCreated: z.custom<(p: { run_id: string; thread_id?: string }) => void>((v) => typeof v === "function").optional(),
-    raiseError: z.boolean().optional(),
+    multitaskStrategy: z.optional(z.enum(["reject", "interrupt", "rollback", "enqueue"])),
+    ifNotExists: z.optional(z.enum(["create", "reject"])),
+    onCompletion: z.optional(z.enum(["delete", "keep", "complete", "continue"])),
+    onDisconnect: z.optional(z.enum(["cancel", "continue"])),
+    afterSeconds: z.optional(z.number().check(z.minimum(0))),
+    streamMode: streamModes,
+    streamSubgraphs: bool,
+    streamResumable: bool,
+    durability: z.optional(z.enum(["exit", "async", "sync"])),
+    checkpointDuring: bool,
+    webhook: z.optional(z.string()),
+    feedbackKeys: z.optional(strings),
+    onRunCreated: z.optional(z.custom<(p: { run_id: string; thread_id?: string }) => void>((v) => typeof v === "function")),
+    raiseError: bool,
     signal,
   }),
   runList: z.object({
     limit,
     offset,
-    status: z.enum(["pending", "running", "success", "error", "timeout", "interrupted"]).optional(),
-    select: z.array(z.string()).optional(),
+    status: z.optional(z.enum(["pending", "running", "success", "error", "timeout", "interrupted"])),
+    select: z.optional(strings),
     signal,
   }),
-  cancel: z.object({ wait: z.boolean().optional(), action: z.enum(["interrupt", "rollback"]).optional() }),
-  join: z.object({ cancelOnDisconnect: z.boolean().optional(), signal }),
+  cancel: z.object({ wait: bool, action: z.optional(z.enum(["interrupt", "rollback"])) }),
+  join: z.object({ cancelOnDisconnect: bool, signal }),
   joinStream: z.object({
-    lastEventId: z.string().optional(),
-    cancelOnDisconnect: z.boolean().optional(),
-    streamMode: z.union([streamMode, z.array(streamMode)]).optional(),
+    lastEventId: z.optional(z.string()),
+    cancelOnDisconnect: bool,
+    streamMode: streamModes,
     signal,
   }),
   callOptions: z.object({ signal }),
-  id: z.string().min(1),
+  id: nonEmpty,
 } as const;
+
+const english = en().localeError;
 
 /**
  * Parses `input` with `schema`; on failure throws `invalid_input` whose message starts with
  * `what` (naming the call and ids) and lists each problem.
  */
-export function parse<S extends z.ZodType>(schema: S, input: unknown, what: string): z.output<S> {
-  const result = schema.safeParse(input);
+export function parse<S extends z.ZodMiniType>(schema: S, input: unknown, what: string): z.output<S> {
+  // English messages per parse, whatever locale the app's own zod is configured with.
+  const result = schema.safeParse(input, { error: english });
   if (result.success) return result.data;
   const problems = result.error.issues.map((issue) => ({
     path: issue.path.map(String).join("."),

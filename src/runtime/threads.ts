@@ -1,7 +1,7 @@
 /** `runtime.threads` (api.md 1.3, 4, 7; D7, D8). */
 import type { AuthFilter } from "../auth/types.js";
 import { matchesAuthFilter } from "../auth/types.js";
-import { AgentdockError, conflict, forbidden, invalidInput, notFound } from "../errors.js";
+import { AgentdockError, conflict, forbidden, invalidInput } from "../errors.js";
 import { copyThreadOps } from "../graph/state.js";
 import type { CompiledGraph, StateSnapshot, Superstep } from "../graph/types.js";
 import { contains } from "../json.js";
@@ -70,17 +70,8 @@ const toEngineSupersteps = (
 export function threadsApi(core: Core, caller: Caller, queue: RunQueueView): ThreadsApi {
   const { store } = core;
 
-  /** The thread, or not_found when missing or hidden by `filter` (auth.md 6). */
-  async function visible(threadId: string, filter: AuthFilter | undefined): Promise<ThreadRecord> {
-    const thread = await store.getThread(threadId);
-    if (!thread || !matchesAuthFilter(thread.metadata, filter)) {
-      throw notFound(`agentdock: thread ${threadId} not found.`);
-    }
-    return thread;
-  }
-
   async function readable(threadId: string): Promise<ThreadRecord> {
-    return visible(threadId, await core.authorize(caller, "threads", "read", { thread_id: threadId }));
+    return core.visibleThread(threadId, await core.authorize(caller, "threads", "read", { thread_id: threadId }));
   }
 
   /** threads:update then threads:read (auth.md 6): hidden -> 404, visible but denied -> 403. */
@@ -155,7 +146,7 @@ export function threadsApi(core: Core, caller: Caller, queue: RunQueueView): Thr
     const value: Record<string, unknown> = { thread_id: id, metadata: { ...(p.metadata ?? {}) } };
     const filter = await core.authorize(caller, "threads", "update", value);
     const updated = await core.withLock(id, async () => {
-      const thread = await visible(id, filter);
+      const thread = await core.visibleThread(id, filter);
       const next: ThreadRecord = {
         ...thread,
         metadata: { ...thread.metadata, ...((value.metadata as Metadata | undefined) ?? {}) },
@@ -171,7 +162,7 @@ export function threadsApi(core: Core, caller: Caller, queue: RunQueueView): Thr
     const id = parse(schemas.id, threadId, "threads.delete");
     parse(schemas.callOptions, options ?? {}, `threads.delete(${id})`);
     const filter = await core.authorize(caller, "threads", "delete", { thread_id: id });
-    await visible(id, filter);
+    await core.visibleThread(id, filter);
     await queue.cancelAll(id);
     await core.withLock(id, () => store.commit([{ op: "thread.delete", thread_id: id }]));
     queue.forget(id);
@@ -268,9 +259,7 @@ export function threadsApi(core: Core, caller: Caller, queue: RunQueueView): Thr
     const thread = await readable(id);
     const checkpointId = typeof cp === "string" ? cp : (cp?.checkpoint_id ?? undefined);
     const graph = graphOfThread(core, thread);
-    if (checkpointId !== undefined && !(await store.getCheckpoint(id, checkpointId))) {
-      throw notFound(`agentdock: checkpoint ${checkpointId} of thread ${id} not found.`);
-    }
+    await core.requireCheckpoint(id, checkpointId);
     if (!graph) return EMPTY_STATE;
     return asState(await graph.getState(store, id, checkpointId === undefined ? undefined : { checkpointId }));
   }
@@ -280,16 +269,14 @@ export function threadsApi(core: Core, caller: Caller, queue: RunQueueView): Thr
     const p = parse(schemas.updateState, options, `threads.updateState(${id})`);
     await writable(id);
     return core.withLock(id, async () => {
-      const thread = await visible(id, undefined);
+      const thread = await core.visibleThread(id, undefined);
       if (queue.inFlight(id) > 0) {
         throw conflict(`agentdock: thread ${id} is busy with a run; wait for it or cancel it before updating its state.`);
       }
       const graph = graphOfThread(core, thread);
       if (!graph) throw invalidInput(`agentdock: thread ${id} has no graph id; run it or create it with graphId first.`);
       const checkpointId = p.checkpointId ?? p.checkpoint?.checkpoint_id ?? undefined;
-      if (checkpointId !== undefined && !(await store.getCheckpoint(id, checkpointId))) {
-        throw notFound(`agentdock: checkpoint ${checkpointId} of thread ${id} not found.`);
-      }
+      await core.requireCheckpoint(id, checkpointId);
       const ref = await graph
         .bulkUpdateState(store, id, [{ updates: [{ values: p.values, ...(p.asNode !== undefined ? { as_node: p.asNode } : {}) }] }], {
           ...(checkpointId !== undefined ? { checkpointId } : {}),

@@ -375,7 +375,7 @@ export interface RuntimeClient {
   assistants: AssistantsApi;
   threads: ThreadsApi;
   runs: RunsApi;
-  /** Experiment upload and reading (mounted from `createUploadApi`). */
+  /** Experiment upload and reading, scoped to the caller's tenant (mounted from `createUploadApi`). */
   experiments: UploadNamespaces["experiments"];
   datasets: UploadNamespaces["datasets"];
 }

@@ -3,12 +3,12 @@
  * `datasets` namespaces the runtime mounts. Everything is plain JSON in and out (D1, D2), so the
  * HTTP adapter serves it unchanged. One upload is one atomic `store.commit` (D15).
  */
-import { z } from "zod";
+import * as z from "zod/mini";
 import { conflict, invalidInput, notFound } from "../errors.js";
-import type { Clock, Ids } from "../ids.js";
+import { uuid5, type Clock, type Ids } from "../ids.js";
 import type { DocCollection, Store, WriteOp } from "../persistence/types.js";
 import { compareExperiments } from "./compare.js";
-import { parseUploadRequest, type ParsedFeedback, type UploadExperimentRequest } from "./schema.js";
+import { parseUploadRequest, zodMessages, type ParsedFeedback, type UploadExperimentRequest } from "./schema.js";
 import { feedbackStats, quantile } from "./stats.js";
 import {
   LOCAL_TENANT_ID,
@@ -29,15 +29,15 @@ export interface UploadDeps {
   clock: Clock;
 }
 
-/** `runtime.experiments`. */
+/** `runtime.experiments`: one tenant's experiments (another tenant's are never found nor listed). */
 export interface ExperimentsApi {
   /**
    * Uploads an experiment run elsewhere: creates or reuses the dataset (grouped by id or name,
    * D16), upserts one example per row (keyed by `row_id`), stores one run per row with its
    * feedback and the experiment with its statistics (D14). Throws `invalid_input` for a malformed
    * body, rows outside the experiment's window or neither dataset id nor name; `conflict` for a
-   * dataset not created by upload, an experiment name already used, or a `row_id` that belongs
-   * to another dataset (D15). A failed upload writes nothing.
+   * dataset not created by upload or of another tenant, an experiment name already used, or a
+   * `row_id` that belongs to another dataset (D15). A failed upload writes nothing.
    */
   upload(request: UploadExperimentRequest): Promise<UploadExperimentResult>;
   /** An experiment with its statistics; `not_found` if unknown. */
@@ -54,7 +54,7 @@ export interface ExperimentsApi {
   compare(experimentIds: string[], options?: CompareOptions): Promise<Comparison>;
 }
 
-/** `runtime.datasets`. */
+/** `runtime.datasets`: one tenant's datasets. */
 export interface DatasetsApi {
   /** A dataset with its counters; `not_found` if unknown. */
   get(datasetId: string): Promise<DatasetRecord>;
@@ -64,28 +64,64 @@ export interface DatasetsApi {
   examples(datasetId: string): Promise<ExampleRecord[]>;
 }
 
+/** The two namespaces, as one tenant sees them. */
 export interface UploadApi {
   experiments: ExperimentsApi;
   datasets: DatasetsApi;
 }
 
-const idArg = z.string().min(1);
-const listArgs = z.object({ datasetId: z.string().min(1).optional() }).optional();
+/**
+ * A tenant id, or how to find the caller's on each call (a function may authenticate and throw
+ * `unauthenticated`; it runs before anything is read or parsed).
+ */
+export type TenantSource = string | (() => string | Promise<string>);
+
+/** What `createUploadApi` returns: the local tenant's namespaces, and any other tenant's. */
+export interface UploadService extends UploadApi {
+  /**
+   * The namespaces of one tenant: they write its `tenant_id` on every record and see only its
+   * records (another tenant's are not found and never listed). Every tenant shares one upload
+   * queue, so counters stay exact.
+   */
+  forTenant(tenant: TenantSource): UploadApi;
+}
+
+/**
+ * Namespace of user tenants: an authenticated user's tenant is
+ * `uuid5(user.identity, USER_TENANT_NAMESPACE)` (see `userTenantId`).
+ */
+export const USER_TENANT_NAMESPACE = "ecd26e35-77bb-45b4-9a8e-2d6d4c064f1b";
+
+/** The tenant of an authenticated user: a stable UUID derived from `identity`. */
+export const userTenantId = (identity: string): string => uuid5(identity, USER_TENANT_NAMESPACE);
+
+/** Records written before tenants (examples, runs, feedback had no `tenant_id`) are the local tenant's. */
+const tenantOfDoc = (doc: { tenant_id?: string }) => doc.tenant_id ?? LOCAL_TENANT_ID;
+
+/**
+ * Store key of an example: row ids are per tenant. The local tenant keeps the bare `row_id` (as
+ * before tenants, so older data is found); other tenants prefix it (a row id is a UUID, so the
+ * two never collide).
+ */
+const exampleKey = (tenant: string, rowId: string) => (tenant === LOCAL_TENANT_ID ? rowId : `${tenant}:${rowId}`);
+
+const idArg = z.string().check(z.minLength(1));
+const listArgs = z.optional(z.object({ datasetId: z.optional(idArg) }));
 const compareArgs = z.tuple([
-  z.array(z.string().min(1)).min(2, "compare needs at least two experiment ids"),
-  z
-    .object({
-      baseline: z.string().min(1).optional(),
-      lowerIsBetter: z.array(z.string()).optional(),
-      confidence: z.number().gt(0).lt(1).optional(),
-      resamples: z.int().min(1).max(100_000).optional(),
-      seed: z.int().optional(),
-    })
-    .optional(),
+  z.array(idArg).check(z.minLength(2, "compare needs at least two experiment ids")),
+  z.optional(
+    z.object({
+      baseline: z.optional(idArg),
+      lowerIsBetter: z.optional(z.array(z.string())),
+      confidence: z.optional(z.number().check(z.gt(0), z.lt(1))),
+      resamples: z.optional(z.int().check(z.gte(1), z.lte(100_000))),
+      seed: z.optional(z.int()),
+    }),
+  ),
 ]);
 
-function parseArgs<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
-  const r = schema.safeParse(value);
+function parseArgs<T>(schema: z.ZodMiniType<T>, value: unknown, what: string): T {
+  const r = schema.safeParse(value, zodMessages);
   if (r.success) return r.data;
   const problems = r.error.issues.map((i) => ({ path: i.path.map(String).join("."), message: i.message }));
   throw invalidInput(`Invalid ${what}: ${problems.map((p) => `${p.path || "input"}: ${p.message}`).join("; ")}`, problems);
@@ -94,7 +130,11 @@ function parseArgs<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
 const iso = (ms: number) => new Date(ms).toISOString();
 const laterOf = (a: string | null, b: string) => (a !== null && a > b ? a : b);
 
-export function createUploadApi({ store, ids, clock }: UploadDeps): UploadApi {
+/**
+ * The upload namespaces on any store. Used directly, they are the local tenant's
+ * (`LOCAL_TENANT_ID`); `forTenant` gives another tenant's. The runtime binds each caller's.
+ */
+export function createUploadApi({ store, ids, clock }: UploadDeps): UploadService {
   // Uploads read counters then write them: run one at a time (across tabs via the store's lock).
   let queue: Promise<unknown> = Promise.resolve();
   function exclusive<T>(fn: () => Promise<T>): Promise<T> {
@@ -104,26 +144,42 @@ export function createUploadApi({ store, ids, clock }: UploadDeps): UploadApi {
     return next;
   }
 
-  async function docs<T>(collection: DocCollection, parent?: string): Promise<T[]> {
-    return (await store.listDocs<T>(collection, parent)).map((d) => d.doc);
+  type Owned = { tenant_id: string };
+  /** The tenant's record (legacy ones get their `tenant_id`), or undefined when absent or another's. */
+  const own = <T extends Owned>(doc: T | undefined, tenant: string): T | undefined =>
+    doc && tenantOfDoc(doc) === tenant ? (doc.tenant_id ? doc : { ...doc, tenant_id: tenant }) : undefined;
+
+  /** The tenant's documents of a collection (of one parent when given), in insertion order. */
+  async function docs<T extends Owned>(tenant: string, collection: DocCollection, parent?: string): Promise<T[]> {
+    const out: T[] = [];
+    for (const { doc } of await store.listDocs<T>(collection, parent)) {
+      const mine = own(doc, tenant);
+      if (mine) out.push(mine);
+    }
+    return out;
   }
 
-  async function dataset(datasetId: string): Promise<DatasetRecord> {
+  async function dataset(tenant: string, datasetId: string): Promise<DatasetRecord> {
     const found = await store.getDoc<DatasetRecord>("datasets", parseArgs(idArg, datasetId, "dataset id"));
-    if (!found) throw notFound(`Dataset ${datasetId} not found; datasets.list() shows the uploaded ones`);
-    return found.doc;
+    const mine = own(found?.doc, tenant);
+    if (!mine) throw notFound(`Dataset ${datasetId} not found; datasets.list() shows the uploaded ones`);
+    return mine;
   }
 
-  async function experiment(experimentId: string): Promise<ExperimentRecord> {
+  async function experiment(tenant: string, experimentId: string): Promise<ExperimentRecord> {
     const found = await store.getDoc<ExperimentRecord>("experiments", parseArgs(idArg, experimentId, "experiment id"));
-    if (!found) throw notFound(`Experiment ${experimentId} not found; experiments.list() shows the uploaded ones`);
-    return found.doc;
+    const mine = own(found?.doc, tenant);
+    if (!mine) throw notFound(`Experiment ${experimentId} not found; experiments.list() shows the uploaded ones`);
+    return mine;
   }
 
   /** The dataset a request names (D15, D16): found by id and/or name, or undefined when new. */
-  async function targetDataset(id: string | null | undefined, name: string | null | undefined) {
-    const byId = id ? (await store.getDoc<DatasetRecord>("datasets", id))?.doc : undefined;
-    const byName = name ? (await docs<DatasetRecord>("datasets")).find((d) => d.name === name) : undefined;
+  async function targetDataset(tenant: string, id: string | null | undefined, name: string | null | undefined) {
+    const found = id ? (await store.getDoc<DatasetRecord>("datasets", id))?.doc : undefined;
+    // Ids are global, names per tenant: another tenant's id is taken, and nothing more is said.
+    if (found && tenantOfDoc(found) !== tenant) throw conflict(`dataset_id ${id} is not available; choose another dataset_id`);
+    const byId = own(found, tenant);
+    const byName = name ? (await docs<DatasetRecord>(tenant, "datasets")).find((d) => d.name === name) : undefined;
     if (byId && name && byId.name !== name) {
       throw conflict(
         `dataset_id ${id} is the dataset named "${byId.name}", not "${name}"; send matching values or only one of them`,
@@ -142,16 +198,16 @@ export function createUploadApi({ store, ids, clock }: UploadDeps): UploadApi {
     return existing;
   }
 
-  async function upload(body: UploadExperimentRequest): Promise<UploadExperimentResult> {
+  async function upload(tenant: string, body: UploadExperimentRequest): Promise<UploadExperimentResult> {
     const req = parseUploadRequest(body);
     return exclusive(async () => {
       const now = iso(clock());
-      const existing = await targetDataset(req.dataset_id, req.dataset_name);
-      if ((await docs<ExperimentRecord>("experiments")).some((e) => e.name === req.experiment_name)) {
+      const existing = await targetDataset(tenant, req.dataset_id, req.dataset_name);
+      if ((await docs<ExperimentRecord>(tenant, "experiments")).some((e) => e.name === req.experiment_name)) {
         throw conflict(`An experiment named "${req.experiment_name}" already exists; choose another experiment_name`);
       }
       const datasetId = existing?.id ?? req.dataset_id ?? ids.uuid();
-      const previous = await Promise.all(req.results.map((r) => store.getDoc<ExampleRecord>("examples", r.row_id)));
+      const previous = await Promise.all(req.results.map((r) => store.getDoc<ExampleRecord>("examples", exampleKey(tenant, r.row_id))));
       const foreign = req.results.filter((_, i) => previous[i] && previous[i]!.parent !== datasetId).map((r) => r.row_id);
       if (foreign.length > 0) {
         throw conflict(
@@ -182,6 +238,7 @@ export function createUploadApi({ store, ids, clock }: UploadDeps): UploadApi {
           : null,
         run_id: runId,
         session_id: experimentId,
+        tenant_id: tenant,
         created_at: fb.created_at == null ? now : iso(fb.created_at),
         modified_at: fb.modified_at == null ? now : iso(fb.modified_at),
       });
@@ -201,8 +258,9 @@ export function createUploadApi({ store, ids, clock }: UploadDeps): UploadApi {
           outputs: row.expected_outputs ?? before?.outputs ?? null,
           created_at: before?.created_at ?? now,
           modified_at: now,
+          tenant_id: tenant,
         };
-        ops.push({ op: "doc.put", collection: "examples", id: example.id, parent: datasetId, doc: example });
+        ops.push({ op: "doc.put", collection: "examples", id: exampleKey(tenant, row.row_id), parent: datasetId, doc: example });
 
         const runId = ids.uuid();
         const error = row.error ? row.error : null; // "" means no error
@@ -222,6 +280,7 @@ export function createUploadApi({ store, ids, clock }: UploadDeps): UploadApi {
           end_time: iso(row.end_time),
           latency: (row.end_time - row.start_time) / 1000,
           extra: row.run_metadata ? { metadata: row.run_metadata } : null,
+          tenant_id: tenant,
         };
         ops.push({ op: "doc.put", collection: "experiment_runs", id: runId, parent: experimentId, doc: run });
         latencies.push(run.latency);
@@ -247,7 +306,7 @@ export function createUploadApi({ store, ids, clock }: UploadDeps): UploadApi {
         default_dataset_id: null,
         reference_dataset_id: datasetId,
         trace_tier: "longlived",
-        tenant_id: LOCAL_TENANT_ID,
+        tenant_id: tenant,
         run_count: runCount,
         latency_p50: quantile(latencies, 0.5),
         latency_p99: quantile(latencies, 0.99),
@@ -278,7 +337,7 @@ export function createUploadApi({ store, ids, clock }: UploadDeps): UploadApi {
         inputs_schema_definition: null,
         outputs_schema_definition: null,
         externally_managed: true,
-        tenant_id: LOCAL_TENANT_ID,
+        tenant_id: tenant,
         example_count: (existing?.example_count ?? 0) + newExamples,
         session_count: sessionCount + 1,
         last_session_start_time: laterOf(existing?.last_session_start_time ?? null, experiment.start_time),
@@ -292,66 +351,75 @@ export function createUploadApi({ store, ids, clock }: UploadDeps): UploadApi {
     });
   }
 
-  async function runs(experimentId: string): Promise<ExperimentRunWithFeedback[]> {
-    await experiment(experimentId);
+  async function runs(tenant: string, experimentId: string): Promise<ExperimentRunWithFeedback[]> {
+    await experiment(tenant, experimentId);
     const byRun = new Map<string, FeedbackRecord[]>();
-    for (const fb of await docs<FeedbackRecord>("feedback", experimentId)) {
+    for (const fb of await docs<FeedbackRecord>(tenant, "feedback", experimentId)) {
       if (fb.run_id === null) continue;
       const list = byRun.get(fb.run_id);
       if (list) list.push(fb);
       else byRun.set(fb.run_id, [fb]);
     }
-    return (await docs<ExperimentRunRecord>("experiment_runs", experimentId)).map((r) => ({
+    return (await docs<ExperimentRunRecord>(tenant, "experiment_runs", experimentId)).map((r) => ({
       ...r,
       feedback: byRun.get(r.id) ?? [],
     }));
   }
 
-  return {
-    experiments: {
-      upload,
-      get: experiment,
-      async list(options) {
-        const { datasetId } = parseArgs(listArgs, options, "experiments.list options") ?? {};
-        if (datasetId === undefined) return docs<ExperimentRecord>("experiments");
-        await dataset(datasetId);
-        return docs<ExperimentRecord>("experiments", datasetId);
-      },
-      runs,
-      async compare(experimentIds, options) {
-        const [idList, opts = {}] = parseArgs(compareArgs, [experimentIds, options], "compare arguments");
-        if (new Set(idList).size !== idList.length) {
-          throw invalidInput(`compare got an experiment id twice (${idList.join(", ")}); list each experiment once`);
-        }
-        if (opts.baseline !== undefined && !idList.includes(opts.baseline)) {
-          throw invalidInput(`Baseline ${opts.baseline} is not one of the compared experiments (${idList.join(", ")})`);
-        }
-        const records = await Promise.all(idList.map(experiment));
-        const datasetId = records[0]!.reference_dataset_id;
-        const other = records.find((e) => e.reference_dataset_id !== datasetId);
-        if (other) {
-          throw invalidInput(
-            `Experiments ${records[0]!.id} and ${other.id} belong to different datasets (${datasetId}, ${other.reference_dataset_id}); ` +
-              "compare experiments of one dataset",
+  function forTenant(source: TenantSource): UploadApi {
+    // Resolved first on every call: an unauthenticated caller learns nothing, not even a 422.
+    const tenantOf = async () => (typeof source === "string" ? source : await source());
+    return {
+      experiments: {
+        upload: async (request) => upload(await tenantOf(), request),
+        get: async (experimentId) => experiment(await tenantOf(), experimentId),
+        async list(options) {
+          const tenant = await tenantOf();
+          const { datasetId } = parseArgs(listArgs, options, "experiments.list options") ?? {};
+          if (datasetId === undefined) return docs<ExperimentRecord>(tenant, "experiments");
+          await dataset(tenant, datasetId);
+          return docs<ExperimentRecord>(tenant, "experiments", datasetId);
+        },
+        runs: async (experimentId) => runs(await tenantOf(), experimentId),
+        async compare(experimentIds, options) {
+          const tenant = await tenantOf();
+          const [idList, opts = {}] = parseArgs(compareArgs, [experimentIds, options], "compare arguments");
+          if (new Set(idList).size !== idList.length) {
+            throw invalidInput(`compare got an experiment id twice (${idList.join(", ")}); list each experiment once`);
+          }
+          if (opts.baseline !== undefined && !idList.includes(opts.baseline)) {
+            throw invalidInput(`Baseline ${opts.baseline} is not one of the compared experiments (${idList.join(", ")})`);
+          }
+          const records = await Promise.all(idList.map((id) => experiment(tenant, id)));
+          const datasetId = records[0]!.reference_dataset_id;
+          const other = records.find((e) => e.reference_dataset_id !== datasetId);
+          if (other) {
+            throw invalidInput(
+              `Experiments ${records[0]!.id} and ${other.id} belong to different datasets (${datasetId}, ${other.reference_dataset_id}); ` +
+                "compare experiments of one dataset",
+            );
+          }
+          return compareExperiments(
+            {
+              dataset: await dataset(tenant, datasetId),
+              examples: await docs<ExampleRecord>(tenant, "examples", datasetId),
+              experiments: await Promise.all(records.map(async (record) => ({ record, runs: await runs(tenant, record.id) }))),
+            },
+            opts,
           );
-        }
-        return compareExperiments(
-          {
-            dataset: await dataset(datasetId),
-            examples: await docs<ExampleRecord>("examples", datasetId),
-            experiments: await Promise.all(records.map(async (record) => ({ record, runs: await runs(record.id) }))),
-          },
-          opts,
-        );
+        },
       },
-    },
-    datasets: {
-      get: dataset,
-      list: () => docs<DatasetRecord>("datasets"),
-      async examples(datasetId) {
-        await dataset(datasetId);
-        return docs<ExampleRecord>("examples", datasetId);
+      datasets: {
+        get: async (datasetId) => dataset(await tenantOf(), datasetId),
+        list: async () => docs<DatasetRecord>(await tenantOf(), "datasets"),
+        async examples(datasetId) {
+          const tenant = await tenantOf();
+          await dataset(tenant, datasetId);
+          return docs<ExampleRecord>(tenant, "examples", datasetId);
+        },
       },
-    },
-  };
+    };
+  }
+
+  return { ...forTenant(LOCAL_TENANT_ID), forTenant };
 }

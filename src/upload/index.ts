@@ -1,6 +1,6 @@
 // Public exports of src/upload.
-export { createUploadApi } from "./api.js";
-export type { DatasetsApi, ExperimentsApi, UploadApi, UploadDeps } from "./api.js";
+export { createUploadApi, USER_TENANT_NAMESPACE, userTenantId } from "./api.js";
+export type { DatasetsApi, ExperimentsApi, TenantSource, UploadApi, UploadDeps, UploadService } from "./api.js";
 export { compareCsv, compareReport } from "./report.js";
 export type { CompareReportOptions } from "./report.js";
 export { uploadRequestSchema } from "./schema.js";

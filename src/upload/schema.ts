@@ -1,23 +1,31 @@
 /**
- * The upload request (seed-spec "Experiment upload request"), parsed with zod (D4: unknown keys
+ * The upload request (seed-spec "Experiment upload request"), parsed with zod/mini (D4: unknown keys
  * are dropped, wrong types rejected). Timestamps are normalised to UTC ISO strings with
  * milliseconds; a timestamp without a time zone is read as UTC.
  */
-import { z } from "zod";
+import * as z from "zod/mini";
+import en from "zod/v4/locales/en.js";
 import { invalidInput, type ValidationProblem } from "../errors.js";
 
+/**
+ * English messages for every parse, passed per call (zod/mini loads no locale and we do not
+ * touch zod's global config): problem lists read as they did with classic zod.
+ */
+export const zodMessages = { error: en().localeError };
+
 /** ISO 8601 date-time, with or without offset -> epoch ms (naive = UTC). */
-const datetime = z.iso
-  .datetime({ offset: true, local: true })
-  .transform((s, ctx) => {
+const datetime = z.pipe(
+  z.iso.datetime({ offset: true, local: true }),
+  z.transform((s: string, payload) => {
     const ms = Date.parse(/(Z|[+-]\d{2}:\d{2})$/i.test(s) ? s : `${s}Z`);
     // Date.parse rolls 2024-02-30 over to March: compare the date part to refuse it.
     if (Number.isNaN(ms) || new Date(ms + offsetMs(s)).toISOString().slice(0, 10) !== s.slice(0, 10)) {
-      ctx.addIssue({ code: "custom", message: `Invalid date: ${s}` });
+      payload.issues.push({ code: "custom", message: `Invalid date: ${s}`, input: s });
       return z.NEVER;
     }
     return ms;
-  });
+  }),
+);
 
 function offsetMs(s: string): number {
   const m = /([+-])(\d{2}):(\d{2})$/.exec(s);
@@ -26,51 +34,55 @@ function offsetMs(s: string): number {
 
 const jsonObject = z.record(z.string(), z.unknown());
 /** Any 8-4-4-4-12 hex id (as pydantic's UUID), lower-cased so ids compare by value. */
-const uuid = z.guid().transform((s) => s.toLowerCase());
+const uuid = z.pipe(
+  z.guid(),
+  z.transform((s: string) => s.toLowerCase()),
+);
+const nonEmpty = z.string().check(z.minLength(1));
 
 const feedback = z.object({
-  key: z.string().min(1).max(180),
-  score: z.union([z.number(), z.boolean()]).nullish(),
-  value: z.string().nullish(),
-  comment: z.string().nullish(),
-  feedback_source: z.looseObject({ type: z.string() }).nullish(),
-  feedback_config: z
-    .object({
+  key: z.string().check(z.minLength(1), z.maxLength(180)),
+  score: z.nullish(z.union([z.number(), z.boolean()])),
+  value: z.nullish(z.string()),
+  comment: z.nullish(z.string()),
+  feedback_source: z.nullish(z.looseObject({ type: z.string() })),
+  feedback_config: z.nullish(
+    z.object({
       type: z.enum(["continuous", "categorical", "freeform"]),
-      min: z.number().nullish(),
-      max: z.number().nullish(),
-      categories: z.array(z.object({ value: z.number(), label: z.string().min(1).nullish() })).nullish(),
-    })
-    .nullish(),
-  created_at: datetime.nullish(),
-  modified_at: datetime.nullish(),
-  correction: z.union([jsonObject, z.string()]).nullish(),
+      min: z.nullish(z.number()),
+      max: z.nullish(z.number()),
+      categories: z.nullish(z.array(z.object({ value: z.number(), label: z.nullish(nonEmpty) }))),
+    }),
+  ),
+  created_at: z.nullish(datetime),
+  modified_at: z.nullish(datetime),
+  correction: z.nullish(z.union([jsonObject, z.string()])),
 });
 
 const row = z.object({
   row_id: uuid,
   inputs: jsonObject,
-  expected_outputs: jsonObject.nullish(),
-  actual_outputs: jsonObject.nullish(),
-  evaluation_scores: z.array(feedback).nullish(),
+  expected_outputs: z.nullish(jsonObject),
+  actual_outputs: z.nullish(jsonObject),
+  evaluation_scores: z.nullish(z.array(feedback)),
   start_time: datetime,
   end_time: datetime,
-  run_name: z.string().nullish(),
-  error: z.string().nullish(),
-  run_metadata: jsonObject.nullish(),
+  run_name: z.nullish(z.string()),
+  error: z.nullish(z.string()),
+  run_metadata: z.nullish(jsonObject),
 });
 
-/** Zod schema of the upload request body. */
+/** Zod (mini) schema of the upload request body. */
 export const uploadRequestSchema = z.object({
-  experiment_name: z.string().min(1),
-  experiment_description: z.string().nullish(),
+  experiment_name: nonEmpty,
+  experiment_description: z.nullish(z.string()),
   experiment_start_time: datetime,
   experiment_end_time: datetime,
-  dataset_id: uuid.nullish(),
-  dataset_name: z.string().min(1).nullish(),
-  dataset_description: z.string().nullish(),
-  experiment_metadata: jsonObject.nullish(),
-  summary_experiment_scores: z.array(feedback).nullish(),
+  dataset_id: z.nullish(uuid),
+  dataset_name: z.nullish(nonEmpty),
+  dataset_description: z.nullish(z.string()),
+  experiment_metadata: z.nullish(jsonObject),
+  summary_experiment_scores: z.nullish(z.array(feedback)),
   results: z.array(row),
 });
 
@@ -88,7 +100,7 @@ const pathOf = (path: readonly PropertyKey[]) => path.map(String).join(".");
  * Throws `invalid_input` listing every problem (D15: 422).
  */
 export function parseUploadRequest(body: unknown): ParsedUpload {
-  const parsed = uploadRequestSchema.safeParse(body);
+  const parsed = uploadRequestSchema.safeParse(body, zodMessages);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => ({ path: pathOf(i.path), message: i.message }));
     throw invalidInput(`Invalid experiment upload: ${summary(problems)}`, problems);

@@ -5,7 +5,10 @@
  * (parent: experiment id).
  */
 
-/** Id of the single local workspace; every record's `tenant_id`. */
+/**
+ * Tenant of the deployment's owner when no auth is configured (and of data uploaded before
+ * tenants). With auth, each user has a tenant of their own (`userTenantId`).
+ */
 export const LOCAL_TENANT_ID = "00000000-0000-0000-0000-000000000000";
 
 /** A dataset as the upload endpoint returns it. */
@@ -41,6 +44,8 @@ export interface ExampleRecord {
   outputs: Record<string, unknown> | null;
   created_at: string;
   modified_at: string;
+  /** The uploader's tenant; row ids are per tenant. */
+  tenant_id: string;
 }
 
 /**
@@ -116,6 +121,8 @@ export interface ExperimentRunRecord {
   latency: number;
   /** `{ metadata: run_metadata }`, or null without metadata. */
   extra: { metadata: Record<string, unknown> } | null;
+  /** The uploader's tenant. */
+  tenant_id: string;
 }
 
 /** Where a feedback came from (`type` required; other fields kept as sent). */
@@ -144,6 +151,8 @@ export interface FeedbackRecord {
   feedback_config: FeedbackConfig | null;
   run_id: string | null;
   session_id: string;
+  /** The uploader's tenant. */
+  tenant_id: string;
   created_at: string;
   modified_at: string;
 }

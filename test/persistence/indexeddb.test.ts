@@ -59,6 +59,33 @@ describe("indexedDbStore", () => {
     await b.close();
   });
 
+  it("keeps both of two concurrent forks from two instances intact", async () => {
+    const name = `forks-${n++}`;
+    const a = await openAt(name);
+    const b = await openAt(name);
+    const base = chain("t1", 6);
+    await a.commit(base.map((checkpoint) => ({ op: "checkpoint.put", checkpoint })));
+    const parent = base[5]!;
+    const fork = (id: number, text: string) => ({
+      ...parent,
+      checkpoint: { ...parent.checkpoint, id: cpId(id), channel_values: { messages: [...(parent.checkpoint.channel_values.messages as unknown[]), { type: "ai", content: text }], step: id } },
+      parent_checkpoint_id: parent.checkpoint.id,
+    });
+    const left = fork(10, "left");
+    const right = fork(11, "right");
+    await Promise.all([
+      a.commit([{ op: "checkpoint.put", checkpoint: left }]),
+      b.commit([{ op: "checkpoint.put", checkpoint: right }]),
+    ]);
+    for (const store of [a, b]) {
+      expect(await store.getCheckpoint("t1", cpId(10))).toEqual(left);
+      expect(await store.getCheckpoint("t1", cpId(11))).toEqual(right);
+      expect(await store.getCheckpoint("t1", parent.checkpoint.id)).toEqual(parent);
+    }
+    await a.close();
+    await b.close();
+  });
+
   it("tells the other instances which threads changed", async () => {
     const name = `notify-${n++}`;
     const a = await openAt(name);

@@ -1,6 +1,7 @@
 import { appendFile, cp as copyDir, mkdir, mkdtemp, readdir, readFile, rm, stat, truncate, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { spawnSync } from "node:child_process";
 import { afterAll, describe, expect, it } from "vitest";
 import { AgentdockError } from "../../src/errors.js";
 import { jsonFileStore } from "../../src/persistence/json-file/index.js";
@@ -89,6 +90,22 @@ describe("jsonFileStore files", () => {
     await mkdir(dir2);
     await writeFile(join(dir2, "snapshot.json"), JSON.stringify({ format: 99, seq: 0, ops: [] }));
     await expect(openAt(dir2)).rejects.toThrow(/format 99/);
+  });
+
+  it("refuses a directory another live process has open, and takes over a dead one's lock", async () => {
+    const dir = join(root, `locked-${n++}`);
+    await mkdir(dir);
+    await writeFile(join(dir, "lock"), String(process.ppid));
+    const err = await openAt(dir).catch((e: unknown) => e);
+    expect(AgentdockError.is(err, "conflict")).toBe(true);
+    expect((err as Error).message).toContain(String(process.ppid));
+
+    const dead = spawnSync(process.execPath, ["-e", ""]).pid!;
+    await writeFile(join(dir, "lock"), String(dead));
+    const store = await openAt(dir);
+    expect(await readFile(join(dir, "lock"), "utf8")).toBe(String(process.pid));
+    await store.close();
+    await expect(stat(join(dir, "lock"))).rejects.toThrow();
   });
 
   it("migrates format 0 (plain ops) and rewrites it in the current format", async () => {

@@ -130,6 +130,14 @@ export function runtimeContract(
         await expectCode(c.assistants.getVersions(UNKNOWN), "not_found");
       });
 
+      it("gives concurrent updates of one assistant distinct versions", async () => {
+        const a = await c.assistants.create({ graphId: "echo" });
+        const updated = await Promise.all(["x", "y", "z"].map((name) => c.assistants.update(a.assistant_id, { name })));
+        expect(updated.map((u) => u.version).sort()).toEqual([2, 3, 4]);
+        expect((await c.assistants.getVersions(a.assistant_id)).map((x) => x.version)).toEqual([4, 3, 2, 1]);
+        expect((await c.assistants.get(a.assistant_id)).version).toBe(4);
+      });
+
       it("searches by graph id, name substring and metadata, with sorting and paging", async () => {
         await c.assistants.create({ graphId: "chain", name: "Alpha Bot", metadata: { tier: "gold" } });
         await c.assistants.create({ graphId: "chain", name: "beta bot", metadata: { tier: "silver" } });
@@ -359,12 +367,24 @@ export function runtimeContract(
         const state = await c.threads.getState(t.thread_id);
         expect(state.metadata).toMatchObject({ run_id: runId, origin: "test", assistant_id: a.assistant_id });
         expect((await c.threads.get(t.thread_id)).metadata).toMatchObject({ graph_id: "echo", assistant_id: a.assistant_id });
-        // Another assistant on the same thread runs with its own configuration only.
-        const b = await c.assistants.create({ graphId: "echo", config: { configurable: { model: "m2" } } });
-        const out = v(await c.runs.wait(t.thread_id, b.assistant_id, { input: hi() }));
-        expect(out.seen.configurable).toMatchObject({ model: "m2", assistant_id: b.assistant_id });
-        expect(out.seen.configurable).not.toHaveProperty("temp");
-        expect(out.messages).toHaveLength(4);
+      });
+
+      it("merges config assistant -> thread -> run and carries nothing run-only over", async () => {
+        const a = await c.assistants.create({ graphId: "echo", config: { configurable: { k: "assistant", m: "assistant", n: "assistant" } } });
+        const t = await c.threads.create();
+        // The first run's merged config becomes the thread's, minus what belongs to that run only.
+        await c.runs.wait(t.thread_id, a.assistant_id, {
+          input: hi(),
+          config: { configurable: { m: "thread", n: "thread", user_id: "u1", __secret: 1 } },
+        });
+        const thread = v(await c.threads.get(t.thread_id));
+        expect(thread.config.configurable).toMatchObject({ k: "assistant", m: "thread", n: "thread" });
+        for (const key of ["user_id", "__secret", "run_id"]) expect(thread.config.configurable).not.toHaveProperty(key);
+        const events = v(await collect(c.runs.stream(t.thread_id, a.assistant_id, { input: hi(), config: { configurable: { n: "run" } } })));
+        const seen = events.at(-1).data.seen.configurable;
+        expect(seen).toMatchObject({ k: "assistant", m: "thread", n: "run", run_id: events[0].data.run_id, thread_id: t.thread_id });
+        expect(seen).not.toHaveProperty("user_id");
+        expect(seen).not.toHaveProperty("__secret");
       });
 
       it("reports a failing run as an error event, error statuses and __error__", async () => {
@@ -568,10 +588,25 @@ export function runtimeContract(
       });
 
       it("joins a live stream from now on", async () => {
-        const { thread, run } = await busyThread({ streamMode: ["updates"] });
-        const joined = collect(c.runs.joinStream(thread.thread_id, run.run_id));
+        const { thread, run } = await busyThread({ streamMode: ["updates", "custom"] });
+        const joined = c.runs.joinStream(thread.thread_id, run.run_id)[Symbol.asyncIterator]();
+        const first = joined.next();
+        // The join attaches some time after the call (over a socket, after a round trip): the
+        // blocked run emits a custom event at each ping until the joiner has seen one, so the
+        // joiner is attached before the run goes on. A client call between pings lets the
+        // join's request through on every transport.
+        let attached = false;
+        const attach = () => (attached = true);
+        void first.then(attach, attach);
+        while (!attached) {
+          gate.ping();
+          await c.threads.get(thread.thread_id);
+        }
         gate.release();
-        const updates = (await joined).filter((e) => e.event === "updates").map((e) => Object.keys(v(e.data))[0]);
+        const events = [(await first).value];
+        for (let next = await joined.next(); !next.done; next = await joined.next()) events.push(next.value);
+        expect(events[0]).toMatchObject({ event: "custom", data: { waiting: true } });
+        const updates = events.filter((e) => e.event === "updates").map((e) => Object.keys(v(e.data))[0]);
         expect(updates).not.toContain("first");
         expect(updates.at(-1)).toBe("last");
       });

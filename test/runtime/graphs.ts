@@ -62,18 +62,24 @@ export function failingGraph(): CompiledGraph {
 }
 
 /**
- * slow: `first` writes, then `wait` blocks until `gate.release()` or the run is aborted, then
- * `last` writes. `gate.started` resolves when a run reaches `wait`.
+ * slow: `first` writes, then `wait` blocks until `gate.release()` or the run is aborted (and
+ * emits a custom `{ waiting: true }` event at each `gate.ping()`), then `last` writes.
  */
 export function slowGraph(gate: Gate): CompiledGraph {
   return new StateGraph({ log: { reducer: (a: string[], b: string[]) => [...a, ...b], default: (): string[] => [] } })
     .addNode("first", (_s, ctx) => ({ log: [`first:${String((ctx.config.configurable as { run_id?: string }).run_id)}`] }))
     .addNode("wait", async (_s, ctx) => {
+      const ping = () => ctx.writer({ waiting: true });
+      gate.pings.add(ping);
       gate.arrived();
-      await new Promise<void>((resolve, reject) => {
-        gate.waiters.push(resolve);
-        ctx.signal.addEventListener("abort", () => reject(new Error("aborted")), { once: true });
-      });
+      try {
+        await new Promise<void>((resolve, reject) => {
+          gate.waiters.push(resolve);
+          ctx.signal.addEventListener("abort", () => reject(new Error("aborted")), { once: true });
+        });
+      } finally {
+        gate.pings.delete(ping);
+      }
       return { log: ["wait"] };
     })
     .addNode("last", () => ({ log: ["last"] }))
@@ -84,9 +90,13 @@ export function slowGraph(gate: Gate): CompiledGraph {
     .compile();
 }
 
-/** Controls `slowGraph` runs: `reached()` resolves once a run waits; `release()` lets all go. */
+/**
+ * Controls `slowGraph` runs: `reached()` resolves once a run waits; `ping()` makes every waiting
+ * run emit a custom event; `release()` lets all go.
+ */
 export class Gate {
   waiters: Array<() => void> = [];
+  pings = new Set<() => void>();
   private arrivals: Array<() => void> = [];
   private count = 0;
   arrived(): void {
@@ -96,6 +106,9 @@ export class Gate {
   /** Resolves when `n` runs in total have reached the waiting node. */
   async reached(n = 1): Promise<void> {
     while (this.count < n) await new Promise<void>((r) => this.arrivals.push(r));
+  }
+  ping(): void {
+    this.pings.forEach((p) => p());
   }
   release(): void {
     this.waiters.splice(0).forEach((r) => r());

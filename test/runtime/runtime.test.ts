@@ -244,7 +244,13 @@ describe("auth hooks (D12, D13)", () => {
       langgraph_auth_permissions: ["read"],
       graph_auth_user: { identity: "alice", role: "tester" },
       langgraph_auth_user: { identity: "alice" },
+      user_id: "alice",
     });
+    // The thread carries its config over to the next run, never the user.
+    const carried = (await alice.threads.get(t.thread_id)).config.configurable ?? {};
+    for (const key of ["user_id", "graph_auth_user", "langgraph_auth_user", "langgraph_auth_user_id", "langgraph_auth_permissions"]) {
+      expect(carried).not.toHaveProperty(key);
+    }
     expect(run.metadata).toEqual({ owner: "alice" });
     await expectCode(bob.threads.get(t.thread_id), "not_found");
     await expectCode(bob.threads.getState(t.thread_id), "not_found");
@@ -291,5 +297,28 @@ describe("shared stores (two runtimes on one IndexedDB, as two tabs)", () => {
     expect(await second.runs.wait(t.thread_id, "chain", { input: {} })).toMatchObject({ log: ["first:" + run.run_id, "wait", "last", "a", "b", "c"] });
     await first.close();
     await second.close();
+  });
+});
+
+describe("assistants.delete with deleteThreads", () => {
+  it("cancels the in-flight runs of the threads it removes, so no run outlives its thread", async () => {
+    const gate = new Gate();
+    const store = memoryStore();
+    const runtime = await createRuntime({ graphs: testGraphs(gate), store });
+    try {
+      const slow = await runtime.assistants.create({ graphId: "slow" });
+      const thread = await runtime.threads.create();
+      const finished = new Promise((resolve) => runtime.subscribe("run.finished", resolve));
+      await runtime.runs.create(thread.thread_id, slow.assistant_id, { input: {} });
+      await gate.reached(1);
+      await runtime.assistants.delete(slow.assistant_id, { deleteThreads: true });
+      gate.release();
+      await finished;
+      expect(await store.getThread(thread.thread_id)).toBeUndefined();
+      expect(await store.listRuns(thread.thread_id)).toEqual([]);
+      expect(await store.listCheckpoints(thread.thread_id)).toEqual([]);
+    } finally {
+      await runtime.close();
+    }
   });
 });

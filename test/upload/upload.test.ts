@@ -184,10 +184,10 @@ describe("experiments.upload: response (seed response tables, D14)", () => {
     expect(r4).toMatchObject({ status: "error", error: "boom", feedback: [] });
 
     expect(await datasets.examples(dataset.id)).toEqual([
-      { id: rowId(1), dataset_id: dataset.id, inputs: { q: "1" }, outputs: { a: "1" }, created_at: nowIso, modified_at: nowIso },
-      { id: rowId(2), dataset_id: dataset.id, inputs: { q: "2" }, outputs: null, created_at: nowIso, modified_at: nowIso },
-      { id: rowId(3), dataset_id: dataset.id, inputs: { q: "3" }, outputs: null, created_at: nowIso, modified_at: nowIso },
-      { id: rowId(4), dataset_id: dataset.id, inputs: { q: "4" }, outputs: null, created_at: nowIso, modified_at: nowIso },
+      { id: rowId(1), dataset_id: dataset.id, inputs: { q: "1" }, outputs: { a: "1" }, created_at: nowIso, modified_at: nowIso, tenant_id: LOCAL_TENANT_ID },
+      { id: rowId(2), dataset_id: dataset.id, inputs: { q: "2" }, outputs: null, created_at: nowIso, modified_at: nowIso, tenant_id: LOCAL_TENANT_ID },
+      { id: rowId(3), dataset_id: dataset.id, inputs: { q: "3" }, outputs: null, created_at: nowIso, modified_at: nowIso, tenant_id: LOCAL_TENANT_ID },
+      { id: rowId(4), dataset_id: dataset.id, inputs: { q: "4" }, outputs: null, created_at: nowIso, modified_at: nowIso, tenant_id: LOCAL_TENANT_ID },
     ]);
     // Experiment-level feedback is stored without a run, and stays out of runs().
     const stored = await store.listDocs<FeedbackRecord>("feedback", experiment.id);

@@ -259,7 +259,11 @@ class IndexedDbStore implements Store {
     if (ops.length === 0) return;
     const db = await this.database();
     const scope = new Set<Names>();
-    for (const op of ops) for (const name of SCOPE[op.op] ?? []) scope.add(name);
+    for (const op of ops) {
+      const names = SCOPE[op.op] as Names[] | undefined;
+      if (!names) throw new Error(`agentdock store: unknown write op ${JSON.stringify(op)}`);
+      for (const name of names) scope.add(name);
+    }
     const tx = db.transaction([...scope], "readwrite") as unknown as Tx;
     const touched = new Set<string>();
     const threads = new Set<string>();

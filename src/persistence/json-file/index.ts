@@ -7,14 +7,15 @@
  *   atomic replace (temp file + rename, fsync'd when `fsync` is set).
  * - `log.jsonl`: one line per commit since the snapshot, `{ f, s, o }` (format, sequence number,
  *   ops), appended before `commit` resolves.
- * Both are JSON in which a value shared by several records is written once (./shared-json.ts).
+ * - `lock`: the pid of the process that has the directory open.
+ * Both JSON files are JSON in which a value shared by several records is written once (./shared-json.ts).
  * Opening loads the snapshot, replays the log lines newer than it and drops a torn last line (a
  * crash in the middle of an append). When the log outgrows the snapshot it is compacted into a
  * new snapshot, so the cost of a commit is O(its change) amortized, and bytes on disk stay within
  * about twice the live data. All data is kept in memory (checkpoint values delta-encoded, see
  * ../delta.ts); reads never touch the disk.
  */
-import { mkdir, open, readFile, rename, truncate, type FileHandle } from "node:fs/promises";
+import { mkdir, open, readFile, rename, rm, truncate, writeFile, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
 import { Low, type Adapter } from "lowdb";
 import { conflict } from "../../errors.js";
@@ -56,6 +57,17 @@ const emptySnapshot = (): Snapshot => ({ format: STORAGE_FORMAT_VERSION, seq: 0,
 
 const SNAPSHOT = "snapshot.json";
 const LOG = "log.jsonl";
+/** Holds the pid of the process that has the directory open (one writer per directory). */
+const LOCK = "lock";
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
 
 /** lowdb adapter writing the snapshot atomically: temp file, optional fsync, rename. */
 class AtomicJsonFile implements Adapter<Snapshot> {
@@ -134,9 +146,31 @@ class JsonFileStore extends MemoryStore {
   override async open(): Promise<void> {
     if (this.log) return;
     await mkdir(this.dir, { recursive: true });
-    const migrated = await this.load();
-    this.log = await open(join(this.dir, LOG), "a");
-    if (migrated) await this.compact();
+    await this.lock();
+    try {
+      const migrated = await this.load();
+      this.log = await open(join(this.dir, LOG), "a");
+      if (migrated) await this.compact();
+    } catch (err) {
+      await rm(join(this.dir, LOCK), { force: true });
+      throw err;
+    }
+  }
+
+  /** Claims the directory; a lock left by a process that died (a crash) is taken over. */
+  private async lock(): Promise<void> {
+    const file = join(this.dir, LOCK);
+    try {
+      await writeFile(file, String(process.pid), { flag: "wx" });
+      return;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+    }
+    const pid = Number(await readFile(file, "utf8"));
+    if (pid && pid !== process.pid && alive(pid)) {
+      throw conflict(`agentdock json-file: ${this.dir} is open in process ${pid}; close it there first (one writer per directory)`);
+    }
+    await writeFile(file, String(process.pid));
   }
 
   /** Rebuilds the image from disk; returns true if older-format data was migrated. */
@@ -207,6 +241,7 @@ class JsonFileStore extends MemoryStore {
     } finally {
       this.log = undefined;
       await log.close();
+      await rm(join(this.dir, LOCK), { force: true });
     }
   }
 
