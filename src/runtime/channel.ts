@@ -52,7 +52,20 @@ export class RunChannel {
       reader.queue.push(...this.history.filter((e) => Number(e.id) > (Number.isFinite(after) ? after : -1)));
     }
     this.readers.add(reader);
-    return this.drain(reader, onStop);
+    const events = this.drain(reader, onStop);
+    // A generator returned before its first next() never runs its finally block: detach here too,
+    // so a reader given up before it started (a join refused by auth) does not stay attached.
+    const finish = events.return.bind(events);
+    events.return = (value) => {
+      this.readers.delete(reader);
+      return finish(value);
+    };
+    return events;
+  }
+
+  /** Readers attached now (for tests and leak checks). */
+  get readerCount(): number {
+    return this.readers.size;
   }
 
   private async *drain(reader: Reader, onStop?: (finished: boolean) => void): AsyncGenerator<RunEvent> {

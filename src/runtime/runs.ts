@@ -758,17 +758,24 @@ export function runsApi(core: Core, caller: Caller, queue: RunQueue): RunsApi {
   async function* joinStream(threadId: unknown, runId: unknown, options?: unknown): AsyncGenerator<RunEvent> {
     const r = parse(schemas.id, runId, "runs.joinStream");
     const o = parse(schemas.joinStream, options instanceof AbortSignal ? { signal: options } : (options ?? {}), `runs.joinStream(${r})`);
-    const known = threadId === null || threadId === undefined ? (await store.getRun(r))?.thread_id : parse(schemas.id, threadId, "runs.joinStream");
-    if (known === undefined) throw notFound(`agentdock: run ${r} not found.`);
-    const filter = await core.authorize(caller, "threads", "read", { thread_id: known });
-    await runOf(known, r, filter);
+    // Attach before the first await: a join without lastEventId sees every event from the moment
+    // it was made, not from after the checks below. A failed check detaches again.
     const active = queue.getActive(r);
     const channel = active?.channel ?? queue.finishedChannel(r);
-    if (!channel) return;
-    const modes = o.streamMode === undefined ? undefined : new Set(asModes(o.streamMode).map((m) => (m === "messages-tuple" ? "messages" : m)));
-    const events = channel.read(o.lastEventId, (finished) => {
+    const events = channel?.read(o.lastEventId, (finished) => {
       if (!finished && o.cancelOnDisconnect && active) queue.cancel(active, "interrupt");
     });
+    try {
+      const known = threadId === null || threadId === undefined ? (await store.getRun(r))?.thread_id : parse(schemas.id, threadId, "runs.joinStream");
+      if (known === undefined) throw notFound(`agentdock: run ${r} not found.`);
+      const filter = await core.authorize(caller, "threads", "read", { thread_id: known });
+      await runOf(known, r, filter);
+    } catch (err) {
+      await events?.return(undefined);
+      throw err;
+    }
+    if (!events) return;
+    const modes = o.streamMode === undefined ? undefined : new Set(asModes(o.streamMode).map((m) => (m === "messages-tuple" ? "messages" : m)));
     for await (const ev of events) {
       if (!modes || ev.event === "metadata" || ev.event === "error" || modes.has(ev.event)) yield ev;
     }

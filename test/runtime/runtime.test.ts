@@ -322,3 +322,19 @@ describe("assistants.delete with deleteThreads", () => {
     }
   });
 });
+
+describe("run channels", () => {
+  it("a reader returned before it started is detached; one that ran is detached when it stops", async () => {
+    const { RunChannel } = await import("../../src/runtime/channel.js");
+    const channel = new RunChannel(false);
+    const unstarted = channel.read();
+    const started = channel.read();
+    expect(channel.readerCount).toBe(2);
+    await unstarted.return(undefined);
+    expect(channel.readerCount).toBe(1);
+    channel.push("values", { n: 1 });
+    expect((await started.next()).value).toMatchObject({ id: "0", event: "values" });
+    await started.return(undefined);
+    expect(channel.readerCount).toBe(0);
+  });
+});
