@@ -1,7 +1,8 @@
 // `npm run bench -- persistence`: per store (memory, json-file, indexeddb on fake-indexeddb):
 // persisted runs/s on an echo graph (and the ratio to memory), bytes stored for a 500-turn chat
-// over the JSON size of its final state (target <= 3), time to open a store holding 10,000
-// threads, and history(limit 10) on a 1,000-checkpoint thread. Runs go through the runtime.
+// with ~400-character and with ~40-character messages over the JSON size of its final state
+// (target <= 3), time to open a store holding 10,000 threads, and history(limit 10) on a
+// 1,000-checkpoint thread. Runs go through the runtime.
 import "fake-indexeddb/auto";
 import { openDB } from "idb";
 import { mkdtemp, readdir, rm, stat } from "node:fs/promises";
@@ -26,15 +27,18 @@ const echo = new StateGraph(messagesState)
   .addEdge("echo", END)
   .compile();
 
-// A realistic chat turn: a paragraph from the user (about 400 characters), echoed back.
+// A realistic chat turn: a paragraph from the user (about 400 characters), echoed back; the
+// short variant (about 40 characters) shows the fixed cost per message and per checkpoint.
 const said = (i: number) =>
   `Turn ${i}. I am planning a trip and would like some help comparing the options I found. The first is a train that leaves early ` +
   `in the morning and arrives around noon; the second is a flight that is cheaper but needs a transfer. I care most about total ` +
   `travel time and a little about cost. Could you summarise the trade-offs and suggest which one fits a relaxed schedule?`;
 
+const saidShort = (i: number) => `Turn ${i}. Which option suits a relaxed trip?`;
+
 const runtimeOn = (store: Store) => createRuntime({ graphs: { echo }, store });
-const turn = (runtime: Runtime, threadId: string, i: number) =>
-  runtime.runs.wait(threadId, "echo", { input: { messages: [{ type: "human", content: said(i) }] }, ifNotExists: "create" });
+const turn = (runtime: Runtime, threadId: string, i: number, text = said) =>
+  runtime.runs.wait(threadId, "echo", { input: { messages: [{ type: "human", content: text(i) }] }, ifNotExists: "create" });
 
 async function dirBytes(dir: string): Promise<number> {
   let total = 0;
@@ -92,19 +96,21 @@ export default async function (): Promise<void> {
         console.log(`${kind.name}: ${fmt(rate, 0)} runs/s on the echo graph (${fmt(rate / memoryRate, 2)}x memory)`);
         await runtime.close();
       }
-      // 2. Bytes for a 500-turn chat over the JSON size of its final state.
-      const made = await kind.create();
-      if (made.bytes) {
+      // 2. Bytes for a 500-turn chat over the JSON size of its final state, long and short messages.
+      let made = await kind.create();
+      for (const [variant, text] of [["~400-char", said], ["~40-char", saidShort]] as const) {
+        if (!made.bytes) break;
+        if (variant !== "~400-char") made = await kind.create();
         const runtime = await runtimeOn(made.store);
         const { thread_id } = await runtime.threads.create();
         let values: unknown;
-        for (let i = 0; i < 500; i++) values = await turn(runtime, thread_id, i);
-        const open = await made.bytes();
+        for (let i = 0; i < 500; i++) values = await turn(runtime, thread_id, i, text);
+        const open = await made.bytes!();
         await runtime.close();
-        const closed = await made.bytes();
+        const closed = await made.bytes!();
         const state = JSON.stringify(values).length;
         console.log(
-          `${kind.name}: 500-turn chat stores ${fmt(closed / 1024, 0)} KiB for a ${fmt(state / 1024, 0)} KiB state: ` +
+          `${kind.name}: 500-turn chat, ${variant} messages, stores ${fmt(closed / 1024, 0)} KiB for a ${fmt(state / 1024, 0)} KiB state: ` +
             `ratio ${fmt(closed / state, 2)} (target <= 3, ${fmt(3 / (closed / state), 2)}x margin); ${fmt(open / state, 2)} before close`,
         );
       }

@@ -6,9 +6,9 @@ import { freeze } from "immer";
 import { invalidInput } from "../errors.js";
 import type { Ids } from "../ids.js";
 import { branchChannel, type ChannelDef, type GraphDef, type Write, updateChannel } from "./algo.js";
-import { Command, END, START, Send, TASKS } from "./constants.js";
+import { Command, END, INPUT, START, Send, TASKS } from "./constants.js";
 import { InvalidUpdateError } from "./errors.js";
-import { execute } from "./loop.js";
+import { checkBreakpoints, describeValue, execute, validateInput } from "./loop.js";
 import { bulkUpdateState, getHistory, getState } from "./state.js";
 import type {
   CompiledGraph,
@@ -16,7 +16,9 @@ import type {
   ExecuteOptions,
   ExecuteResult,
   GraphSchemas,
+  Breakpoints,
   HistoryOptions,
+  InputState,
   NodeContext,
   RunnableConfig,
   StateSnapshot,
@@ -94,19 +96,19 @@ export class StateGraph<S extends StateSpec = StateSpec, Ctx = any> {
 
   constructor(readonly spec: S) {
     for (const [key, cs] of Object.entries(spec)) {
-      if (!isObj(cs)) throw new TypeError(`State key "${key}" must be declared as { reducer?, default? }.`);
+      if (!isObj(cs)) throw invalidInput(`State key "${key}" must be declared as { reducer?, default? }.`);
       if (RESERVED.has(key) || key.startsWith("branch:") || key.startsWith("join:")) {
-        throw new TypeError(`"${key}" is reserved and cannot be a state key.`);
+        throw invalidInput(`"${key}" is reserved and cannot be a state key.`);
       }
     }
   }
 
   /** Adds a node. Names must be unique and not reserved (`__start__`, `__end__`, ...). */
   addNode(name: string, fn: NodeFn<S, Ctx>): this {
-    if (RESERVED.has(name) || name.includes(":") || name.includes("|")) throw new TypeError(`"${name}" is a reserved node name.`);
-    if (this.nodes.has(name)) throw new TypeError(`Node "${name}" is already present.`);
-    if (name in this.spec) throw new TypeError(`Node "${name}" has the name of a state key.`);
-    if (typeof fn !== "function") throw new TypeError(`Node "${name}" must be a function.`);
+    if (RESERVED.has(name) || name.includes(":") || name.includes("|")) throw invalidInput(`"${name}" is a reserved node name.`);
+    if (this.nodes.has(name)) throw invalidInput(`Node "${name}" is already present.`);
+    if (name in this.spec) throw invalidInput(`Node "${name}" has the name of a state key.`);
+    if (typeof fn !== "function") throw invalidInput(`Node "${name}" must be a function.`);
     this.nodes.set(name, fn);
     return this;
   }
@@ -114,17 +116,17 @@ export class StateGraph<S extends StateSpec = StateSpec, Ctx = any> {
   /** Adds an edge; a list of sources is a join (`to` runs once all of them ran). */
   addEdge(from: string | string[], to: string): this {
     const list = Array.isArray(from) ? [...from] : [from];
-    if (list.length === 0) throw new TypeError("addEdge needs at least one source node.");
-    if (list.includes(END)) throw new TypeError("END cannot be the source of an edge.");
-    if (to === START) throw new TypeError("START cannot be the target of an edge.");
-    if (list.length > 1 && list.includes(START)) throw new TypeError("START cannot be part of a join.");
+    if (list.length === 0) throw invalidInput("addEdge needs at least one source node.");
+    if (list.includes(END)) throw invalidInput("END cannot be the source of an edge.");
+    if (to === START) throw invalidInput("START cannot be the target of an edge.");
+    if (list.length > 1 && list.includes(START)) throw invalidInput("START cannot be part of a join.");
     this.edges.push({ from: list, to });
     return this;
   }
 
   /** Routes after `from` by `router`'s return value(s), mapped through `pathMap` when given. */
   addConditionalEdges(from: string, router: Router<S>, pathMap?: Record<string, string> | string[]): this {
-    if (from === END) throw new TypeError("END cannot be the source of an edge.");
+    if (from === END) throw invalidInput("END cannot be the source of an edge.");
     const map = Array.isArray(pathMap) ? Object.fromEntries(pathMap.map((n) => [n, n])) : pathMap;
     const list = this.branches.get(from) ?? [];
     list.push({ router: router as Router<any>, ...(map ? { pathMap: map } : {}) });
@@ -136,24 +138,22 @@ export class StateGraph<S extends StateSpec = StateSpec, Ctx = any> {
   compile(options: CompileOptions = {}): CompiledStateGraph {
     const known = (n: string) => n === START || this.nodes.has(n);
     for (const e of this.edges) {
-      for (const f of e.from) if (!known(f)) throw new TypeError(`Edge source "${f}" is not a node.`);
-      if (e.to !== END && !this.nodes.has(e.to)) throw new TypeError(`Edge target "${e.to}" is not a node.`);
+      for (const f of e.from) if (!known(f)) throw invalidInput(`Edge source "${f}" is not a node.`);
+      if (e.to !== END && !this.nodes.has(e.to)) throw invalidInput(`Edge target "${e.to}" is not a node.`);
     }
     for (const [from, branches] of this.branches) {
-      if (!known(from)) throw new TypeError(`Conditional edge source "${from}" is not a node.`);
+      if (!known(from)) throw invalidInput(`Conditional edge source "${from}" is not a node.`);
       for (const b of branches) {
         for (const t of Object.values(b.pathMap ?? {})) {
-          if (t !== END && !this.nodes.has(t)) throw new TypeError(`Conditional edge target "${t}" is not a node.`);
+          if (t !== END && !this.nodes.has(t)) throw invalidInput(`Conditional edge target "${t}" is not a node.`);
         }
       }
     }
     if (!this.edges.some((e) => e.from.includes(START)) && !this.branches.has(START)) {
-      throw new TypeError("The graph has no entry point: add an edge from START.");
+      throw invalidInput("The graph has no entry point: add an edge from START.");
     }
-    for (const n of [...(options.interruptBefore === "*" ? [] : options.interruptBefore ?? []), ...(options.interruptAfter === "*" ? [] : options.interruptAfter ?? [])]) {
-      if (!this.nodes.has(n)) throw new TypeError(`Interrupt node "${n}" is not a node.`);
-    }
-    return new CompiledStateGraph(this.spec, this.nodes, this.edges, this.branches, options);
+    const breakpoints = checkBreakpoints(this.nodes, options);
+    return new CompiledStateGraph(this.spec, this.nodes, this.edges, this.branches, { ...options, ...breakpoints });
   }
 }
 
@@ -299,8 +299,13 @@ export class CompiledStateGraph implements CompiledGraph {
    * `invalid_input` error naming the key.
    * @internal
    */
-  prepareInput(input: unknown, ids: Pick<Ids, "uuid">): Record<string, unknown> {
-    if (!isObj(input)) throw invalidInput(`Graph input must be an object with state keys (${this.def.stateKeys.join(", ")}), got ${Array.isArray(input) ? "an array" : typeof input}.`);
+  prepareInput(input: unknown, ids: Pick<Ids, "uuid">, what = "Graph input"): Record<string, unknown> {
+    if (!isObj(input)) {
+      throw invalidInput(
+        `${what} must be an object with state keys (${this.def.stateKeys.join(", ")}), got ${Array.isArray(input) ? "an array" : typeof input}.`,
+        [{ path: "", message: "expected an object" }],
+      );
+    }
     const out: Record<string, unknown> = {};
     for (const key of this.def.stateKeys) {
       if (!(key in input) || input[key] === undefined) continue;
@@ -314,6 +319,38 @@ export class CompiledStateGraph implements CompiledGraph {
     return freeze(out, true);
   }
 
+  /**
+   * The writes of a `Command` given as run input: `update` (an object, or a list of `[key, value]`
+   * pairs) as state writes, then `goto` (node names, `END`, `Send`s or `{ node, input }`) as
+   * branch and `Send` writes. Anything else is `invalid_input` naming the fix.
+   * @internal
+   */
+  commandWrites(cmd: Command, ids: Pick<Ids, "uuid">): Write[] {
+    const writes: Write[] = [];
+    if (cmd.update !== undefined && cmd.update !== null) {
+      for (const entry of Object.entries(this.prepareInput(updateObject(cmd.update), ids, "Command.update"))) writes.push(entry);
+    }
+    const goto: unknown[] = cmd.goto === undefined || cmd.goto === null ? [] : Array.isArray(cmd.goto) ? cmd.goto : [cmd.goto];
+    for (const dest of goto) {
+      const node = typeof dest === "string" ? dest : isObj(dest) ? dest.node : undefined;
+      if (typeof node !== "string") {
+        throw invalidInput(`Command.goto entries must be node names, END, Send objects or { node, input }, got ${describeValue(dest)}.`, [
+          { path: "goto", message: "expected a node name or { node, input }" },
+        ]);
+      }
+      if (dest !== END && !this.nodes.has(node)) {
+        throw invalidInput(`Command.goto names "${node}", which is not a node of this graph. Use END or one of: ${this.nodeNames.join(", ")}.`, [
+          { path: "goto", message: `unknown node "${node}"` },
+        ]);
+      }
+      this.route(INPUT, dest, writes);
+    }
+    return writes;
+  }
+
+  validateInput(input: unknown, state?: InputState, breakpoints?: Breakpoints): Promise<void> {
+    return validateInput(this, input, state, breakpoints);
+  }
   execute(options: ExecuteOptions): Promise<ExecuteResult> {
     return execute(this, options);
   }
@@ -352,6 +389,22 @@ export class CompiledStateGraph implements CompiledGraph {
     const state = { type: "object", title: this.options.name ?? "State", properties };
     return { input_schema: state, output_schema: state, state_schema: state, config_schema: null, context_schema: null };
   }
+}
+
+/** `Command.update` as an object: a list of `[key, value]` pairs becomes one (each key once). */
+function updateObject(update: unknown): unknown {
+  if (!Array.isArray(update)) return update;
+  const entries = new Map<string, unknown>();
+  for (const pair of update) {
+    if (!Array.isArray(pair) || pair.length !== 2 || typeof pair[0] !== "string") {
+      throw invalidInput(`Command.update must be an object or a list of [key, value] pairs, got an entry that is ${describeValue(pair)}.`, [
+        { path: "update", message: "expected [key, value]" },
+      ]);
+    }
+    if (entries.has(pair[0])) throw invalidInput(`Command.update sets "${pair[0]}" twice; give each key once.`, [{ path: "update", message: `duplicate key "${pair[0]}"` }]);
+    entries.set(pair[0], pair[1]);
+  }
+  return Object.fromEntries(entries);
 }
 
 function inferSchema(value: unknown): Record<string, unknown> {

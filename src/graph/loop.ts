@@ -2,6 +2,7 @@
 import { freeze, produce } from "immer";
 import { invalidInput, notFound } from "../errors.js";
 import type { Checkpoint, CheckpointMetadata, PendingWrite, StoredCheckpoint, WriteOp } from "../persistence/types.js";
+import type { Ids } from "../ids.js";
 import type { Interrupt } from "../types.js";
 import {
   applyWrites,
@@ -13,10 +14,10 @@ import {
   type Write,
 } from "./algo.js";
 import { Command, ERROR, INPUT, INTERRUPT, NO_WRITES, NULL_TASK_ID, RESUME, START, isSpecialChannel } from "./constants.js";
-import { GraphAbortError, GraphInterrupt, GraphRecursionError, InvalidUpdateError } from "./errors.js";
+import { GraphAbortError, GraphInterrupt, GraphRecursionError } from "./errors.js";
 import type { CompiledStateGraph } from "./graph.js";
 import { checkpointPayload, ref, snapshotOf } from "./state.js";
-import type { EngineStreamMode, ExecuteOptions, ExecuteResult, NodeContext, RunnableConfig } from "./types.js";
+import type { Breakpoints, EngineStreamMode, ExecuteOptions, ExecuteResult, InputState, NodeContext, RunnableConfig } from "./types.js";
 
 const isResumeMap = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v) && Object.keys(v).length > 0 &&
@@ -39,6 +40,102 @@ interface Outcome {
   consumedNullResume: boolean;
 }
 
+/** A short description of a refused value for an error message (never throws, unlike JSON.stringify). */
+export function describeValue(v: unknown): string {
+  if (typeof v === "string") return JSON.stringify(v);
+  if (Array.isArray(v)) return `an array of ${v.length}`;
+  return v !== null && typeof v === "object" ? "an object" : String(v);
+}
+
+/**
+ * Checks `interruptBefore` / `interruptAfter` against the graph's nodes: each is `"*"` or a list
+ * of node names (a list holding `"*"` means every node). Returns them normalized; an unknown node
+ * is `invalid_input`.
+ * @internal
+ */
+export function checkBreakpoints(nodes: ReadonlyMap<string, unknown>, given: Breakpoints): Breakpoints {
+  const out: Breakpoints = {};
+  for (const key of ["interruptBefore", "interruptAfter"] as const) {
+    const value: unknown = given[key];
+    if (value === undefined) continue;
+    if (value === "*" || (Array.isArray(value) && value.includes("*"))) {
+      out[key] = "*";
+      continue;
+    }
+    if (!Array.isArray(value) || value.some((n) => typeof n !== "string")) {
+      throw invalidInput(`${key} must be "*" or a list of node names, got ${describeValue(value)}.`, [{ path: key, message: "expected \"*\" or string[]" }]);
+    }
+    const unknown = (value as string[]).filter((n) => !nodes.has(n));
+    if (unknown.length > 0) {
+      const list = unknown.map((n) => `"${n}"`).join(", ");
+      throw invalidInput(`${key} names ${list}, which ${unknown.length > 1 ? "are not nodes" : "is not a node"} of this graph. Use "*" or some of: ${[...nodes.keys()].join(", ")}.`, [
+        { path: key, message: `unknown node ${list}` },
+      ]);
+    }
+    out[key] = [...(value as string[])];
+  }
+  return out;
+}
+
+
+/** A run's input checked against the graph alone. */
+type RunInput =
+  | { kind: "continue" }
+  | { kind: "command"; command: Command; writes: Write[] }
+  | { kind: "values"; values: Record<string, unknown> };
+
+/** The static part of run-input checks, shared by `validateInput` and `execute`. */
+function parseInput(graph: CompiledStateGraph, input: unknown, ids: Pick<Ids, "uuid">): RunInput {
+  if (input === null || input === undefined) return { kind: "continue" };
+  if (Command.is(input)) return { kind: "command", command: input, writes: graph.commandWrites(input, ids) };
+  return { kind: "values", values: graph.prepareInput(input, ids) };
+}
+
+/**
+ * Where `Command({ resume })` delivers its value(s) on checkpoint `saved`: a map interrupt id ->
+ * value gives the values per task id; a plain value (one pending interrupt) gives `undefined`.
+ * Nothing to resume is `invalid_input` (shared by `validateInput` and `execute`).
+ */
+function resumeTargets(threadId: string, saved: StoredCheckpoint | undefined, resume: unknown): Map<string, unknown[]> | undefined {
+  if (!saved) throw invalidInput(`Thread ${threadId} has nothing to resume: it has no checkpoint. Start it with an input.`);
+  const open = pendingInterrupts(saved.pending_writes);
+  if (open.size === 0) {
+    throw invalidInput(`Thread ${threadId} has no pending interrupt to resume (checkpoint ${saved.checkpoint.id}). Send an input instead of Command({ resume }).`);
+  }
+  if (!isResumeMap(resume)) {
+    if (open.size > 1) {
+      throw invalidInput(
+        `Thread ${threadId} has ${open.size} pending interrupts (${[...open.keys()].join(", ")}); ` +
+          `resume with a map { [interrupt id]: value }.`,
+      );
+    }
+    return undefined;
+  }
+  const byTask = new Map<string, unknown[]>();
+  for (const [iid, value] of Object.entries(resume)) {
+    const tid = open.get(iid);
+    if (!tid) throw invalidInput(`Unknown interrupt id ${iid} on thread ${threadId}; pending: ${[...open.keys()].join(", ")}.`);
+    byTask.set(tid, [...(byTask.get(tid) ?? []), value]);
+  }
+  return byTask;
+}
+
+/** `CompiledGraph.validateInput`: the checks `execute` makes before writing anything. */
+export async function validateInput(graph: CompiledStateGraph, input: unknown, state?: InputState, breakpoints?: Breakpoints): Promise<void> {
+  if (breakpoints) checkBreakpoints(graph.nodes, breakpoints);
+  // Ids minted here (message ids) are thrown away with the prepared values.
+  const parsed = parseInput(graph, input, { uuid: () => NULL_TASK_ID });
+  if (!state) return;
+  const { store, threadId, checkpointId } = state;
+  const saved = await store.getCheckpoint(threadId, checkpointId);
+  if (checkpointId !== undefined && !saved) {
+    throw invalidInput(`Checkpoint ${checkpointId} not found in thread ${threadId}. Pass one of the thread's checkpoint ids, or none to start from the latest.`, [
+      { path: "checkpoint_id", message: "unknown checkpoint" },
+    ]);
+  }
+  if (parsed.kind === "command" && parsed.command.resume !== undefined) resumeTargets(threadId, saved, parsed.command.resume);
+}
+
 export async function execute(graph: CompiledStateGraph, o: ExecuteOptions): Promise<ExecuteResult> {
   const { def } = graph;
   const { store, threadId, ids, clock, signal } = o;
@@ -57,8 +154,10 @@ export async function execute(graph: CompiledStateGraph, o: ExecuteOptions): Pro
     configurable: { ...o.config.configurable, thread_id: threadId },
   };
   const runMeta = o.config.metadata ?? {};
-  const before = o.interruptBefore ?? graph.interruptBefore;
-  const after = o.interruptAfter ?? graph.interruptAfter;
+  const breakpoints = checkBreakpoints(graph.nodes, o);
+  const before = breakpoints.interruptBefore ?? graph.interruptBefore;
+  const after = breakpoints.interruptAfter ?? graph.interruptAfter;
+  const parsed = parseInput(graph, o.input, ids);
 
   let saved: StoredCheckpoint | undefined = await store.getCheckpoint(threadId, o.checkpointId);
   if (o.checkpointId !== undefined && !saved) throw notFound(`Checkpoint ${o.checkpointId} not found in thread ${threadId}.`);
@@ -69,8 +168,18 @@ export async function execute(graph: CompiledStateGraph, o: ExecuteOptions): Pro
   const stop = step + limit + 1;
   const parents = saved?.metadata.parents ?? {};
 
-  /** Commits a new checkpoint (with `extra` ops first, in the same commit). */
-  const save = async (next: Checkpoint, source: CheckpointMetadata["source"], writes: CheckpointMetadata["writes"], extra: WriteOp[] = []) => {
+  /**
+   * Commits a new checkpoint (with `extra` ops first, in the same commit). `showValues: false`
+   * for the checkpoint of a plain input: it fills only `__start__`, so as in LangGraph it emits no
+   * `values` event; the first one follows the `__start__` step.
+   */
+  const save = async (
+    next: Checkpoint,
+    source: CheckpointMetadata["source"],
+    writes: CheckpointMetadata["writes"],
+    extra: WriteOp[] = [],
+    showValues = true,
+  ) => {
     checkAbort();
     const metadata = freeze({ ...runMeta, source, step, parents, writes }, true) as CheckpointMetadata;
     const stored: StoredCheckpoint = {
@@ -86,7 +195,7 @@ export async function execute(graph: CompiledStateGraph, o: ExecuteOptions): Pro
     saved = stored;
     cp = next;
     pending = [];
-    if (on("values")) emit("values", readValues(def, next));
+    if (showValues && on("values")) emit("values", readValues(def, next));
     if (on("checkpoints") || on("debug")) {
       const payload = checkpointPayload(graph, threadId, stored, parent);
       emit("checkpoints", payload);
@@ -96,27 +205,14 @@ export async function execute(graph: CompiledStateGraph, o: ExecuteOptions): Pro
   const nextCheckpoint = (tasks: Parameters<typeof applyWrites>[2], stepFlag: boolean) =>
     applyWrites(def, cp, tasks, { step: stepFlag, id: ids.checkpointId(step), ts: new Date(clock()).toISOString() });
 
-  const input = o.input;
-  const isResume = input === null || input === undefined || (Command.is(input) && input.resume !== undefined);
-  if (isResume) {
-    if (!saved) {
-      if (Command.is(input)) throw invalidInput(`Thread ${threadId} has nothing to resume: it has no checkpoint. Start it with an input.`);
-      return { status: "done", values: {}, interrupts: [], checkpointId: null };
-    }
+  const resuming = parsed.kind === "continue" || (parsed.kind === "command" && parsed.command.resume !== undefined);
+  if (resuming) {
+    const byTask = parsed.kind === "command" ? resumeTargets(threadId, saved, parsed.command.resume) : undefined;
+    if (!saved) return { status: "done", values: {}, interrupts: [], checkpointId: null };
     const nullWrites: PendingWrite[] = pending.filter((w) => w[0] === NULL_TASK_ID && w[1] !== RESUME);
     const ops: WriteOp[] = [];
-    if (Command.is(input)) {
-      const open = pendingInterrupts(pending);
-      if (open.size === 0) {
-        throw invalidInput(`Thread ${threadId} has no pending interrupt to resume (checkpoint ${saved.checkpoint.id}). Send an input instead of Command({ resume }).`);
-      }
-      if (isResumeMap(input.resume)) {
-        const byTask = new Map<string, unknown[]>();
-        for (const [iid, value] of Object.entries(input.resume)) {
-          const tid = open.get(iid);
-          if (!tid) throw invalidInput(`Unknown interrupt id ${iid} on thread ${threadId}; pending: ${[...open.keys()].join(", ")}.`);
-          byTask.set(tid, [...(byTask.get(tid) ?? []), value]);
-        }
+    if (parsed.kind === "command") {
+      if (byTask) {
         for (const [tid, values] of byTask) {
           const own = pending.filter((w) => w[0] === tid);
           const prev = (own.find((w) => w[1] === RESUME)?.[2] as unknown[] | undefined) ?? [];
@@ -124,17 +220,8 @@ export async function execute(graph: CompiledStateGraph, o: ExecuteOptions): Pro
           ops.push({ op: "writes.put", thread_id: threadId, checkpoint_id: saved.checkpoint.id, task_id: tid, writes });
           pending = [...pending.filter((w) => w[0] !== tid), ...writes];
         }
-      } else {
-        if (open.size > 1) {
-          throw invalidInput(
-            `Thread ${threadId} has ${open.size} pending interrupts (${[...open.keys()].join(", ")}); ` +
-              `resume with a map { [interrupt id]: value }.`,
-          );
-        }
-        nullWrites.push([NULL_TASK_ID, RESUME, freeze(input.resume, true)]);
-      }
-      const cmd = await commandWrites(graph, input, cp, config, ids);
-      nullWrites.push(...cmd);
+      } else nullWrites.push([NULL_TASK_ID, RESUME, freeze(parsed.command.resume, true)]);
+      nullWrites.push(...nullTaskWrites(parsed.writes));
       ops.push({ op: "writes.put", thread_id: threadId, checkpoint_id: saved.checkpoint.id, task_id: NULL_TASK_ID, writes: nullWrites });
       pending = [...pending.filter((w) => w[0] !== NULL_TASK_ID), ...nullWrites];
       checkAbort();
@@ -148,28 +235,30 @@ export async function execute(graph: CompiledStateGraph, o: ExecuteOptions): Pro
       d.versions_seen[INTERRUPT] = { ...cp.channel_versions };
     });
     if (on("values")) emit("values", readValues(def, cp));
-  } else if (Command.is(input)) {
-    const cmd = await commandWrites(graph, input, cp, config, ids);
+  } else if (parsed.kind === "command") {
+    const cmd = nullTaskWrites(parsed.writes);
     const extra: WriteOp[] = [];
     if (saved) {
       const writes = [...pending.filter((w) => w[0] === NULL_TASK_ID), ...cmd];
       extra.push({ op: "writes.put", thread_id: threadId, checkpoint_id: saved.checkpoint.id, task_id: NULL_TASK_ID, writes });
     }
     await save(
-      nextCheckpoint([{ name: INPUT, path: [], triggers: [], writes: cmd.map((w) => [w[1], w[2]] as const) }], false),
+      nextCheckpoint([{ name: INPUT, path: [], triggers: [], writes: parsed.writes }], false),
       "input",
       {},
       extra,
     );
     step++;
   } else {
-    const prepared = graph.prepareInput(input, ids);
+    const prepared = parsed.values;
     // New input drops the tasks still pending on the current checkpoint (engine.md 1.5).
     const dropped = saved ? prepareTasks(def, cp, step, "declared").map((t) => ({ ...t, writes: [] })) : [];
     await save(
       nextCheckpoint([...dropped, { name: INPUT, path: [], triggers: [], writes: [[START, prepared]] }], dropped.length > 0),
       "input",
       { [START]: prepared },
+      [],
+      false,
     );
     step++;
   }
@@ -311,19 +400,8 @@ export async function execute(graph: CompiledStateGraph, o: ExecuteOptions): Pro
   }
 }
 
-/** Null writes of a `Command` given as run input: `update` as state writes, `goto` as branch writes. */
-async function commandWrites(graph: CompiledStateGraph, cmd: Command, cp: Checkpoint, config: RunnableConfig, ids: ExecuteOptions["ids"]): Promise<PendingWrite[]> {
-  if (cmd.update === undefined && cmd.goto === undefined) return [];
-  let prepared: unknown = undefined;
-  if (cmd.update !== undefined && cmd.update !== null) prepared = graph.prepareInput(cmd.update, ids);
-  try {
-    const { writes } = await graph.nodeWrites(INPUT, new Command({ update: prepared, goto: cmd.goto }), readValues(graph.def, cp), config, ids);
-    return writes.map((w) => [NULL_TASK_ID, w[0], w[1]] as const);
-  } catch (err) {
-    if (err instanceof InvalidUpdateError) throw invalidInput(`Invalid Command: ${err.message}`);
-    throw err;
-  }
-}
+/** The writes of a `Command` given as run input, as pending writes of no task. */
+const nullTaskWrites = (writes: readonly Write[]): PendingWrite[] => writes.map((w) => [NULL_TASK_ID, w[0], w[1]] as const);
 
 /** Static breakpoint check (engine.md 4): a task matches and some channel changed since the last resume. */
 function matches(nodes: string[] | "*", tasks: readonly Task[], cp: Checkpoint): boolean {

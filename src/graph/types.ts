@@ -162,6 +162,20 @@ export interface GraphSchemas {
   context_schema: Record<string, unknown> | null;
 }
 
+/** Static breakpoints of a run (or a compile): `"*"` (every node) or a list of node names. */
+export interface Breakpoints {
+  interruptBefore?: string[] | "*";
+  interruptAfter?: string[] | "*";
+}
+
+/** The thread a run's input is checked against by `CompiledGraph.validateInput`. */
+export interface InputState {
+  store: CheckpointStore;
+  threadId: string;
+  /** The checkpoint the run will start from (fork); the latest when absent. */
+  checkpointId?: string;
+}
+
 /** What `StateGraph.compile()` returns and the runtime registers under a graph id. */
 export interface CompiledGraph {
   /** Declared node names, in declaration order (without `__start__`). */
@@ -173,6 +187,16 @@ export interface CompiledGraph {
    * aborts (checkpoints already committed stay).
    */
   execute(options: ExecuteOptions): Promise<ExecuteResult>;
+  /**
+   * Checks a run's input before the run exists, writing nothing; `execute` makes the same checks.
+   * Rejects with `AgentdockError("invalid_input")` for: an input that is not null/undefined, an
+   * object or a `Command`; input values a state key refuses (messages that cannot be coerced); a
+   * `Command` whose `update` is not an object or a list of `[key, value]` pairs or whose `goto`
+   * names an unknown node; breakpoints naming unknown nodes. With `state`, also for: a checkpoint
+   * id the thread lacks, `Command({ resume })` with no pending interrupt, a resume map id that
+   * matches no pending interrupt, and a plain resume value while several interrupts are pending.
+   */
+  validateInput(input: unknown, state?: InputState, breakpoints?: Breakpoints): Promise<void>;
   /** The latest state, or the state at `checkpointId` (engine.md 2). */
   getState(store: CheckpointStore, threadId: string, options?: { checkpointId?: string }): Promise<StateSnapshot>;
   /** Snapshots newest first; reads only as many checkpoints as `limit` needs (without filter). */

@@ -250,12 +250,9 @@ export function createRouter(runtime: HttpRuntime, options: FetchHandlerOptions)
     return json(await (await c.client()).assistants.getGraph(c.params.assistant_id, { xray }));
   });
   on("GET", "/assistants/:assistant_id/schemas", async (c) => json(await (await c.client()).assistants.getSchemas(c.params.assistant_id)));
-  const subgraphs: Handle = async (c) => {
-    // api.md 1.2; served when the runtime has the SDK's `getSubgraphs`.
-    const api = (await c.client()).assistants as Partial<{ getSubgraphs(id: string, o: object): Promise<unknown> }>;
-    if (!api.getSubgraphs) throw notFound(`Subgraph schemas of assistant ${c.params.assistant_id} are not available from this runtime`);
-    return json(await api.getSubgraphs(c.params.assistant_id, { namespace: c.params.namespace, recurse: queryBool(c.query, "recurse") }));
-  };
+  const subgraphs: Handle = async (c) =>
+    // api.md 1.2
+    json(await (await c.client()).assistants.getSubgraphs(c.params.assistant_id, { namespace: c.params.namespace, recurse: queryBool(c.query, "recurse") }));
   on("GET", "/assistants/:assistant_id/subgraphs", subgraphs);
   on("GET", "/assistants/:assistant_id/subgraphs/:namespace", subgraphs);
 

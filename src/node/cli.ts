@@ -2,8 +2,9 @@
  * The `agentdock` command:
  *   agentdock serve --config graph.json [--store memory|json:<dir>] [--port 2024] [--host 127.0.0.1]
  */
+import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
-import { serveConfig } from "./config.js";
+import { type GraphConfig, serveConfig } from "./config.js";
 
 const USAGE = "usage: agentdock serve --config graph.json [--store memory|json:<dir>] [--port 2024] [--host 127.0.0.1] [--heartbeat-ms 5000] [--api-key KEY]\n  --api-key (or AGENTDOCK_API_KEY): x-api-key required by the experiment upload endpoints";
 
@@ -30,6 +31,7 @@ async function main(argv: string[]): Promise<void> {
   // --port: exactly that port or an error.
   const port = Number(values.port ?? 2024);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be an integer 0..65535, got "${values.port}"`);
+  const apiKey = values["api-key"] ?? process.env.AGENTDOCK_API_KEY;
   const server = await serveConfig({
     config: values.config,
     store: values.store,
@@ -37,8 +39,15 @@ async function main(argv: string[]): Promise<void> {
     strictPort: values.port !== undefined,
     host: values.host,
     heartbeatMs: values["heartbeat-ms"] === undefined ? undefined : Number(values["heartbeat-ms"]),
-    apiKey: values["api-key"] ?? process.env.AGENTDOCK_API_KEY,
+    apiKey,
   });
+  // graph.json was read and validated by serveConfig; only whether it names auth matters here.
+  const { auth } = JSON.parse(await readFile(values.config, "utf8")) as GraphConfig;
+  if (apiKey === undefined && (auth === undefined || auth === null)) {
+    console.log(
+      "agentdock: warning: the experiment upload endpoints (/api/v1/...) are open to anyone who can reach this server; set --api-key (or AGENTDOCK_API_KEY) or name an auth handler in graph.json",
+    );
+  }
   const moved = server.port !== port && port !== 0 ? ` (port ${port} was in use)` : "";
   console.log(`agentdock: serving graphs ${server.graphIds.join(", ")} on ${server.url}${moved} (store: ${values.store})`);
   const stop = async () => {

@@ -19,6 +19,9 @@
  * Logs are prefix-immutable: items are only ever appended, and a fork whose items differ from
  * what the log already holds past the parent's length starts a new log. A cached prefix of a log
  * therefore never goes stale, which is what lets the IndexedDB store cache items across tabs.
+ *
+ * `diffObject` / `patchObject` (end of this file) express a record as the keys that differ from
+ * another; the JSON-file store writes checkpoints and runs that way (./json-file/image.ts).
  */
 import { jsonEqual } from "../json.js";
 import type { StoredCheckpoint } from "./types.js";
@@ -184,4 +187,71 @@ export function encodeThread(
 
 export function decodeThread(thread: EncodedThread, lists: ListLookup): ThreadRecord {
   return { ...thread, values: decodeValues(thread.values as EncodedValues, lists) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Record diffs. Consecutive checkpoints of a thread repeat most of their record (run metadata,
+// unchanged channel versions, the namespace, list references that only grow): a store may keep a
+// checkpoint as the keys that differ from its parent's record.
+
+/**
+ * How a JSON object differs from a base object: keys set to a new value (`s`), keys whose values
+ * are both objects patched recursively (`p`), keys removed (`d`).
+ */
+export interface ObjectDiff {
+  s?: Record<string, unknown>;
+  p?: Record<string, ObjectDiff>;
+  d?: string[];
+}
+
+const isPlain = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** Sets an own key (a key named `__proto__` included) without touching the prototype. */
+function setKey(obj: Record<string, unknown>, key: string, value: unknown) {
+  Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/** The diff turning `base` into `value`; undefined when they are equal JSON. */
+export function diffObject(value: Record<string, unknown>, base: Record<string, unknown>): ObjectDiff | undefined {
+  const diff: ObjectDiff = {};
+  for (const [k, v] of Object.entries(value)) {
+    if (v === undefined) continue;
+    const b = Object.hasOwn(base, k) ? base[k] : undefined;
+    if (b !== undefined && sameItem(v, b)) continue;
+    const sub = isPlain(v) && isPlain(b) ? diffObject(v, b) : undefined;
+    if (sub) setKey((diff.p ??= {}), k, sub);
+    else setKey((diff.s ??= {}), k, v);
+  }
+  for (const [k, b] of Object.entries(base)) {
+    if (b !== undefined && (!Object.hasOwn(value, k) || value[k] === undefined)) (diff.d ??= []).push(k);
+  }
+  return diff.s || diff.p || diff.d ? diff : undefined;
+}
+
+/** Applies `diff` to `base`, returning a new object (`base` is not changed). */
+export function patchObject(base: Record<string, unknown>, diff: ObjectDiff | undefined): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...base };
+  if (!diff) return out;
+  for (const k of diff.d ?? []) delete out[k];
+  for (const [k, v] of Object.entries(diff.s ?? {})) setKey(out, k, v);
+  for (const [k, sub] of Object.entries(diff.p ?? {})) {
+    const b = out[k];
+    if (!isPlain(b)) throw new Error(`agentdock store: diff patches key "${k}", which is not an object in its base (corrupt store)`);
+    setKey(out, k, patchObject(b, sub));
+  }
+  return out;
+}
+
+/**
+ * An encoded checkpoint as a diff against its parent's encoded record; the parent id is implied
+ * (it is the base). Use with `undiffCheckpoint` and the same parent record.
+ */
+export function diffCheckpoint(cp: EncodedCheckpoint, parent: EncodedCheckpoint): ObjectDiff | undefined {
+  const record = { ...cp, parent_checkpoint_id: parent.parent_checkpoint_id };
+  return diffObject(record as unknown as Record<string, unknown>, parent as unknown as Record<string, unknown>);
+}
+
+export function undiffCheckpoint(diff: ObjectDiff | undefined, parent: EncodedCheckpoint): EncodedCheckpoint {
+  const record = patchObject(parent as unknown as Record<string, unknown>, diff) as unknown as EncodedCheckpoint;
+  return { ...record, parent_checkpoint_id: parent.checkpoint.id };
 }

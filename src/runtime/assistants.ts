@@ -155,6 +155,12 @@ export function assistantsApi(core: Core, caller: Caller, queue: RunQueueView): 
     const filter = await core.authorize(caller, "assistants", "delete", { assistant_id: id });
     await core.lock(`assistant:${core.resolveAssistantId(id)}`, async () => {
       const assistant = await core.visibleAssistant(id, filter);
+      if (core.isDefaultAssistant(assistant.assistant_id)) {
+        // D5: every registered graph has its default assistant; without it the graph id names nothing.
+        throw conflict(
+          `agentdock: assistant ${assistant.assistant_id} is the default assistant of graph "${assistant.graph_id}" and cannot be deleted; remove the graph from createRuntime's graphs instead.`,
+        );
+      }
       const ops: WriteOp[] = [{ op: "assistant.delete", assistant_id: assistant.assistant_id }];
       // Its finished runs go too (api.md 6); in-flight ones finish first.
       for (const run of await store.listRuns()) {
@@ -280,6 +286,14 @@ export function assistantsApi(core: Core, caller: Caller, queue: RunQueueView): 
     async getSchemas(assistantId, options) {
       const { assistant, graph } = await graphOf(assistantId, options, "assistants.getSchemas");
       return { graph_id: assistant.graph_id, ...graph.getSchemas() } as GraphSchema;
+    },
+    async getSubgraphs(assistantId, options) {
+      const id = parse(schemas.id, assistantId, "assistants.getSubgraphs");
+      parse(schemas.subgraphs, options ?? {}, `assistants.getSubgraphs(${id})`);
+      const filter = await core.authorize(caller, "assistants", "read", { assistant_id: id });
+      await core.visibleAssistant(id, filter);
+      // agentdock graphs have no subgraphs yet: every namespace has none.
+      return {};
     },
   };
 }

@@ -10,7 +10,7 @@ import type { CompiledGraph } from "../graph/types.js";
 import { defaultAssistantId, type Clock, type Ids } from "../ids.js";
 import type { Store } from "../persistence/types.js";
 import type { AssistantRecord, MultitaskStrategy, ThreadRecord } from "../types.js";
-import type { RuntimeEvent } from "./types.js";
+import type { RuntimeEvent, WebhookOptions } from "./types.js";
 
 /** Who is calling: resolved lazily, so the unbound runtime authenticates on every call (D13). */
 export interface Caller {
@@ -21,6 +21,7 @@ export class Core {
   readonly emitter = new EventEmitter<{ event: [RuntimeEvent] }>();
   private readonly locks = new Map<string, Promise<unknown>>();
   closed = false;
+  private readonly defaultAssistantIds: ReadonlySet<string>;
 
   constructor(
     readonly store: Store,
@@ -29,7 +30,10 @@ export class Core {
     readonly clock: Clock,
     readonly auth: AuthProvider | undefined,
     readonly defaultStrategy: MultitaskStrategy,
-  ) {}
+    readonly webhooks: WebhookOptions | undefined,
+  ) {
+    this.defaultAssistantIds = new Set([...graphs.keys()].map(defaultAssistantId));
+  }
 
   /** ISO time of the injected clock (D19). */
   now(): string {
@@ -56,6 +60,11 @@ export class Core {
     if (!this.auth) return undefined;
     const user = await caller.user();
     return this.auth.authorize(user, { resource, action, value });
+  }
+
+  /** True for the default (system) assistant of a registered graph (D5). */
+  isDefaultAssistant(assistantId: string): boolean {
+    return this.defaultAssistantIds.has(assistantId);
   }
 
   /** A registered graph id names its default assistant (D5); anything else is used as is. */

@@ -50,5 +50,6 @@ export type {
   ThreadTask,
   ThreadUpdatePayload,
   UpdateStatePayload,
+  WebhookOptions,
 } from "./types.js";
 export { createRuntime } from "./runtime.js";

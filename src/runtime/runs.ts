@@ -8,7 +8,7 @@ import type { AuthFilter } from "../auth/types.js";
 import { matchesAuthFilter } from "../auth/types.js";
 import { conflict, invalidInput, notFound } from "../errors.js";
 import { Command, Send } from "../graph/constants.js";
-import type { CompiledGraph, EngineStreamMode, ExecuteResult, RunnableConfig } from "../graph/types.js";
+import type { Breakpoints, CompiledGraph, EngineStreamMode, ExecuteResult, RunnableConfig } from "../graph/types.js";
 import type { CheckpointStore, PendingWrite, WriteOp } from "../persistence/types.js";
 import type { AssistantRecord, Config, Metadata, MultitaskStrategy, RunRecord, RunStatus, ThreadRecord, ThreadStatus } from "../types.js";
 import { RunChannel } from "./channel.js";
@@ -31,8 +31,7 @@ interface ActiveRun {
   context: unknown;
   input: unknown;
   checkpointId?: string;
-  interruptBefore?: string[] | "*";
-  interruptAfter?: string[] | "*";
+  breakpoints: Breakpoints;
   modes: Set<EngineStreamMode>;
   controller: AbortController;
   channel: RunChannel;
@@ -42,7 +41,7 @@ interface ActiveRun {
   temporary: boolean;
   /** Clock time before which the run may not start (`afterSeconds`). */
   notBefore: number;
-  webhook?: string;
+  webhook?: URL;
   result: Promise<RunResult>;
   resolve(result: RunResult): void;
   /** Checkpoints the run wrote, and the original writes of tasks it recorded on older ones (rollback). */
@@ -139,6 +138,40 @@ export async function runIsAlive(core: Core, runId: string, ms = 50): Promise<bo
   return !acquired;
 }
 
+/**
+ * The URL a run's webhook goes to, when `createRuntime({ webhooks })` allows it; otherwise
+ * `invalid_input` before anything is written (no webhook to arbitrary addresses: SSRF).
+ */
+function allowedWebhook(core: Core, webhook: string, what: string): URL {
+  if (!core.webhooks) {
+    throw invalidInput(`agentdock: ${what}: webhooks are disabled; pass createRuntime({ webhooks: { allow: (url) => ... } }) to send them, or drop "webhook".`);
+  }
+  let url: URL | undefined;
+  try {
+    url = new URL(webhook);
+  } catch {
+    // not a URL: refused below
+  }
+  if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) {
+    throw invalidInput(`agentdock: ${what}: webhook "${webhook}" is not an absolute http(s) URL.`);
+  }
+  if (!core.webhooks.allow(url)) {
+    throw invalidInput(`agentdock: ${what}: webhook "${webhook}" is not allowed by createRuntime's webhooks.allow.`);
+  }
+  return url;
+}
+
+/**
+ * The assistant a run may use: a graph's default (system) assistant is runnable by everyone
+ * (its metadata has no owner); any other is subject to `assistants:read` and its filter, so an
+ * assistant the caller cannot see is `not_found` and its config never reaches their run.
+ */
+async function runnableAssistant(core: Core, caller: Caller, assistantId: string): Promise<AssistantRecord> {
+  const system = core.isDefaultAssistant(core.resolveAssistantId(assistantId));
+  const filter = system ? undefined : await core.authorize(caller, "assistants", "read", { assistant_id: assistantId });
+  return core.visibleAssistant(assistantId, filter);
+}
+
 /** Rejects when `signal` aborts (the call stops waiting; the run is unaffected). */
 function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (!signal) return promise;
@@ -155,6 +188,8 @@ export class RunQueue implements RunQueueView {
   /** Thread id -> its in-flight runs, oldest first; the head may be running. */
   private readonly queues = new Map<string, ActiveRun[]>();
   private readonly finished = new Map<string, { threadId: string; channel: RunChannel }>();
+  /** Runs created and not yet resolved (close waits for them). */
+  private readonly unresolved = new Set<ActiveRun>();
   private readonly timers = new Set<ReturnType<typeof setTimeout>>();
 
   constructor(private readonly core: Core) {}
@@ -177,9 +212,9 @@ export class RunQueue implements RunQueueView {
   async shutdown(): Promise<void> {
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
-    const runs = [...this.active.values()];
-    for (const run of runs) this.cancel(run, "interrupt");
-    await Promise.all(runs.map((r) => r.result));
+    for (const run of this.active.values()) this.cancel(run, "interrupt");
+    // Also the runs already recording their outcome (no longer active), so no write meets a closed store.
+    await Promise.all([...this.active.values()].map((r) => r.result));
   }
 
   getActive(runId: string): ActiveRun | undefined {
@@ -240,12 +275,7 @@ export class RunQueue implements RunQueueView {
     };
     const filter = await core.authorize(caller, "threads", "create_run", value);
     const runMetadata = (value.metadata as Metadata | undefined) ?? {};
-    // The assistant is not checked against assistants:read (auth.md 5).
-    const assistant = await core.visibleAssistant(assistantIdArg, undefined);
-    const graph = core.graph(assistant.graph_id);
-    if (threadIdArg === null && p.command?.resume !== undefined) {
-      throw invalidInput(`agentdock: ${what}: a resume command needs a thread id; a stateless run has no interrupt to resume.`);
-    }
+    const { assistant, graph, webhook, input, breakpoints } = await this.check(caller, threadIdArg, assistantIdArg, p, what);
     const threadId = threadIdArg ?? core.ids.uuid();
     const temporary = threadIdArg === null && (p.onCompletion ?? "delete") !== "keep" && p.onCompletion !== "continue";
     const checkpointId = p.checkpointId ?? p.checkpoint?.checkpoint_id ?? undefined;
@@ -276,6 +306,11 @@ export class RunQueue implements RunQueueView {
       }
       await core.requireCheckpoint(threadId, checkpointId);
       const inFlight = [...(this.queues.get(threadId) ?? [])];
+      // Against the thread's state (a resume needs a pending interrupt) only when no run ahead
+      // of this one may still change it; the static checks passed in `check`.
+      if (!inFlight.length) {
+        await graph.validateInput(input, { store: core.store, threadId, ...(checkpointId !== undefined ? { checkpointId } : {}) }, breakpoints);
+      }
       if (inFlight.length && strategy === "reject") {
         throw conflict(
           `agentdock: thread ${threadId} is already running run ${inFlight[0]!.run.run_id}. Wait for it, cancel it, or choose multitaskStrategy "enqueue", "interrupt" or "rollback".`,
@@ -327,17 +362,16 @@ export class RunQueue implements RunQueueView {
         graph,
         config,
         context: mergeContext(assistant.context, p.context),
-        input: toEngineInput(p),
+        input,
         ...(checkpointId !== undefined ? { checkpointId } : {}),
-        ...(p.interruptBefore !== undefined ? { interruptBefore: p.interruptBefore } : {}),
-        ...(p.interruptAfter !== undefined ? { interruptAfter: p.interruptAfter } : {}),
+        breakpoints,
         modes: engineModes(requestedModes),
         controller: new AbortController(),
         channel: new RunChannel(p.streamResumable ?? false),
         started: false,
         temporary,
         notBefore: core.clock() + (p.afterSeconds ?? 0) * 1000,
-        ...(p.webhook ? { webhook: p.webhook } : {}),
+        ...(webhook ? { webhook } : {}),
         result,
         resolve,
         written: new Set(),
@@ -346,6 +380,7 @@ export class RunQueue implements RunQueueView {
         releaseLock,
       };
       this.active.set(runId, active);
+      this.unresolved.add(active);
       this.queues.set(threadId, [...inFlight, active]);
       // D9: interrupt / rollback cancel every in-flight run; the new one starts after them.
       if (strategy === "interrupt" || strategy === "rollback") for (const old of inFlight) this.cancel(old, strategy);
@@ -358,6 +393,27 @@ export class RunQueue implements RunQueueView {
     const run = active.run;
     this.drain(threadId);
     return events ? { active, run, events } : { active, run };
+  }
+
+  /**
+   * What a run is checked for before its thread is looked at, writing nothing: the webhook
+   * (opt-in), the assistant (`assistants:read` unless a default one) and the static part of the
+   * graph's input checks (`validateInput` without state).
+   */
+  async check(caller: Caller, threadIdArg: string | null, assistantIdArg: string, p: RunOptions, what: string) {
+    const webhook = p.webhook === undefined ? undefined : allowedWebhook(this.core, p.webhook, what);
+    const assistant = await runnableAssistant(this.core, caller, assistantIdArg);
+    const graph = this.core.graph(assistant.graph_id);
+    if (threadIdArg === null && p.command?.resume !== undefined) {
+      throw invalidInput(`agentdock: ${what}: a resume command needs a thread id; a stateless run has no interrupt to resume.`);
+    }
+    const input = toEngineInput(p);
+    const breakpoints: Breakpoints = {
+      ...(p.interruptBefore !== undefined ? { interruptBefore: p.interruptBefore } : {}),
+      ...(p.interruptAfter !== undefined ? { interruptAfter: p.interruptAfter } : {}),
+    };
+    await graph.validateInput(input, undefined, breakpoints);
+    return { assistant, graph, webhook, input, breakpoints };
   }
 
   /**
@@ -477,8 +533,7 @@ export class RunQueue implements RunQueueView {
           ...(active.checkpointId !== undefined ? { checkpointId: active.checkpointId } : {}),
           config: active.config,
           context: active.context,
-          ...(active.interruptBefore !== undefined ? { interruptBefore: active.interruptBefore } : {}),
-          ...(active.interruptAfter !== undefined ? { interruptAfter: active.interruptAfter } : {}),
+          ...active.breakpoints,
           signal: active.controller.signal,
           ids: core.ids,
           clock: core.clock,
@@ -586,6 +641,7 @@ export class RunQueue implements RunQueueView {
       if (this.finished.size > MAX_FINISHED_CHANNELS) this.finished.delete(this.finished.keys().next().value!);
     }
     active.resolve(result);
+    this.unresolved.delete(active);
     core.emit(error ? { type: "run.finished", run: active.run, error } : { type: "run.finished", run: active.run });
     if (statusChange) core.emit({ type: "thread.status", thread_id: threadId, ...statusChange });
     if (active.webhook) this.sendWebhook(active, status, result, error);
@@ -599,11 +655,18 @@ export class RunQueue implements RunQueueView {
       webhook_sent_at: this.core.now(),
       ...(error ? { error: error.message } : { values: result }),
     };
-    const fetchFn = globalThis.fetch;
-    if (!fetchFn || !/^https?:\/\//.test(active.webhook!)) return;
-    void fetchFn(active.webhook!, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }).catch(
-      () => undefined,
-    );
+    const url = active.webhook!.href;
+    const failed = (error: { error: string; message: string }) => this.core.emit({ type: "webhook.failed", run: active.run, url, error });
+    // Not retried; a failure is reported as a lifecycle event, never thrown into the run.
+    const fetchFn = this.core.webhooks?.fetch ?? globalThis.fetch;
+    void (async () => {
+      try {
+        const res = await fetchFn(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+        if (!res.ok) failed({ error: "WebhookError", message: `agentdock: webhook ${url} answered HTTP ${res.status} for run ${active.run.run_id}.` });
+      } catch (err) {
+        failed(errorInfo(err));
+      }
+    })();
   }
 
   /** Cancels a run: a pending one ends at once, a running one is aborted (api.md 3.4). */
@@ -688,7 +751,8 @@ export function runsApi(core: Core, caller: Caller, queue: RunQueue): RunsApi {
       const { assistantId, ...rest } = (payload ?? {}) as { assistantId?: unknown };
       return parseRun(null, assistantId, rest, `runs.createBatch[${i}]`);
     });
-    for (const { a } of parsed) await core.visibleAssistant(a, undefined);
+    // Every payload is checked before the first run is created, so a bad one creates nothing.
+    for (const [i, { a, p }] of parsed.entries()) await queue.check(caller, null, a, p, `runs.createBatch[${i}]`);
     const runs: Run[] = [];
     for (const { a, p } of parsed) runs.push((await queue.create(caller, null, a, p, "runs.createBatch")).run);
     return runs;

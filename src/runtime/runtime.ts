@@ -56,6 +56,9 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Runt
   if (options.multitaskStrategy !== undefined && !strategies.includes(options.multitaskStrategy)) {
     throw invalidInput(`agentdock: createRuntime: multitaskStrategy must be one of ${strategies.join(", ")}.`);
   }
+  if (options.webhooks !== undefined && typeof options.webhooks?.allow !== "function") {
+    throw invalidInput("agentdock: createRuntime: webhooks.allow must be a function (url: URL) => boolean deciding where runs may POST.");
+  }
   const clock = options.clock ?? systemClock;
   const store = options.store ?? memoryStore();
   const core = new Core(
@@ -65,6 +68,7 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Runt
     clock,
     options.auth,
     options.multitaskStrategy ?? "reject",
+    options.webhooks,
   );
   await store.open();
   await recoverInterruptedRuns(core);

@@ -102,6 +102,7 @@ export const schemas = {
   assistantDelete: z.object({ deleteThreads: bool, signal }),
   version: int.check(z.minimum(1)),
   xray: z.object({ xray: z.optional(z.union([z.boolean(), int])), signal }),
+  subgraphs: z.object({ namespace: z.optional(z.string()), recurse: bool, signal }),
 
   threadCreate: z.object({
     metadata,

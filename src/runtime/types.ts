@@ -268,6 +268,7 @@ export interface RunPayload extends CallOptions {
   /** Accepted for SDK compatibility and ignored: checkpoints are always written synchronously. */
   durability?: "exit" | "async" | "sync";
   checkpointDuring?: boolean;
+  /** POSTed to when the run ends; needs `createRuntime({ webhooks })` allowing the URL. */
   webhook?: string;
   feedbackKeys?: string[];
   /** Called once the run exists, before its first event (SDK `onRunCreated`). */
@@ -304,7 +305,10 @@ export interface AssistantsApi {
   create(payload: AssistantCreatePayload): Promise<Assistant>;
   get(assistantId: string, options?: CallOptions): Promise<Assistant>;
   update(assistantId: string, payload: AssistantUpdatePayload): Promise<Assistant>;
-  /** Removes the assistant and all its versions (D6); `deleteThreads` also its threads. */
+  /**
+   * Removes the assistant and all its versions (D6); `deleteThreads` also its threads. A graph's
+   * default assistant cannot be deleted (`conflict`).
+   */
   delete(assistantId: string, options?: CallOptions & { deleteThreads?: boolean }): Promise<void>;
   search(query: AssistantSearchQuery & { includePagination: true }): Promise<{ assistants: Assistant[]; next: string | null }>;
   search(query?: AssistantSearchQuery & { includePagination?: false }): Promise<Assistant[]>;
@@ -317,6 +321,11 @@ export interface AssistantsApi {
   setLatest(assistantId: string, version: number, options?: CallOptions): Promise<Assistant>;
   getGraph(assistantId: string, options?: CallOptions & { xray?: boolean | number }): Promise<AssistantGraph>;
   getSchemas(assistantId: string, options?: CallOptions): Promise<GraphSchema>;
+  /**
+   * Schemas of the assistant's subgraphs, keyed by namespace (the SDK's `Subgraphs`). agentdock
+   * graphs have no subgraphs yet, so this resolves `{}` once `assistants:read` allows it.
+   */
+  getSubgraphs(assistantId: string, options?: CallOptions & { namespace?: string; recurse?: boolean }): Promise<Record<string, GraphSchema>>;
 }
 
 /** `runtime.threads`: the SDK's `client.threads`. */
@@ -393,7 +402,14 @@ export type RuntimeEvent =
       /** Present when the run failed. */
       error?: { error: string; message: string };
     }
-  | { type: "thread.status"; thread_id: string; status: ThreadStatus; previous: ThreadStatus | null };
+  | { type: "thread.status"; thread_id: string; status: ThreadStatus; previous: ThreadStatus | null }
+  | {
+      /** A run's webhook POST failed (the request rejected or the answer was not 2xx); it is not retried. */
+      type: "webhook.failed";
+      run: Run;
+      url: string;
+      error: { error: string; message: string };
+    };
 
 export type RuntimeEventType = RuntimeEvent["type"];
 export type RuntimeListener<T extends RuntimeEventType = RuntimeEventType> = (event: Extract<RuntimeEvent, { type: T }>) => void;
@@ -406,6 +422,18 @@ export interface ClientRequest {
   url?: string;
 }
 
+/**
+ * Opt-in for run webhooks (`webhook` on runs.create/stream/wait): when a run ends, its record
+ * and outcome are POSTed to the URL. Without this option a run with a webhook is refused, so
+ * callers cannot make the runtime send data to arbitrary addresses (SSRF).
+ */
+export interface WebhookOptions {
+  /** Decides, at run creation, whether a run may POST to `url` (an absolute http(s) URL). */
+  allow(url: URL): boolean;
+  /** The fetch used to deliver; defaults to `globalThis.fetch`. */
+  fetch?: typeof fetch;
+}
+
 export interface CreateRuntimeOptions {
   /** Graph id -> compiled graph. Every graph gets a default assistant (D5). */
   graphs: Record<string, CompiledGraph>;
@@ -415,6 +443,8 @@ export interface CreateRuntimeOptions {
   auth?: AuthProvider;
   /** Default multitask strategy of runs (D9); `reject` unless set. */
   multitaskStrategy?: MultitaskStrategy;
+  /** Enables run webhooks for the URLs `allow` accepts; without it `webhook` is refused. */
+  webhooks?: WebhookOptions;
   clock?: Clock;
   ids?: Ids;
 }

@@ -211,8 +211,8 @@ export function createUploadApi({ store, ids, clock }: UploadDeps): UploadServic
       const foreign = req.results.filter((_, i) => previous[i] && previous[i]!.parent !== datasetId).map((r) => r.row_id);
       if (foreign.length > 0) {
         throw conflict(
-          `row_id ${foreign.slice(0, 3).join(", ")}${foreign.length > 3 ? ` (and ${foreign.length - 3} more)` : ""} ` +
-            `already belong to another dataset's examples; a row_id identifies one example of one dataset`,
+          `${foreign.length === 1 ? "row_id" : "row_ids"} ${foreign.slice(0, 3).join(", ")}${foreign.length > 3 ? ` (and ${foreign.length - 3} more)` : ""} ` +
+            `${foreign.length === 1 ? "is already an example" : "are already examples"} of another dataset; a row_id identifies one example of one dataset`,
         );
       }
 

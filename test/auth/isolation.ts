@@ -386,6 +386,17 @@ export function isolationMatrix(name: string, create: (opts: { graphs: Record<st
           await failsWith(as(owner).runs.get(pendingThreadId, pendingRunId), "not_found");
         });
 
+        it("a run with the other user's assistant: 404 like get, and nothing is created", async () => {
+          const own = await as(other).threads.create();
+          await failsWith(as(other).runs.wait(own.thread_id, assistantId, { input: input("x") }), "not_found");
+          await failsWith(as(other).runs.create(own.thread_id, assistantId, { input: input("x") }), "not_found");
+          await hiddenStream(as(other).runs.stream(own.thread_id, assistantId, { input: input("x") }));
+          await failsWith(as(other).runs.wait(null, assistantId, { input: input("x") }), "not_found");
+          await failsWith(as(other).runs.createBatch([{ assistantId, input: input("x") }]), "not_found");
+          expect(await as(other).runs.list(own.thread_id)).toEqual([]);
+          expect(await as(other).threads.get(own.thread_id)).toMatchObject({ status: "idle", values: {} });
+        });
+
         it("stateless runs: the temporary thread is stamped for the caller (auth.md 12.30)", async () => {
           const values = await as(owner).runs.wait(null, "agent", { input: input("stateless") });
           expect(JSON.stringify(values)).toContain("stateless");
@@ -452,13 +463,13 @@ export function isolationMatrix(name: string, create: (opts: { graphs: Record<st
     });
 
     describe("side effects across users", () => {
-      it("deleting an assistant with its threads spares another user's thread that ran it", async () => {
+      it("deleting an assistant with its threads spares another user's thread that names it", async () => {
         const assistant = await as("alice").assistants.create({ graphId: "agent" });
         const alicesThread = await as("alice").threads.create();
-        const bobsThread = await as("bob").threads.create();
         await as("alice").runs.wait(alicesThread.thread_id, assistant.assistant_id, { input: input("a") });
-        // Running needs threads:create_run only, as on the JS server (auth.md 5): bob may run it.
-        await as("bob").runs.wait(bobsThread.thread_id, assistant.assistant_id, { input: input("b") });
+        // bob cannot run alice's assistant (it is hidden from him), but his thread may name it.
+        const bobsThread = await as("bob").threads.create({ metadata: { assistant_id: assistant.assistant_id } });
+        await failsWith(as("bob").runs.wait(bobsThread.thread_id, assistant.assistant_id, { input: input("b") }), "not_found");
         await as("alice").assistants.delete(assistant.assistant_id, { deleteThreads: true });
         await failsWith(as("alice").threads.get(alicesThread.thread_id), "not_found");
         expect((await as("bob").threads.get(bobsThread.thread_id)).thread_id).toBe(bobsThread.thread_id);
@@ -466,11 +477,15 @@ export function isolationMatrix(name: string, create: (opts: { graphs: Record<st
     });
 
     describe("the system assistant", () => {
-      it("runs on a graph id need no assistants:read, and the default assistant stays hidden from users", async () => {
+      it("runs on a graph id need no assistants:read, and the default assistant stays hidden from users and undeletable", async () => {
         const thread = await as("bob").threads.create();
         await as("bob").runs.wait(thread.thread_id, "agent", { input: input("hi") });
         expect((await as("bob").assistants.search({ limit: 1000 })).some((a) => a.metadata?.created_by === "system")).toBe(false);
         expect((await as("studio").assistants.search({ limit: 1000 })).some((a) => a.metadata?.created_by === "system")).toBe(true);
+        // Nobody deletes it: hidden from bob (404), a conflict for Studio, which sees it.
+        await failsWith(as("bob").assistants.delete("agent"), "not_found");
+        await failsWith(as("studio").assistants.delete("agent"), "conflict");
+        await as("bob").runs.wait(thread.thread_id, "agent", { input: input("still there") });
       });
     });
   });

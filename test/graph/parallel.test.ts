@@ -2,14 +2,15 @@ import { describe, expect, test } from "vitest";
 import { Command, END, InvalidUpdateError, START, StateGraph, messagesState } from "../../src/graph/index.js";
 import { echoGraph, harness, logKey } from "./helpers.js";
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 describe("parallelism and structural sharing", () => {
   test("7.6.9: parallel b1, b2 reduce in name order whatever the finish order; both writing a plain key fail with no checkpoint added", async () => {
+    // b1 finishes last: it waits until b2's update has been reported (D19: no sleeps).
+    let b2Reported!: () => void;
+    const afterB2 = new Promise<void>((resolve) => (b2Reported = resolve));
     const g = new StateGraph({ log: logKey })
       .addNode("b2", async () => ({ log: "b2" }))
       .addNode("b1", async () => {
-        await sleep(15); // finishes last
+        await afterB2;
         return { log: "b1" };
       })
       .addEdge(START, "b1")
@@ -17,7 +18,13 @@ describe("parallelism and structural sharing", () => {
       .compile();
     const h = harness(g);
     const finished: string[] = [];
-    await h.run({}, { emit: (mode, data) => mode === "updates" && finished.push(...Object.keys(data as object)) });
+    await h.run({}, {
+      emit: (mode, data) => {
+        if (mode !== "updates") return;
+        finished.push(...Object.keys(data as object));
+        if ("b2" in (data as object)) b2Reported();
+      },
+    });
     expect(finished).toEqual(["b2", "b1"]);
     expect((await g.getState(h.store, h.threadId)).values.log).toEqual(["b1", "b2"]);
 

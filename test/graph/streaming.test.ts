@@ -6,12 +6,13 @@ const ALL = new Set<EngineStreamMode>(["values", "updates", "messages", "custom"
 const of = (events: Array<[EngineStreamMode, unknown]>, mode: EngineStreamMode) => events.filter(([m]) => m === mode).map(([, d]) => d);
 
 describe("stream hooks", () => {
-  test("values after the input checkpoint and each step; updates per node; checkpoints and debug per checkpoint; tasks start and finish", async () => {
+  test("values after each step but not the input checkpoint; updates per node; checkpoints and debug per checkpoint; tasks start and finish", async () => {
     const g = echoGraph().compile();
     const h = harness(g);
     await h.run({ messages: ["hi"] }, { streamModes: ALL });
+    // As LangGraph: the input checkpoint only fills __start__, so the first values event follows the __start__ step.
     const values = of(h.events, "values") as Array<{ messages: unknown[] }>;
-    expect(values.map((v) => v.messages.length)).toEqual([0, 1, 2]);
+    expect(values.map((v) => v.messages.length)).toEqual([1, 2]);
     expect(of(h.events, "updates")).toEqual([{ echo: { messages: [expect.objectContaining({ type: "ai", content: "echo: hi" })] } }]);
     const cps = of(h.events, "checkpoints") as Array<{ config: { configurable: { checkpoint_id: string } }; parent_config: unknown; next: string[]; metadata: { step: number } }>;
     expect(cps.map((c) => [c.metadata.step, c.next])).toEqual([
@@ -34,6 +35,18 @@ describe("stream hooks", () => {
       ["task", 1],
       ["task_result", 1],
       ["checkpoint", 1],
+    ]);
+  });
+
+  test("a second run on a thread does not replay the previous final state as its first values event", async () => {
+    const h = harness(echoGraph().compile());
+    await h.run({ messages: ["hi"] });
+    h.events.length = 0;
+    await h.run({ messages: ["again"] }, { streamModes: ALL });
+    const values = of(h.events, "values") as Array<{ messages: Array<{ content: string }> }>;
+    expect(values.map((v) => v.messages.map((m) => m.content))).toEqual([
+      ["hi", "echo: hi", "again"],
+      ["hi", "echo: hi", "again", "echo: again"],
     ]);
   });
 

@@ -10,8 +10,16 @@ const dataDir = mkdtempSync(join(tmpdir(), "agentdock-cli-"));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 /** Starts `agentdock serve` (the bin's source, through tsx) and resolves its URL from the banner. */
-function start(args: string[]): Promise<{ url: string; child: ChildProcess; stop(): Promise<number | null> }> {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/node/cli.ts", ...args], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+function start(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ url: string; child: ChildProcess; output: string; stop(): Promise<number | null> }> {
+  const { AGENTDOCK_API_KEY: _inherited, ...parentEnv } = process.env;
+  const child = spawn(process.execPath, ["--import", "tsx", "src/node/cli.ts", ...args], {
+    cwd: root,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...parentEnv, ...env },
+  });
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   return new Promise((resolve, reject) => {
     let out = "";
@@ -19,7 +27,7 @@ function start(args: string[]): Promise<{ url: string; child: ChildProcess; stop
     child.stdout!.on("data", (d: Buffer) => {
       out += d;
       const m = /on (http:\/\/\S+)/.exec(out);
-      if (m) resolve({ url: m[1], child, stop: () => (child.kill("SIGTERM"), exited) });
+      if (m) resolve({ url: m[1], child, output: out, stop: () => (child.kill("SIGTERM"), exited) });
     });
     child.stderr!.on("data", (d: Buffer) => (err += d));
     void exited.then((code) => reject(new Error(`agentdock serve exited with ${code}: ${err || out}`)));
@@ -71,6 +79,21 @@ describe("agentdock serve", () => {
       expect(await as("key-bob").threads.search()).toEqual([]);
     } finally {
       await server.stop();
+    }
+  });
+
+  it("warns at start-up that the upload endpoints are open only when neither an API key nor auth protects them", async () => {
+    const open = /upload endpoints .* open to anyone/;
+    const config = ["serve", "--config", "examples/graph.json", "--port", "0"];
+    for (const [args, env, warns] of [
+      [config, {}, true],
+      [[...config, "--api-key", "k"], {}, false],
+      [config, { AGENTDOCK_API_KEY: "k" }, false],
+      [["serve", "--config", "test/http/fixtures/auth-graph.json", "--port", "0"], {}, false],
+    ] as const) {
+      const server = await start([...args], env);
+      await server.stop();
+      expect(open.test(server.output), `${args.join(" ")} ${JSON.stringify(env)}`).toBe(warns);
     }
   });
 

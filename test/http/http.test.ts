@@ -284,6 +284,17 @@ describe("runs over HTTP (D11)", () => {
     expect((await call(handler, "GET", "/runs/00000000-0000-4000-8000-000000000000/stream")).status).toBe(404);
   });
 
+  it("answers the subgraphs routes with {} for a visible assistant, 404 for an unknown one", async () => {
+    const { handler } = await setup();
+    const subgraphs = await call(handler, "GET", "/assistants/echo/subgraphs");
+    expect(subgraphs.status).toBe(200);
+    expect(await subgraphs.json()).toEqual({});
+    expect(await (await call(handler, "GET", "/assistants/echo/subgraphs/inner?recurse=true")).json()).toEqual({});
+    expect((await call(handler, "GET", "/assistants/00000000-0000-4000-8000-000000000000/subgraphs")).status).toBe(404);
+    expect((await call(handler, "GET", "/assistants/00000000-0000-4000-8000-000000000000/subgraphs/inner")).status).toBe(404);
+    expect((await call(handler, "GET", "/assistants/echo/subgraphs?recurse=maybe")).status).toBe(422);
+  });
+
   it("answers 202 for a cancel without waiting and 204 for deletes", async () => {
     const gated = gatedGraph();
     const { runtime, handler } = await setup({ gated: gated.graph });

@@ -4,9 +4,9 @@ import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { afterAll, describe, expect, it } from "vitest";
 import { AgentdockError } from "../../src/errors.js";
-import { jsonFileStore } from "../../src/persistence/json-file/index.js";
-import { STORAGE_FORMAT_VERSION, type Store, type WriteOp } from "../../src/persistence/types.js";
-import { chain, cpId, storeContract, thread } from "./contract.js";
+import { JSON_FILE_FORMAT, jsonFileStore } from "../../src/persistence/json-file/index.js";
+import type { Store, WriteOp } from "../../src/persistence/types.js";
+import { chain, cpId, run, storeContract, thread } from "./contract.js";
 
 const root = await mkdtemp(join(tmpdir(), "agentdock-json-"));
 afterAll(() => rm(root, { recursive: true, force: true }));
@@ -81,10 +81,10 @@ describe("jsonFileStore files", () => {
 
   it("refuses data written in a newer storage format, naming both versions", async () => {
     const dir = await crashedCopy();
-    await appendFile(join(dir, "log.jsonl"), JSON.stringify({ f: STORAGE_FORMAT_VERSION + 1, s: 7, o: [] }) + "\n");
+    await appendFile(join(dir, "log.jsonl"), JSON.stringify({ f: JSON_FILE_FORMAT + 1, s: 7, o: [] }) + "\n");
     const err = await openAt(dir).catch((e: unknown) => e);
     expect(AgentdockError.is(err, "conflict")).toBe(true);
-    expect((err as Error).message).toContain(`format ${STORAGE_FORMAT_VERSION + 1}`);
+    expect((err as Error).message).toContain(`format ${JSON_FILE_FORMAT + 1}`);
 
     const dir2 = join(root, `newer-${n++}`);
     await mkdir(dir2);
@@ -118,8 +118,74 @@ describe("jsonFileStore files", () => {
     const store = await openAt(dir);
     for (const cp of cps) expect(await store.getCheckpoint("t1", cp.checkpoint.id)).toEqual(cp);
     const snap = JSON.parse(await readFile(join(dir, "snapshot.json"), "utf8"));
-    expect(snap.format).toBe(STORAGE_FORMAT_VERSION);
+    expect(snap.format).toBe(JSON_FILE_FORMAT);
     expect((await stat(join(dir, "log.jsonl"))).size).toBe(0);
+    await store.close();
+  });
+
+  it("migrates format 1 (checkpoints in full) from a fixture and rewrites it as diffs", async () => {
+    const dir = join(root, `v1-${n++}`);
+    await copyDir(new URL("./fixtures/json-file-format-1", import.meta.url).pathname, dir, { recursive: true });
+    expect(JSON.parse(await readFile(join(dir, "snapshot.json"), "utf8")).format).toBe(1);
+    const cps = chain("t1", 6);
+    let store = await openAt(dir);
+    const check = async () => {
+      for (const cp of cps) expect(await store.getCheckpoint("t1", cp.checkpoint.id)).toEqual(cp);
+      expect((await store.listCheckpoints("t1")).map((c) => c.checkpoint.id)).toEqual(cps.map((c) => c.checkpoint.id).reverse());
+      expect(await store.getThread("t1")).toEqual(thread("t1"));
+    };
+    await check();
+    const text = await readFile(join(dir, "snapshot.json"), "utf8");
+    expect(JSON.parse(text).format).toBe(JSON_FILE_FORMAT);
+    expect(text).toContain("checkpoint.diff");
+    expect((await stat(join(dir, "log.jsonl"))).size).toBe(0);
+    await store.close();
+    store = await openAt(dir);
+    await check();
+    await store.close();
+  });
+
+  it("writes a checkpoint as a diff against its parent and rebuilds it after replaced or deleted parents", async () => {
+    const dir = join(root, `diff-${n++}`);
+    let store = await openAt(dir);
+    const cps = chain("t1", 4);
+    for (const cp of cps) await store.commit([{ op: "checkpoint.put", checkpoint: cp }]);
+    const log = await readFile(join(dir, "log.jsonl"), "utf8");
+    expect(log.split("checkpoint.diff").length - 1).toBe(3);
+    // Replace the parent of cps[2], then delete it: cps[2] keeps its own content.
+    const replaced = { ...cps[1]!, metadata: { ...cps[1]!.metadata, note: "replaced" } };
+    await store.commit([{ op: "checkpoint.put", checkpoint: replaced }]);
+    await store.commit([{ op: "checkpoint.delete", thread_id: "t1", checkpoint_ids: [cps[1]!.checkpoint.id] }]);
+    const expected = [cps[0], cps[2], cps[3]];
+    for (const reopen of [false, true]) {
+      if (reopen) {
+        await store.close();
+        store = await openAt(dir);
+      }
+      expect(await store.listCheckpoints("t1")).toEqual(expected.reverse());
+      expected.reverse();
+    }
+    await store.close();
+  });
+
+  it("writes runs as diffs and restores them after updates and a deleted base", async () => {
+    const dir = join(root, `runs-${n++}`);
+    let store = await openAt(dir);
+    const r1 = run("r1", "t1", { status: "pending" });
+    await store.commit([{ op: "thread.put", thread: thread("t1") }, { op: "run.put", run: r1 }]);
+    await store.commit([{ op: "run.put", run: { ...r1, status: "success", metadata: { a: 1 } } }]);
+    const r2 = run("r2", "t1", { metadata: { b: [1, 2] }, kwargs: { input: { x: 1 } } });
+    await store.commit([{ op: "run.put", run: r2 }]);
+    await store.commit([{ op: "run.delete", run_id: "r2" }]);
+    const r3 = run("r3", "t1", { status: "error" });
+    await store.commit([{ op: "run.put", run: r3 }]);
+    expect(await readFile(join(dir, "log.jsonl"), "utf8")).toContain("run.diff");
+    const expected = [{ ...r1, status: "success", metadata: { a: 1 } }, r3];
+    const byId = (a: { run_id: string }, b: { run_id: string }) => a.run_id.localeCompare(b.run_id);
+    expect((await store.listRuns("t1")).sort(byId)).toEqual(expected);
+    await store.close();
+    store = await openAt(dir);
+    expect((await store.listRuns("t1")).sort(byId)).toEqual(expected);
     await store.close();
   });
 

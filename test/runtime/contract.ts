@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { CompiledGraph } from "../../src/graph/types.js";
 import { Gate, testGraphs } from "./graphs.js";
 
-type AssistantMethods = "create" | "get" | "update" | "delete" | "search" | "count" | "getVersions" | "setLatest" | "getGraph" | "getSchemas";
+type AssistantMethods = "create" | "get" | "update" | "delete" | "search" | "count" | "getVersions" | "setLatest" | "getGraph" | "getSchemas" | "getSubgraphs";
 type ThreadMethods = "create" | "get" | "update" | "delete" | "search" | "count" | "copy" | "getState" | "updateState" | "getHistory";
 type RunMethods = "stream" | "create" | "wait" | "join" | "joinStream" | "cancel" | "list" | "get" | "delete" | "createBatch";
 
@@ -177,6 +177,20 @@ export function runtimeContract(
         expect(schemas).toHaveProperty("state_schema");
         await expectCode(c.assistants.getGraph(UNKNOWN), "not_found");
       });
+
+      it("lists no subgraphs (agentdock graphs have none), for any namespace; unknown assistants are not found", async () => {
+        expect(await c.assistants.getSubgraphs("chain")).toEqual({});
+        expect(await c.assistants.getSubgraphs(DEFAULT_ECHO, { namespace: "inner", recurse: true })).toEqual({});
+        await expectCode(c.assistants.getSubgraphs(UNKNOWN), "not_found");
+        await expectCode(c.assistants.getSubgraphs(UNKNOWN, { namespace: "inner" }), "not_found");
+      });
+
+      it("refuses to delete a graph's default assistant, which stays usable", async () => {
+        await expectCode(c.assistants.delete(DEFAULT_ECHO), "conflict");
+        await expectCode(c.assistants.delete("echo"), "conflict");
+        expect((await c.assistants.get("echo")).assistant_id).toBe(DEFAULT_ECHO);
+        expect(v(await c.runs.wait(null, "echo", { input: hi() })).messages).toHaveLength(2);
+      });
     });
 
     describe("threads", () => {
@@ -301,6 +315,8 @@ export function runtimeContract(
         expect(ofRun.every((s) => s.metadata?.tag === "first")).toBe(true);
         const from = await c.threads.getHistory(t.thread_id, { limit: 2, checkpoint: { checkpoint_id: all[3]!.checkpoint.checkpoint_id } });
         expect(from.map((s) => s.metadata?.step)).toEqual([5, 4]);
+        await expectCode(c.threads.getHistory(t.thread_id, { before: { configurable: { checkpoint_id: UNKNOWN } } }), "not_found");
+        await expectCode(c.threads.getHistory(t.thread_id, { before: UNKNOWN as never }), "not_found");
       });
 
       it("updates state as a node, refuses while busy and rejects unknown nodes", async () => {
@@ -409,6 +425,73 @@ export function runtimeContract(
         await expectCode(c.runs.create(t.thread_id, "echo", { input: {}, multitaskStrategy: "later" as never }), "invalid_input");
         expect(await c.runs.list(t.thread_id)).toEqual([]);
         expect((await c.threads.get(t.thread_id)).status).toBe("idle");
+      });
+
+      it("refuses bad run input with invalid_input before the run exists: nothing listed, thread status unchanged", async () => {
+        const idle = await c.threads.create();
+        const failed = await c.threads.create();
+        await c.runs.wait(failed.thread_id, "failing", { input: {}, raiseError: false });
+        const paused = await c.threads.create();
+        await c.runs.wait(paused.thread_id, "approval", { input: {} });
+        const bad: Array<[string, Record<string, unknown>]> = [
+          ["resume with nothing interrupted", { command: { resume: "yes" } }],
+          ["goto an unknown node", { command: { goto: "nope" } }],
+          ["goto an unknown node with input", { command: { goto: { node: "nope", input: {} } } }],
+          ["a number as input", { input: 5 }],
+          ["a breakpoint on an unknown node", { input: {}, interruptBefore: ["nope"] }],
+        ];
+        for (const [thread, status, assistant] of [
+          [idle, "idle", "chain"],
+          [failed, "error", "chain"],
+        ] as const) {
+          const runsBefore = await c.runs.list(thread.thread_id);
+          for (const [label, payload] of bad) {
+            await expectCode(c.runs.create(thread.thread_id, assistant, payload), "invalid_input").catch((e: Error) => {
+              throw new Error(`${label} (runs.create, ${status} thread): ${e.message}`);
+            });
+            await expectCode(c.runs.wait(thread.thread_id, assistant, payload), "invalid_input");
+            await expectCode(collect(c.runs.stream(thread.thread_id, assistant, payload)), "invalid_input");
+          }
+          expect(await c.runs.list(thread.thread_id)).toEqual(runsBefore);
+          expect((await c.threads.get(thread.thread_id)).status).toBe(status);
+        }
+        // On a paused thread the static checks still apply; a resume is fine.
+        await expectCode(c.runs.wait(paused.thread_id, "approval", { command: { goto: "nope" } }), "invalid_input");
+        await expectCode(c.runs.wait(paused.thread_id, "approval", { input: 5 as never }), "invalid_input");
+        expect((await c.threads.get(paused.thread_id)).status).toBe("interrupted");
+        expect(await c.runs.list(paused.thread_id)).toHaveLength(1);
+        expect(await c.runs.wait(paused.thread_id, "approval", { command: { resume: "yes" } })).toEqual({ plan: "plan!", approved: "yes" });
+        // Stateless runs and threads created on the fly: nothing is left behind.
+        await expectCode(c.runs.wait(null, "chain", { input: 5 as never }), "invalid_input");
+        const fresh = "00000000-0000-4000-8000-00000000beef";
+        await expectCode(c.runs.wait(fresh, "chain", { command: { resume: 1 }, ifNotExists: "create" }), "invalid_input");
+        await expectCode(c.threads.get(fresh), "not_found");
+        // A batch is checked whole: a bad payload creates none of them.
+        const threads = await c.threads.count();
+        await expectCode(
+          c.runs.createBatch([
+            { assistantId: "chain", input: {}, onCompletion: "continue" },
+            { assistantId: "chain", input: 5 as never, onCompletion: "continue" },
+          ]),
+          "invalid_input",
+        );
+        expect(await c.threads.count()).toBe(threads);
+      });
+
+      it("judges an enqueued resume against the state the run ahead of it leaves", async () => {
+        const ask = { context: { ask: true } };
+        const { thread, run } = await busyThread(ask);
+        // Nothing is interrupted yet, but the run ahead will pause: the resume waits its turn.
+        const resume = await c.runs.create(thread.thread_id, "slow", { command: { resume: "ok" }, multitaskStrategy: "enqueue", ...ask });
+        // The static checks still apply to an enqueued run.
+        await expectCode(c.runs.create(thread.thread_id, "slow", { command: { goto: "nope" }, multitaskStrategy: "enqueue" }), "invalid_input");
+        gate.release();
+        expect(v(await c.runs.join(thread.thread_id, resume.run_id)).log).toEqual([`first:${run.run_id}`, "wait", "ok"]);
+        expect((await c.runs.list(thread.thread_id)).map((r) => [r.run_id, r.status])).toEqual([
+          [resume.run_id, "success"],
+          [run.run_id, "success"],
+        ]);
+        expect((await c.threads.get(thread.thread_id)).status).toBe("idle");
       });
 
       it("creates the thread with ifNotExists create", async () => {

@@ -63,7 +63,8 @@ export function failingGraph(): CompiledGraph {
 
 /**
  * slow: `first` writes, then `wait` blocks until `gate.release()` or the run is aborted (and
- * emits a custom `{ waiting: true }` event at each `gate.ping()`), then `last` writes.
+ * emits a custom `{ waiting: true }` event at each `gate.ping()`), then `last` writes (or, with
+ * context `{ ask: true }`, pauses at an interrupt and writes the resume value).
  */
 export function slowGraph(gate: Gate): CompiledGraph {
   return new StateGraph({ log: { reducer: (a: string[], b: string[]) => [...a, ...b], default: (): string[] => [] } })
@@ -82,7 +83,8 @@ export function slowGraph(gate: Gate): CompiledGraph {
       }
       return { log: ["wait"] };
     })
-    .addNode("last", () => ({ log: ["last"] }))
+    // With context `{ ask: true }`, `last` asks a human (interrupt) and logs the answer.
+    .addNode("last", (_s, ctx) => ({ log: [(ctx.context as { ask?: boolean } | undefined)?.ask ? String(ctx.interrupt("more?")) : "last"] }))
     .addEdge(START, "first")
     .addEdge("first", "wait")
     .addEdge("wait", "last")

@@ -1,7 +1,7 @@
 import "fake-indexeddb/auto";
 import { describe, expect, it } from "vitest";
 import { AgentdockError, OWNER_USER, createRuntime, memoryStore, sequentialIds } from "../../src/index.js";
-import type { AuthEvent, AuthProvider, AuthUser, Runtime, RuntimeEvent } from "../../src/index.js";
+import type { AuthEvent, AuthProvider, AuthUser, Runtime, RuntimeEvent, WriteOp } from "../../src/index.js";
 import { forbidden, unauthenticated } from "../../src/errors.js";
 import { indexedDbStore } from "../../src/persistence/indexeddb/index.js";
 import { expectCode, runtimeContract } from "./contract.js";
@@ -104,6 +104,42 @@ describe("runtime options", () => {
     await expectCode(runtime.threads.get(t.thread_id), "conflict");
   });
 
+  it("close waits for a run still recording its outcome, so that write never meets a closed store", async () => {
+    const inner = memoryStore();
+    let closed = false;
+    let lateWrite = false;
+    let outcomeReached!: () => void;
+    const reached = new Promise<void>((r) => (outcomeReached = r));
+    let releaseOutcome!: () => void;
+    const released = new Promise<void>((r) => (releaseOutcome = r));
+    const store = new Proxy(inner, {
+      get(target, key) {
+        if (key === "close") return () => ((closed = true), target.close());
+        if (key === "commit") {
+          return async (ops: WriteOp[]) => {
+            if (ops.some((op) => op.op === "run.put" && op.run.status === "success")) {
+              outcomeReached();
+              await released;
+              lateWrite ||= closed;
+            }
+            return target.commit(ops);
+          };
+        }
+        const value = Reflect.get(target, key) as unknown;
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const runtime = await createRuntime({ graphs: testGraphs(new Gate()), store });
+    const t = await runtime.threads.create();
+    const run = await runtime.runs.create(t.thread_id, "chain", { input: {} });
+    await reached;
+    const closing = runtime.close();
+    releaseOutcome();
+    await closing;
+    expect(lateWrite).toBe(false);
+    expect((await inner.getRun(run.run_id))?.status).toBe("success");
+  });
+
   it("an aborted wait or join stops waiting, and cancels the run when asked to", async () => {
     const gate = new Gate();
     const runtime = await createRuntime({ graphs: testGraphs(gate) });
@@ -142,14 +178,13 @@ describe("runtime options", () => {
     await runtime.close();
   });
 
-  it("starts a run after afterSeconds, posts its webhook, and reports onRunCreated", async () => {
-    const runtime = await createRuntime({ graphs: testGraphs(new Gate()) });
-    const realFetch = globalThis.fetch;
+  it("starts a run after afterSeconds, posts its webhook to an allowed URL, and reports onRunCreated", async () => {
     const posted: Array<{ url: string; body: Record<string, unknown> }> = [];
-    globalThis.fetch = (async (url: string, init: RequestInit) => {
+    const fetch = (async (url: string, init: RequestInit) => {
       posted.push({ url, body: JSON.parse(String(init.body)) });
       return new Response(null, { status: 204 });
-    }) as typeof fetch;
+    }) as typeof globalThis.fetch;
+    const runtime = await createRuntime({ graphs: testGraphs(new Gate()), webhooks: { allow: (url) => url.hostname === "hooks.example", fetch } });
     try {
       const t = await runtime.threads.create();
       const created: Array<{ run_id: string; thread_id?: string }> = [];
@@ -166,7 +201,67 @@ describe("runtime options", () => {
         { url: "https://hooks.example/done", body: expect.objectContaining({ run_id: run.run_id, status: "success", values: { log: ["a", "b", "c"] } }) },
       ]);
     } finally {
-      globalThis.fetch = realFetch;
+      await runtime.close();
+    }
+  });
+
+  it("refuses a webhook unless createRuntime's webhooks allow its URL, creating nothing (no SSRF)", async () => {
+    const posted: string[] = [];
+    const fetch = (async (url: string) => {
+      posted.push(url);
+      return new Response(null, { status: 204 });
+    }) as typeof globalThis.fetch;
+    const closed = await createRuntime({ graphs: testGraphs(new Gate()) });
+    const open = await createRuntime({ graphs: testGraphs(new Gate()), webhooks: { allow: (url) => url.origin === "https://hooks.example", fetch } });
+    try {
+      for (const [runtime, webhook, hint] of [
+        [closed, "https://hooks.example/done", /createRuntime\(\{ webhooks/],
+        [open, "http://169.254.169.254/latest/meta-data", /webhooks\.allow/],
+        [open, "file:///etc/passwd", /http\(s\)/],
+        [open, "not a url", /http\(s\)/],
+      ] as const) {
+        const t = await runtime.threads.create();
+        const err = await runtime.runs.create(t.thread_id, "chain", { input: {}, webhook }).catch((e: unknown) => e);
+        expect(AgentdockError.is(err, "invalid_input")).toBe(true);
+        expect((err as Error).message).toMatch(hint);
+        await expectCode(runtime.runs.wait(t.thread_id, "chain", { input: {}, webhook }), "invalid_input");
+        await expectCode(runtime.runs.wait(null, "chain", { input: {}, webhook }), "invalid_input");
+        expect(await runtime.runs.list(t.thread_id)).toEqual([]);
+        expect(await runtime.threads.get(t.thread_id)).toMatchObject({ status: "idle", values: {} });
+      }
+      // The refused stateless runs left no temporary thread behind.
+      expect([await closed.threads.count(), await open.threads.count()]).toEqual([1, 3]);
+      expect(posted).toEqual([]);
+      await expectCode(createRuntime({ graphs: {}, webhooks: {} as never }), "invalid_input");
+    } finally {
+      await closed.close();
+      await open.close();
+    }
+  });
+
+  it("reports webhook delivery failures as webhook.failed events", async () => {
+    const fetch = (async (url: string) => {
+      if (url.endsWith("/down")) throw new TypeError("fetch failed");
+      return new Response("nope", { status: 500 });
+    }) as typeof globalThis.fetch;
+    const runtime = await createRuntime({ graphs: testGraphs(new Gate()), webhooks: { allow: () => true, fetch } });
+    try {
+      const failures: Array<Extract<RuntimeEvent, { type: "webhook.failed" }>> = [];
+      const twoFailures = new Promise<void>((resolve) =>
+        runtime.subscribe("webhook.failed", (e) => {
+          if (failures.push(e) === 2) resolve();
+        }),
+      );
+      const t = await runtime.threads.create();
+      const down = await runtime.runs.create(t.thread_id, "chain", { input: {}, webhook: "https://hooks.example/down" });
+      await runtime.runs.join(t.thread_id, down.run_id);
+      const refused = await runtime.runs.create(t.thread_id, "chain", { input: {}, webhook: "https://hooks.example/500" });
+      await runtime.runs.join(t.thread_id, refused.run_id);
+      await twoFailures;
+      const byUrl = Object.fromEntries(failures.map((f) => [f.url, f]));
+      expect(byUrl["https://hooks.example/down"]).toMatchObject({ run: { run_id: down.run_id, status: "success" }, error: { error: "TypeError", message: "fetch failed" } });
+      expect(byUrl["https://hooks.example/500"]).toMatchObject({ run: { run_id: refused.run_id }, error: { error: "WebhookError", message: expect.stringContaining("HTTP 500") } });
+    } finally {
       await runtime.close();
     }
   });

@@ -7,7 +7,7 @@ import type { Client } from "@langchain/langgraph-sdk";
 import { describe, expectTypeOf, it } from "vitest";
 import type { RunEvent, Runtime, RuntimeClient, RuntimeEvent } from "../../src/index.js";
 
-type AssistantMethods = "create" | "get" | "update" | "delete" | "search" | "count" | "getVersions" | "setLatest" | "getGraph" | "getSchemas";
+type AssistantMethods = "create" | "get" | "update" | "delete" | "search" | "count" | "getVersions" | "setLatest" | "getGraph" | "getSchemas" | "getSubgraphs";
 type ThreadMethods = "create" | "get" | "update" | "delete" | "search" | "count" | "copy" | "getState" | "updateState" | "getHistory";
 type RunMethods = "stream" | "create" | "wait" | "join" | "joinStream" | "cancel" | "list" | "get" | "delete" | "createBatch";
 

@@ -328,7 +328,7 @@ describe("experiments.upload: validation (D4, D15), nothing written on failure",
     await expectConflict(
       ({ experiments }) => experiments.upload(request({ experiment_name: "a", dataset_name: "one", results: [row(1, 1)] })),
       request({ experiment_name: "b", dataset_name: "two", results: [row(2, 1), row(1, 1)] }),
-      new RegExp(rowId(1)),
+      new RegExp(`row_id ${rowId(1)} is already an example of another dataset`),
     );
   });
 });

@@ -20,9 +20,9 @@ import { join } from "node:path";
 import { Low, type Adapter } from "lowdb";
 import { conflict } from "../../errors.js";
 import { MemoryStore } from "../memory.js";
-import { STORAGE_FORMAT_VERSION, type ListCheckpointsOptions, type Store, type WriteOp } from "../types.js";
+import type { ListCheckpointsOptions, Store, WriteOp } from "../types.js";
 import { Image, type LogOp } from "./image.js";
-import { parseShared, stringifyShared } from "./shared-json.js";
+import { decodeLegacy, decodeShared, stringifyShared } from "./shared-json.js";
 
 export interface JsonFileStoreOptions {
   /**
@@ -33,6 +33,13 @@ export interface JsonFileStoreOptions {
   /** Compact the log into the snapshot once it exceeds max(this, snapshot size). Default 4 MiB. */
   compactBytes?: number;
 }
+
+/**
+ * Storage format of the files. 2: checkpoints with a parent are written as diffs against it
+ * (`checkpoint.diff`). 1: every checkpoint written in full; a subset of format 2, read as is and
+ * compacted into format 2 on open.
+ */
+export const JSON_FILE_FORMAT = 2;
 
 /**
  * Format 0 is the plain form: ops exactly as given to `commit` (checkpoint values not encoded).
@@ -53,7 +60,7 @@ interface LogLine {
   o: LogOp[];
 }
 
-const emptySnapshot = (): Snapshot => ({ format: STORAGE_FORMAT_VERSION, seq: 0, ops: [] });
+const emptySnapshot = (): Snapshot => ({ format: JSON_FILE_FORMAT, seq: 0, ops: [] });
 
 const SNAPSHOT = "snapshot.json";
 const LOG = "log.jsonl";
@@ -83,7 +90,9 @@ class AtomicJsonFile implements Adapter<Snapshot> {
     try {
       const text = await readFile(this.file, "utf8");
       this.bytes = text.length;
-      return parseShared<Snapshot>(text);
+      const raw = JSON.parse(text) as Snapshot;
+      checkFormat(raw.format, this.file);
+      return decodeFile(raw, raw.format);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === "ENOENT") {
         this.bytes = 0;
@@ -108,11 +117,14 @@ class AtomicJsonFile implements Adapter<Snapshot> {
   }
 }
 
+/** Resolves the compact-JSON markers of a parsed file or line written in `format`. */
+const decodeFile = <T>(raw: T, format: number): T => (format >= 2 ? decodeShared<T>(raw) : decodeLegacy<T>(raw));
+
 function checkFormat(format: number, where: string): void {
-  if (format > STORAGE_FORMAT_VERSION) {
+  if (format > JSON_FILE_FORMAT) {
     throw conflict(
       `agentdock json-file: ${where} has storage format ${format} but this agentdock reads up to ` +
-        `${STORAGE_FORMAT_VERSION}; open it with a newer agentdock or use another path`,
+        `${JSON_FILE_FORMAT}; open it with a newer agentdock or use another path`,
     );
   }
 }
@@ -178,16 +190,12 @@ class JsonFileStore extends MemoryStore {
     const image = new Image();
     let migrated = false;
     const replay = (format: number, ops: readonly LogOp[]) => {
-      if (format === PLAIN_FORMAT) {
-        image.commit(ops as WriteOp[]);
-        migrated = true;
-      } else {
-        for (const op of ops) image.apply(op);
-      }
+      if (format === PLAIN_FORMAT) image.commit(ops as WriteOp[]);
+      else for (const op of ops) image.apply(op);
+      if (format < JSON_FILE_FORMAT) migrated = true;
     };
     await this.snapshot.read();
     const snap = this.snapshot.data;
-    checkFormat(snap.format, join(this.dir, SNAPSHOT));
     replay(snap.format, snap.ops);
     this.seq = snap.seq;
     this.snapshot.data = emptySnapshot();
@@ -205,7 +213,7 @@ class JsonFileStore extends MemoryStore {
       const nl = buf.indexOf(0x0a, pos);
       let line: LogLine | undefined;
       try {
-        line = parseShared<LogLine>(buf.toString("utf8", pos, nl === -1 ? buf.length : nl));
+        line = JSON.parse(buf.toString("utf8", pos, nl === -1 ? buf.length : nl)) as LogLine;
       } catch {
         line = undefined;
       }
@@ -219,7 +227,7 @@ class JsonFileStore extends MemoryStore {
       }
       checkFormat(line.f, logPath);
       if (line.s > this.seq) {
-        replay(line.f, line.o);
+        replay(line.f, decodeFile(line, line.f).o);
         this.seq = line.s;
       }
       pos = nl + 1;
@@ -258,7 +266,7 @@ class JsonFileStore extends MemoryStore {
     try {
       const logOps = this.image.commit(ops);
       if (logOps.length === 0) return;
-      const line: LogLine = { f: STORAGE_FORMAT_VERSION, s: this.seq + 1, o: logOps };
+      const line: LogLine = { f: JSON_FILE_FORMAT, s: this.seq + 1, o: logOps };
       bytes = Buffer.from(stringifyShared(line) + "\n", "utf8");
       await log.write(bytes);
       if (this.fsync) await log.datasync();
@@ -277,7 +285,7 @@ class JsonFileStore extends MemoryStore {
 
   /** Folds the log into a new snapshot, then empties the log. */
   private async compact(): Promise<void> {
-    const snap: Snapshot = { format: STORAGE_FORMAT_VERSION, seq: this.seq, ops: [...this.image.snapshot()] };
+    const snap: Snapshot = { format: JSON_FILE_FORMAT, seq: this.seq, ops: [...this.image.snapshot()] };
     this.snapshot.data = snap;
     try {
       await this.snapshot.write();

@@ -1,26 +1,79 @@
 /**
- * Compact JSON for the JSON-file store: plain JSON plus three kinds of markers.
+ * Compact JSON for the JSON-file store (format 2): plain JSON in which
  *
- * - Shared values, as structured clone keeps them. A run step puts the same message object in a
- *   task's pending writes, in the checkpoint's `metadata.writes` and in the thread's message
- *   list. An object or array reached more than once, or a string of at least `LONG` characters
- *   that occurs more than once (ids, a message's text in a run's input), is written once as
- *   `{"$s": n, "$v": ...}` and then as `{"$r": n}`.
- * - Shapes. Records repeat the same keys (every checkpoint, run and message): an object whose key
- *   list occurs more than once is written as its values, `{"$t": n, "$o": [...]}`, after the
- *   first one has defined the shape with `{"$k": [keys], "$i": n, "$o": [...]}`.
- * - Escapes. A user object written with its keys, whose keys are exactly those of a marker, is
- *   written as `{"$e": [[key, value], ...]}`.
- * Markers are read depth first in document order, the order they were written in.
+ * - a value shared by several records, as structured clone keeps them (a run step puts the same
+ *   message object in a task's pending writes, in `metadata.writes` and in the message list), or
+ *   a string that occurs more than once (ids, a message's text in a run's input, op names; see
+ *   `worthSharing`), is written once as `["$=", value]` and then as the string `"$<n>"` (n counts
+ *   the `$=` values in the order they end, depth first);
+ * - an object whose key list occurs more than once (every checkpoint, run and message; a single
+ *   key only when it has 5 characters or more) is written as an array of its values:
+ *   `["$k", [keys], ...values]` the first time (defining the next shape number),
+ *   `["$t<n>", ...values]` after that;
+ * - a canonical lowercase UUID is written as `"$u"` and its 16 bytes in base64url, an ISO time
+ *   as `"$d"` and its epoch milliseconds in base 36 (only when they read back to the same string);
+ * - a user string that starts with `$` is written with one more `$` in front.
+ * So a string starting with `$` is always a marker, an array is one when it starts with `"$="`,
+ * `"$k"` or `"$t<n>"` (a user string there would have been escaped), and object keys are never
+ * touched. `decodeLegacy` reads format 1, whose markers were objects.
  */
-
-/** Strings shorter than this are always written in place (a reference costs about 10 bytes). */
+/** A string this long is shared when it occurs twice; a shorter one from `SHORT` when it occurs three times. */
 const LONG = 25;
+const SHORT = 8;
+/** Whether writing a string once and referring to it (a reference costs 4 to 8 bytes) pays off. */
+const worthSharing = (v: string, count: number) => (v.length >= LONG ? count > 1 : v.length >= SHORT && count > 2);
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
-const MARKERS = ["$r", "$e", "$s|$v", "$i|$k|$o", "$o|$t"];
-const isMarkerShape = (keys: string[]) => keys.length <= 3 && MARKERS.includes([...keys].sort().join("|"));
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const ISO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+/** A string as written in place: packed when it is a UUID or an ISO time, escaped when it starts with `$`. */
+function packString(v: string): string {
+  if (v.length === 36 && UUID.test(v)) {
+    const hex = v.replaceAll("-", "");
+    let out = "$u";
+    // 32 hex digits = 128 bits: 21 groups of 6 bits (126) and a last group of 2.
+    let bits = 0;
+    let acc = 0;
+    for (let i = 0; i < 32; i++) {
+      acc = (acc << 4) | parseInt(hex[i]!, 16);
+      bits += 4;
+      while (bits >= 6) {
+        bits -= 6;
+        out += B64[(acc >> bits) & 63];
+      }
+    }
+    return out + B64[acc & ((1 << bits) - 1)];
+  }
+  if (v.length === 24 && ISO_TIME.test(v)) {
+    const ms = Date.parse(v);
+    if (ms >= 0 && new Date(ms).toISOString() === v) return `$d${ms.toString(36)}`;
+  }
+  return v.charCodeAt(0) === 36 /* $ */ ? `$${v}` : v;
+}
+
+function unpackUuid(packed: string): string {
+  let hex = "";
+  let acc = 0;
+  let bits = 0;
+  for (let i = 2; i < packed.length; i++) {
+    const last = i === packed.length - 1;
+    const size = last ? 2 : 6;
+    acc = (acc << size) | B64.indexOf(packed[i]!);
+    bits += size;
+    while (bits >= 4) {
+      bits -= 4;
+      hex += ((acc >> bits) & 15).toString(16);
+    }
+    acc &= (1 << bits) - 1;
+  }
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/** Whether an object with these keys may be written by shape: a single short key is cheaper in place. */
+const shaped = (keys: string[]) => keys.length > 1 || (keys.length === 1 && keys[0]!.length >= 5);
 
 /** Keys written for an object (JSON drops undefined values). */
 const keysOf = (v: object) => Object.keys(v).filter((k) => (v as Record<string, unknown>)[k] !== undefined);
@@ -29,7 +82,7 @@ export function stringifyShared(value: unknown): string {
   const count = new Map<object | string, number>();
   const shapeCount = new Map<string, number>();
   const visit = (v: unknown) => {
-    if (typeof v === "string" && v.length >= LONG) count.set(v, (count.get(v) ?? 0) + 1);
+    if (typeof v === "string" && v.length >= SHORT) count.set(v, (count.get(v) ?? 0) + 1);
     if (typeof v !== "object" || v === null) return;
     const c = count.get(v);
     count.set(v, (c ?? 0) + 1);
@@ -39,7 +92,7 @@ export function stringifyShared(value: unknown): string {
       return;
     }
     const keys = keysOf(v);
-    if (keys.length > 1) {
+    if (shaped(keys)) {
       const shape = keys.join("\u0000");
       shapeCount.set(shape, (shapeCount.get(shape) ?? 0) + 1);
     }
@@ -50,43 +103,108 @@ export function stringifyShared(value: unknown): string {
   const ids = new Map<object | string, number>();
   const shapes = new Map<string, number>();
   const out = (v: unknown): Json | undefined => {
-    const long = typeof v === "string" && v.length >= LONG;
-    if (!long && (typeof v !== "object" || v === null)) return v as Json | undefined;
-    const id = ids.get(v as object | string);
-    if (id !== undefined) return { $r: id };
+    if (typeof v === "string") {
+      const id = ids.get(v);
+      if (id !== undefined) return `$${id}`;
+      const body = packString(v);
+      return worthSharing(v, count.get(v) ?? 0) ? define(v, body) : body;
+    }
+    if (typeof v !== "object" || v === null) return v as Json | undefined;
+    const id = ids.get(v);
+    if (id !== undefined) return `$${id}`;
     let body: Json;
-    if (long) {
-      body = v as string;
-    } else if (Array.isArray(v)) {
+    if (Array.isArray(v)) {
       body = v.map((x) => out(x) ?? null);
     } else {
       const obj = v as Record<string, unknown>;
       const keys = keysOf(obj);
       const shape = keys.join("\u0000");
-      if (keys.length > 1 && (shapeCount.get(shape) ?? 0) > 1) {
-        let n = shapes.get(shape);
-        const defining = n === undefined;
-        if (defining) shapes.set(shape, (n = shapes.size));
+      if (shaped(keys) && (shapeCount.get(shape) ?? 0) > 1) {
+        const n = shapes.get(shape);
+        if (n === undefined) shapes.set(shape, shapes.size);
         const values = keys.map((k) => out(obj[k]) as Json);
-        body = defining ? { $k: keys, $i: n!, $o: values } : { $t: n!, $o: values };
+        body = n === undefined ? ["$k", keys, ...values] : [`$t${n}`, ...values];
       } else {
-        const plain: Record<string, Json> = {};
-        for (const k of keys) plain[k] = out(obj[k]) as Json;
-        body = isMarkerShape(keys) ? { $e: Object.entries(plain) } : plain;
+        body = {};
+        for (const k of keys) setOwn(body, k, out(obj[k]));
       }
     }
-    if ((count.get(v as object | string) ?? 0) < 2) return body;
-    const n = ids.size;
-    ids.set(v as object | string, n);
-    return { $s: n, $v: body };
+    return (count.get(v) ?? 0) > 1 ? define(v, body) : body;
+  };
+  const define = (v: object | string, body: Json): Json => {
+    ids.set(v, ids.size);
+    return ["$=", body];
   };
   return JSON.stringify(out(value));
 }
 
-/** Parses what `stringifyShared` wrote (or plain JSON); shared values come back as one object. */
+/** Parses what `stringifyShared` wrote; shared values come back as one object. */
 export function parseShared<T = unknown>(text: string): T {
-  const root: unknown = JSON.parse(text);
-  if (!text.includes('"$')) return root as T;
+  return decodeShared<T>(JSON.parse(text));
+}
+
+/** Resolves the markers of parsed format-2 JSON (see the top of this file), in place. */
+export function decodeShared<T = unknown>(root: unknown): T {
+  const shared: unknown[] = [];
+  const shapes: string[][] = [];
+  const object = (keys: string[], values: unknown[], from: number) => {
+    const obj: Record<string, unknown> = {};
+    for (let i = 0; i < keys.length; i++) setOwn(obj, keys[i]!, resolve(values[from + i]));
+    return obj;
+  };
+  const resolve = (v: unknown): unknown => {
+    if (typeof v === "string") {
+      if (v.charCodeAt(0) !== 36 /* $ */) return v;
+      const kind = v.charCodeAt(1);
+      if (kind === 36) return v.slice(1);
+      if (kind === 117 /* u */) return unpackUuid(v);
+      if (kind === 100 /* d */) return new Date(parseInt(v.slice(2), 36)).toISOString();
+      const found = shared[Number(v.slice(1))];
+      if (found === undefined) throw new Error(`agentdock json-file: reference ${v} to a value not yet defined (corrupt file)`);
+      return found;
+    }
+    if (typeof v !== "object" || v === null) return v;
+    if (Array.isArray(v)) {
+      const head = v[0];
+      if (head === "$=" || head === "$k" || (typeof head === "string" && /^\$t\d+$/.test(head))) {
+        if (head === "$=") {
+          const body = resolve(v[1]);
+          shared.push(body);
+          return body;
+        }
+        if (head === "$k") {
+          const keys = v[1] as string[];
+          shapes.push(keys);
+          return object(keys, v, 2);
+        }
+        const keys = shapes[Number((head as string).slice(2))];
+        if (!keys) throw new Error(`agentdock json-file: unknown shape ${head} (corrupt file)`);
+        return object(keys, v, 1);
+      }
+      for (let i = 0; i < v.length; i++) v[i] = resolve(v[i]);
+      return v;
+    }
+    const m = v as Record<string, unknown>;
+    for (const k of Object.keys(m)) {
+      const r = resolve(m[k]);
+      if (r !== m[k]) setOwn(m, k, r);
+    }
+    return m;
+  };
+  return resolve(root) as T;
+}
+
+/** Sets an own key (`__proto__` included) without touching the prototype. */
+function setOwn(obj: Record<string, unknown>, key: string, value: unknown) {
+  Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/** Key sets of the format-1 markers. */
+const MARKERS = ["$r", "$e", "$s|$v", "$i|$k|$o", "$o|$t"];
+const isMarkerShape = (keys: string[]) => keys.length <= 3 && MARKERS.includes([...keys].sort().join("|"));
+
+/** Resolves the markers of parsed format-1 JSON (objects `$r`, `$s`/`$v`, `$k`/`$i`/`$o`, `$t`/`$o`, `$e`), in place. */
+export function decodeLegacy<T = unknown>(root: unknown): T {
   const shared: unknown[] = [];
   const shapes: string[][] = [];
   const resolve = (v: unknown): unknown => {
