@@ -214,7 +214,7 @@ export class RunQueue implements RunQueueView {
     this.timers.clear();
     for (const run of this.active.values()) this.cancel(run, "interrupt");
     // Also the runs already recording their outcome (no longer active), so no write meets a closed store.
-    await Promise.all([...this.active.values()].map((r) => r.result));
+    await Promise.all([...this.unresolved].map((r) => r.result));
   }
 
   getActive(runId: string): ActiveRun | undefined {

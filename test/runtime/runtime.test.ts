@@ -134,7 +134,8 @@ describe("runtime options", () => {
     const run = await runtime.runs.create(t.thread_id, "chain", { input: {} });
     await reached;
     const closing = runtime.close();
-    releaseOutcome();
+    // Released on a later task, after everything close does without waiting has happened.
+    setTimeout(releaseOutcome, 0);
     await closing;
     expect(lateWrite).toBe(false);
     expect((await inner.getRun(run.run_id))?.status).toBe("success");
