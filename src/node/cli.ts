@@ -2,9 +2,8 @@
  * The `agentdock` command:
  *   agentdock serve --config graph.json [--store memory|json:<dir>] [--port 2024] [--host 127.0.0.1]
  */
-import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
-import { type GraphConfig, serveConfig } from "./config.js";
+import { serveConfig } from "./config.js";
 
 const USAGE = "usage: agentdock serve --config graph.json [--store memory|json:<dir>] [--port 2024] [--host 127.0.0.1] [--heartbeat-ms 5000] [--api-key KEY]\n  --api-key (or AGENTDOCK_API_KEY): x-api-key required by the experiment upload endpoints";
 
@@ -41,9 +40,7 @@ async function main(argv: string[]): Promise<void> {
     heartbeatMs: values["heartbeat-ms"] === undefined ? undefined : Number(values["heartbeat-ms"]),
     apiKey,
   });
-  // graph.json was read and validated by serveConfig; only whether it names auth matters here.
-  const { auth } = JSON.parse(await readFile(values.config, "utf8")) as GraphConfig;
-  if (apiKey === undefined && (auth === undefined || auth === null)) {
+  if (apiKey === undefined && !server.hasAuth) {
     console.log(
       "agentdock: warning: the experiment upload endpoints (/api/v1/...) are open to anyone who can reach this server; set --api-key (or AGENTDOCK_API_KEY) or name an auth handler in graph.json",
     );

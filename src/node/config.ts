@@ -32,6 +32,8 @@ export interface ServeConfigOptions extends ServeOptions {
 export interface ConfigServer extends ServeHandle {
   runtime: Runtime;
   graphIds: string[];
+  /** Whether graph.json named an auth handler. */
+  hasAuth: boolean;
 }
 
 /** Parses `--store`: `memory` or `json:<dir>`. */
@@ -75,6 +77,7 @@ export async function serveConfig(options: ServeConfigOptions): Promise<ConfigSe
       ...handle,
       runtime,
       graphIds: Object.keys(graphs),
+      hasAuth: auth !== undefined,
       close: async () => {
         await handle.close();
         await runtime.close();

@@ -302,11 +302,13 @@ export function threadsApi(core: Core, caller: Caller, queue: RunQueueView): Thr
     const p = parse(schemas.history, options ?? {}, `threads.getHistory(${id})`);
     const thread = await readable(id);
     const before = typeof p.before === "string" ? p.before : p.before?.configurable?.checkpoint_id;
-    // `before` an unknown checkpoint is a mistake, not an empty history (as getState at one).
+    const checkpointId = p.checkpoint?.checkpoint_id ?? undefined;
+    // `before` or `checkpoint` naming an unknown checkpoint is a mistake, not an empty history
+    // (as getState at one).
     await core.requireCheckpoint(id, typeof before === "string" ? before : undefined);
+    await core.requireCheckpoint(id, checkpointId);
     const graph = graphOfThread(core, thread);
     if (!graph) return [];
-    const checkpointId = p.checkpoint?.checkpoint_id ?? undefined;
     const history = await graph.getHistory(store, id, {
       limit: p.limit ?? 10,
       ...(typeof before === "string" ? { before } : {}),

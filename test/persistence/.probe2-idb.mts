@@ -50,3 +50,23 @@ let full = 0;
 for (let p = 0; p < enc.length; p += K) full += stringifyShared(rt(enc.slice(p, p + K))).length;
 console.log("full-page cp", full / N, "ratio", (full + itemBytes + rb) / state);
 console.log(stringifyShared(rt(enc.slice(8, 16))));
+function intern(root: unknown) {
+  const seen = new Map<string, unknown>();
+  const walk = (v: any): any => {
+    if (typeof v !== "object" || v === null) return v;
+    if (Array.isArray(v)) return v.map(walk);
+    if (typeof v.id === "string") { const s = seen.get(v.id); if (s && jsonEqual(s, v)) return s; }
+    const o: any = {}; for (const k of Object.keys(v)) o[k] = walk(v[k]);
+    if (typeof v.id === "string" && !seen.has(v.id)) seen.set(v.id, o);
+    return o;
+  };
+  return walk(root);
+}
+let full2 = 0;
+for (let p = 0; p < enc.length; p += K) full2 += stringifyShared(intern(rt(enc.slice(p, p + K)))).length;
+let nd = 0;
+for (let p = 0; p < enc.length; p += K) nd += stringifyShared(intern(rt(enc.slice(p, p + K)).map((c: any, i: number, a: any[]) => (i === 0 ? c : diffCheckpoint(c, a[i - 1]!))))).length;
+console.log("interned full-page cp", full2 / N, "ratio", (full2 + itemBytes + rb) / state, "interned nested diff", nd / N, (nd + itemBytes + rb) / state);
+const pg = JSON.parse(stringifyShared(intern(rt(enc.slice(48, 48 + K)))));
+console.log(pg.map((x: any) => JSON.stringify(x).length).join(" "));
+console.log(JSON.stringify(pg[6])); console.log(JSON.stringify(pg[7]));console.log(JSON.stringify(pg[8]));

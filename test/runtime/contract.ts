@@ -317,6 +317,7 @@ export function runtimeContract(
         expect(from.map((s) => s.metadata?.step)).toEqual([5, 4]);
         await expectCode(c.threads.getHistory(t.thread_id, { before: { configurable: { checkpoint_id: UNKNOWN } } }), "not_found");
         await expectCode(c.threads.getHistory(t.thread_id, { before: UNKNOWN as never }), "not_found");
+        await expectCode(c.threads.getHistory(t.thread_id, { checkpoint: { checkpoint_id: UNKNOWN } }), "not_found");
       });
 
       it("updates state as a node, refuses while busy and rejects unknown nodes", async () => {
