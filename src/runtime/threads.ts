@@ -303,10 +303,9 @@ export function threadsApi(core: Core, caller: Caller, queue: RunQueueView): Thr
     const thread = await readable(id);
     const before = typeof p.before === "string" ? p.before : p.before?.configurable?.checkpoint_id;
     const checkpointId = p.checkpoint?.checkpoint_id ?? undefined;
-    // `before` or `checkpoint` naming an unknown checkpoint is a mistake, not an empty history
-    // (as getState at one).
+    // `before` naming an unknown checkpoint is a mistake, not an empty history (as getState at
+    // one); the engine refuses an unknown `checkpoint` itself.
     await core.requireCheckpoint(id, typeof before === "string" ? before : undefined);
-    await core.requireCheckpoint(id, checkpointId);
     const graph = graphOfThread(core, thread);
     if (!graph) return [];
     const history = await graph.getHistory(store, id, {
