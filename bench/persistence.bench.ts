@@ -61,7 +61,8 @@ function kinds(root: string): Kind[] {
       name: "indexeddb",
       create: async () => {
         const name = `bench-${n++}`;
-        // fake-indexeddb keeps no files: count the JSON size of every record instead.
+        // fake-indexeddb keeps no files: count the JSON size of every stored value instead (keys
+        // are not counted; the store keeps ids that are keys out of its values).
         const bytes = async () => {
           const db = await openDB(name);
           let total = 0;

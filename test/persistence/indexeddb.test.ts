@@ -1,9 +1,10 @@
 import "fake-indexeddb/auto";
+import { readFileSync } from "node:fs";
 import { openDB } from "idb";
 import { describe, expect, it } from "vitest";
 import { AgentdockError } from "../../src/errors.js";
-import { indexedDbStore } from "../../src/persistence/indexeddb/index.js";
-import type { ExternalChange, Store } from "../../src/persistence/types.js";
+import { indexedDbStore, INDEXEDDB_FORMAT } from "../../src/persistence/indexeddb/index.js";
+import type { ExternalChange, Store, StoredCheckpoint } from "../../src/persistence/types.js";
 import { chain, cpId, storeContract, thread } from "./contract.js";
 
 let n = 0;
@@ -36,7 +37,7 @@ describe("indexedDbStore", () => {
     const name2 = `newer-${n++}`;
     const store = await openAt(name2);
     await store.close();
-    const db = await openDB(name2, 1);
+    const db = await openDB(name2, 2);
     await db.put("meta", { key: "format", value: 99 });
     db.close();
     await expect(openAt(name2)).rejects.toThrow(/storage format 99/);
@@ -127,7 +128,7 @@ describe("indexedDbStore", () => {
     const name = `upgrade-${n++}`;
     const store = await openAt(name);
     await store.commit([{ op: "thread.put", thread: thread("t1") }]);
-    const newer = await openDB(name, 2);
+    const newer = await openDB(name, 3);
     newer.close();
     const err = await store.getThread("t1").catch((e: unknown) => e);
     expect(AgentdockError.is(err, "conflict")).toBe(true);
@@ -141,5 +142,83 @@ describe("indexedDbStore", () => {
     const page = await store.listCheckpoints("t1", { limit: 10, before: cpId(200) });
     expect(page).toEqual(cps.slice(190, 200).reverse());
     await store.close();
+  });
+});
+
+describe("indexedDbStore schema 1 -> 2 migration", () => {
+  // Written by the schema-1 store (one record per checkpoint, list item and run) through a
+  // runtime: two threads with 4 and 2 echo turns, their runs, an assistant and two documents.
+  const fixture = JSON.parse(readFileSync(new URL("./fixtures/indexeddb-format-1.json", import.meta.url), "utf8")) as {
+    rows: Record<string, unknown[]>;
+    expected: {
+      assistants: unknown[];
+      versions: unknown[];
+      threads: Array<{ thread_id: string }>;
+      checkpoints: Record<string, unknown[]>;
+      runs: Array<{ run_id: string }>;
+      docs: { datasets: unknown[]; examples: unknown[] };
+    };
+  };
+
+  /** Recreates the schema-1 database with the fixture's rows. */
+  async function schema1(name: string) {
+    const db = await openDB(name, 1, {
+      upgrade(db) {
+        db.createObjectStore("meta", { keyPath: "key" });
+        db.createObjectStore("assistants", { keyPath: "assistant_id" });
+        db.createObjectStore("versions", { keyPath: ["assistant_id", "version"] });
+        db.createObjectStore("threads", { keyPath: "thread_id" });
+        db.createObjectStore("checkpoints", { keyPath: ["thread_id", "seq"] }).createIndex("by_id", ["thread_id", "id"], { unique: true });
+        db.createObjectStore("items", { keyPath: ["t", "l", "i"] });
+        db.createObjectStore("runs", { keyPath: "run_id" }).createIndex("by_thread", "thread_id");
+        db.createObjectStore("docs", { keyPath: ["collection", "id"] }).createIndex("by_seq", ["collection", "seq"]);
+      },
+    });
+    for (const [store, rows] of Object.entries(fixture.rows)) for (const row of rows) await db.put(store, row);
+    db.close();
+  }
+
+  const byId = (key: string) => (a: object, b: object) =>
+    String((a as Record<string, unknown>)[key]).localeCompare(String((b as Record<string, unknown>)[key]));
+
+  it("reads back everything a schema-1 database held, and keeps writing to it", async () => {
+    const name = `migrate-${n++}`;
+    await schema1(name);
+    const store = await openAt(name);
+    const { expected } = fixture;
+    expect(await store.listAssistants()).toEqual(expected.assistants);
+    expect(await store.listAssistantVersions((expected.assistants[0] as { assistant_id: string }).assistant_id)).toEqual(expected.versions);
+    expect((await store.listThreads()).sort(byId("thread_id"))).toEqual([...expected.threads].sort(byId("thread_id")));
+    for (const [threadId, cps] of Object.entries(expected.checkpoints)) {
+      expect(cps.length).toBeGreaterThan(5);
+      expect(await store.listCheckpoints(threadId)).toEqual(cps);
+      expect(await store.listCheckpoints(threadId, { limit: 2, before: (cps[1] as StoredCheckpoint).checkpoint.id })).toEqual(cps.slice(2, 4));
+      expect(await store.getCheckpoint(threadId)).toEqual(cps[0]);
+    }
+    expect((await store.listRuns()).sort(byId("run_id"))).toEqual([...expected.runs].sort(byId("run_id")));
+    for (const run of expected.runs) expect(await store.getRun(run.run_id)).toEqual(run);
+    expect(await store.listDocs("datasets")).toEqual(expected.docs.datasets);
+    expect(await store.listDocs("examples", "d1")).toEqual(expected.docs.examples);
+
+    // The schema-1 stores are gone; new checkpoints extend the migrated lists.
+    const [threadId, cps] = Object.entries(expected.checkpoints)[0]!;
+    const latest = cps[0] as StoredCheckpoint;
+    const messages = latest.checkpoint.channel_values.messages as unknown[];
+    const next: StoredCheckpoint = {
+      ...latest,
+      checkpoint: { ...latest.checkpoint, id: cpId(900), channel_values: { messages: [...messages, { type: "human", content: "after", id: "m-after" }] } },
+      parent_checkpoint_id: latest.checkpoint.id,
+      pending_writes: [],
+    };
+    await store.commit([{ op: "checkpoint.put", checkpoint: next }]);
+    await store.close();
+    const again = await openAt(name);
+    expect(await again.getCheckpoint(threadId)).toEqual(next);
+    expect(await again.getCheckpoint(threadId, latest.checkpoint.id)).toEqual(latest);
+    await again.close();
+    const db = await openDB(name);
+    expect([...db.objectStoreNames].sort()).toEqual(["assistants", "chunks", "cpslots", "docs", "meta", "pages", "runslots", "stamps", "threads", "versions"]);
+    expect((await db.get("meta", "format"))?.value).toBe(INDEXEDDB_FORMAT);
+    db.close();
   });
 });

@@ -2,12 +2,16 @@
  * `agentdock/indexeddb`: a durable store in an IndexedDB database, for browser apps and workers
  * (no Node built-ins; under Node it runs on `fake-indexeddb`).
  *
- * One object store per record kind (typed `AgentdockDB` schema, one versioned upgrade ladder).
- * Every `commit` is one readwrite transaction over all of them and resolves on `tx.done`, so a
- * run step (checkpoint + writes + run + thread) is all or nothing. Reads go to IndexedDB every
- * time, so a runtime sees what another tab committed (a commit locks only the object stores its
- * ops touch, so reads of other records are not held up); the only cache holds list-log items (see
- * ../delta.ts), which are append-only and keyed by random ids, so a cached prefix is never stale.
+ * Typed `AgentdockDB` schema, one versioned upgrade ladder (schema 2; schema-1 databases are
+ * migrated on open). Checkpoints and runs are kept in pages of `PAGE` records per thread, list
+ * logs in chunks (./pages.ts): a checkpoint costs the keys that changed since the one before it,
+ * and a message is stored once, in its list log. Every `commit` is one readwrite transaction and
+ * resolves on `tx.done`, so a run step (checkpoint + writes + run + thread) is all or nothing; the
+ * pages it changes are written back once, at its end. Reads go to IndexedDB every time, so a
+ * runtime sees what another tab committed (a commit locks only the object stores its ops touch).
+ * Two caches skip decoding, never reading: list-log items (append-only, keyed by random ids, so a
+ * cached prefix is never stale) and decoded pages, used only while the page's stamp, read in the
+ * same transaction, is the one they were decoded at (every write of a page draws a new stamp).
  * Two tabs coordinate with `withLock` (Web Locks, else an in-process lock) and learn of each
  * other's commits through `onExternalChange` (BroadcastChannel).
  */
@@ -26,31 +30,50 @@ import {
   type EncodedCheckpoint,
   type EncodedThread,
   type EncodedValues,
+  type ListLookup,
 } from "../delta.js";
-import {
-  STORAGE_FORMAT_VERSION,
-  type DocCollection,
-  type ExternalChange,
-  type ListCheckpointsOptions,
-  type Store,
-  type StoredCheckpoint,
-  type StoredDoc,
-  type WriteOp,
+import type {
+  DocCollection,
+  ExternalChange,
+  ListCheckpointsOptions,
+  Store,
+  StoredCheckpoint,
+  StoredDoc,
+  WriteOp,
 } from "../types.js";
+import {
+  CHUNK,
+  decodeChunk,
+  decodePage,
+  encodeChunk,
+  encodePage,
+  indexItems,
+  itemNeeds,
+  PAGE,
+  resolveItems,
+  unchain,
+  type Entry,
+  type ItemIndex,
+} from "./pages.js";
 
 /** IndexedDB schema version; each step of `upgrade` brings the database one version further. */
-const DB_VERSION = 1;
+const DB_VERSION = 2;
+/**
+ * Storage format of this store's data (`meta.format`): 1 = one record per checkpoint, list item
+ * and run (schema 1); 2 = pages and chunks (./pages.ts, schema 2). Newer is refused.
+ */
+export const INDEXEDDB_FORMAT = 2;
 
-interface CheckpointRow {
+/** Pages of checkpoints (`"c"`) or runs (`"r"`). */
+type Kind = "c" | "r";
+
+/** Schema-1 rows, read once by the migration to schema 2. */
+interface V1CheckpointRow {
   thread_id: string;
-  /** Put order within the thread (the key's second part); newest is highest. */
   seq: number;
-  id: string;
   cp: EncodedCheckpoint;
 }
-
-interface ItemRow {
-  /** thread id, list id, index: the key. */
+interface V1ItemRow {
   t: string;
   l: string;
   i: number;
@@ -66,15 +89,22 @@ interface DocRow {
   seq: number;
 }
 
-/** The database schema. */
+/** The database schema (version 2). Pages, slots and chunks have out-of-line keys. */
 export interface AgentdockDB extends DBSchema {
   meta: { key: string; value: { key: string; value: unknown } };
   assistants: { key: string; value: AssistantRecord };
   versions: { key: [string, number]; value: AssistantVersionRecord };
   threads: { key: string; value: EncodedThread };
-  checkpoints: { key: [string, number]; value: CheckpointRow; indexes: { by_id: [string, string] } };
-  items: { key: [string, string, number]; value: ItemRow };
-  runs: { key: string; value: RunRecord; indexes: { by_thread: string } };
+  /** [kind, thread id, page number] -> up to `PAGE` records (./pages.ts). */
+  pages: { key: [Kind, string, number]; value: unknown };
+  /** Same keys as `pages` -> a random number that changes on every write of the page. */
+  stamps: { key: [Kind, string, number]; value: number };
+  /** [thread id, checkpoint id] -> the checkpoint's position in its thread (page * PAGE + slot). */
+  cpslots: { key: [string, string]; value: number };
+  /** run id -> [thread id, position]. */
+  runslots: { key: string; value: [string, number] };
+  /** [thread id, list id, chunk number] -> up to `CHUNK` list items (./pages.ts). */
+  chunks: { key: [string, string, number]; value: unknown };
   docs: { key: [string, string]; value: DocRow; indexes: { by_seq: [string, number] } };
 }
 
@@ -82,20 +112,67 @@ type Names = StoreNames<AgentdockDB>;
 /** Helpers shared by commits and reads take the readwrite type; reads only call read methods. */
 type Tx = IDBPTransaction<AgentdockDB, Names[], "readwrite">;
 /** The object stores each op reads or writes: a commit locks only the union of its ops' stores. */
+const CHECKPOINTS: Names[] = ["pages", "stamps", "cpslots", "chunks"];
+const RUNS: Names[] = ["pages", "stamps", "runslots"];
 const SCOPE: Record<WriteOp["op"], Names[]> = {
   "assistant.put": ["assistants"],
   "assistant.delete": ["assistants", "versions"],
   "assistant_version.put": ["versions"],
-  "thread.put": ["threads", "checkpoints", "items"],
-  "thread.delete": ["threads", "checkpoints", "items", "runs"],
-  "checkpoint.put": ["checkpoints", "items"],
-  "checkpoint.delete": ["checkpoints"],
-  "writes.put": ["checkpoints"],
-  "run.put": ["runs"],
-  "run.delete": ["runs"],
+  "thread.put": ["threads", ...CHECKPOINTS],
+  "thread.delete": ["threads", ...RUNS, ...CHECKPOINTS],
+  "checkpoint.put": CHECKPOINTS,
+  "checkpoint.delete": CHECKPOINTS,
+  "writes.put": CHECKPOINTS,
+  "run.put": RUNS,
+  "run.delete": RUNS,
   "doc.put": ["docs"],
   "doc.delete": ["docs"],
 };
+
+/** A page as read (item references resolved) and changed within one transaction. */
+interface Page {
+  kind: Kind;
+  thread: string;
+  p: number;
+  entries: Array<Entry | null>;
+  dirty: boolean;
+  /** The stamp read with the page; after `flush`, the one written. */
+  stamp?: number;
+}
+
+/** One transaction and the pages it has read or changed (written back by `flush`). */
+interface Ctx {
+  tx: Tx;
+  pages: Map<string, Page>;
+  /** kind + thread -> number of the thread's last page (-1: none). */
+  last: Map<string, number>;
+}
+
+const toEntry = ({ thread_id: _, ...rest }: { thread_id: string }): Entry => rest;
+const checkpointOf = (thread_id: string, e: Entry) => ({ thread_id, ...e }) as unknown as EncodedCheckpoint;
+const runOf = (thread_id: string, e: Entry) => ({ thread_id, ...e }) as unknown as RunRecord;
+
+/**
+ * Where the messages of a checkpoint page may be shared with list items: the items of every list
+ * its checkpoints reference, from a little before the shortest reference to a little after the longest (a task's writes
+ * become items of the next checkpoint's list).
+ */
+function pageIndex(entries: ReadonlyArray<Entry | null>, lists: ListLookup): ItemIndex {
+  const span = new Map<string, [number, number]>();
+  for (const e of entries) {
+    if (!e) continue;
+    for (const { l, n } of listRefs(encodedValuesOf(e as unknown as EncodedCheckpoint))) {
+      const [lo, hi] = span.get(l) ?? [n, n];
+      span.set(l, [Math.min(lo, n), Math.max(hi, n)]);
+    }
+  }
+  const index: ItemIndex = new Map();
+  for (const [l, [lo, hi]] of span) {
+    const items = lists(l) ?? [];
+    indexItems(index, l, items, lo - 2 * PAGE, Math.min(items.length, hi + 2 * PAGE));
+  }
+  return index;
+}
 
 export interface IndexedDbStoreOptions {
   /** Called when opening waits for another tab that still has an older version open. */
@@ -109,6 +186,8 @@ const under = (...prefix: Array<string | number>) => IDBKeyRange.bound(prefix, [
 
 /** In-process fallback for Web Locks: promise chains per lock name. */
 const localLocks = new Map<string, Promise<unknown>>();
+/** Most decoded pages kept in memory per store. */
+const PAGE_CACHE = 128;
 
 class IndexedDbStore implements Store {
   readonly kind = "indexeddb";
@@ -117,6 +196,8 @@ class IndexedDbStore implements Store {
   private closed = false;
   /** list id -> known prefix of its items. */
   private cache = new Map<string, unknown[]>();
+  /** page key -> the page's records as of `stamp` (see `page`). */
+  private pageCache = new Map<string, { stamp: number; entries: Array<Entry | null> }>();
   private channel: BroadcastChannel | undefined;
   private listeners = new Set<(change: ExternalChange) => void>();
 
@@ -154,22 +235,40 @@ class IndexedDbStore implements Store {
 
   private async connect(): Promise<IDBPDatabase<AgentdockDB>> {
     let db: IDBPDatabase<AgentdockDB>;
+    let migration: Promise<void> | undefined;
     try {
       db = await openDB<AgentdockDB>(this.name, DB_VERSION, {
         upgrade(db, oldVersion, _newVersion, tx) {
+          // Schema 1 as it was released; step 2 moves its records into pages.
+          const v1 = db as unknown as IDBPDatabase;
           if (oldVersion < 1) {
-            db.createObjectStore("meta", { keyPath: "key" });
-            db.createObjectStore("assistants", { keyPath: "assistant_id" });
-            db.createObjectStore("versions", { keyPath: ["assistant_id", "version"] });
-            db.createObjectStore("threads", { keyPath: "thread_id" });
-            db.createObjectStore("checkpoints", { keyPath: ["thread_id", "seq"] })
+            v1.createObjectStore("meta", { keyPath: "key" });
+            v1.createObjectStore("assistants", { keyPath: "assistant_id" });
+            v1.createObjectStore("versions", { keyPath: ["assistant_id", "version"] });
+            v1.createObjectStore("threads", { keyPath: "thread_id" });
+            v1.createObjectStore("checkpoints", { keyPath: ["thread_id", "seq"] })
               .createIndex("by_id", ["thread_id", "id"], { unique: true });
-            db.createObjectStore("items", { keyPath: ["t", "l", "i"] });
-            db.createObjectStore("runs", { keyPath: "run_id" }).createIndex("by_thread", "thread_id");
-            db.createObjectStore("docs", { keyPath: ["collection", "id"] }).createIndex("by_seq", ["collection", "seq"]);
-            void tx.objectStore("meta").put({ key: "format", value: STORAGE_FORMAT_VERSION });
+            v1.createObjectStore("items", { keyPath: ["t", "l", "i"] });
+            v1.createObjectStore("runs", { keyPath: "run_id" }).createIndex("by_thread", "thread_id");
+            v1.createObjectStore("docs", { keyPath: ["collection", "id"] }).createIndex("by_seq", ["collection", "seq"]);
           }
-          // Later versions add `if (oldVersion < 2) { ... }` here, migrating data in `tx`.
+          if (oldVersion < 2) {
+            db.createObjectStore("pages");
+            db.createObjectStore("stamps");
+            db.createObjectStore("cpslots");
+            db.createObjectStore("runslots");
+            db.createObjectStore("chunks");
+            migration = migrateToPages(db, tx);
+            // A failed migration aborts the upgrade: the database stays at schema 1, unchanged.
+            migration.catch(() => {
+              try {
+                tx.abort();
+              } catch {
+                // already finished
+              }
+            });
+          }
+          // Later versions add `if (oldVersion < 3) { ... }` here, migrating data in `tx`.
         },
         blocked: () => this.options.onBlocked?.(),
         // Another tab wants to upgrade: step aside; the next call reopens (and then refuses the
@@ -178,11 +277,12 @@ class IndexedDbStore implements Store {
         terminated: () => this.dropConnection(),
       });
     } catch (err) {
+      await migration; // rethrows the migration's own error
       if ((err as { name?: string }).name === "VersionError") throw this.newerFormat("a newer schema");
       throw err;
     }
     const format = (await db.get("meta", "format"))?.value;
-    if (typeof format === "number" && format > STORAGE_FORMAT_VERSION) {
+    if (typeof format === "number" && format > INDEXEDDB_FORMAT) {
       db.close();
       throw this.newerFormat(`storage format ${format}`);
     }
@@ -198,7 +298,7 @@ class IndexedDbStore implements Store {
   private newerFormat(what: string) {
     return conflict(
       `agentdock indexeddb: database "${this.name}" has ${what} than this agentdock understands ` +
-        `(storage format ${STORAGE_FORMAT_VERSION}); load a newer agentdock or use another database name`,
+        `(storage format ${INDEXEDDB_FORMAT}); load a newer agentdock or use another database name`,
     );
   }
 
@@ -221,16 +321,22 @@ class IndexedDbStore implements Store {
       refs.map(async ({ l, n }) => {
         const known = this.cache.get(l) ?? [];
         if (n !== undefined && known.length >= n) return;
-        const upper = n === undefined ? [thread, l, []] : [thread, l, n - 1];
-        const rows = await tx.objectStore("items").getAll(IDBKeyRange.bound([thread, l, known.length], upper));
+        const from = Math.floor(known.length / CHUNK);
+        const upper = n === undefined ? [thread, l, []] : [thread, l, Math.floor((n - 1) / CHUNK)];
+        const rows = await tx.objectStore("chunks").getAll(IDBKeyRange.bound([thread, l, from], upper));
         const items = this.cache.get(l) ?? [];
-        for (const row of rows) if (row.i === items.length) items.push(row.v);
+        // Chunks are written in order and never change but for the last: take what extends the prefix.
+        rows.forEach((row, k) => {
+          const chunk = decodeChunk(row);
+          const at = (from + k) * CHUNK;
+          if (at <= items.length) items.push(...chunk.slice(items.length - at));
+        });
         this.remember(l, items);
       }),
     );
   }
 
-  private lookup = (list: string) => this.cache.get(list);
+  private lookup: ListLookup = (list) => this.cache.get(list);
 
   private async decodeThread(tx: Tx, t: EncodedThread) {
     await this.loadLists(tx, t.thread_id, listRefs(t.values as EncodedValues));
@@ -244,12 +350,125 @@ class IndexedDbStore implements Store {
     return cps.map((cp) => decodeCheckpoint(cp, this.lookup));
   }
 
-  private async latestRow(tx: Tx, thread: string): Promise<CheckpointRow | undefined> {
-    return (await tx.objectStore("checkpoints").openCursor(under(thread), "prev"))?.value;
+  // ---------------------------------------------------------------------------------------------
+  // Pages.
+
+  /** A page's records as stored, item references resolved (loading the items they need). */
+  private async unpack(tx: Tx, thread: string, stored: unknown): Promise<Array<Entry | null>> {
+    const entries = decodePage(stored);
+    const needs = itemNeeds(entries);
+    if (needs.size > 0) await this.loadLists(tx, thread, [...needs].map(([l, n]) => ({ l, n })));
+    return unchain(resolveItems(entries, this.lookup) as unknown[]);
   }
 
-  private async rowById(tx: Tx, thread: string, id: string): Promise<CheckpointRow | undefined> {
-    return tx.objectStore("checkpoints").index("by_id").get([thread, id]);
+  /**
+   * A page, from this transaction's pages, else from the page cache when its stamp is unchanged
+   * (no tab wrote it since), else read and decoded.
+   */
+  private async page(ctx: Ctx, kind: Kind, thread: string, p: number): Promise<Page> {
+    const key = `${kind}\u0000${thread}\u0000${p}`;
+    let page = ctx.pages.get(key);
+    if (!page) {
+      const stamp = await ctx.tx.objectStore("stamps").get([kind, thread, p]);
+      const cached = this.pageCache.get(key);
+      let entries: Array<Entry | null>;
+      if (cached && stamp !== undefined && cached.stamp === stamp) {
+        entries = [...cached.entries];
+      } else {
+        const stored = await ctx.tx.objectStore("pages").get([kind, thread, p]);
+        entries = stored === undefined ? [] : await this.unpack(ctx.tx, thread, stored);
+        if (stamp !== undefined) this.cachePage(key, stamp, entries);
+      }
+      page = ctx.pages.get(key) ?? { kind, thread, p, entries, dirty: false, stamp };
+      ctx.pages.set(key, page);
+    }
+    return page;
+  }
+
+  private cachePage(key: string, stamp: number, entries: Array<Entry | null>) {
+    this.pageCache.delete(key);
+    this.pageCache.set(key, { stamp, entries: [...entries] });
+    for (const k of this.pageCache.keys()) {
+      if (this.pageCache.size <= PAGE_CACHE) break;
+      this.pageCache.delete(k);
+    }
+  }
+
+  private async lastPage(ctx: Ctx, kind: Kind, thread: string): Promise<number> {
+    const key = `${kind}\u0000${thread}`;
+    let p = ctx.last.get(key);
+    if (p === undefined) {
+      const cursor = await ctx.tx.objectStore("pages").openKeyCursor(under(kind, thread), "prev");
+      p = cursor ? cursor.key[2] : -1;
+      ctx.last.set(key, p);
+    }
+    return p;
+  }
+
+  /** The record at `seq` of a thread, or undefined. */
+  private async entry(ctx: Ctx, kind: Kind, thread: string, seq: number): Promise<Entry | undefined> {
+    return (await this.page(ctx, kind, thread, Math.floor(seq / PAGE))).entries[seq % PAGE] ?? undefined;
+  }
+
+  private async setEntry(ctx: Ctx, kind: Kind, thread: string, seq: number, e: Entry | null): Promise<void> {
+    const page = await this.page(ctx, kind, thread, Math.floor(seq / PAGE));
+    page.entries[seq % PAGE] = e;
+    page.dirty = true;
+  }
+
+  /** Adds a record after the thread's last one; returns its position. */
+  private async append(ctx: Ctx, kind: Kind, thread: string, e: Entry): Promise<number> {
+    let p = await this.lastPage(ctx, kind, thread);
+    let page = p < 0 ? undefined : await this.page(ctx, kind, thread, p);
+    if (!page || page.entries.length >= PAGE) {
+      page = await this.page(ctx, kind, thread, ++p);
+      ctx.last.set(`${kind}\u0000${thread}`, p);
+    }
+    page.entries.push(e);
+    page.dirty = true;
+    return p * PAGE + page.entries.length - 1;
+  }
+
+  /** The thread's latest checkpoint (the last put) with its position. */
+  private async latest(ctx: Ctx, thread: string): Promise<{ seq: number; cp: EncodedCheckpoint } | undefined> {
+    for (let p = await this.lastPage(ctx, "c", thread); p >= 0; p--) {
+      const { entries } = await this.page(ctx, "c", thread, p);
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const e = entries[i];
+        if (e) return { seq: p * PAGE + i, cp: checkpointOf(thread, e) };
+      }
+    }
+    return undefined;
+  }
+
+  private async checkpointById(ctx: Ctx, thread: string, id: string): Promise<{ seq: number; cp: EncodedCheckpoint } | undefined> {
+    const seq = await ctx.tx.objectStore("cpslots").get([thread, id]);
+    const e = seq === undefined ? undefined : await this.entry(ctx, "c", thread, seq);
+    return e && { seq: seq!, cp: checkpointOf(thread, e) };
+  }
+
+  /** Writes back the pages changed in this transaction (a page left empty is removed). */
+  private async flush(ctx: Ctx): Promise<void> {
+    for (const page of ctx.pages.values()) {
+      if (!page.dirty) continue;
+      const pages = ctx.tx.objectStore("pages");
+      const key: [Kind, string, number] = [page.kind, page.thread, page.p];
+      if (page.entries.every((e) => !e)) {
+        await pages.delete(key);
+        await ctx.tx.objectStore("stamps").delete(key);
+        page.stamp = undefined;
+        continue;
+      }
+      page.stamp = Math.floor(Math.random() * 2 ** 52);
+      await ctx.tx.objectStore("stamps").put(page.stamp, key);
+      let index: ItemIndex = new Map();
+      if (page.kind === "c") {
+        const refs = page.entries.flatMap((e) => (e ? listRefs(encodedValuesOf(checkpointOf(page.thread, e))) : []));
+        await this.loadLists(ctx.tx, page.thread, refs);
+        index = pageIndex(page.entries, this.lookup);
+      }
+      await pages.put(encodePage(page.entries, index), key);
+    }
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -264,27 +483,30 @@ class IndexedDbStore implements Store {
       if (!names) throw new Error(`agentdock store: unknown write op ${JSON.stringify(op)}`);
       for (const name of names) scope.add(name);
     }
-    const tx = db.transaction([...scope], "readwrite") as unknown as Tx;
+    const ctx: Ctx = { tx: db.transaction([...scope], "readwrite") as unknown as Tx, pages: new Map(), last: new Map() };
     const touched = new Set<string>();
     const threads = new Set<string>();
     try {
-      for (const op of ops) await this.applyOne(tx, op, touched, threads);
-      await tx.done;
+      for (const op of ops) await this.applyOne(ctx, op, touched, threads);
+      await this.flush(ctx);
+      await ctx.tx.done;
+      for (const [key, page] of ctx.pages) if (page.dirty && page.stamp !== undefined) this.cachePage(key, page.stamp, page.entries);
     } catch (err) {
       // Aborting undoes every op of the commit; items it added to the cache go too.
       try {
-        tx.abort();
+        ctx.tx.abort();
       } catch {
         // already finished or aborted
       }
-      await tx.done.catch(() => undefined);
+      await ctx.tx.done.catch(() => undefined);
       for (const list of touched) this.cache.delete(list);
       throw err;
     }
     this.port()?.postMessage({ threadIds: [...threads] } satisfies ExternalChange);
   }
 
-  private async applyOne(tx: Tx, op: WriteOp, touched: Set<string>, threads: Set<string>): Promise<void> {
+  private async applyOne(ctx: Ctx, op: WriteOp, touched: Set<string>, threads: Set<string>): Promise<void> {
+    const { tx } = ctx;
     switch (op.op) {
       case "assistant.put":
         await tx.objectStore("assistants").put(op.assistant);
@@ -299,7 +521,7 @@ class IndexedDbStore implements Store {
       case "thread.put": {
         const id = op.thread.thread_id;
         threads.add(id);
-        const latest = (await this.latestRow(tx, id))?.cp;
+        const latest = (await this.latest(ctx, id))?.cp;
         if (latest) await this.loadLists(tx, id, listRefs(encodedValuesOf(latest)));
         await tx.objectStore("threads").put(encodeThread(op.thread, latest, this.lookup));
         return;
@@ -307,61 +529,86 @@ class IndexedDbStore implements Store {
       case "thread.delete": {
         const id = op.thread_id;
         threads.add(id);
+        const runslots = tx.objectStore("runslots");
+        for (const stored of await tx.objectStore("pages").getAll(under("r", id))) {
+          for (const e of await this.unpack(tx, id, stored)) if (e) await runslots.delete(e.run_id as string);
+        }
         await tx.objectStore("threads").delete(id);
-        await tx.objectStore("checkpoints").delete(under(id));
-        await tx.objectStore("items").delete(under(id));
-        const runs = tx.objectStore("runs");
-        for (const key of await runs.index("by_thread").getAllKeys(id)) await runs.delete(key);
+        for (const kind of ["c", "r"] as const) {
+          await tx.objectStore("pages").delete(under(kind, id));
+          await tx.objectStore("stamps").delete(under(kind, id));
+        }
+        await tx.objectStore("cpslots").delete(under(id));
+        await tx.objectStore("chunks").delete(under(id));
+        for (const [key, page] of ctx.pages) if (page.thread === id) ctx.pages.delete(key);
+        ctx.last.delete(`c\u0000${id}`);
+        ctx.last.delete(`r\u0000${id}`);
         return;
       }
       case "checkpoint.put": {
         const { thread_id, parent_checkpoint_id } = op.checkpoint;
         threads.add(thread_id);
-        const existing = await this.rowById(tx, thread_id, op.checkpoint.checkpoint.id);
-        const seq = existing?.seq ?? ((await this.latestRow(tx, thread_id))?.seq ?? -1) + 1;
+        const id = op.checkpoint.checkpoint.id;
+        const existing = await tx.objectStore("cpslots").get([thread_id, id]);
         const parent =
-          parent_checkpoint_id === null ? undefined : (await this.rowById(tx, thread_id, parent_checkpoint_id))?.cp;
+          parent_checkpoint_id === null ? undefined : (await this.checkpointById(ctx, thread_id, parent_checkpoint_id))?.cp;
         if (parent) await this.loadLists(tx, thread_id, listRefs(encodedValuesOf(parent)).map(({ l }) => ({ l })));
         const { checkpoint, appends } = encodeCheckpoint(op.checkpoint, parent, this.lookup, uuid4);
-        const items = tx.objectStore("items");
+        const chunks = tx.objectStore("chunks");
         for (const { list, at, items: added } of appends) {
           touched.add(list);
           const cached = this.cache.get(list) ?? [];
+          if (cached.length !== at) throw new Error(`agentdock indexeddb: list ${list} is not loaded before an append (bug)`);
           cached.push(...added);
           this.remember(list, cached);
-          await Promise.all(added.map((v, k) => items.put({ t: thread_id, l: list, i: at + k, v })));
+          for (let c = Math.floor(at / CHUNK); c * CHUNK < cached.length; c++) {
+            await chunks.put(encodeChunk(cached.slice(c * CHUNK, (c + 1) * CHUNK)), [thread_id, list, c]);
+          }
         }
-        await tx.objectStore("checkpoints").put({ thread_id, seq, id: checkpoint.checkpoint.id, cp: checkpoint });
+        if (existing !== undefined) await this.setEntry(ctx, "c", thread_id, existing, toEntry(checkpoint));
+        else await tx.objectStore("cpslots").put(await this.append(ctx, "c", thread_id, toEntry(checkpoint)), [thread_id, id]);
         return;
       }
       case "checkpoint.delete": {
         threads.add(op.thread_id);
-        const store = tx.objectStore("checkpoints");
+        const slots = tx.objectStore("cpslots");
         for (const id of op.checkpoint_ids) {
-          const key = await store.index("by_id").getKey([op.thread_id, id]);
-          if (key) await store.delete(key);
+          const seq = await slots.get([op.thread_id, id]);
+          if (seq === undefined) continue;
+          await this.setEntry(ctx, "c", op.thread_id, seq, null);
+          await slots.delete([op.thread_id, id]);
         }
         return;
       }
       case "writes.put": {
         threads.add(op.thread_id);
-        const row = await this.rowById(tx, op.thread_id, op.checkpoint_id);
-        if (!row) {
+        const found = await this.checkpointById(ctx, op.thread_id, op.checkpoint_id);
+        if (!found) {
           throw new Error(`agentdock store: writes for unknown checkpoint ${op.checkpoint_id} of thread ${op.thread_id}`);
         }
-        const kept = row.cp.pending_writes.filter((w) => w[0] !== op.task_id);
-        await tx.objectStore("checkpoints").put({ ...row, cp: { ...row.cp, pending_writes: [...kept, ...op.writes] } });
+        const kept = found.cp.pending_writes.filter((w) => w[0] !== op.task_id);
+        const cp = { ...found.cp, pending_writes: [...kept, ...op.writes] };
+        await this.setEntry(ctx, "c", op.thread_id, found.seq, toEntry(cp));
         return;
       }
-      case "run.put":
-        threads.add(op.run.thread_id);
-        await tx.objectStore("runs").put(op.run);
+      case "run.put": {
+        const { run_id, thread_id } = op.run;
+        threads.add(thread_id);
+        const slot = await tx.objectStore("runslots").get(run_id);
+        if (slot && slot[0] === thread_id) {
+          await this.setEntry(ctx, "r", thread_id, slot[1], toEntry(op.run));
+          return;
+        }
+        if (slot) await this.setEntry(ctx, "r", slot[0], slot[1], null);
+        await tx.objectStore("runslots").put([thread_id, await this.append(ctx, "r", thread_id, toEntry(op.run))], run_id);
         return;
+      }
       case "run.delete": {
-        const run = await tx.objectStore("runs").get(op.run_id);
-        if (!run) return;
-        threads.add(run.thread_id);
-        await tx.objectStore("runs").delete(op.run_id);
+        const slot = await tx.objectStore("runslots").get(op.run_id);
+        if (!slot) return;
+        threads.add(slot[0]);
+        await this.setEntry(ctx, "r", slot[0], slot[1], null);
+        await tx.objectStore("runslots").delete(op.run_id);
         return;
       }
       case "doc.put": {
@@ -385,79 +632,86 @@ class IndexedDbStore implements Store {
   // ---------------------------------------------------------------------------------------------
   // Reads.
 
-  private async read<T>(names: Names[], fn: (tx: Tx) => Promise<T>): Promise<T> {
+  private async read<T>(names: Names[], fn: (ctx: Ctx) => Promise<T>): Promise<T> {
     const db = await this.database();
-    return fn(db.transaction(names, "readonly") as unknown as Tx);
+    return fn({ tx: db.transaction(names, "readonly") as unknown as Tx, pages: new Map(), last: new Map() });
   }
 
   getAssistant(id: string) {
-    return this.read(["assistants"], (tx) => tx.objectStore("assistants").get(id));
+    return this.read(["assistants"], ({ tx }) => tx.objectStore("assistants").get(id));
   }
   listAssistants() {
-    return this.read(["assistants"], (tx) => tx.objectStore("assistants").getAll());
+    return this.read(["assistants"], ({ tx }) => tx.objectStore("assistants").getAll());
   }
   listAssistantVersions(id: string) {
-    return this.read(["versions"], (tx) => tx.objectStore("versions").getAll(under(id)));
+    return this.read(["versions"], ({ tx }) => tx.objectStore("versions").getAll(under(id)));
   }
 
   getThread(id: string) {
-    return this.read(["threads", "items"], async (tx) => {
+    return this.read(["threads", "chunks"], async ({ tx }) => {
       const t = await tx.objectStore("threads").get(id);
       return t && this.decodeThread(tx, t);
     });
   }
   listThreads() {
-    return this.read(["threads", "items"], async (tx) => {
+    return this.read(["threads", "chunks"], async ({ tx }) => {
       const all = await tx.objectStore("threads").getAll();
       return Promise.all(all.map((t) => this.decodeThread(tx, t)));
     });
   }
 
   getCheckpoint(threadId: string, checkpointId?: string) {
-    return this.read(["checkpoints", "items"], async (tx) => {
-      const row =
-        checkpointId === undefined ? await this.latestRow(tx, threadId) : await this.rowById(tx, threadId, checkpointId);
-      return row && (await this.decodeCheckpoints(tx, threadId, [row.cp]))[0];
+    return this.read(CHECKPOINTS, async (ctx) => {
+      const found = checkpointId === undefined ? await this.latest(ctx, threadId) : await this.checkpointById(ctx, threadId, checkpointId);
+      return found && (await this.decodeCheckpoints(ctx.tx, threadId, [found.cp]))[0];
     });
   }
 
   listCheckpoints(threadId: string, options: ListCheckpointsOptions = {}) {
-    return this.read(["checkpoints", "items"], async (tx) => {
-      let range = under(threadId);
+    return this.read(CHECKPOINTS, async (ctx) => {
+      let start = (await this.lastPage(ctx, "c", threadId)) * PAGE + PAGE - 1;
       if (options.before !== undefined) {
-        const before = await this.rowById(tx, threadId, options.before);
-        if (!before) return [];
-        range = IDBKeyRange.bound([threadId], [threadId, before.seq], false, true);
+        const before = await ctx.tx.objectStore("cpslots").get([threadId, options.before]);
+        if (before === undefined) return [];
+        start = before - 1;
       }
       const limit = options.limit ?? Infinity;
       const found: EncodedCheckpoint[] = [];
-      let cursor = limit > 0 ? await tx.objectStore("checkpoints").openCursor(range, "prev") : null;
-      while (cursor && found.length < limit) {
-        const cp = cursor.value.cp;
+      for (let seq = start; seq >= 0 && found.length < limit; seq--) {
+        const e = await this.entry(ctx, "c", threadId, seq);
+        if (!e) continue;
+        const cp = checkpointOf(threadId, e);
         if (!options.filter || contains(cp.metadata, options.filter)) found.push(cp);
-        cursor = found.length < limit ? await cursor.continue() : null;
       }
-      return this.decodeCheckpoints(tx, threadId, found);
+      return this.decodeCheckpoints(ctx.tx, threadId, found);
     });
   }
 
   getRun(id: string) {
-    return this.read(["runs"], (tx) => tx.objectStore("runs").get(id));
+    return this.read(RUNS, async (ctx) => {
+      const slot = await ctx.tx.objectStore("runslots").get(id);
+      const e = slot && (await this.entry(ctx, "r", slot[0], slot[1]));
+      return e ? runOf(slot![0], e) : undefined;
+    });
   }
   listRuns(threadId?: string) {
-    return this.read(["runs"], (tx) =>
-      threadId === undefined ? tx.objectStore("runs").getAll() : tx.objectStore("runs").index("by_thread").getAll(threadId),
-    );
+    return this.read(["pages"], async ({ tx }) => {
+      const range = threadId === undefined ? under("r") : under("r", threadId);
+      const pages = tx.objectStore("pages");
+      const [keys, values] = await Promise.all([pages.getAllKeys(range), pages.getAll(range)]);
+      const pagesOfRuns = await Promise.all(keys.map((key, k) => this.unpack(tx, key[1], values[k])));
+      return pagesOfRuns.flatMap((entries, k) => entries.flatMap((e) => (e ? [runOf(keys[k]![1], e)] : [])));
+    });
   }
 
   getDoc<T>(collection: DocCollection, id: string) {
-    return this.read(["docs"], async (tx) => {
+    return this.read(["docs"], async ({ tx }) => {
       const row = await tx.objectStore("docs").get([collection, id]);
       return row && ({ id: row.id, parent: row.parent, doc: row.doc } as StoredDoc<T>);
     });
   }
   listDocs<T>(collection: DocCollection, parent?: string) {
-    return this.read(["docs"], async (tx) => {
+    return this.read(["docs"], async ({ tx }) => {
       const rows = await tx.objectStore("docs").index("by_seq").getAll(under(collection));
       return rows
         .filter((r) => parent === undefined || r.parent === parent)
@@ -508,4 +762,66 @@ class IndexedDbStore implements Store {
  */
 export function indexedDbStore(name: string, options: IndexedDbStoreOptions = {}): Store {
   return new IndexedDbStore(name, options);
+}
+
+/**
+ * Schema 1 -> 2, inside the upgrade transaction: list items move into chunks, checkpoints and runs
+ * into pages (positions keep each thread's order), then the schema-1 stores are dropped. Reads the
+ * old records whole, once.
+ */
+async function migrateToPages(
+  db: IDBPDatabase<AgentdockDB>,
+  tx: IDBPTransaction<AgentdockDB, Names[], "versionchange">,
+): Promise<void> {
+  const old = tx as unknown as IDBPTransaction<unknown, string[], "versionchange">;
+  const [items, cps, runs] = await Promise.all([
+    old.objectStore("items").getAll() as Promise<V1ItemRow[]>,
+    old.objectStore("checkpoints").getAll() as Promise<V1CheckpointRow[]>,
+    old.objectStore("runs").getAll() as Promise<RunRecord[]>,
+  ]);
+  const puts: Array<Promise<unknown>> = [];
+  const lists = new Map<string, { t: string; items: unknown[] }>();
+  for (const { t, l, i, v } of items) {
+    const list = lists.get(l) ?? { t, items: [] };
+    if (i !== list.items.length) throw new Error(`agentdock indexeddb: list ${l} of thread ${t} has a gap at ${i} (corrupt store)`);
+    list.items.push(v);
+    lists.set(l, list);
+  }
+  for (const [l, { t, items: all }] of lists) {
+    for (let c = 0; c * CHUNK < all.length; c++) puts.push(tx.objectStore("chunks").put(encodeChunk(all.slice(c * CHUNK, (c + 1) * CHUNK)), [t, l, c]));
+  }
+  const lookup: ListLookup = (l) => lists.get(l)?.items;
+  const paginate = (kind: Kind, byThread: Map<string, Entry[]>) => {
+    for (const [thread, entries] of byThread) {
+      for (let p = 0; p * PAGE < entries.length; p++) {
+        const page = entries.slice(p * PAGE, (p + 1) * PAGE);
+        puts.push(tx.objectStore("pages").put(encodePage(page, kind === "c" ? pageIndex(page, lookup) : new Map()), [kind, thread, p]));
+      }
+    }
+  };
+  const group = <T extends { thread_id: string }>(records: T[]) => {
+    const out = new Map<string, Entry[]>();
+    for (const r of records) out.set(r.thread_id, [...(out.get(r.thread_id) ?? []), toEntry(r)]);
+    return out;
+  };
+  // Rows come in key order: by thread, then put order.
+  const checkpoints = cps.map((row) => row.cp);
+  paginate("c", group(checkpoints));
+  const seen = new Map<string, number>();
+  for (const cp of checkpoints) {
+    const seq = seen.get(cp.thread_id) ?? 0;
+    seen.set(cp.thread_id, seq + 1);
+    puts.push(tx.objectStore("cpslots").put(seq, [cp.thread_id, cp.checkpoint.id]));
+  }
+  paginate("r", group(runs));
+  seen.clear();
+  for (const run of runs) {
+    const seq = seen.get(run.thread_id) ?? 0;
+    seen.set(run.thread_id, seq + 1);
+    puts.push(tx.objectStore("runslots").put([run.thread_id, seq], run.run_id));
+  }
+  puts.push(tx.objectStore("meta").put({ key: "format", value: INDEXEDDB_FORMAT }));
+  await Promise.all(puts);
+  const v1 = db as unknown as IDBPDatabase;
+  for (const name of ["checkpoints", "items", "runs"]) v1.deleteObjectStore(name);
 }
