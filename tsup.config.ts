@@ -10,6 +10,7 @@ export default defineConfig([
       indexeddb: "src/persistence/indexeddb/index.ts",
       http: "src/http/index.ts",
       node: "src/node/index.ts",
+      report: "src/upload/report-entry.ts",
     },
     format: ["esm", "cjs"],
     dts: true,

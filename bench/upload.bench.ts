@@ -1,6 +1,7 @@
 // `npm run bench -- upload`: uploads two experiments of 10,000 rows with 3 scores each into a
 // memory store (time and peak memory), then compares them (1,000 bootstrap resamples per metric).
-import { compareCsv, compareReport, createIds, createUploadApi, memoryStore, systemClock, type UploadExperimentRequest } from "../src/index.js";
+import { createIds, createUploadApi, memoryStore, systemClock, type UploadExperimentRequest } from "../src/index.js";
+import { compareCsv, compareReport } from "../src/upload/report-entry.js";
 
 const ROWS = 10_000;
 const TARGET_UPLOAD_MS = 1000;

@@ -6,7 +6,8 @@
  */
 import { readFile, writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
-import { compareCsv, compareReport, createIds, createUploadApi, memoryStore, systemClock } from "../../src/index.js";
+import { createIds, createUploadApi, memoryStore, systemClock } from "../../src/index.js";
+import { compareCsv, compareReport } from "../../src/upload/report-entry.js"; // "agentdock/report" in an app
 
 const out = resolve(process.argv[2] ?? "compare-report.html");
 const api = createUploadApi({ store: memoryStore(), ids: createIds(), clock: systemClock });

@@ -5,7 +5,7 @@
  * authorizes (D13); this layer parses JSON, maps errors to statuses (D3) and speaks SSE (D11).
  */
 import { AgentdockError, invalidInput, notFound, unauthenticated, type ErrorCode } from "../errors.js";
-import { compareCsv, compareReport } from "../upload/index.js";
+import { compareCsv, compareReport } from "../upload/report-entry.js";
 import { sseResponse, type StreamPart } from "./sse.js";
 import type { HttpClient, HttpRuntime } from "./types.js";
 

@@ -1,7 +1,6 @@
 // Public exports of src/upload.
 export { createUploadApi, USER_TENANT_NAMESPACE, userTenantId } from "./api.js";
 export type { DatasetsApi, ExperimentsApi, TenantSource, UploadApi, UploadDeps, UploadService } from "./api.js";
-export { compareCsv, compareReport } from "./report.js";
 export type { CompareReportOptions } from "./report.js";
 export { uploadRequestSchema } from "./schema.js";
 export type { UploadExperimentRequest } from "./schema.js";

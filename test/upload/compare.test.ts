@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { compareCsv, compareReport, type Comparison } from "../../src/index.js";
+import { type Comparison } from "../../src/index.js";
+import { compareCsv, compareReport } from "../../src/upload/report-entry.js";
 import { bootstrapMeanInterval, quantile } from "../../src/upload/stats.js";
 import { request, row, rowId, setup } from "./helpers.js";
 
