@@ -59,7 +59,6 @@ function parseUuid(uuid: string): Uint8Array {
 }
 
 export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-export const isUuid = (s: unknown): s is string => typeof s === "string" && UUID_RE.test(s);
 
 /** Random (version 4) UUID. */
 export function uuid4(): string {
@@ -191,8 +190,9 @@ export function createIds(clock: Clock = systemClock): Ids {
 }
 
 /**
- * Deterministic ids for tests and reproducible demos: `00000000-0000-4000-8000-000000000001`,
- * `...0002`, ... for records and `...-c000-...` style increasing ids for checkpoints.
+ * Deterministic ids for tests and reproducible demos: one counter numbers everything,
+ * `00000000-0000-4000-8000-000000000001`, `...0002`, ... for records and
+ * `00000000-0000-4000-9000-...` for checkpoints, so checkpoint ids increase as they are made.
  */
 export function sequentialIds(start = 1): Ids {
   let n = start;

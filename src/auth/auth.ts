@@ -199,7 +199,9 @@ function checkFilter(filter: Record<string, unknown>, event: string): AuthFilter
   for (const [key, cond] of Object.entries(filter)) {
     if (!isPlainObject(cond)) continue;
     const ops = Object.keys(cond).filter((k) => k.startsWith("$"));
-    if (ops.some((op) => op !== "$eq" && op !== "$contains") || ops.length > 1) {
+    // An operator stands alone: `{ $eq: v, other: w }` would silently ignore `other`.
+    const mixed = ops.length > 0 && Object.keys(cond).length > ops.length;
+    if (ops.some((op) => op !== "$eq" && op !== "$contains") || ops.length > 1 || mixed) {
       throw new Error(
         `agentdock: the "${event}" auth handler returned a filter with condition ${describe(cond)} on "${key}"; use a value, { $eq: v } or { $contains: v }`,
       );

@@ -5,6 +5,8 @@
  */
 
 /** The authenticated caller (auth.md 3): `identity` plus any custom fields the handler returned. */
+import { jsonEqual } from "../json.js";
+
 export interface AuthUser {
   identity: string;
   permissions: string[];
@@ -90,7 +92,7 @@ export function matchesAuthFilter(metadata: Record<string, unknown> | null | und
       const wanted = Array.isArray(cond.$contains) ? cond.$contains : [cond.$contains];
       if (!wanted.every((w) => actual.includes(w))) return false;
     } else if (isObject(cond)) {
-      if (JSON.stringify(actual) !== JSON.stringify(cond)) return false;
+      if (!jsonEqual(actual, cond)) return false;
     } else if (actual !== cond) {
       return false;
     }

@@ -211,6 +211,10 @@ export interface CompiledGraph {
     supersteps: Superstep[],
     options: UpdateStateOptions,
   ): Promise<CheckpointRef>;
+  /**
+   * The drawable graph. `xray` (expand subgraphs) is accepted for the SDK's sake and changes
+   * nothing until subgraphs exist.
+   */
   getGraph(options?: { xray?: boolean | number }): DrawableGraph;
   getSchemas(): GraphSchemas;
 }

@@ -12,5 +12,4 @@ export type {
   StoredDoc,
   WriteOp,
 } from "./types.js";
-export { STORAGE_FORMAT_VERSION } from "./types.js";
 export { memoryStore, MemoryStore, MemoryData } from "./memory.js";

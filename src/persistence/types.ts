@@ -12,8 +12,8 @@ import type {
   ThreadRecord,
 } from "../types.js";
 
-/** Version of the persisted data format; stores refuse newer data and migrate older data. */
-export const STORAGE_FORMAT_VERSION = 1;
+// Each persistent store versions its own on-disk format (JSON_FILE_FORMAT, INDEXEDDB_FORMAT),
+// refusing newer data and migrating older data when it opens.
 
 // ---------------------------------------------------------------------------------------------
 // Checkpoints (engine.md 1.1 and 7.2). All of these are frozen when they come from the engine.
@@ -104,7 +104,10 @@ export type WriteOp =
 export interface StoreCapabilities {
   /** Data survives the process (or the tab). */
   persistent: boolean;
-  /** Other processes or tabs may change the data (the runtime then reloads before acting). */
+  /**
+   * Other runtimes (tabs) may change the data. The runtime keeps no cache of store data, so it
+   * always acts on what is stored; it holds `withLock` around each run and each thread's writes.
+   */
   shared: boolean;
 }
 
@@ -153,7 +156,10 @@ export interface Store {
   /** Documents of a collection (of one parent when given), in insertion order. */
   listDocs<T = unknown>(collection: DocCollection, parent?: string): Promise<StoredDoc<T>[]>;
 
-  /** For shared stores: called when another runtime changed the data. Returns unsubscribe. */
+  /**
+   * For shared stores: called when another runtime changed the data, for apps that show it (the
+   * runtime itself reads through to the store). Returns unsubscribe.
+   */
   onExternalChange?(listener: (change: ExternalChange) => void): () => void;
   /**
    * For shared stores: runs `fn` holding an exclusive lock named `key` across every runtime on

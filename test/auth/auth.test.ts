@@ -217,6 +217,11 @@ describe("on: outcomes", () => {
     expect(err.message).toMatch(/\$eq.*\$contains/);
   });
 
+  it("an operator mixed with plain keys is reported, not applied with the plain keys ignored", async () => {
+    const err = (await rejection(outcome({ owner: { $eq: "alice", org: "o1" } }))) as Error;
+    expect(err.message).toMatch(/\$eq.*\$contains/);
+  });
+
   it("a thrown HTTPException maps to its code with the message kept", async () => {
     const auth = new Auth().on("*", () => {
       throw new HTTPException(403, { message: "Not authorized" });

@@ -38,6 +38,9 @@ describe("matchesAuthFilter: where agentdock is stricter than the JS server", ()
     expect(matchesAuthFilter({ scope: { org: "o2" } }, { scope: { org: "o1" } })).toBe(false);
     expect(matchesAuthFilter({}, { scope: { org: "o1" } })).toBe(false);
   });
+  it("compares object conditions regardless of key order", () => {
+    expect(matchesAuthFilter({ scope: { org: "o1", team: "t" } }, { scope: { team: "t", org: "o1" } })).toBe(true);
+  });
   it("treats null metadata as empty", () => {
     expect(matchesAuthFilter(null, { owner: "a" })).toBe(false);
     expect(matchesAuthFilter(null, {})).toBe(true);
