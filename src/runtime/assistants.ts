@@ -183,6 +183,8 @@ export function assistantsApi(core: Core, caller: Caller, queue: RunQueueView): 
         await queue.cancelAll(threadId);
         ops.push({ op: "thread.delete", thread_id: threadId });
       }
+      const restarted = threadIds.find((threadId) => queue.inFlight(threadId) > 0);
+      if (restarted) throw conflict(`agentdock: a run was started on thread ${restarted} while assistant ${assistant.assistant_id} was being deleted with its threads; delete it again.`);
       await store.commit(ops);
       for (const threadId of threadIds) queue.forget(threadId);
     });

@@ -47,6 +47,8 @@ interface ActiveRun {
   /** Checkpoints the run wrote, and the original writes of tasks it recorded on older ones (rollback). */
   written: Set<string>;
   replacedWrites: Map<string, { checkpointId: string; taskId: string; writes: PendingWrite[] }>;
+  /** Commits of the run still in flight: the outcome (a rollback above all) waits for them. */
+  commits: Set<Promise<void>>;
   /** Writes to persist with the engine's first commit (the `running` status). */
   startOps: WriteOp[];
   /** Releases the store's `run:<id>` lock (shared stores), held while the run is in flight. */
@@ -376,6 +378,7 @@ export class RunQueue implements RunQueueView {
         resolve,
         written: new Set(),
         replacedWrites: new Map(),
+        commits: new Set(),
         startOps: [],
         releaseLock,
       };
@@ -488,23 +491,32 @@ export class RunQueue implements RunQueueView {
     return {
       getCheckpoint: (threadId, checkpointId) => store.getCheckpoint(threadId, checkpointId),
       listCheckpoints: (threadId, options) => store.listCheckpoints(threadId, options),
-      commit: async (ops) => {
-        // The run's `running` status lands with its first checkpoint, in one commit.
-        if (active.startOps.length) ops = [...active.startOps.splice(0), ...ops];
-        for (const op of ops) {
-          if (op.op === "checkpoint.put") active.written.add(op.checkpoint.checkpoint.id);
-          else if (op.op === "writes.put" && !active.written.has(op.checkpoint_id)) {
-            const key = `${op.checkpoint_id}\u0000${op.task_id}`;
-            if (!active.replacedWrites.has(key)) {
-              const cp = await store.getCheckpoint(op.thread_id, op.checkpoint_id);
-              const writes = (cp?.pending_writes ?? []).filter((w) => w[0] === op.task_id);
-              active.replacedWrites.set(key, { checkpointId: op.checkpoint_id, taskId: op.task_id, writes });
-            }
-          }
-        }
-        await store.commit(ops);
+      commit: (ops) => {
+        const pending = this.commitFor(active, ops);
+        active.commits.add(pending);
+        void pending.catch(() => undefined).finally(() => active.commits.delete(pending));
+        return pending;
       },
     };
+  }
+
+  /** One commit of the run's, recording what it wrote for a rollback (D9). */
+  private async commitFor(active: ActiveRun, ops: readonly WriteOp[]): Promise<void> {
+    const { store } = this.core;
+    // The run's `running` status lands with its first checkpoint, in one commit.
+    if (active.startOps.length) ops = [...active.startOps.splice(0), ...ops];
+    for (const op of ops) {
+      if (op.op === "checkpoint.put") active.written.add(op.checkpoint.checkpoint.id);
+      else if (op.op === "writes.put" && !active.written.has(op.checkpoint_id)) {
+        const key = `${op.checkpoint_id}\u0000${op.task_id}`;
+        if (!active.replacedWrites.has(key)) {
+          const cp = await store.getCheckpoint(op.thread_id, op.checkpoint_id);
+          const writes = (cp?.pending_writes ?? []).filter((w) => w[0] === op.task_id);
+          active.replacedWrites.set(key, { checkpointId: op.checkpoint_id, taskId: op.task_id, writes });
+        }
+      }
+    }
+    await store.commit(ops);
   }
 
   private async execute(active: ActiveRun): Promise<void> {
@@ -563,6 +575,9 @@ export class RunQueue implements RunQueueView {
     let result: RunResult = {};
     let statusChange: { status: ThreadStatus; previous: ThreadStatus } | undefined;
     const status: RunStatus = active.cancel ? "interrupted" : error ? "error" : "success";
+    // A task's commit may still be in flight when an abort ends the run: let it land first, so a
+    // rollback sees (and removes) everything the run wrote.
+    await Promise.allSettled([...active.commits]);
     try {
       await core.withLock(threadId, async () => {
         const queue = (this.queues.get(threadId) ?? []).filter((r) => r !== active);

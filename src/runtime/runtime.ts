@@ -17,21 +17,30 @@ import type { ClientRequest, CreateRuntimeOptions, Runtime, RuntimeClient, Runti
 
 /**
  * D10: runs left pending or running by a stopped process end as errors; their threads too. On a
- * shared store a run whose lock another live runtime (tab) holds is left alone.
+ * shared store a run whose lock another live runtime (tab) holds is left alone. A thread left
+ * `busy` with no run in flight (the process stopped between a rollback's commits) gets its status
+ * back from its latest checkpoint: `interrupted` when it has pending tasks, else `idle`.
  */
 async function recoverInterruptedRuns(core: Core): Promise<void> {
   const inFlight = (await core.store.listRuns()).filter((r) => r.status === "pending" || r.status === "running");
   const alive = await Promise.all(inFlight.map((r) => runIsAlive(core, r.run_id)));
   const stale = inFlight.filter((_, i) => !alive[i]);
-  if (stale.length === 0) return;
   const now = core.now();
   const error = { error: "ProcessStopped", message: "agentdock: the process stopped while this run was in flight; run it again." };
   const ops: WriteOp[] = stale.map((run) => ({ op: "run.put", run: { ...run, status: "error", updated_at: now } }));
-  for (const threadId of new Set(stale.map((r) => r.thread_id))) {
+  const staleThreads = new Set(stale.map((r) => r.thread_id));
+  for (const threadId of staleThreads) {
     const thread = await core.store.getThread(threadId);
     if (thread) ops.push({ op: "thread.put", thread: { ...thread, status: "error", error, updated_at: now } });
   }
-  await core.store.commit(ops);
+  const inFlightThreads = new Set(inFlight.map((r) => r.thread_id));
+  for (const thread of await core.store.listThreads()) {
+    if (thread.status !== "busy" || inFlightThreads.has(thread.thread_id)) continue;
+    const graph = typeof thread.metadata.graph_id === "string" && core.graphs.has(thread.metadata.graph_id) ? core.graph(thread.metadata.graph_id) : undefined;
+    const next = graph ? (await graph.getState(core.store, thread.thread_id)).next : [];
+    ops.push({ op: "thread.put", thread: { ...thread, status: next.length ? "interrupted" : "idle", updated_at: now } });
+  }
+  if (ops.length) await core.store.commit(ops);
 }
 
 const lowerCaseHeaders = (headers: ClientRequest["headers"]): Record<string, string> => {

@@ -164,7 +164,13 @@ export function threadsApi(core: Core, caller: Caller, queue: RunQueueView): Thr
     const filter = await core.authorize(caller, "threads", "delete", { thread_id: id });
     await core.visibleThread(id, filter);
     await queue.cancelAll(id);
-    await core.withLock(id, () => store.commit([{ op: "thread.delete", thread_id: id }]));
+    await core.withLock(id, async () => {
+      // A run created between the cancel and this lock would go on writing into a deleted thread.
+      if (queue.inFlight(id) > 0) {
+        throw conflict(`agentdock: a run was started on thread ${id} while it was being deleted; cancel it or delete the thread again.`);
+      }
+      await store.commit([{ op: "thread.delete", thread_id: id }]);
+    });
     queue.forget(id);
   }
 

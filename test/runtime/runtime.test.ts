@@ -92,6 +92,26 @@ describe("runtime options", () => {
     await first.close();
   });
 
+  it("D10: a thread left busy with no run in flight gets its status back from its checkpoints", async () => {
+    const store = memoryStore();
+    const first = await createRuntime({ graphs: testGraphs(new Gate()), store });
+    const done = await first.threads.create();
+    await first.runs.wait(done.thread_id, "chain", { input: {} });
+    const paused = await first.threads.create();
+    await first.runs.wait(paused.thread_id, "approval", { input: {} });
+    expect((await first.threads.get(paused.thread_id)).status).toBe("interrupted");
+    await first.close();
+    // The process stopped between a rollback's two commits: the run is gone, the thread still busy.
+    for (const id of [done.thread_id, paused.thread_id]) {
+      const thread = (await store.getThread(id))!;
+      await store.commit([{ op: "thread.put", thread: { ...thread, status: "busy" } }]);
+    }
+    const second = await createRuntime({ graphs: testGraphs(new Gate()), store });
+    expect((await second.threads.get(done.thread_id)).status).toBe("idle");
+    expect((await second.threads.get(paused.thread_id)).status).toBe("interrupted");
+    await second.close();
+  });
+
   it("close cancels in-flight runs and is idempotent", async () => {
     const gate = new Gate();
     const runtime = await createRuntime({ graphs: testGraphs(gate) });
