@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { AgentdockError } from "../../src/errors.js";
 import { indexedDbStore, INDEXEDDB_FORMAT } from "../../src/persistence/indexeddb/index.js";
 import type { ExternalChange, Store, StoredCheckpoint } from "../../src/persistence/types.js";
-import { chain, cpId, storeContract, thread } from "./contract.js";
+import { chain, checkpoint, cpId, messages, storeContract, thread } from "./contract.js";
 
 let n = 0;
 const names = new WeakMap<Store, string>();
@@ -27,6 +27,26 @@ storeContract({
 });
 
 describe("indexedDbStore", () => {
+  it("reads and extends checkpoints that need more lists than its list cache holds", async () => {
+    const name = `small-cache-${n++}`;
+    const open = async () => {
+      const store = indexedDbStore(name, { cacheLists: 1 });
+      await store.open();
+      return store;
+    };
+    const values = (k: number) => ({ messages: messages(4 + k), notes: messages(6 + k).map((m) => ({ ...m, id: `note-${m.id}` })) });
+    const first = checkpoint("t1", cpId(0), null, values(0));
+    const second = checkpoint("t1", cpId(1), cpId(0), values(1));
+    let store = await open();
+    await store.commit([{ op: "thread.put", thread: thread("t1") }, { op: "checkpoint.put", checkpoint: first }]);
+    await store.close();
+    store = await open(); // a cold cache: both lists must come from the database
+    await store.commit([{ op: "checkpoint.put", checkpoint: second }]);
+    expect((await store.getCheckpoint("t1", cpId(0)))!.checkpoint.channel_values).toEqual(values(0));
+    expect((await store.getCheckpoint("t1"))!.checkpoint.channel_values).toEqual(values(1));
+    await store.close();
+  });
+
   it("refuses a database written by a newer schema or storage format", async () => {
     const name = `newer-${n++}`;
     (await openDB(name, 7)).close();

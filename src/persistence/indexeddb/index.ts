@@ -315,12 +315,20 @@ class IndexedDbStore implements Store {
     }
   }
 
-  /** Loads into the cache the first `n` items of each list (all of it when `n` is undefined). */
-  private async loadLists(tx: Tx, thread: string, refs: Array<{ l: string; n?: number }>): Promise<void> {
+  /**
+   * Loads the first `n` items of each list (all of it when `n` is undefined) and returns a lookup
+   * over them. The cache only speeds this up: a list evicted meanwhile (more lists than
+   * `cacheLists`) is still in the returned lookup.
+   */
+  private async loadLists(tx: Tx, thread: string, refs: Array<{ l: string; n?: number }>): Promise<ListLookup> {
+    const loaded = new Map<string, unknown[]>();
     await Promise.all(
       refs.map(async ({ l, n }) => {
         const known = this.cache.get(l) ?? [];
-        if (n !== undefined && known.length >= n) return;
+        if (n !== undefined && known.length >= n) {
+          loaded.set(l, known);
+          return;
+        }
         const from = Math.floor(known.length / CHUNK);
         const upper = n === undefined ? [thread, l, []] : [thread, l, Math.floor((n - 1) / CHUNK)];
         const rows = await tx.objectStore("chunks").getAll(IDBKeyRange.bound([thread, l, from], upper));
@@ -332,22 +340,21 @@ class IndexedDbStore implements Store {
           if (at <= items.length) items.push(...chunk.slice(items.length - at));
         });
         this.remember(l, items);
+        loaded.set(l, items);
       }),
     );
+    return (list) => loaded.get(list) ?? this.cache.get(list);
   }
 
-  private lookup: ListLookup = (list) => this.cache.get(list);
-
   private async decodeThread(tx: Tx, t: EncodedThread) {
-    await this.loadLists(tx, t.thread_id, listRefs(t.values as EncodedValues));
-    return decodeThread(t, this.lookup);
+    return decodeThread(t, await this.loadLists(tx, t.thread_id, listRefs(t.values as EncodedValues)));
   }
 
   private async decodeCheckpoints(tx: Tx, thread: string, cps: EncodedCheckpoint[]): Promise<StoredCheckpoint[]> {
     const need = new Map<string, number>();
     for (const cp of cps) for (const { l, n } of listRefs(encodedValuesOf(cp))) need.set(l, Math.max(n, need.get(l) ?? 0));
-    await this.loadLists(tx, thread, [...need].map(([l, n]) => ({ l, n })));
-    return cps.map((cp) => decodeCheckpoint(cp, this.lookup));
+    const lookup = await this.loadLists(tx, thread, [...need].map(([l, n]) => ({ l, n })));
+    return cps.map((cp) => decodeCheckpoint(cp, lookup));
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -357,8 +364,8 @@ class IndexedDbStore implements Store {
   private async unpack(tx: Tx, thread: string, stored: unknown): Promise<Array<Entry | null>> {
     const entries = decodePage(stored);
     const needs = itemNeeds(entries);
-    if (needs.size > 0) await this.loadLists(tx, thread, [...needs].map(([l, n]) => ({ l, n })));
-    return unchain(resolveItems(entries, this.lookup) as unknown[]);
+    const lookup = await this.loadLists(tx, thread, [...needs].map(([l, n]) => ({ l, n })));
+    return unchain(resolveItems(entries, lookup) as unknown[]);
   }
 
   /**
@@ -464,8 +471,7 @@ class IndexedDbStore implements Store {
       let index: ItemIndex = new Map();
       if (page.kind === "c") {
         const refs = page.entries.flatMap((e) => (e ? listRefs(encodedValuesOf(checkpointOf(page.thread, e))) : []));
-        await this.loadLists(ctx.tx, page.thread, refs);
-        index = pageIndex(page.entries, this.lookup);
+        index = pageIndex(page.entries, await this.loadLists(ctx.tx, page.thread, refs));
       }
       await pages.put(encodePage(page.entries, index), key);
     }
@@ -522,8 +528,8 @@ class IndexedDbStore implements Store {
         const id = op.thread.thread_id;
         threads.add(id);
         const latest = (await this.latest(ctx, id))?.cp;
-        if (latest) await this.loadLists(tx, id, listRefs(encodedValuesOf(latest)));
-        await tx.objectStore("threads").put(encodeThread(op.thread, latest, this.lookup));
+        const lookup = await this.loadLists(tx, id, latest ? listRefs(encodedValuesOf(latest)) : []);
+        await tx.objectStore("threads").put(encodeThread(op.thread, latest, lookup));
         return;
       }
       case "thread.delete": {
@@ -552,12 +558,13 @@ class IndexedDbStore implements Store {
         const existing = await tx.objectStore("cpslots").get([thread_id, id]);
         const parent =
           parent_checkpoint_id === null ? undefined : (await this.checkpointById(ctx, thread_id, parent_checkpoint_id))?.cp;
-        if (parent) await this.loadLists(tx, thread_id, listRefs(encodedValuesOf(parent)).map(({ l }) => ({ l })));
-        const { checkpoint, appends } = encodeCheckpoint(op.checkpoint, parent, this.lookup, uuid4);
+        const lookup = await this.loadLists(tx, thread_id, parent ? listRefs(encodedValuesOf(parent)).map(({ l }) => ({ l })) : []);
+        const { checkpoint, appends } = encodeCheckpoint(op.checkpoint, parent, lookup, uuid4);
         const chunks = tx.objectStore("chunks");
         for (const { list, at, items: added } of appends) {
           touched.add(list);
-          const cached = this.cache.get(list) ?? [];
+          // The store's own array (loaded above or new): appended in place, as lists only grow.
+          const cached = (lookup(list) ?? []) as unknown[];
           if (cached.length !== at) throw new Error(`agentdock indexeddb: list ${list} is not loaded before an append (bug)`);
           cached.push(...added);
           this.remember(list, cached);
