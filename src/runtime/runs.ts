@@ -185,6 +185,17 @@ function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Pro
   });
 }
 
+/**
+ * While the run is in flight, an abort of the caller's `signal` (a disconnect) cancels it. The
+ * listener goes once the run has its outcome, so a signal reused across calls collects none.
+ */
+function cancelOnAbort(queue: RunQueue, active: ActiveRun, signal: AbortSignal | undefined): void {
+  if (!signal) return;
+  const onAbort = () => queue.cancel(active, "interrupt");
+  signal.addEventListener("abort", onAbort, { once: true });
+  void active.result.finally(() => signal.removeEventListener("abort", onAbort));
+}
+
 export class RunQueue implements RunQueueView {
   private readonly active = new Map<string, ActiveRun>();
   /** Thread id -> its in-flight runs, oldest first; the head may be running. */
@@ -778,7 +789,7 @@ export function runsApi(core: Core, caller: Caller, queue: RunQueue): RunsApi {
     const { active } = await queue.create(caller, t, a, p, "runs.wait");
     notifyCreated(p, active.run);
     // An aborted call is a disconnect: with onDisconnect "cancel" the run is cancelled too.
-    if (p.onDisconnect === "cancel") p.signal?.addEventListener("abort", () => queue.cancel(active, "interrupt"), { once: true });
+    if (p.onDisconnect === "cancel") cancelOnAbort(queue, active, p.signal);
     const result = await abortable(active.result, p.signal);
     if ((p.raiseError ?? true) && result.__error__) throw new Error(`${result.__error__.error}: ${result.__error__.message}`);
     return result;
@@ -830,7 +841,7 @@ export function runsApi(core: Core, caller: Caller, queue: RunQueue): RunsApi {
     const filter = await core.authorize(caller, "threads", "read", { thread_id: t });
     const { thread, run } = await runOf(t, r, filter);
     const active = queue.getActive(r);
-    if (active && o.cancelOnDisconnect) o.signal?.addEventListener("abort", () => queue.cancel(active, "interrupt"), { once: true });
+    if (active && o.cancelOnDisconnect) cancelOnAbort(queue, active, o.signal);
     return abortable(outcomeOf(core, queue, thread, run), o.signal);
   }
 

@@ -454,3 +454,22 @@ describe("run channels", () => {
     expect(channel.readerCount).toBe(0);
   });
 });
+
+describe("caller signals", () => {
+  it("a signal reused across waits and joins keeps no listener once each run has ended", async () => {
+    const { getEventListeners } = await import("node:events");
+    const runtime = await createRuntime({ graphs: { echo: echoGraph() } });
+    try {
+      const controller = new AbortController();
+      const t = await runtime.threads.create();
+      for (let i = 0; i < 5; i++) {
+        await runtime.runs.wait(t.thread_id, "echo", { input: hi, signal: controller.signal, onDisconnect: "cancel" });
+      }
+      const run = await runtime.runs.create(t.thread_id, "echo", { input: hi });
+      await runtime.runs.join(t.thread_id, run.run_id, { signal: controller.signal, cancelOnDisconnect: true });
+      expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
+    } finally {
+      await runtime.close();
+    }
+  });
+});

@@ -24,6 +24,9 @@ import type { ListCheckpointsOptions, Store, WriteOp } from "../types.js";
 import { Image, type LogOp } from "./image.js";
 import { decodeLegacy, decodeShared, stringifyShared } from "./shared-json.js";
 
+/** Size on disk of a text written as UTF-8 (the log counts bytes; compare like with like). */
+const utf8Length = (text: string) => Buffer.byteLength(text, "utf8");
+
 export interface JsonFileStoreOptions {
   /**
    * fsync the log after every commit and the snapshot before it replaces the old one, so
@@ -89,7 +92,7 @@ class AtomicJsonFile implements Adapter<Snapshot> {
   async read(): Promise<Snapshot | null> {
     try {
       const text = await readFile(this.file, "utf8");
-      this.bytes = text.length;
+      this.bytes = utf8Length(text);
       const raw = JSON.parse(text) as Snapshot;
       checkFormat(raw.format, this.file);
       return decodeFile(raw, raw.format);
@@ -113,7 +116,7 @@ class AtomicJsonFile implements Adapter<Snapshot> {
       await fh.close();
     }
     await rename(tmp, this.file);
-    this.bytes = text.length;
+    this.bytes = utf8Length(text);
   }
 }
 
