@@ -457,7 +457,7 @@ describe("run channels", () => {
 
 describe("caller signals", () => {
   it("a signal reused across waits and joins keeps no listener once each run has ended", async () => {
-    const { getEventListeners } = await import("node:events");
+    const { EventEmitter } = await import("node:events");
     const runtime = await createRuntime({ graphs: { echo: echoGraph() } });
     try {
       const controller = new AbortController();
@@ -467,7 +467,7 @@ describe("caller signals", () => {
       }
       const run = await runtime.runs.create(t.thread_id, "echo", { input: hi });
       await runtime.runs.join(t.thread_id, run.run_id, { signal: controller.signal, cancelOnDisconnect: true });
-      expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
+      expect(EventEmitter.getEventListeners(controller.signal, "abort")).toHaveLength(0);
     } finally {
       await runtime.close();
     }
