@@ -7,6 +7,7 @@ import { AgentdockError, invalidInput } from "../errors.js";
 import { HTTPException, httpExceptionToError } from "./http-exception.js";
 import { OWNER_USER } from "./types.js";
 import type { AuthAction, AuthEvent, AuthFilter, AuthProvider, AuthRequest, AuthResource, AuthUser } from "./types.js";
+import { isPlainObject } from "../json.js";
 
 type Maybe<T> = T | null | undefined;
 type Metadata = Maybe<Record<string, unknown>>;
@@ -159,8 +160,6 @@ const VALID_KEYS: ReadonlySet<string> = new Set([
   ...Object.entries(RESOURCE_ACTIONS).flatMap(([r, actions]) => actions.flatMap((a) => [`${r}:${a}`, `*:${a}`])),
 ]);
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** Normalises an authenticate result (auth.md 3); throws a descriptive error for anything else. */
 function normaliseUser(result: unknown): AuthUser {

@@ -5,7 +5,7 @@
  */
 
 /** The authenticated caller (auth.md 3): `identity` plus any custom fields the handler returned. */
-import { jsonEqual } from "../json.js";
+import { isPlainObject, jsonEqual } from "../json.js";
 
 export interface AuthUser {
   identity: string;
@@ -72,8 +72,6 @@ export const OWNER_USER: AuthUser = Object.freeze({
   display_name: "owner",
 }) as AuthUser;
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
 
 /**
  * True when `metadata` satisfies `filter` (auth.md 6). Strict equality; `$contains` needs an
@@ -85,13 +83,13 @@ export function matchesAuthFilter(metadata: Record<string, unknown> | null | und
   const md = metadata ?? {};
   for (const [key, cond] of Object.entries(filter)) {
     const actual = md[key];
-    if (isObject(cond) && "$eq" in cond) {
+    if (isPlainObject(cond) && "$eq" in cond) {
       if (actual !== cond.$eq) return false;
-    } else if (isObject(cond) && "$contains" in cond) {
+    } else if (isPlainObject(cond) && "$contains" in cond) {
       if (!Array.isArray(actual)) return false;
       const wanted = Array.isArray(cond.$contains) ? cond.$contains : [cond.$contains];
       if (!wanted.every((w) => actual.includes(w))) return false;
-    } else if (isObject(cond)) {
+    } else if (isPlainObject(cond)) {
       if (!jsonEqual(actual, cond)) return false;
     } else if (actual !== cond) {
       return false;

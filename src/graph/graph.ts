@@ -6,7 +6,7 @@ import { freeze } from "immer";
 import { invalidInput } from "../errors.js";
 import type { Ids } from "../ids.js";
 import { branchChannel, type ChannelDef, type GraphDef, type Write, updateChannel } from "./algo.js";
-import { Command, END, INPUT, START, Send, TASKS } from "./constants.js";
+import { COPY, Command, END, INPUT, INTERRUPT, START, Send, TASKS } from "./constants.js";
 import { InvalidUpdateError } from "./errors.js";
 import { checkBreakpoints, describeValue, execute, validateInput } from "./loop.js";
 import { bulkUpdateState, getHistory, getState } from "./state.js";
@@ -27,6 +27,7 @@ import type {
   CheckpointRef,
 } from "./types.js";
 import type { CheckpointStore } from "../persistence/types.js";
+import { isPlainObject } from "../json.js";
 
 /** Declaration of one state key. */
 export interface ChannelSpec<V = any, U = V> {
@@ -82,8 +83,7 @@ export interface CompileOptions {
   name?: string;
 }
 
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
-const RESERVED = new Set([START, END, "__input__", "__copy__", "__interrupt__"]);
+const RESERVED = new Set([START, END, INPUT, COPY, INTERRUPT]);
 
 /**
  * Declares a graph: `new StateGraph({ key: { reducer?, default? } })`, then nodes and edges, then
@@ -96,7 +96,7 @@ export class StateGraph<S extends StateSpec = StateSpec, Ctx = any> {
 
   constructor(readonly spec: S) {
     for (const [key, cs] of Object.entries(spec)) {
-      if (!isObj(cs)) throw invalidInput(`State key "${key}" must be declared as { reducer?, default? }.`);
+      if (!isPlainObject(cs)) throw invalidInput(`State key "${key}" must be declared as { reducer?, default? }.`);
       if (RESERVED.has(key) || key.startsWith("branch:") || key.startsWith("join:")) {
         throw invalidInput(`"${key}" is reserved and cannot be a state key.`);
       }
@@ -237,7 +237,7 @@ export class CompiledStateGraph implements CompiledGraph {
     }
     let shown: Record<string, unknown> | null = null;
     if (stateUpdate !== undefined && stateUpdate !== null) {
-      if (!isObj(stateUpdate)) {
+      if (!isPlainObject(stateUpdate)) {
         throw new InvalidUpdateError(
           `Expected node "${name}" to return an object, a Command or nothing, got ${Array.isArray(stateUpdate) ? "an array" : typeof stateUpdate}.`,
           "INVALID_GRAPH_NODE_RETURN_VALUE",
@@ -272,7 +272,7 @@ export class CompiledStateGraph implements CompiledGraph {
 
   private route(from: string, dest: unknown, writes: Write[]): void {
     if (dest === END) return;
-    if (Send.is(dest) || (isObj(dest) && typeof dest.node === "string")) {
+    if (Send.is(dest) || (isPlainObject(dest) && typeof dest.node === "string")) {
       // A `Send`, or its wire form `{ node, input }` (SDK `Command.goto`).
       const send = dest as { node: string; args?: unknown; input?: unknown };
       if (!this.nodes.has(send.node)) throw new InvalidUpdateError(`"${from}" sent to unknown node "${send.node}".`);
@@ -300,7 +300,7 @@ export class CompiledStateGraph implements CompiledGraph {
    * @internal
    */
   prepareInput(input: unknown, ids: Pick<Ids, "uuid">, what = "Graph input"): Record<string, unknown> {
-    if (!isObj(input)) {
+    if (!isPlainObject(input)) {
       throw invalidInput(
         `${what} must be an object with state keys (${this.def.stateKeys.join(", ")}), got ${Array.isArray(input) ? "an array" : typeof input}.`,
         [{ path: "", message: "expected an object" }],
@@ -332,7 +332,7 @@ export class CompiledStateGraph implements CompiledGraph {
     }
     const goto: unknown[] = cmd.goto === undefined || cmd.goto === null ? [] : Array.isArray(cmd.goto) ? cmd.goto : [cmd.goto];
     for (const dest of goto) {
-      const node = typeof dest === "string" ? dest : isObj(dest) ? dest.node : undefined;
+      const node = typeof dest === "string" ? dest : isPlainObject(dest) ? dest.node : undefined;
       if (typeof node !== "string") {
         throw invalidInput(`Command.goto entries must be node names, END, Send objects or { node, input }, got ${describeValue(dest)}.`, [
           { path: "goto", message: "expected a node name or { node, input }" },

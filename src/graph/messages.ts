@@ -4,6 +4,7 @@
  */
 import { uuid4 } from "../ids.js";
 import { MessageCoercionError } from "./errors.js";
+import { isPlainObject } from "../json.js";
 
 /** Fields every message object carries (engine.md 3, wire shapes). */
 export interface BaseMessageFields {
@@ -70,7 +71,6 @@ export class RemoveMessage {
   }
 }
 
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 type Kind = Message["type"];
 /** `role` values (also the first element of a `[role, content]` tuple). */
@@ -104,17 +104,17 @@ function fail(what: unknown, why: string): never {
 }
 
 function coerceToolCall(tc: unknown): ToolCall | InvalidToolCall {
-  if (!isObj(tc)) fail(tc, "a tool call must be an object");
+  if (!isPlainObject(tc)) fail(tc, "a tool call must be an object");
   const fn = tc.function;
-  if (isObj(fn)) {
+  if (isPlainObject(fn)) {
     // OpenAI format: { id, type: "function", function: { name, arguments } }.
     const id = typeof tc.id === "string" ? tc.id : null;
     const name = typeof fn.name === "string" ? fn.name : null;
     const raw = fn.arguments;
-    if (isObj(raw)) return { name: name ?? "", args: raw, id, type: "tool_call" };
+    if (isPlainObject(raw)) return { name: name ?? "", args: raw, id, type: "tool_call" };
     try {
       const args: unknown = JSON.parse(typeof raw === "string" && raw !== "" ? raw : "{}");
-      if (isObj(args) && name !== null) return { name, args, id, type: "tool_call" };
+      if (isPlainObject(args) && name !== null) return { name, args, id, type: "tool_call" };
       throw new Error("arguments are not a JSON object");
     } catch (err) {
       return {
@@ -129,7 +129,7 @@ function coerceToolCall(tc: unknown): ToolCall | InvalidToolCall {
   if (typeof tc.name !== "string") fail(tc, "a tool call needs a name");
   return {
     name: tc.name,
-    args: isObj(tc.args) ? tc.args : {},
+    args: isPlainObject(tc.args) ? tc.args : {},
     id: typeof tc.id === "string" ? tc.id : null,
     type: "tool_call",
   };
@@ -141,12 +141,12 @@ function build(type: Kind, f: Record<string, unknown>, role: string | undefined,
     if (id === undefined) fail(original, "a remove message needs an id");
     return { content: "", type: "remove", id };
   }
-  const additional_kwargs = isObj(f.additional_kwargs) ? { ...f.additional_kwargs } : {};
+  const additional_kwargs = isPlainObject(f.additional_kwargs) ? { ...f.additional_kwargs } : {};
   if (role === "developer") additional_kwargs.__openai_role__ = "developer";
   const base = {
     content: f.content ?? "",
     additional_kwargs,
-    response_metadata: isObj(f.response_metadata) ? f.response_metadata : {},
+    response_metadata: isPlainObject(f.response_metadata) ? f.response_metadata : {},
     type,
     name: typeof f.name === "string" ? f.name : null,
     id: id as string,
@@ -163,7 +163,7 @@ function build(type: Kind, f: Record<string, unknown>, role: string | undefined,
         example: f.example === true,
         tool_calls: calls.filter((c): c is ToolCall => c.type === "tool_call"),
         invalid_tool_calls: [...invalid, ...calls.filter((c): c is InvalidToolCall => c.type === "invalid_tool_call")],
-        usage_metadata: isObj(f.usage_metadata) ? f.usage_metadata : null,
+        usage_metadata: isPlainObject(f.usage_metadata) ? f.usage_metadata : null,
       };
     }
     case "system":
@@ -207,10 +207,10 @@ export function coerceMessage(m: unknown): Message {
     return build(type, { content: m[1] }, m[0], m);
   }
   if (m instanceof RemoveMessage) return { content: "", type: "remove", id: m.id };
-  if (!isObj(m)) fail(m, "not an object");
+  if (!isPlainObject(m)) fail(m, "not an object");
   if (isWireMessage(m)) return m as unknown as Message;
   // LangChain serialized form: { lc: 1, type: "constructor", id: [..., "HumanMessage"], kwargs }.
-  if (m.lc === 1 && m.type === "constructor" && Array.isArray(m.id) && isObj(m.kwargs)) {
+  if (m.lc === 1 && m.type === "constructor" && Array.isArray(m.id) && isPlainObject(m.kwargs)) {
     const cls = String(m.id[m.id.length - 1]);
     const type = CLASSES.get(cls) ?? fail(m, `unknown message class "${cls}"`);
     return build(type, m.kwargs, undefined, m);

@@ -23,7 +23,7 @@
  * `diffObject` / `patchObject` (end of this file) express a record as the keys that differ from
  * another; the JSON-file store writes checkpoints and runs that way (./json-file/image.ts).
  */
-import { jsonEqual } from "../json.js";
+import { isPlainObject, jsonEqual } from "../json.js";
 import type { StoredCheckpoint } from "./types.js";
 import type { ThreadRecord } from "../types.js";
 
@@ -204,7 +204,6 @@ export interface ObjectDiff {
   d?: string[];
 }
 
-const isPlain = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** Sets an own key (a key named `__proto__` included) without touching the prototype. */
 function setKey(obj: Record<string, unknown>, key: string, value: unknown) {
@@ -218,7 +217,7 @@ export function diffObject(value: Record<string, unknown>, base: Record<string, 
     if (v === undefined) continue;
     const b = Object.hasOwn(base, k) ? base[k] : undefined;
     if (b !== undefined && sameItem(v, b)) continue;
-    const sub = isPlain(v) && isPlain(b) ? diffObject(v, b) : undefined;
+    const sub = isPlainObject(v) && isPlainObject(b) ? diffObject(v, b) : undefined;
     if (sub) setKey((diff.p ??= {}), k, sub);
     else setKey((diff.s ??= {}), k, v);
   }
@@ -236,7 +235,7 @@ export function patchObject(base: Record<string, unknown>, diff: ObjectDiff | un
   for (const [k, v] of Object.entries(diff.s ?? {})) setKey(out, k, v);
   for (const [k, sub] of Object.entries(diff.p ?? {})) {
     const b = out[k];
-    if (!isPlain(b)) throw new Error(`agentdock store: diff patches key "${k}", which is not an object in its base (corrupt store)`);
+    if (!isPlainObject(b)) throw new Error(`agentdock store: diff patches key "${k}", which is not an object in its base (corrupt store)`);
     setKey(out, k, patchObject(b, sub));
   }
   return out;

@@ -16,6 +16,7 @@ import { type Caller, type Core, pick, sortAndPage } from "./core.js";
 import { parse, schemas } from "./schemas.js";
 import { graphOfThread, interruptsOf, type RunQueueView } from "./threads.js";
 import type { CancelAction, Run, RunEvent, RunResult, RunsApi, StreamMode } from "./types.js";
+import { isPlainObject } from "../json.js";
 
 type RunOptions = ReturnType<typeof schemas.run.parse>;
 
@@ -55,7 +56,6 @@ interface ActiveRun {
   releaseLock(): void;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 const withoutAuthKeys = (configurable: Record<string, unknown> | undefined) => {
   const out = { ...(configurable ?? {}) };
@@ -709,7 +709,7 @@ export class RunQueue implements RunQueueView {
 
 function mergeContext(assistantContext: unknown, runContext: unknown): unknown {
   if (runContext === undefined) return assistantContext;
-  if (isObject(assistantContext) && isObject(runContext)) return { ...assistantContext, ...runContext };
+  if (isPlainObject(assistantContext) && isPlainObject(runContext)) return { ...assistantContext, ...runContext };
   return runContext;
 }
 

@@ -18,7 +18,7 @@
  * Reading one record reads its page (one value, at most `PAGE - 1` diffs to apply) plus the list
  * items it refers to (the item cache of the store holds them after the first read).
  */
-import { jsonEqual } from "../../json.js";
+import { isPlainObject, jsonEqual } from "../../json.js";
 import { decodeShared, stringifyShared } from "../json-file/shared-json.js";
 import type { ListLookup } from "../delta.js";
 
@@ -39,7 +39,6 @@ const setOwn = (obj: Record<string, unknown>, key: string, value: unknown) => {
   else obj[key] = value;
 };
 
-const isPlain = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const isMarker = (v: Record<string, unknown>) => {
   const keys = Object.keys(v);
   return keys.length === 1 && keys[0]!.charCodeAt(0) === 0;
@@ -52,7 +51,7 @@ export type ItemIndex = Map<string, { list: string; at: number; item: unknown }>
 export function indexItems(index: ItemIndex, list: string, items: readonly unknown[], from: number, to = items.length): void {
   for (let at = Math.max(0, from); at < to; at++) {
     const item = items[at];
-    if (isPlain(item) && typeof item.id === "string" && !index.has(item.id)) index.set(item.id, { list, at, item });
+    if (isPlainObject(item) && typeof item.id === "string" && !index.has(item.id)) index.set(item.id, { list, at, item });
   }
 }
 
@@ -64,7 +63,7 @@ export function indexItems(index: ItemIndex, list: string, items: readonly unkno
 export function encodePage(records: ReadonlyArray<Entry | null>, index: ItemIndex): unknown {
   const share = (v: unknown): unknown => {
     if (Array.isArray(v)) return v.map(share);
-    if (!isPlain(v)) return v;
+    if (!isPlainObject(v)) return v;
     if (typeof v.id === "string") {
       const found = index.get(v.id);
       if (found && (found.item === v || jsonEqual(found.item, v))) return { [REF]: [found.list, found.at] };
@@ -123,7 +122,7 @@ export function unchain(stored: ReadonlyArray<unknown>): Array<Entry | null> {
 export function itemNeeds(value: unknown, needs = new Map<string, number>()): Map<string, number> {
   if (Array.isArray(value)) {
     for (const v of value) itemNeeds(v, needs);
-  } else if (isPlain(value)) {
+  } else if (isPlainObject(value)) {
     const marker = isMarker(value);
     const ref = marker ? (value[REF] as [string, number] | undefined) : undefined;
     if (ref) needs.set(ref[0], Math.max(needs.get(ref[0]) ?? 0, ref[1] + 1));
@@ -135,7 +134,7 @@ export function itemNeeds(value: unknown, needs = new Map<string, number>()): Ma
 /** Replaces item references by the items (the lists of `itemNeeds` must be loaded). */
 export function resolveItems(value: unknown, lists: ListLookup): unknown {
   if (Array.isArray(value)) return value.map((v) => resolveItems(v, lists));
-  if (!isPlain(value)) return value;
+  if (!isPlainObject(value)) return value;
   let obj = value;
   if (isMarker(value)) {
     const ref = value[REF] as [string, number] | undefined;
@@ -174,7 +173,7 @@ function leaves(v: Record<string, unknown>, prefix = "", out = new Map<string, u
   for (const [k, x] of Object.entries(v)) {
     if (x === undefined) continue;
     const path = `${prefix}/${segment(k)}`;
-    if (isPlain(x) && Object.keys(x).length > 0) leaves(x, path, out);
+    if (isPlainObject(x) && Object.keys(x).length > 0) leaves(x, path, out);
     else out.set(path, x);
   }
   return out;
