@@ -624,9 +624,7 @@ export class RunQueue implements RunQueueView {
               : await (graphOfThread(core, thread) ?? active.graph).getState(store, threadId);
           const interrupts = interruptsOf(state);
           const interruptList = Object.values(interrupts).flat();
-          result = error
-            ? { __error__: error }
-            : { ...state.values, ...(interruptList.length ? { __interrupt__: interruptList } : {}) };
+          result = error ? { __error__: error } : finalValues(state.values, interruptList);
           if (active.temporary) {
             ops.push({ op: "thread.delete", thread_id: threadId });
           } else {
@@ -713,6 +711,10 @@ function mergeContext(assistantContext: unknown, runContext: unknown): unknown {
   return runContext;
 }
 
+/** What `wait`/`join` resolve for a run that ended: its final values, plus pending interrupts. */
+const finalValues = (values: Record<string, unknown>, interrupts: readonly unknown[]): RunResult =>
+  ({ ...values, ...(interrupts.length ? { __interrupt__: interrupts } : {}) }) as RunResult;
+
 /** Waits for a run (or reads the outcome of a finished one) and resolves its final values. */
 async function outcomeOf(core: Core, queue: RunQueue, thread: ThreadRecord, run: RunRecord): Promise<RunResult> {
   const active = queue.getActive(run.run_id);
@@ -721,8 +723,7 @@ async function outcomeOf(core: Core, queue: RunQueue, thread: ThreadRecord, run:
   const graph = graphOfThread(core, thread);
   if (!graph) return {};
   const state = await graph.getState(core.store, thread.thread_id);
-  const interrupts = state.interrupts ?? [];
-  return { ...state.values, ...(interrupts.length ? { __interrupt__: interrupts } : {}) };
+  return finalValues(state.values, state.interrupts ?? []);
 }
 
 export function runsApi(core: Core, caller: Caller, queue: RunQueue): RunsApi {

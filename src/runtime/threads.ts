@@ -265,8 +265,11 @@ export function threadsApi(core: Core, caller: Caller, queue: RunQueueView): Thr
     const thread = await readable(id);
     const checkpointId = typeof cp === "string" ? cp : (cp?.checkpoint_id ?? undefined);
     const graph = graphOfThread(core, thread);
-    await core.requireCheckpoint(id, checkpointId);
-    if (!graph) return EMPTY_STATE;
+    if (!graph) {
+      await core.requireCheckpoint(id, checkpointId);
+      return EMPTY_STATE;
+    }
+    // The engine refuses an unknown checkpoint itself (not_found).
     return asState(await graph.getState(store, id, checkpointId === undefined ? undefined : { checkpointId }));
   }
 
