@@ -2,6 +2,12 @@
 // memory store (time and peak memory), then compares them (1,000 bootstrap resamples per metric).
 import { createIds, createUploadApi, memoryStore, systemClock, type UploadExperimentRequest } from "../src/index.js";
 import { compareCsv, compareReport } from "../src/upload/report-entry.js";
+import v8 from "node:v8";
+import vm from "node:vm";
+
+// Heap figures after a full GC, so garbage left by earlier benches in the process does not count.
+v8.setFlagsFromString("--expose-gc");
+const gc = vm.runInNewContext("gc") as () => void;
 
 const ROWS = 10_000;
 const TARGET_UPLOAD_MS = 1000;
@@ -41,6 +47,7 @@ const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MB`;
 export default async function (): Promise<void> {
   const api = createUploadApi({ store: memoryStore(), ids: createIds(), clock: systemClock });
   const bodies = [experiment("a", 0), experiment("b", 1)];
+  gc();
   const heapBefore = process.memoryUsage().heapUsed;
   const rssPeakBefore = process.resourceUsage().maxRSS * 1024;
   const ids: string[] = [];
@@ -54,6 +61,7 @@ export default async function (): Promise<void> {
         `${((ROWS / ms) * 1000).toFixed(0)} rows/s`,
     );
   }
+  gc();
   const heapAfter = process.memoryUsage().heapUsed;
   const rssPeak = process.resourceUsage().maxRSS * 1024;
   console.log(
