@@ -9,48 +9,20 @@ import {
   type Entry,
   type ItemIndex,
 } from "../../src/persistence/indexeddb/pages.js";
+import { jsonGenerator } from "./generate.js";
 
 /** What IndexedDB hands back: a copy (structured clone of JSON values). */
 const stored = (v: unknown) => JSON.parse(JSON.stringify(v));
 
-/** Deterministic pseudo-random records (mulberry32) with keys and values that look like markers. */
-function generator(seed: number) {
-  let s = seed >>> 0;
-  const rand = () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)]!;
-  const keys = ["a", "d", "", "/", "~", "~1", "a/b", "\u0000i", "\u0000e", "__proto__", "id", "s"];
-  const strings = ["", "$", "$0", "\u0000i", "x", "1f1e5c57-9a7e-63c0-81df-805133748eb0"];
-  const set = (o: Record<string, unknown>, k: string, v: unknown) =>
-    Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
-  const value = (depth: number): unknown => {
-    const r = rand();
-    if (depth > 3 || r < 0.35) return pick([null, true, false, 0, 7, ...strings]);
-    if (r < 0.55) return Array.from({ length: Math.floor(rand() * 3) }, () => value(depth + 1));
-    return object(depth + 1);
-  };
-  const object = (depth: number): Record<string, unknown> => {
-    const out: Record<string, unknown> = {};
-    for (let i = Math.floor(rand() * 4); i > 0; i--) set(out, pick(keys), value(depth));
-    return out;
-  };
-  const edit = (base: Record<string, unknown>): Record<string, unknown> => {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(base)) {
-      const r = rand();
-      if (r < 0.15) continue;
-      set(out, k, r < 0.35 ? value(2) : typeof v === "object" && v !== null && !Array.isArray(v) ? edit(v as Record<string, unknown>) : v);
-    }
-    if (rand() < 0.3) set(out, pick(keys), value(2));
-    return out;
-  };
-  return { rand, object, edit };
-}
+/** Generated records with keys and values that look like the page encoding's markers. */
+const generator = (seed: number) =>
+  jsonGenerator(seed, {
+    keys: ["a", "d", "", "/", "~", "~1", "a/b", "\u0000i", "\u0000e", "__proto__", "id", "s"],
+    scalars: [null, true, false, 0, 7, "", "$", "$0", "\u0000i", "x", "1f1e5c57-9a7e-63c0-81df-805133748eb0"],
+    arrayBelow: 0.55,
+    maxItems: 3,
+    maxKeys: 4,
+  });
 
 /** Stores `records` as a page and reads them back, with `items` as the list log "L". */
 function roundTrip(records: Array<Entry | null>, items: unknown[] = []) {
