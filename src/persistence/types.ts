@@ -1,22 +1,39 @@
 /**
  * The storage contract. The engine and the runtime read and write persistent state only through
  * `Store`; every store (memory, JSON file, IndexedDB) implements it and passes the same contract
- * suite. Reads are plain methods. Writes are lists of operations committed atomically by
- * `commit`: when it resolves everything in the list is persisted (no acknowledged write is
- * lost), and after a crash either all of a commit is there or none of it.
+ * suite. The store is the one source of truth for the run lifecycle (queue, leases, cancel
+ * requests, run events), so several runtimes over one store act as one service.
+ *
+ * - Reads are plain methods; searches are query objects (`ThreadQuery`, ...) answered by the
+ *   store, so a SQL store can use indexes and the in-memory stores share one evaluator
+ *   (./query.ts). No method hands back a whole table.
+ * - Writes are lists of operations committed atomically by `commit`: when it resolves everything
+ *   in the list is persisted (no acknowledged write is lost), and after a crash or a failed op
+ *   either all of a commit is there or none of it. An op may carry what it expects of the stored
+ *   state (`expect`); when an expectation does not hold the commit writes nothing and rejects with
+ *   `conflict`.
+ * - `notify` ops are delivered to `subscribe` listeners of every runtime on the same data once
+ *   their commit has succeeded (as a SQL NOTIFY inside a transaction).
+ * - Run events go through `events` (a `RunEventPort`), keyed by run id with sequence numbers.
  */
+import type { AuthFilter } from "../auth/types.js";
 import type {
   AssistantRecord,
   AssistantVersionRecord,
   RunRecord,
+  RunStatus,
   ThreadRecord,
+  ThreadStatus,
 } from "../types.js";
 
 // Each persistent store versions its own on-disk format (JSON_FILE_FORMAT, INDEXEDDB_FORMAT),
 // refusing newer data and migrating older data when it opens.
 
 // ---------------------------------------------------------------------------------------------
-// Checkpoints (engine.md 1.1 and 7.2). All of these are frozen when they come from the engine.
+// Checkpoints (engine.md 1.1 and 7.2), keyed by (thread_id, checkpoint_ns, checkpoint id). Their
+// values are opaque JSON to the store: a store may compress them (for example by sharing the
+// common prefix of arrays between a checkpoint and its parent) but never interprets them. All of
+// these are frozen when they come from the engine.
 
 /** A snapshot of a thread's channels after a superstep. JSON-safe. */
 export interface Checkpoint {
@@ -44,6 +61,7 @@ export type PendingWrite = readonly [taskId: string, channel: string, value: unk
 
 export interface StoredCheckpoint {
   thread_id: string;
+  /** `""` for the root graph; `node:task_id` (joined with `|`) for a subgraph. */
   checkpoint_ns: string;
   checkpoint: Checkpoint;
   metadata: CheckpointMetadata;
@@ -52,7 +70,17 @@ export interface StoredCheckpoint {
   pending_writes: readonly PendingWrite[];
 }
 
+/** Names one checkpoint; without `checkpoint_id`, the latest of the namespace. */
+export interface CheckpointKey {
+  thread_id: string;
+  /** Default `""` (the root graph). */
+  checkpoint_ns?: string;
+  checkpoint_id?: string;
+}
+
 export interface ListCheckpointsOptions {
+  /** The namespace to list; default `""`. */
+  checkpoint_ns?: string;
   /** At most this many, newest first. */
   limit?: number;
   /** Only checkpoints created before this checkpoint id (exclusive). */
@@ -75,39 +103,156 @@ export interface StoredDoc<T = unknown> {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Queries (D21). Every filter present must hold; absent filters match everything. Sorting is by
+// the named field (ISO times and ids compare as strings) with ties broken by the record's id in
+// the same direction. `auth` is the authorization filter of auth.md (matched against the
+// record's metadata, see `matchesAuthFilter`).
+
+export type SortOrder = "asc" | "desc";
+
+export interface Page {
+  /** Default: no limit. */
+  limit?: number;
+  /** Default 0. */
+  offset?: number;
+}
+
+export interface ThreadQuery extends Page {
+  ids?: readonly string[];
+  status?: ThreadStatus;
+  /** JSON containment on `metadata`. */
+  metadata?: Record<string, unknown>;
+  /** JSON containment on `values`. */
+  values?: Record<string, unknown>;
+  auth?: AuthFilter;
+  /** Default `created_at`. */
+  sortBy?: "thread_id" | "status" | "created_at" | "updated_at" | "state_updated_at";
+  /** Default `desc`. */
+  sortOrder?: SortOrder;
+}
+
+export interface AssistantQuery extends Page {
+  ids?: readonly string[];
+  graph_id?: string;
+  /** Case-insensitive substring of `name`. */
+  name?: string;
+  metadata?: Record<string, unknown>;
+  auth?: AuthFilter;
+  /** Default `created_at`. */
+  sortBy?: "assistant_id" | "graph_id" | "name" | "created_at" | "updated_at";
+  sortOrder?: SortOrder;
+}
+
+export interface AssistantVersionQuery extends Page {
+  assistant_id: string;
+  metadata?: Record<string, unknown>;
+  /** Default `desc` (newest version first). */
+  sortOrder?: SortOrder;
+}
+
+export interface RunQuery extends Page {
+  thread_id?: string;
+  status?: RunStatus | readonly RunStatus[];
+  /**
+   * `created_at` (ties: run id), or `queue`: the order in which the store accepted the runs (its
+   * commit order), which is the order runs of one thread execute in. Default `created_at`.
+   */
+  sortBy?: "created_at" | "queue";
+  /** Default `desc` for `created_at`, `asc` for `queue`. */
+  sortOrder?: SortOrder;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Leases: named, expiring claims (`thread:<id>` while a run of the thread executes; crons later).
+// Times are epoch milliseconds of the caller's clock.
+
+export interface Lease {
+  key: string;
+  /** Who holds it (a runtime's id). */
+  owner: string;
+  /** Epoch ms after which the lease is expired and may be taken over. */
+  expires_at: number;
+  /** What the holder is doing under it (for example `{ run_id }`). */
+  data: Record<string, unknown>;
+}
+
+/** A persisted request to cancel a run, observed by the runtime executing it. */
+export interface CancelRequest {
+  run_id: string;
+  thread_id: string;
+  action: "interrupt" | "rollback";
+  requested_at: string;
+}
+
+// ---------------------------------------------------------------------------------------------
 // Writes.
+
+/** What a thread op expects of the stored thread; every field given must hold. */
+export interface ThreadExpectation {
+  /** The thread exists (true) or does not (false). */
+  exists?: boolean;
+  /** The stored status is one of these. */
+  status?: readonly ThreadStatus[];
+  /**
+   * The stored thread is unchanged since this record was read from this store (compare-and-set:
+   * stores track a revision per record; `sameAs` must be an object this store returned).
+   */
+  sameAs?: ThreadRecord;
+}
+
+export interface RunExpectation {
+  exists?: boolean;
+  status?: readonly RunStatus[];
+}
+
+export interface LeaseExpectation {
+  /**
+   * `free`: no lease, or an expired one (as of `now`); `held`: held by the op's owner and not
+   * expired (as of `now`).
+   */
+  state: "free" | "held";
+  /** Epoch ms the expectation is judged at. */
+  now: number;
+}
 
 export type WriteOp =
   | { op: "assistant.put"; assistant: AssistantRecord }
   /** Removes the assistant and all its versions. */
   | { op: "assistant.delete"; assistant_id: string }
   | { op: "assistant_version.put"; version: AssistantVersionRecord }
-  | { op: "thread.put"; thread: ThreadRecord }
-  /** Removes the thread, its checkpoints and writes, and its runs. */
-  | { op: "thread.delete"; thread_id: string }
-  /** Adds a checkpoint (becoming the thread's latest) or replaces one with the same id. */
+  | { op: "thread.put"; thread: ThreadRecord; expect?: ThreadExpectation }
+  /** Removes the thread, its checkpoints (every namespace) and writes, its runs and cancel requests. */
+  | { op: "thread.delete"; thread_id: string; expect?: ThreadExpectation }
+  /** Adds a checkpoint (becoming the latest of its namespace) or replaces one with the same key. */
   | { op: "checkpoint.put"; checkpoint: StoredCheckpoint }
-  | { op: "checkpoint.delete"; thread_id: string; checkpoint_ids: readonly string[] }
+  | { op: "checkpoint.delete"; thread_id: string; checkpoint_ns?: string; checkpoint_ids: readonly string[] }
   /** Replaces the writes of `task_id` on that checkpoint (engine.md 7.2 `putWrites`). */
   | {
       op: "writes.put";
       thread_id: string;
+      checkpoint_ns?: string;
       checkpoint_id: string;
       task_id: string;
       writes: readonly PendingWrite[];
     }
-  | { op: "run.put"; run: RunRecord }
-  | { op: "run.delete"; run_id: string }
+  | { op: "run.put"; run: RunRecord; expect?: RunExpectation }
+  /** Removes the run and its cancel request. */
+  | { op: "run.delete"; run_id: string; expect?: RunExpectation }
+  /** Records (or replaces) a cancel request for a run. */
+  | { op: "cancel.put"; request: CancelRequest }
+  /** Takes or renews a lease; with `expect` only when it holds. */
+  | { op: "lease.put"; lease: Lease; expect?: LeaseExpectation }
+  /** Drops a lease; with `owner`, only if that owner holds it (else the op does nothing). */
+  | { op: "lease.delete"; key: string; owner?: string }
   | { op: "doc.put"; collection: DocCollection; id: string; parent: string | null; doc: unknown }
-  | { op: "doc.delete"; collection: DocCollection; id: string };
+  | { op: "doc.delete"; collection: DocCollection; id: string }
+  /** Delivered to `subscribe(topic)` listeners of every runtime on the data after the commit. */
+  | { op: "notify"; topic: string; payload?: string };
 
 export interface StoreCapabilities {
   /** Data survives the process (or the tab). */
   persistent: boolean;
-  /**
-   * Other runtimes (tabs) may change the data. The runtime keeps no cache of store data, so it
-   * always acts on what is stored; it holds `withLock` around each run and each thread's writes.
-   */
+  /** Other runtimes outside this process (tabs, processes) may share the data. */
   shared: boolean;
 }
 
@@ -117,56 +262,106 @@ export interface ExternalChange {
   threadIds?: string[];
 }
 
+// ---------------------------------------------------------------------------------------------
+// Run events (D20): one ordered log per run, numbered from 0 by the publisher (only the runtime
+// executing a run publishes its events). Readers on any runtime over the same data read from a
+// sequence number and wait for more.
+
+export interface RunEventRecord {
+  seq: number;
+  event: string;
+  data: unknown;
+}
+
+export interface RunEventReadOptions {
+  /** Events with `seq > after`; -1 for every retained event. Default: only events published from now on. */
+  after?: number;
+  signal?: AbortSignal;
+}
+
+export interface RunEventPort {
+  /**
+   * Opens the run's log before its first event (`resumable`: every event is retained until the
+   * log is dropped; otherwise only what attached readers have not read yet).
+   */
+  open(runId: string, options: { resumable: boolean }): void | Promise<void>;
+  /** Appends one event; the port numbers events 0, 1, ... per run. Never awaits a reader. */
+  publish(runId: string, event: string, data: unknown): void;
+  /** No more events for the run; readers drain and end. Resumable logs stay replayable. */
+  end(runId: string): void | Promise<void>;
+  /**
+   * The run's events in order, live until the log ends or `signal` aborts. A log that is not
+   * open (yet) is waited for; one that ended yields what is retained and ends.
+   */
+  read(runId: string, options?: RunEventReadOptions): AsyncIterable<RunEventRecord>;
+  /** Forgets the run's events (run deleted, rolled back, or its thread deleted). */
+  drop(runId: string): void | Promise<void>;
+}
+
+// ---------------------------------------------------------------------------------------------
+
 export interface Store {
   /** `"memory"`, `"json-file"`, `"indexeddb"`, ... */
   readonly kind: string;
   readonly capabilities: StoreCapabilities;
+  /** Run events; shared by every runtime on the same data. */
+  readonly events: RunEventPort;
 
-  /** Opens (creating, migrating, recovering as needed). Called once by `createRuntime`. */
+  /** Opens (creating, migrating, recovering as needed) in time independent of the data's size. Idempotent. */
   open(): Promise<void>;
   /** Flushes and releases files, handles and locks. Idempotent. */
   close(): Promise<void>;
 
-  /** Applies every operation, in order, all or nothing; resolves once persisted. */
+  /**
+   * Applies every operation, in order, all or nothing; resolves once persisted. Rejects with
+   * `conflict` (and writes nothing) when an expectation does not hold, and with the op's error
+   * (writing nothing) when an op cannot be stored (for example a value that is not JSON).
+   */
   commit(ops: readonly WriteOp[]): Promise<void>;
+  /** Listens to `notify` ops of committed commits on this data (every runtime's). Returns unsubscribe. */
+  subscribe(topic: string, listener: (payload: string | undefined) => void): () => void;
 
   getAssistant(assistantId: string): Promise<AssistantRecord | undefined>;
-  /** Every assistant, in no particular order (the runtime sorts and pages). */
-  listAssistants(): Promise<AssistantRecord[]>;
-  /** The assistant's versions, ascending by version. */
-  listAssistantVersions(assistantId: string): Promise<AssistantVersionRecord[]>;
+  queryAssistants(query: AssistantQuery): Promise<AssistantRecord[]>;
+  countAssistants(query: AssistantQuery): Promise<number>;
+  queryAssistantVersions(query: AssistantVersionQuery): Promise<AssistantVersionRecord[]>;
 
   getThread(threadId: string): Promise<ThreadRecord | undefined>;
-  /** Every thread, in no particular order. */
-  listThreads(): Promise<ThreadRecord[]>;
+  queryThreads(query: ThreadQuery): Promise<ThreadRecord[]>;
+  countThreads(query: ThreadQuery): Promise<number>;
 
-  /** A checkpoint with its pending writes; the latest (last put) when no id is given. */
-  getCheckpoint(threadId: string, checkpointId?: string): Promise<StoredCheckpoint | undefined>;
+  /** A checkpoint with its pending writes; the latest of the namespace when no id is given. */
+  getCheckpoint(key: CheckpointKey): Promise<StoredCheckpoint | undefined>;
   /**
    * Newest first (reverse order of `checkpoint.put`). Must not read the whole history when a
    * small `limit` is given and no filter is used.
    */
   listCheckpoints(threadId: string, options?: ListCheckpointsOptions): Promise<StoredCheckpoint[]>;
+  /** The thread's checkpoint namespaces that hold checkpoints (`""` first when it has any). */
+  listCheckpointNamespaces(threadId: string): Promise<string[]>;
 
   getRun(runId: string): Promise<RunRecord | undefined>;
-  /** A thread's runs, or every run when no thread id is given, in no particular order. */
-  listRuns(threadId?: string): Promise<RunRecord[]>;
+  queryRuns(query: RunQuery): Promise<RunRecord[]>;
+  countRuns(query: RunQuery): Promise<number>;
+  getCancelRequest(runId: string): Promise<CancelRequest | undefined>;
+
+  getLease(key: string): Promise<Lease | undefined>;
+  /** Leases whose key starts with `prefix` and that expired before `now` (epoch ms). */
+  expiredLeases(prefix: string, now: number, limit?: number): Promise<Lease[]>;
 
   getDoc<T = unknown>(collection: DocCollection, id: string): Promise<StoredDoc<T> | undefined>;
   /** Documents of a collection (of one parent when given), in insertion order. */
   listDocs<T = unknown>(collection: DocCollection, parent?: string): Promise<StoredDoc<T>[]>;
 
-  /**
-   * For shared stores: called when another runtime changed the data, for apps that show it (the
-   * runtime itself reads through to the store). Returns unsubscribe.
-   */
+  /** For shared stores: called when another runtime changed the data, for apps that show it. Returns unsubscribe. */
   onExternalChange?(listener: (change: ExternalChange) => void): () => void;
   /**
    * For shared stores: runs `fn` holding an exclusive lock named `key` across every runtime on
-   * the same data (Web Locks in browsers). Stores without it are single-writer.
+   * the same data (Web Locks in browsers). Used only where no conditional commit can express
+   * the rule (an upload's id checks); the run lifecycle never needs it.
    */
   withLock?<T>(key: string, fn: () => Promise<T>): Promise<T>;
 }
 
 /** The part of `Store` the graph engine uses. */
-export type CheckpointStore = Pick<Store, "getCheckpoint" | "listCheckpoints" | "commit">;
+export type CheckpointStore = Pick<Store, "getCheckpoint" | "listCheckpoints" | "listCheckpointNamespaces" | "commit">;
