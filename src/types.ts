@@ -73,4 +73,22 @@ export interface RunRecord {
   /** What the run was created with (input, command, config, context, stream_mode, ...). */
   kwargs: Record<string, unknown>;
   multitask_strategy: MultitaskStrategy | null;
+  /**
+   * What the run executes with, stored with it because the store is the queue and any runtime
+   * on it may execute the run. Internal: the runtime never returns it to callers.
+   */
+  execution?: RunExecution;
+}
+
+/** The part of a stored run only runtimes read (see `RunRecord.execution`). */
+export interface RunExecution {
+  graph_id: string;
+  /** The merged config (assistant -> thread -> run) with the run's ids and the auth user. */
+  config: Config & { configurable: Record<string, unknown>; metadata?: Record<string, unknown> };
+  /** The merged context (assistant, then run). */
+  context: unknown;
+  /** A stateless run: its thread is deleted when it ends. */
+  temporary: boolean;
+  /** Epoch ms before which the run may not start (`afterSeconds`). */
+  not_before: number;
 }

@@ -29,11 +29,12 @@ export function matchesAssistant(a: AssistantRecord, q: AssistantQuery): boolean
 }
 
 export function matchesVersion(v: AssistantVersionRecord, q: AssistantVersionQuery): boolean {
-  return v.assistant_id === q.assistant_id && (q.metadata === undefined || contains(v.metadata, q.metadata));
+  return v.assistant_id === q.assistant_id && (q.metadata === undefined || contains(v.metadata, q.metadata)) && matchesAuthFilter(v.metadata, q.auth);
 }
 
 export function matchesRun(r: RunRecord, q: RunQuery): boolean {
   if (q.thread_id !== undefined && r.thread_id !== q.thread_id) return false;
+  if (q.assistant_id !== undefined && r.assistant_id !== q.assistant_id) return false;
   if (q.status === undefined) return true;
   return typeof q.status === "string" ? r.status === q.status : q.status.includes(r.status);
 }

@@ -146,12 +146,14 @@ export interface AssistantQuery extends Page {
 export interface AssistantVersionQuery extends Page {
   assistant_id: string;
   metadata?: Record<string, unknown>;
+  auth?: AuthFilter;
   /** Default `desc` (newest version first). */
   sortOrder?: SortOrder;
 }
 
 export interface RunQuery extends Page {
   thread_id?: string;
+  assistant_id?: string;
   status?: RunStatus | readonly RunStatus[];
   /**
    * `created_at` (ties: run id), or `queue`: the order in which the store accepted the runs (its
@@ -277,6 +279,11 @@ export interface RunEventReadOptions {
   /** Events with `seq > after`; -1 for every retained event. Default: only events published from now on. */
   after?: number;
   signal?: AbortSignal;
+  /**
+   * What to do when the log is not open: `wait` for it (default; its run has not started yet),
+   * or `end` at once (its run ended and the log was dropped or never kept).
+   */
+  ifAbsent?: "wait" | "end";
 }
 
 export interface RunEventPort {

@@ -1,13 +1,12 @@
 /** `runtime.assistants` (api.md 1.2, 6; D5, D6). */
 import { matchesAuthFilter, type AuthFilter } from "../auth/types.js";
-import { conflict, notFound } from "../errors.js";
+import { AgentdockError, conflict, notFound } from "../errors.js";
 import { defaultAssistantId } from "../ids.js";
-import { contains } from "../json.js";
-import type { WriteOp } from "../persistence/types.js";
+import type { AssistantQuery, WriteOp } from "../persistence/types.js";
 import type { AssistantRecord, AssistantVersionRecord, Config, Metadata } from "../types.js";
-import { type Caller, type Core, pick, sortAndPage } from "./core.js";
+import type { RunControl } from "./control.js";
+import { type Caller, type Core, pick } from "./core.js";
 import { parse, schemas } from "./schemas.js";
-import type { RunQueueView } from "./threads.js";
 import type { Assistant, AssistantGraph, AssistantsApi, AssistantVersion, GraphSchema } from "./types.js";
 
 const asPublic = (a: AssistantRecord) => a as unknown as Assistant;
@@ -42,23 +41,17 @@ export async function ensureDefaultAssistants(core: Core): Promise<void> {
   if (ops.length) await core.store.commit(ops);
 }
 
-/** The assistants matching a search or count query and visible under the auth filter. */
-function filterAssistants(
-  all: AssistantRecord[],
-  q: { graphId?: string; name?: string; metadata?: Metadata },
-  filter: AuthFilter | undefined,
-): AssistantRecord[] {
-  const name = q.name?.toLowerCase();
-  return all.filter(
-    (a) =>
-      (q.graphId === undefined || a.graph_id === q.graphId) &&
-      (name === undefined || a.name.toLowerCase().includes(name)) &&
-      (q.metadata === undefined || contains(a.metadata, q.metadata)) &&
-      matchesAuthFilter(a.metadata, filter),
-  );
+/** Search / count filters with the authorization filter, as one store query (D21). */
+function assistantFilters(q: { graphId?: string | undefined; name?: string | undefined; metadata?: Metadata | undefined }, auth: AuthFilter | undefined): AssistantQuery {
+  return {
+    ...(q.graphId !== undefined ? { graph_id: q.graphId } : {}),
+    ...(q.name !== undefined ? { name: q.name } : {}),
+    ...(q.metadata !== undefined ? { metadata: q.metadata } : {}),
+    ...(auth !== undefined ? { auth } : {}),
+  };
 }
 
-export function assistantsApi(core: Core, caller: Caller, queue: RunQueueView): AssistantsApi {
+export function assistantsApi(core: Core, caller: Caller, control: RunControl): AssistantsApi {
   const { store } = core;
 
   async function create(payload: unknown): Promise<Assistant> {
@@ -76,7 +69,7 @@ export function assistantsApi(core: Core, caller: Caller, queue: RunQueueView): 
     const filter = await core.authorize(caller, "assistants", "create", value);
     core.graph(p.graphId);
     const id = p.assistantId ?? core.ids.uuid();
-    return core.lock(`assistant:${id}`, async () => {
+    return core.mutex.run(`assistant:${id}`, async () => {
       const existing = await store.getAssistant(id);
       if (existing) {
         if (p.ifExists === "do_nothing" && matchesAuthFilter(existing.metadata, filter)) return asPublic(existing);
@@ -123,11 +116,11 @@ export function assistantsApi(core: Core, caller: Caller, queue: RunQueueView): 
       description: p.description,
     };
     const filter = await core.authorize(caller, "assistants", "update", value);
-    return core.lock(`assistant:${core.resolveAssistantId(id)}`, async () => {
+    return core.mutex.run(`assistant:${core.resolveAssistantId(id)}`, async () => {
       const current = await core.visibleAssistant(id, filter);
       if (p.graphId !== undefined) core.graph(p.graphId);
-      const versions = await store.listAssistantVersions(current.assistant_id);
-      const version = Math.max(current.version, ...versions.map((v) => v.version)) + 1;
+      const [latest] = await store.queryAssistantVersions({ assistant_id: current.assistant_id, limit: 1 });
+      const version = Math.max(current.version, latest?.version ?? 0) + 1;
       const now = core.now();
       // D6: built from exactly what is supplied; graph_id, name, description carry over.
       const next: AssistantRecord = {
@@ -153,7 +146,7 @@ export function assistantsApi(core: Core, caller: Caller, queue: RunQueueView): 
     const id = parse(schemas.id, assistantId, "assistants.delete");
     const o = parse(schemas.assistantDelete, options ?? {}, `assistants.delete(${id})`);
     const filter = await core.authorize(caller, "assistants", "delete", { assistant_id: id });
-    await core.lock(`assistant:${core.resolveAssistantId(id)}`, async () => {
+    await core.mutex.run(`assistant:${core.resolveAssistantId(id)}`, async () => {
       const assistant = await core.visibleAssistant(id, filter);
       if (core.isDefaultAssistant(assistant.assistant_id)) {
         // D5: every registered graph has its default assistant; without it the graph id names nothing.
@@ -163,15 +156,11 @@ export function assistantsApi(core: Core, caller: Caller, queue: RunQueueView): 
       }
       const ops: WriteOp[] = [{ op: "assistant.delete", assistant_id: assistant.assistant_id }];
       // Its finished runs go too (api.md 6); in-flight ones finish first.
-      for (const run of await store.listRuns()) {
-        if (run.assistant_id === assistant.assistant_id && run.status !== "pending" && run.status !== "running") {
-          ops.push({ op: "run.delete", run_id: run.run_id });
-        }
-      }
+      const finished = await store.queryRuns({ assistant_id: assistant.assistant_id, status: ["success", "error", "timeout", "interrupted"] });
+      for (const run of finished) ops.push({ op: "run.delete", run_id: run.run_id, expect: { status: [run.status] } });
       const threadIds: string[] = [];
       if (o.deleteThreads) {
-        for (const t of await store.listThreads()) {
-          if (t.metadata.assistant_id !== assistant.assistant_id) continue;
+        for (const t of await store.queryThreads({ metadata: { assistant_id: assistant.assistant_id } })) {
           // Only threads the caller may delete go (auth.md 6): another user's thread run on this assistant stays.
           const threadFilter = await core.authorize(caller, "threads", "delete", { thread_id: t.thread_id });
           if (matchesAuthFilter(t.metadata, threadFilter)) threadIds.push(t.thread_id);
@@ -180,13 +169,26 @@ export function assistantsApi(core: Core, caller: Caller, queue: RunQueueView): 
       // As threads.delete does: a deleted thread's in-flight runs are cancelled first, so none
       // keeps writing checkpoints for a thread that is gone.
       for (const threadId of threadIds) {
-        await queue.cancelAll(threadId);
-        ops.push({ op: "thread.delete", thread_id: threadId });
+        await control.cancelAll(threadId);
+        const thread = await store.getThread(threadId);
+        if (thread) ops.push({ op: "thread.delete", thread_id: threadId, expect: { sameAs: thread } });
+        await control.forget(threadId);
       }
-      const restarted = threadIds.find((threadId) => queue.inFlight(threadId) > 0);
-      if (restarted) throw conflict(`agentdock: a run was started on thread ${restarted} while assistant ${assistant.assistant_id} was being deleted with its threads; delete it again.`);
-      await store.commit(ops);
-      for (const threadId of threadIds) queue.forget(threadId);
+      const restarted = async () => {
+        for (const threadId of threadIds) if ((await control.inFlight(threadId)) > 0) return threadId;
+        return undefined;
+      };
+      const refuse = (threadId: string) =>
+        conflict(`agentdock: a run was started on thread ${threadId} while assistant ${assistant.assistant_id} was being deleted with its threads; delete it again.`);
+      const early = await restarted();
+      if (early) throw refuse(early);
+      try {
+        await store.commit(ops);
+      } catch (err) {
+        // A run admitted meanwhile changed one of the threads (the conditional delete refused).
+        if (AgentdockError.is(err, "conflict") && threadIds.length) throw refuse((await restarted()) ?? threadIds[0]!);
+        throw err;
+      }
     });
   }
 
@@ -200,12 +202,11 @@ export function assistantsApi(core: Core, caller: Caller, queue: RunQueueView): 
       limit,
       offset,
     });
-    const matching = filterAssistants(await store.listAssistants(), q, filter);
-    const page = sortAndPage(matching, q.sortBy ?? "created_at", q.sortOrder ?? "desc", offset, limit, "assistant_id").map(
-      (a) => asPublic(pick(a, q.select)),
-    );
+    const filters = assistantFilters(q, filter);
+    const rows = await store.queryAssistants({ ...filters, sortBy: q.sortBy ?? "created_at", sortOrder: q.sortOrder ?? "desc", offset, limit });
+    const page = rows.map((a) => asPublic(pick(a, q.select)));
     if (q.includePagination) {
-      const next = offset + limit < matching.length ? String(offset + limit) : null;
+      const next = offset + limit < (await store.countAssistants(filters)) ? String(offset + limit) : null;
       return { assistants: page, next } as never;
     }
     return page as never;
@@ -219,7 +220,7 @@ export function assistantsApi(core: Core, caller: Caller, queue: RunQueueView): 
       limit: 0,
       offset: 0,
     });
-    return filterAssistants(await store.listAssistants(), q, filter).length;
+    return store.countAssistants(assistantFilters(q, filter));
   }
 
   async function getVersions(assistantId: unknown, payload?: unknown): Promise<AssistantVersion[]> {
@@ -227,15 +228,12 @@ export function assistantsApi(core: Core, caller: Caller, queue: RunQueueView): 
     const p = parse(schemas.assistantVersions, payload ?? {}, `assistants.getVersions(${id})`);
     const filter = await core.authorize(caller, "assistants", "read", { assistant_id: id });
     const resolved = core.resolveAssistantId(id);
-    const versions = (await store.listAssistantVersions(resolved)).filter(
-      (v) => matchesAuthFilter(v.metadata, filter) && (p.metadata === undefined || contains(v.metadata, p.metadata)),
-    );
-    if (versions.length === 0) throw notFound(`agentdock: assistant "${id}" not found (no versions).`);
-    const offset = p.offset ?? 0;
-    return versions
-      .reverse()
-      .slice(offset, offset + (p.limit ?? 10))
-      .map((v) => v as unknown as AssistantVersion);
+    const query = { assistant_id: resolved, ...(p.metadata !== undefined ? { metadata: p.metadata } : {}), ...(filter ? { auth: filter } : {}) };
+    const versions = await store.queryAssistantVersions({ ...query, offset: p.offset ?? 0, limit: p.limit ?? 10 });
+    if (versions.length === 0 && (await store.queryAssistantVersions({ ...query, limit: 1 })).length === 0) {
+      throw notFound(`agentdock: assistant "${id}" not found (no versions).`);
+    }
+    return versions as AssistantVersion[];
   }
 
   async function setLatest(assistantId: unknown, version: unknown, options?: unknown): Promise<Assistant> {
@@ -243,9 +241,9 @@ export function assistantsApi(core: Core, caller: Caller, queue: RunQueueView): 
     const v = parse(schemas.version, version, `assistants.setLatest(${id})`);
     parse(schemas.callOptions, options ?? {}, `assistants.setLatest(${id})`);
     const filter = await core.authorize(caller, "assistants", "update", { assistant_id: id, version: v });
-    return core.lock(`assistant:${core.resolveAssistantId(id)}`, async () => {
+    return core.mutex.run(`assistant:${core.resolveAssistantId(id)}`, async () => {
       const current = await core.visibleAssistant(id, filter);
-      const row = (await store.listAssistantVersions(current.assistant_id)).find((x) => x.version === v);
+      const row = (await store.queryAssistantVersions({ assistant_id: current.assistant_id })).find((x) => x.version === v);
       if (!row) throw notFound(`agentdock: assistant ${current.assistant_id} has no version ${v}. List them with assistants.getVersions.`);
       // Every versioned field of that version is restored (D6).
       const next: AssistantRecord = {

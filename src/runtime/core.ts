@@ -1,6 +1,7 @@
 /**
  * What every namespace of one runtime shares: the store, the graphs, ids and clock, the auth
- * hook, the lifecycle emitter and the per-thread lock. Namespaces are bound to a `Caller`.
+ * hook, the lifecycle emitter, this runtime's identity on the store (lease owner) and its keyed
+ * mutex. Namespaces are bound to a `Caller`.
  */
 import { EventEmitter } from "eventemitter3";
 import { conflict, notFound } from "../errors.js";
@@ -10,6 +11,7 @@ import type { CompiledGraph } from "../graph/types.js";
 import { defaultAssistantId, type Clock, type Ids } from "../ids.js";
 import type { Store } from "../persistence/types.js";
 import type { AssistantRecord, MultitaskStrategy, ThreadRecord } from "../types.js";
+import { KeyedMutex } from "./mutex.js";
 import type { RuntimeEvent, WebhookOptions } from "./types.js";
 
 /** Who is calling: resolved lazily, so the unbound runtime authenticates on every call (D13). */
@@ -19,7 +21,9 @@ export interface Caller {
 
 export class Core {
   readonly emitter = new EventEmitter<{ event: [RuntimeEvent] }>();
-  private readonly locks = new Map<string, Promise<unknown>>();
+  readonly mutex = new KeyedMutex();
+  /** This runtime's id as a lease owner on the store. */
+  readonly owner: string;
   closed = false;
   private readonly defaultAssistantIds: ReadonlySet<string>;
 
@@ -31,7 +35,10 @@ export class Core {
     readonly auth: AuthProvider | undefined,
     readonly defaultStrategy: MultitaskStrategy,
     readonly webhooks: WebhookOptions | undefined,
+    /** How long a run's lease lasts without renewal (ms): a stopped runtime's runs end after it. */
+    readonly leaseMs: number,
   ) {
+    this.owner = ids.uuid();
     this.defaultAssistantIds = new Set([...graphs.keys()].map(defaultAssistantId));
   }
 
@@ -91,7 +98,7 @@ export class Core {
 
   /** `not_found` unless the thread has the checkpoint (a fork or state read from it). */
   async requireCheckpoint(threadId: string, checkpointId: string | undefined): Promise<void> {
-    if (checkpointId !== undefined && !(await this.store.getCheckpoint(threadId, checkpointId))) {
+    if (checkpointId !== undefined && !(await this.store.getCheckpoint({ thread_id: threadId, checkpoint_id: checkpointId }))) {
       throw notFound(`agentdock: checkpoint ${checkpointId} of thread ${threadId} not found.`);
     }
   }
@@ -101,32 +108,6 @@ export class Core {
     if (!graph) throw notFound(`agentdock: graph "${graphId}" not found. Registered graphs: ${[...this.graphs.keys()].join(", ") || "none"}.`);
     return graph;
   }
-
-  /** Runs `fn` holding the lock of one thread (see `lock`). */
-  withLock<T>(threadId: string, fn: () => Promise<T>): Promise<T> {
-    return this.lock(`thread:${threadId}`, fn);
-  }
-
-  /**
-   * Runs `fn` holding the lock `key` (`thread:<id>`, `assistant:<id>`): one read-modify-write
-   * of that record at a time. On a shared store (other tabs on the same data) the store's
-   * cross-runtime lock is held too.
-   */
-  async lock<T>(key: string, fn: () => Promise<T>): Promise<T> {
-    const { store } = this;
-    const locked = store.withLock ? () => store.withLock!(key, fn) : fn;
-    const prev = this.locks.get(key) ?? Promise.resolve();
-    const next = prev.then(locked, locked);
-    const settled = next.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.locks.set(key, settled);
-    void settled.then(() => {
-      if (this.locks.get(key) === settled) this.locks.delete(key);
-    });
-    return next;
-  }
 }
 
 /** Applies `select` (top-level field names) to a record. */
@@ -135,26 +116,4 @@ export function pick<T extends object>(record: T, select: readonly string[] | un
   const out: Record<string, unknown> = {};
   for (const key of select) if (key in record) out[key] = (record as Record<string, unknown>)[key];
   return out as T;
-}
-
-/**
- * Sorts by a field (strings and ISO times compare as strings), ties broken by `tieBy` (the id,
- * time-ordered) in the same direction, and pages.
- */
-export function sortAndPage<T>(
-  items: T[],
-  sortBy: keyof T,
-  sortOrder: "asc" | "desc",
-  offset: number,
-  limit: number,
-  tieBy: keyof T,
-): T[] {
-  const dir = sortOrder === "asc" ? 1 : -1;
-  const cmp = (x: unknown, y: unknown) => {
-    const a = String(x ?? "");
-    const b = String(y ?? "");
-    return a < b ? -dir : a > b ? dir : 0;
-  };
-  items.sort((a, b) => cmp(a[sortBy], b[sortBy]) || cmp(a[tieBy], b[tieBy]));
-  return items.slice(offset, offset + limit);
 }

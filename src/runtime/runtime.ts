@@ -6,42 +6,15 @@ import { OWNER_USER, type AuthUser } from "../auth/types.js";
 import { invalidInput } from "../errors.js";
 import { createIds, systemClock } from "../ids.js";
 import { memoryStore } from "../persistence/memory.js";
-import type { WriteOp } from "../persistence/types.js";
 import { createUploadApi, userTenantId } from "../upload/api.js";
 import { LOCAL_TENANT_ID } from "../upload/types.js";
 import { assistantsApi, ensureDefaultAssistants } from "./assistants.js";
+import { RunControl } from "./control.js";
 import { type Caller, Core } from "./core.js";
-import { RunQueue, runIsAlive, runsApi } from "./runs.js";
+import { Executor } from "./execution.js";
+import { runsApi } from "./runs.js";
 import { threadsApi } from "./threads.js";
 import type { ClientRequest, CreateRuntimeOptions, Runtime, RuntimeClient, RuntimeEvent, RuntimeListener } from "./types.js";
-
-/**
- * D10: runs left pending or running by a stopped process end as errors; their threads too. On a
- * shared store a run whose lock another live runtime (tab) holds is left alone. A thread left
- * `busy` with no run in flight (the process stopped between a rollback's commits) gets its status
- * back from its latest checkpoint: `interrupted` when it has pending tasks, else `idle`.
- */
-async function recoverInterruptedRuns(core: Core): Promise<void> {
-  const inFlight = (await core.store.listRuns()).filter((r) => r.status === "pending" || r.status === "running");
-  const alive = await Promise.all(inFlight.map((r) => runIsAlive(core, r.run_id)));
-  const stale = inFlight.filter((_, i) => !alive[i]);
-  const now = core.now();
-  const error = { error: "ProcessStopped", message: "agentdock: the process stopped while this run was in flight; run it again." };
-  const ops: WriteOp[] = stale.map((run) => ({ op: "run.put", run: { ...run, status: "error", updated_at: now } }));
-  const staleThreads = new Set(stale.map((r) => r.thread_id));
-  for (const threadId of staleThreads) {
-    const thread = await core.store.getThread(threadId);
-    if (thread) ops.push({ op: "thread.put", thread: { ...thread, status: "error", error, updated_at: now } });
-  }
-  const inFlightThreads = new Set(inFlight.map((r) => r.thread_id));
-  for (const thread of await core.store.listThreads()) {
-    if (thread.status !== "busy" || inFlightThreads.has(thread.thread_id)) continue;
-    const graph = typeof thread.metadata.graph_id === "string" && core.graphs.has(thread.metadata.graph_id) ? core.graph(thread.metadata.graph_id) : undefined;
-    const next = graph ? (await graph.getState(core.store, thread.thread_id)).next : [];
-    ops.push({ op: "thread.put", thread: { ...thread, status: next.length ? "interrupted" : "idle", updated_at: now } });
-  }
-  if (ops.length) await core.store.commit(ops);
-}
 
 const lowerCaseHeaders = (headers: ClientRequest["headers"]): Record<string, string> => {
   const out: Record<string, string> = {};
@@ -51,9 +24,13 @@ const lowerCaseHeaders = (headers: ClientRequest["headers"]): Record<string, str
   return out;
 };
 
+/** Default lease of a running run: a runtime that stops renewing it for this long loses its runs (D10, D20). */
+export const DEFAULT_LEASE_MS = 30_000;
+
 /**
- * Creates a runtime over `graphs` on `store` (memory by default): opens the store, recovers
- * runs a stopped process left in flight (D10) and creates missing default assistants (D5).
+ * Creates a runtime over `graphs` on `store` (memory by default): opens the store, creates
+ * missing default assistants (D5) and starts executing the store's queued runs. Several runtimes
+ * over one store act as one service (D20); none scans the store when it starts.
  */
 export async function createRuntime(options: CreateRuntimeOptions): Promise<Runtime> {
   const graphs = Object.entries(options?.graphs ?? {});
@@ -64,6 +41,9 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Runt
   const strategies = ["reject", "interrupt", "rollback", "enqueue"];
   if (options.multitaskStrategy !== undefined && !strategies.includes(options.multitaskStrategy)) {
     throw invalidInput(`agentdock: createRuntime: multitaskStrategy must be one of ${strategies.join(", ")}.`);
+  }
+  if (options.leaseMs !== undefined && !(Number.isFinite(options.leaseMs) && options.leaseMs >= 50)) {
+    throw invalidInput("agentdock: createRuntime: leaseMs must be a number of milliseconds, at least 50.");
   }
   if (options.webhooks !== undefined && typeof options.webhooks?.allow !== "function") {
     throw invalidInput("agentdock: createRuntime: webhooks.allow must be a function (url: URL) => boolean deciding where runs may POST.");
@@ -78,17 +58,19 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Runt
     options.auth,
     options.multitaskStrategy ?? "reject",
     options.webhooks,
+    options.leaseMs ?? DEFAULT_LEASE_MS,
   );
   await store.open();
-  await recoverInterruptedRuns(core);
   await ensureDefaultAssistants(core);
-  const queue = new RunQueue(core);
+  const executor = new Executor(core);
+  const control = new RunControl(core, executor);
+  executor.start();
   const upload = createUploadApi({ store, ids: core.ids, clock });
 
   const bind = (caller: Caller): RuntimeClient => ({
-    assistants: assistantsApi(core, caller, queue),
-    threads: threadsApi(core, caller, queue),
-    runs: runsApi(core, caller, queue),
+    assistants: assistantsApi(core, caller, control),
+    threads: threadsApi(core, caller, control),
+    runs: runsApi(core, caller, control),
     // Experiments are the caller's tenant's: the owner's without auth, the user's own with it.
     ...upload.forTenant(core.auth ? async () => userTenantId((await caller.user()).identity) : LOCAL_TENANT_ID),
   });
@@ -131,7 +113,7 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Runt
     close() {
       closing ??= (async () => {
         core.closed = true;
-        await queue.shutdown();
+        await executor.shutdown();
         await store.close();
         core.emitter.removeAllListeners();
       })();

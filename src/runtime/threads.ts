@@ -1,26 +1,17 @@
 /** `runtime.threads` (api.md 1.3, 4, 7; D7, D8). */
-import type { AuthFilter } from "../auth/types.js";
-import { matchesAuthFilter } from "../auth/types.js";
+import { type AuthFilter, matchesAuthFilter } from "../auth/types.js";
 import { AgentdockError, conflict, forbidden, invalidInput } from "../errors.js";
 import { copyThreadOps } from "../graph/state.js";
 import type { CompiledGraph, StateSnapshot, Superstep } from "../graph/types.js";
-import { contains } from "../json.js";
 import { memoryStore } from "../persistence/memory.js";
-import type { WriteOp } from "../persistence/types.js";
-import type { Interrupt, Metadata, ThreadRecord } from "../types.js";
-import { type Caller, type Core, pick, sortAndPage } from "./core.js";
+import type { ThreadQuery, WriteOp } from "../persistence/types.js";
+import type { Metadata, ThreadRecord, ThreadStatus } from "../types.js";
+import type { RunControl } from "./control.js";
+import { type Caller, type Core, pick } from "./core.js";
+import { LostRace, commitIf, retryLostRaces } from "./mutex.js";
+import { graphIdOf, interruptsOf, runsReady, threadKey } from "./outcome.js";
 import { parse, schemas } from "./schemas.js";
 import type { Thread, ThreadsApi, ThreadState } from "./types.js";
-
-/** What threads need from the run queue. */
-export interface RunQueueView {
-  /** Pending or running runs of the thread. */
-  inFlight(threadId: string): number;
-  /** Cancels (rolls back) every in-flight run of the thread and waits for them. */
-  cancelAll(threadId: string): Promise<void>;
-  /** Drops the event buffers of the thread's finished runs. */
-  forget(threadId: string): void;
-}
 
 const EMPTY_STATE: ThreadState = Object.freeze({
   values: {},
@@ -37,17 +28,10 @@ const EMPTY_STATE: ThreadState = Object.freeze({
 
 export const asState = <V>(s: StateSnapshot) => s as unknown as ThreadState<V>;
 
-/** Task id -> interrupts of a snapshot (api.md 4). */
-export function interruptsOf(state: Pick<StateSnapshot, "tasks">): Record<string, Interrupt[]> {
-  const out: Record<string, Interrupt[]> = {};
-  for (const task of state.tasks) if (task.interrupts.length) out[task.id] = task.interrupts;
-  return out;
-}
-
 /** The graph a thread runs, from `metadata.graph_id`; undefined for a thread never run. */
 export function graphOfThread(core: Core, thread: ThreadRecord): CompiledGraph | undefined {
-  const graphId = thread.metadata.graph_id;
-  return typeof graphId === "string" ? core.graph(graphId) : undefined;
+  const graphId = graphIdOf(thread);
+  return graphId === undefined ? undefined : core.graph(graphId);
 }
 
 /** Engine failures on bad updates (unknown node, ambiguous update) are the caller's input. */
@@ -67,7 +51,21 @@ const toEngineSupersteps = (
     })),
   }));
 
-export function threadsApi(core: Core, caller: Caller, queue: RunQueueView): ThreadsApi {
+/** The filters of a search or count, with the authorization filter, as one store query (D21). */
+function threadFilters(
+  q: { ids?: string[] | undefined; status?: ThreadStatus | undefined; metadata?: Metadata | undefined; values?: Record<string, unknown> | undefined },
+  auth: AuthFilter | undefined,
+): ThreadQuery {
+  return {
+    ...(q.ids?.length ? { ids: q.ids } : {}),
+    ...(q.status !== undefined ? { status: q.status } : {}),
+    ...(q.metadata !== undefined ? { metadata: q.metadata } : {}),
+    ...(q.values !== undefined ? { values: q.values } : {}),
+    ...(auth !== undefined ? { auth } : {}),
+  };
+}
+
+export function threadsApi(core: Core, caller: Caller, control: RunControl): ThreadsApi {
   const { store } = core;
 
   async function readable(threadId: string): Promise<ThreadRecord> {
@@ -91,7 +89,7 @@ export function threadsApi(core: Core, caller: Caller, queue: RunQueueView): Thr
     const value: Record<string, unknown> = { thread_id: p.threadId, metadata, if_exists: p.ifExists ?? "raise" };
     const filter = await core.authorize(caller, "threads", "create", value);
     const id = p.threadId ?? core.ids.uuid();
-    return core.withLock(id, async () => {
+    return retryLostRaces(async () => {
       const existing = await store.getThread(id);
       if (existing) {
         if (p.ifExists === "do_nothing" && matchesAuthFilter(existing.metadata, filter)) return existing as Thread;
@@ -129,7 +127,7 @@ export function threadsApi(core: Core, caller: Caller, queue: RunQueueView): Thr
         thread = { ...thread, values: state.values, interrupts: interruptsOf(state) };
         ops.push(...(await copyThreadOps(scratch, id, id)));
       }
-      await store.commit([{ op: "thread.put", thread }, ...ops]);
+      await commitIf(store, [{ op: "thread.put", thread, expect: { exists: false } }, ...ops]);
       return thread as Thread;
     });
   }
@@ -145,14 +143,14 @@ export function threadsApi(core: Core, caller: Caller, queue: RunQueueView): Thr
     const p = parse(schemas.threadUpdate, payload ?? {}, `threads.update(${id})`);
     const value: Record<string, unknown> = { thread_id: id, metadata: { ...(p.metadata ?? {}) } };
     const filter = await core.authorize(caller, "threads", "update", value);
-    const updated = await core.withLock(id, async () => {
+    const updated = await retryLostRaces(async () => {
       const thread = await core.visibleThread(id, filter);
       const next: ThreadRecord = {
         ...thread,
         metadata: { ...thread.metadata, ...((value.metadata as Metadata | undefined) ?? {}) },
         updated_at: core.now(),
       };
-      await store.commit([{ op: "thread.put", thread: next }]);
+      await commitIf(store, [{ op: "thread.put", thread: next, expect: { sameAs: thread } }]);
       return next;
     });
     return p.returnMinimal ? undefined : (updated as Thread);
@@ -163,31 +161,19 @@ export function threadsApi(core: Core, caller: Caller, queue: RunQueueView): Thr
     parse(schemas.callOptions, options ?? {}, `threads.delete(${id})`);
     const filter = await core.authorize(caller, "threads", "delete", { thread_id: id });
     await core.visibleThread(id, filter);
-    await queue.cancelAll(id);
-    await core.withLock(id, async () => {
-      // A run created between the cancel and this lock would go on writing into a deleted thread.
-      if (queue.inFlight(id) > 0) {
-        throw conflict(`agentdock: a run was started on thread ${id} while it was being deleted; cancel it or delete the thread again.`);
-      }
-      await store.commit([{ op: "thread.delete", thread_id: id }]);
-    });
-    queue.forget(id);
-  }
-
-  function matching(
-    all: ThreadRecord[],
-    q: { metadata?: Metadata; values?: Record<string, unknown>; status?: string; ids?: string[] },
-    filter: AuthFilter | undefined,
-  ): ThreadRecord[] {
-    const ids = q.ids?.length ? new Set(q.ids) : undefined;
-    return all.filter(
-      (t) =>
-        (ids === undefined || ids.has(t.thread_id)) &&
-        (q.status === undefined || t.status === q.status) &&
-        (q.metadata === undefined || contains(t.metadata, q.metadata)) &&
-        (q.values === undefined || contains(t.values, q.values)) &&
-        matchesAuthFilter(t.metadata, filter),
-    );
+    await control.cancelAll(id);
+    const thread = await core.visibleThread(id, filter);
+    await control.forget(id);
+    // A run admitted after the cancel changes the thread: the conditional delete then refuses,
+    // so no run goes on writing into a deleted thread.
+    const restarted = () => conflict(`agentdock: a run was started on thread ${id} while it was being deleted; cancel it or delete the thread again.`);
+    if ((await control.inFlight(id)) > 0) throw restarted();
+    try {
+      await commitIf(store, [{ op: "thread.delete", thread_id: id, expect: { sameAs: thread } }]);
+    } catch (err) {
+      if (err instanceof LostRace) throw restarted();
+      throw err;
+    }
   }
 
   async function search(query?: unknown): Promise<Thread[]> {
@@ -202,14 +188,13 @@ export function threadsApi(core: Core, caller: Caller, queue: RunQueueView): Thr
       limit,
       offset,
     });
-    const page = sortAndPage(
-      matching(await store.listThreads(), q, filter),
-      q.sortBy ?? "created_at",
-      q.sortOrder ?? "desc",
+    const page = await store.queryThreads({
+      ...threadFilters(q, filter),
+      sortBy: q.sortBy ?? "created_at",
+      sortOrder: q.sortOrder ?? "desc",
       offset,
       limit,
-      "thread_id",
-    );
+    });
     return page.map((t) => {
       if (q.select?.length) return pick(t, q.select) as Thread;
       const { values: _values, ...rest } = t; // D8: search results omit values
@@ -226,7 +211,7 @@ export function threadsApi(core: Core, caller: Caller, queue: RunQueueView): Thr
       limit: 0,
       offset: 0,
     });
-    return matching(await store.listThreads(), q, filter).length;
+    return store.countThreads(threadFilters(q, filter));
   }
 
   async function copy(threadId: unknown, options?: unknown): Promise<Thread> {
@@ -236,7 +221,7 @@ export function threadsApi(core: Core, caller: Caller, queue: RunQueueView): Thr
     const newId = core.ids.uuid();
     const value: Record<string, unknown> = { thread_id: newId, metadata: { ...source.metadata, thread_id: newId }, if_exists: "raise" };
     await core.authorize(caller, "threads", "create", value);
-    return core.withLock(id, async () => {
+    return (async () => {
       const checkpoints = await copyThreadOps(store, id, newId);
       const now = core.now();
       const thread: ThreadRecord = {
@@ -250,12 +235,9 @@ export function threadsApi(core: Core, caller: Caller, queue: RunQueueView): Thr
         config: {},
         error: null,
       };
-      await store.commit([
-        { op: "thread.put", thread },
-        ...checkpoints,
-      ]);
+      await store.commit([{ op: "thread.put", thread, expect: { exists: false } }, ...checkpoints]);
       return thread as Thread;
-    });
+    })();
   }
 
   async function getState(threadId: unknown, checkpoint?: unknown, options?: unknown): Promise<ThreadState> {
@@ -277,33 +259,45 @@ export function threadsApi(core: Core, caller: Caller, queue: RunQueueView): Thr
     const id = parse(schemas.id, threadId, "threads.updateState");
     const p = parse(schemas.updateState, options, `threads.updateState(${id})`);
     await writable(id);
-    return core.withLock(id, async () => {
-      const thread = await core.visibleThread(id, undefined);
-      if (queue.inFlight(id) > 0) {
-        throw conflict(`agentdock: thread ${id} is busy with a run; wait for it or cancel it before updating its state.`);
-      }
-      const graph = graphOfThread(core, thread);
-      if (!graph) throw invalidInput(`agentdock: thread ${id} has no graph id; run it or create it with graphId first.`);
-      const checkpointId = p.checkpointId ?? p.checkpoint?.checkpoint_id ?? undefined;
-      await core.requireCheckpoint(id, checkpointId);
+    const busy = () => conflict(`agentdock: thread ${id} is busy with a run; wait for it or cancel it before updating its state.`);
+    const initial = await core.visibleThread(id, undefined);
+    const graph = graphOfThread(core, initial);
+    if (!graph) throw invalidInput(`agentdock: thread ${id} has no graph id; run it or create it with graphId first.`);
+    const checkpointId = p.checkpointId ?? p.checkpoint?.checkpoint_id ?? undefined;
+    await core.requireCheckpoint(id, checkpointId);
+    if ((await control.inFlight(id)) > 0) throw busy();
+    // Holding the thread's lease keeps every runtime from starting a run while the state changes.
+    const nowMs = core.clock();
+    const lease = { key: threadKey(id), owner: core.owner, expires_at: nowMs + core.leaseMs, data: { update_state: true } };
+    try {
+      await commitIf(store, [{ op: "lease.put", lease, expect: { state: "free", now: nowMs } }]);
+    } catch (err) {
+      if (err instanceof LostRace) throw busy();
+      throw err;
+    }
+    try {
       const ref = await graph
         .bulkUpdateState(store, id, [{ updates: [{ values: p.values, ...(p.asNode !== undefined ? { as_node: p.asNode } : {}) }] }], {
           ...(checkpointId !== undefined ? { checkpointId } : {}),
-          metadata: { graph_id: thread.metadata.graph_id },
+          metadata: { graph_id: initial.metadata.graph_id },
           ids: core.ids,
           clock: core.clock,
         })
         .catch((err) => asInputError(err, `threads.updateState(${id})`));
       const state = await graph.getState(store, id);
-      const now = core.now();
-      await store.commit([
-        {
-          op: "thread.put",
-          thread: { ...thread, values: state.values, interrupts: interruptsOf(state), updated_at: now, state_updated_at: now },
-        },
-      ]);
+      await retryLostRaces(async () => {
+        const thread = await core.visibleThread(id, undefined);
+        const now = core.now();
+        const next = { ...thread, values: state.values, interrupts: interruptsOf(state), updated_at: now, state_updated_at: now };
+        await commitIf(store, [{ op: "thread.put", thread: next, expect: { sameAs: thread } }]);
+      });
       return { checkpoint: ref, configurable: ref };
-    });
+    } finally {
+      await store.commit([
+        { op: "lease.delete", key: lease.key, owner: core.owner },
+        runsReady(core, id),
+      ]);
+    }
   }
 
   async function getHistory(threadId: unknown, options?: unknown): Promise<ThreadState[]> {

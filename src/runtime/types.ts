@@ -61,7 +61,8 @@ export interface ThreadState<Values = Record<string, unknown>> {
 }
 
 /** A run (api.md 1.4). */
-export type Run = RunRecord;
+/** A run as callers see it (its internal `execution` part left out). */
+export type Run = Omit<RunRecord, "execution">;
 
 /** `assistants.getSchemas` result (api.md 1.2). */
 export type GraphSchema = GraphSchemas & { graph_id: string };
@@ -447,6 +448,12 @@ export interface CreateRuntimeOptions {
   webhooks?: WebhookOptions;
   clock?: Clock;
   ids?: Ids;
+  /**
+   * How long (ms) a running run's lease lasts; the runtime executing it renews it every third of
+   * that. When a runtime stops (a crash, a closed tab) its runs end `error` once their lease
+   * expires, found by whichever runtime on the store notices. Default 30,000.
+   */
+  leaseMs?: number;
 }
 
 /** The runtime: the default caller's namespaces plus binding, subscription and shutdown. */

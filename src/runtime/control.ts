@@ -1,0 +1,144 @@
+/**
+ * Cancelling runs and reading their events, from any runtime on the store (D20, D26): a pending
+ * run is ended in one conditional commit; a running one gets a persisted cancel request that
+ * the runtime executing it observes (at once when that is this runtime).
+ */
+import type { RunEventRecord, WriteOp } from "../persistence/types.js";
+import type { RunRecord } from "../types.js";
+import { endEmptyLog } from "./admission.js";
+import type { Core } from "./core.js";
+import type { Executor } from "./execution.js";
+import { LostRace, commitIf } from "./mutex.js";
+import { IN_FLIGHT, graphIdOf, isFinal, projectThread, runEnded } from "./outcome.js";
+import type { CancelAction, RunEvent } from "./types.js";
+
+export class RunControl {
+  constructor(
+    private readonly core: Core,
+    readonly executor: Executor,
+  ) {}
+
+  /** Pending or running runs of the thread. */
+  inFlight(threadId: string): Promise<number> {
+    return this.core.store.countRuns({ thread_id: threadId, status: IN_FLIGHT });
+  }
+
+  /**
+   * Cancels a run (api.md 3.4). A run that already ended is left as it is (D26). A pending run
+   * ends before this resolves; a running one ends when its runtime observes the request (with
+   * `wait`, this resolves after that).
+   */
+  async cancel(run: RunRecord, action: CancelAction, wait: boolean): Promise<void> {
+    const { core } = this;
+    const { store } = core;
+    for (;;) {
+      const current = await store.getRun(run.run_id);
+      if (!current || isFinal(current.status)) return;
+      if (current.status === "pending") {
+        try {
+          await commitIf(store, await this.endPendingOps(current, action));
+        } catch (err) {
+          if (err instanceof LostRace) continue; // claimed (or ended) meanwhile: look again
+          throw err;
+        }
+        await endEmptyLog(core, current.run_id);
+        if (action === "rollback") await store.events.drop(current.run_id);
+        this.executor.poke(current.thread_id);
+        return;
+      }
+      await store.commit([
+        { op: "cancel.put", request: { run_id: current.run_id, thread_id: current.thread_id, action, requested_at: core.now() } },
+        { op: "notify", topic: `cancel:${current.run_id}`, payload: action },
+      ]);
+      const local = this.executor.getLocal(current.run_id);
+      if (local) this.executor.cancelLocal(local, action);
+      if (wait) await runEnded(core, current.run_id);
+      return;
+    }
+  }
+
+  /** Ends a pending run in one commit: it is `interrupted` (or removed, for a rollback), the thread recomputed. */
+  private async endPendingOps(run: RunRecord, action: CancelAction): Promise<WriteOp[]> {
+    const { core } = this;
+    const { store } = core;
+    const now = core.now();
+    const ops: WriteOp[] =
+      action === "rollback"
+        ? [{ op: "run.delete", run_id: run.run_id, expect: { status: ["pending"] } }]
+        : [{ op: "run.put", run: { ...run, status: "interrupted", updated_at: now }, expect: { status: ["pending"] } }];
+    const thread = await store.getThread(run.thread_id);
+    if (thread) {
+      const graphId = graphIdOf(thread);
+      const state = graphId !== undefined && core.graphs.has(graphId) ? await core.graph(graphId).getState(store, run.thread_id) : { values: thread.values, next: [], tasks: [] };
+      const queued = (await store.countRuns({ thread_id: run.thread_id, status: IN_FLIGHT })) > 1;
+      const next = projectThread(thread, state, { cancelled: true, queued, wroteState: false, now });
+      ops.push({ op: "thread.put", thread: next, expect: { sameAs: thread } });
+    }
+    ops.push({ op: "notify", topic: `run:${run.run_id}`, payload: action === "rollback" ? "deleted" : "interrupted" });
+    return ops;
+  }
+
+  /** Cancels (rolls back) every in-flight run of the thread and waits for them to end. */
+  async cancelAll(threadId: string): Promise<void> {
+    const runs = await this.core.store.queryRuns({ thread_id: threadId, status: IN_FLIGHT, sortBy: "queue" });
+    await Promise.all(runs.map((run) => this.cancel(run, "rollback", true)));
+  }
+
+  /** Drops the event logs of a thread's runs (before the thread is deleted). */
+  async forget(threadId: string): Promise<void> {
+    const { store } = this.core;
+    for (const run of await store.queryRuns({ thread_id: threadId })) await store.events.drop(run.run_id);
+  }
+}
+
+/**
+ * A run's events as legacy stream events (`id` = sequence number), attached at once: events
+ * published after this call are never missed. `onStop(finished)` runs when the reader ends,
+ * `finished` false when the consumer left early.
+ */
+export function readRunEvents(
+  core: Core,
+  runId: string,
+  options: { after?: number; ifAbsent?: "wait" | "end"; onStop?: (finished: boolean) => void },
+): AsyncGenerator<RunEvent> & { detach(): Promise<void> } {
+  const controller = new AbortController();
+  const source = core.store.events.read(runId, {
+    ...(options.after !== undefined ? { after: options.after } : {}),
+    ...(options.ifAbsent !== undefined ? { ifAbsent: options.ifAbsent } : {}),
+    signal: controller.signal,
+  })[Symbol.asyncIterator]();
+  // Priming the port's iterator attaches the reader now, not at the consumer's first `next()`.
+  let first: Promise<IteratorResult<RunEventRecord>> | undefined = source.next();
+  first.catch(() => undefined);
+  async function* events(): AsyncGenerator<RunEvent> {
+    let finished = false;
+    try {
+      for (;;) {
+        const step = first ? await first : await source.next();
+        first = undefined;
+        if (step.done) break;
+        const { seq, event, data } = step.value;
+        yield { id: String(seq), event, data } as RunEvent;
+      }
+      finished = true;
+    } catch (err) {
+      if (!controller.signal.aborted) throw err;
+    } finally {
+      controller.abort();
+      await source.return?.(undefined);
+      options.onStop?.(finished);
+    }
+  }
+  const out = events() as AsyncGenerator<RunEvent> & { detach(): Promise<void> };
+  // A generator returned before its first next() never runs its finally block: detach here too.
+  const finish = out.return.bind(out);
+  out.return = (value) => {
+    controller.abort();
+    void source.return?.(undefined);
+    return finish(value);
+  };
+  out.detach = async () => void (await out.return(undefined));
+  return out;
+}
+
+export { runEnded };

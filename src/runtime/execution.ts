@@ -1,0 +1,456 @@
+/**
+ * Run execution (D20): a runtime claims the next runnable run of a thread from the store with a
+ * lease (`thread:<id>`, who and until when), renews the lease while the engine runs, publishes
+ * the run's events to the store's event port, observes persisted cancel requests, and records
+ * the outcome (run status, thread projection, lease release) in one conditional commit. Any
+ * runtime on the store may execute any run whose graph it has; at most one run executes per
+ * thread because only one runtime can hold the thread's lease.
+ *
+ * A sweeper (every half lease) ends runs whose lease expired (their runtime stopped: D10) and
+ * picks up queued runs nobody is executing. Nothing scans the whole store.
+ */
+import type { ExecuteResult } from "../graph/types.js";
+import type { CancelRequest, CheckpointStore, PendingWrite, WriteOp } from "../persistence/types.js";
+import type { RunRecord, RunStatus, ThreadStatus } from "../types.js";
+import { asModes, breakpointsOf, engineModes, toEngineInput } from "./admission.js";
+import type { Core } from "./core.js";
+import { LostRace, commitIf, retryLostRaces } from "./mutex.js";
+import {
+  IN_FLIGHT,
+  readyThread,
+  runsReady,
+  PROCESS_STOPPED,
+  errorInfo,
+  finalValues,
+  graphIdOf,
+  projectThread,
+  publicRun,
+  sendWebhook,
+  threadKey,
+} from "./outcome.js";
+import type { CancelAction, RunResult } from "./types.js";
+
+type ErrorInfo = { error: string; message: string };
+
+/** A run this runtime is executing. */
+export interface LocalRun {
+  run: RunRecord;
+  controller: AbortController;
+  cancel?: CancelAction;
+  /** The lease was lost (expired and taken over): stop writing, record nothing. */
+  lost: boolean;
+  result: Promise<RunResult>;
+  resolve(result: RunResult): void;
+  /** Checkpoints the run wrote, and the original writes of tasks it recorded on older ones (rollback). */
+  written: Set<string>;
+  replacedWrites: Map<string, { checkpointId: string; taskId: string; writes: PendingWrite[] }>;
+  /** Commits of the run still in flight: the outcome (a rollback above all) waits for them. */
+  commits: Set<Promise<void>>;
+}
+
+export class Executor {
+  private readonly local = new Map<string, LocalRun>();
+  private readonly timers = new Set<ReturnType<typeof setTimeout>>();
+  private readonly unsubscribe: Array<() => void> = [];
+  private sweeper: ReturnType<typeof setInterval> | undefined;
+  private closed = false;
+  /** Outcomes being recorded (close waits for them). */
+  private readonly finishing = new Set<Promise<void>>();
+
+  constructor(private readonly core: Core) {}
+
+  /** Starts listening for queued runs and sweeping expired leases. */
+  start(): void {
+    const { store } = this.core;
+    this.unsubscribe.push(store.subscribe("runs", (payload) => {
+        const threadId = readyThread(this.core, payload);
+        if (threadId) this.poke(threadId);
+      }));
+    this.sweeper = setInterval(() => void this.sweep(), Math.max(10, this.core.leaseMs / 2));
+    (this.sweeper as { unref?: () => void }).unref?.();
+    void this.sweep();
+  }
+
+  /** The run if this runtime executes it. */
+  getLocal(runId: string): LocalRun | undefined {
+    return this.local.get(runId);
+  }
+
+  /** Tries to claim and start the next run of a thread (in the background). */
+  poke(threadId: string): void {
+    void this.claim(threadId);
+  }
+
+  /**
+   * Claims and starts the thread's next run if it is runnable here and now; resolves once that
+   * run has started (or nothing was claimable). Never rejects.
+   */
+  claim(threadId: string): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    return this.core.mutex.run(`claim:${threadId}`, () => this.claimNext(threadId)).catch((err) => {
+      if (!this.closed) console.error("agentdock: claiming the next run of thread", threadId, "failed", err);
+    });
+  }
+
+  /**
+   * Claims the thread's oldest queued run when no run of it executes: one conditional commit takes
+   * the lease (only if free) and marks the run `running` (only if still pending).
+   */
+  private async claimNext(threadId: string): Promise<void> {
+    const { core } = this;
+    const { store } = core;
+    for (;;) {
+      if (this.closed) return;
+      const lease = await store.getLease(threadKey(threadId));
+      const nowMs = core.clock();
+      if (lease && lease.expires_at > nowMs) return; // a run of the thread executes somewhere
+      const [head] = await store.queryRuns({ thread_id: threadId, status: IN_FLIGHT, sortBy: "queue", limit: 1 });
+      if (!head) return;
+      if (head.status === "running") {
+        // Marked running with no live lease: its runtime stopped (D10).
+        await this.endStopped(head);
+        continue;
+      }
+      const exec = head.execution;
+      if (!exec || !core.graphs.has(exec.graph_id)) return; // another runtime with that graph will run it
+      if (exec.not_before > nowMs) {
+        this.later(exec.not_before - nowMs, () => this.poke(threadId));
+        return;
+      }
+      const running: RunRecord = { ...head, status: "running", updated_at: core.now() };
+      try {
+        await commitIf(store, [
+          {
+            op: "lease.put",
+            lease: { key: threadKey(threadId), owner: core.owner, expires_at: nowMs + core.leaseMs, data: { run_id: head.run_id } },
+            expect: { state: "free", now: nowMs },
+          },
+          { op: "run.put", run: running, expect: { status: ["pending"] } },
+        ]);
+      } catch (err) {
+        if (err instanceof LostRace) continue; // someone else claimed it, or it was cancelled: look again
+        throw err;
+      }
+      await this.execute(running);
+      return;
+    }
+  }
+
+  private later(ms: number, fn: () => void): void {
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      fn();
+    }, ms);
+    (timer as { unref?: () => void }).unref?.();
+    this.timers.add(timer);
+  }
+
+  /** Starts a claimed run; resolves once it is running (not when it ends). */
+  private async execute(run: RunRecord): Promise<void> {
+    const { core } = this;
+    const { store } = core;
+    let resolve!: (r: RunResult) => void;
+    const result = new Promise<RunResult>((r) => (resolve = r));
+    const local: LocalRun = {
+      run,
+      controller: new AbortController(),
+      lost: false,
+      result,
+      resolve,
+      written: new Set(),
+      replacedWrites: new Map(),
+      commits: new Set(),
+    };
+    this.local.set(run.run_id, local);
+    await store.events.open(run.run_id, { resumable: run.kwargs.resumable === true });
+    store.events.publish(run.run_id, "metadata", { run_id: run.run_id, thread_id: run.thread_id, attempt: 1 });
+    const offCancel = store.subscribe(`cancel:${run.run_id}`, () => void this.readCancel(local));
+    const renewal = setInterval(() => void this.renew(local), Math.max(5, core.leaseMs / 3));
+    (renewal as { unref?: () => void }).unref?.();
+    core.emit({ type: "run.started", run: publicRun(run) });
+    // A cancel requested before the lease was taken is already in the store.
+    await this.readCancel(local);
+    void this.run(local).finally(() => {
+      clearInterval(renewal);
+      offCancel();
+    });
+  }
+
+  private async readCancel(local: LocalRun): Promise<void> {
+    const request = await this.core.store.getCancelRequest(local.run.run_id);
+    if (request) this.cancelLocal(local, request.action);
+  }
+
+  /** Cancels a run executing here (a cancel request, interrupt/rollback, a disconnect, close). */
+  cancelLocal(local: LocalRun, action: CancelRequest["action"]): void {
+    if (local.cancel) return;
+    local.cancel = action;
+    local.controller.abort();
+  }
+
+  /** Renews the lease; losing it (it expired and another runtime took over) stops the run. */
+  private async renew(local: LocalRun): Promise<void> {
+    const { core } = this;
+    const nowMs = core.clock();
+    try {
+      await commitIf(core.store, [
+        {
+          op: "lease.put",
+          lease: { key: threadKey(local.run.thread_id), owner: core.owner, expires_at: nowMs + core.leaseMs, data: { run_id: local.run.run_id } },
+          expect: { state: "held", now: nowMs },
+        },
+      ]);
+    } catch (err) {
+      if (!(err instanceof LostRace)) return; // a store hiccup: the next renewal tries again
+      local.lost = true;
+      local.controller.abort();
+    }
+  }
+
+  private async run(local: LocalRun): Promise<void> {
+    const { core } = this;
+    const { run } = local;
+    const exec = run.execution!;
+    const graph = core.graph(exec.graph_id);
+    const threadId = run.thread_id;
+    let error: ErrorInfo | undefined;
+    let done: ExecuteResult | undefined;
+    try {
+      if (!local.cancel) {
+        const checkpointId = typeof run.kwargs.checkpoint_id === "string" ? run.kwargs.checkpoint_id : undefined;
+        done = await graph.execute({
+          store: this.runStore(local),
+          threadId,
+          input: toEngineInput(run.kwargs as Parameters<typeof toEngineInput>[0]),
+          ...(checkpointId !== undefined ? { checkpointId } : {}),
+          config: exec.config,
+          context: exec.context,
+          ...breakpointsOf(run.kwargs),
+          signal: local.controller.signal,
+          ids: core.ids,
+          clock: core.clock,
+          streamModes: engineModes(asModes(run.kwargs.stream_mode as Parameters<typeof asModes>[0])),
+          emit: (mode, data) => core.store.events.publish(run.run_id, mode, data),
+        });
+      }
+    } catch (err) {
+      if (!local.cancel && !local.lost) {
+        error = errorInfo(err);
+        core.store.events.publish(run.run_id, "error", error);
+      }
+    }
+    const finishing = this.finish(local, error, done);
+    this.finishing.add(finishing);
+    await finishing;
+    this.finishing.delete(finishing);
+  }
+
+  /** The store the engine writes through: records what the run wrote, for rollback (D9). */
+  private runStore(local: LocalRun): CheckpointStore {
+    const { store } = this.core;
+    return {
+      getCheckpoint: (key) => store.getCheckpoint(key),
+      listCheckpoints: (threadId, options) => store.listCheckpoints(threadId, options),
+      listCheckpointNamespaces: (threadId) => store.listCheckpointNamespaces(threadId),
+      commit: (ops) => {
+        const pending = this.commitFor(local, ops);
+        local.commits.add(pending);
+        void pending.catch(() => undefined).finally(() => local.commits.delete(pending));
+        return pending;
+      },
+    };
+  }
+
+  /** One commit of the run's, recording what it wrote for a rollback (D9). */
+  private async commitFor(local: LocalRun, ops: readonly WriteOp[]): Promise<void> {
+    const { store } = this.core;
+    if (local.lost) throw new Error(`agentdock: run ${local.run.run_id} lost its lease; its writes are refused.`);
+    for (const op of ops) {
+      if (op.op === "checkpoint.put") local.written.add(op.checkpoint.checkpoint.id);
+      else if (op.op === "writes.put" && !local.written.has(op.checkpoint_id)) {
+        const key = `${op.checkpoint_id}\u0000${op.task_id}`;
+        if (!local.replacedWrites.has(key)) {
+          const cp = await store.getCheckpoint({ thread_id: op.thread_id, checkpoint_id: op.checkpoint_id });
+          const writes = (cp?.pending_writes ?? []).filter((w) => w[0] === op.task_id);
+          local.replacedWrites.set(key, { checkpointId: op.checkpoint_id, taskId: op.task_id, writes });
+        }
+      }
+    }
+    await store.commit(ops);
+  }
+
+  /**
+   * Records the outcome in one conditional commit: the run's status (or its removal for a
+   * rollback), the thread projection, the lease released; then ends the run's event log and
+   * claims the thread's next run.
+   */
+  private async finish(local: LocalRun, error: ErrorInfo | undefined, done: ExecuteResult | undefined): Promise<void> {
+    const { core } = this;
+    const { store } = core;
+    const { run } = local;
+    const threadId = run.thread_id;
+    const runId = run.run_id;
+    const status: RunStatus = local.cancel ? "interrupted" : error ? "error" : "success";
+    let result: RunResult = {};
+    let final: RunRecord = { ...run, status };
+    let statusChange: { status: ThreadStatus; previous: ThreadStatus } | undefined;
+    let queued = true;
+    // A task's commit may still be in flight when an abort ends the run: let it land first, so a
+    // rollback sees (and removes) everything the run wrote.
+    await Promise.allSettled([...local.commits]);
+    try {
+      if (!local.lost) {
+        await retryLostRaces(async () => {
+          const stored = await store.getRun(runId);
+          if (!stored || stored.status !== "running") return; // ended by someone else (thread deleted, lease taken over)
+          const thread = await store.getThread(threadId);
+          const now = core.now();
+          const ops: WriteOp[] = [];
+          if (local.cancel === "rollback") {
+            // D9: the run and everything it wrote are removed.
+            ops.push({ op: "run.delete", run_id: runId, expect: { status: ["running"] } });
+            if (local.written.size) ops.push({ op: "checkpoint.delete", thread_id: threadId, checkpoint_ids: [...local.written] });
+            for (const r of local.replacedWrites.values()) {
+              ops.push({ op: "writes.put", thread_id: threadId, checkpoint_id: r.checkpointId, task_id: r.taskId, writes: r.writes });
+            }
+          } else {
+            final = { ...stored, status, updated_at: now };
+            ops.push({ op: "run.put", run: final, expect: { status: ["running"] } });
+          }
+          queued = (await store.countRuns({ thread_id: threadId, status: IN_FLIGHT })) > 1;
+          if (thread) {
+            const graphId = graphIdOf(thread) ?? run.execution!.graph_id;
+            // A run that finished without pausing needs no snapshot: its result has the values.
+            const state =
+              done?.status === "done" && !local.cancel
+                ? { values: done.values, next: [] as string[], tasks: [] }
+                : await core.graph(core.graphs.has(graphId) ? graphId : run.execution!.graph_id).getState(store, threadId);
+            result = error ? { __error__: error } : finalValues(state.values, Object.values(projectThread(thread, state, { cancelled: false, queued: false, wroteState: false, now }).interrupts).flat());
+            if (run.execution?.temporary) {
+              ops.push({ op: "thread.delete", thread_id: threadId });
+            } else {
+              const next = projectThread(thread, state, { ...(error ? { error } : {}), cancelled: !!local.cancel, queued, wroteState: local.written.size > 0, now });
+              ops.push({ op: "thread.put", thread: next, expect: { sameAs: thread } });
+              statusChange = next.status !== thread.status ? { status: next.status, previous: thread.status } : undefined;
+            }
+          }
+          ops.push(
+            { op: "lease.delete", key: threadKey(threadId), owner: core.owner },
+            { op: "notify", topic: `run:${runId}`, payload: local.cancel === "rollback" ? "deleted" : status },
+            ...(queued ? [runsReady(core, threadId)] : []),
+          );
+          await commitIf(store, ops);
+        });
+      }
+    } catch (err) {
+      // The store failed while recording the outcome: report it to waiters rather than hang.
+      console.error("agentdock: recording the outcome of run", runId, "failed", err);
+      result = { __error__: errorInfo(err) };
+    }
+    if (local.cancel === "rollback" || run.execution?.temporary) {
+      await store.events.end(runId);
+      await store.events.drop(runId);
+    } else {
+      await store.events.end(runId);
+    }
+    this.local.delete(runId);
+    local.resolve(result);
+    core.emit(error ? { type: "run.finished", run: publicRun(final), error } : { type: "run.finished", run: publicRun(final) });
+    if (statusChange) core.emit({ type: "thread.status", thread_id: threadId, ...statusChange });
+    if (local.cancel !== "rollback" && !local.lost) sendWebhook(core, final, result, error);
+    if (queued) this.poke(threadId);
+  }
+
+  /**
+   * Ends a run whose runtime stopped (D10, D20): takes over its expired lease (only if still
+   * expired), marks it `error`, records the error on the head checkpoint's pending tasks (so
+   * clients reading task errors show an error, not a breakpoint), recomputes the thread's status
+   * and releases the lease, in one conditional commit.
+   */
+  private async endStopped(run: RunRecord): Promise<void> {
+    const { core } = this;
+    const { store } = core;
+    const threadId = run.thread_id;
+    await retryLostRaces(async () => {
+      const current = await store.getRun(run.run_id);
+      if (!current || !IN_FLIGHT.includes(current.status)) return;
+      const nowMs = core.clock();
+      const lease = await store.getLease(threadKey(threadId));
+      if (lease && lease.expires_at > nowMs) return; // alive after all
+      const now = core.now();
+      const thread = await store.getThread(threadId);
+      const ops: WriteOp[] = [
+        {
+          op: "lease.put",
+          lease: { key: threadKey(threadId), owner: core.owner, expires_at: nowMs + core.leaseMs, data: { run_id: run.run_id } },
+          expect: { state: "free", now: nowMs },
+        },
+        { op: "run.put", run: { ...current, status: "error", updated_at: now }, expect: { status: IN_FLIGHT } },
+      ];
+      const graphId = thread ? graphIdOf(thread) : undefined;
+      if (thread) {
+        let state: { values: Record<string, unknown>; next: string[]; tasks: [] } = { values: thread.values, next: [], tasks: [] };
+        if (graphId !== undefined && core.graphs.has(graphId)) {
+          const snapshot = await core.graph(graphId).getState(store, threadId);
+          state = { values: snapshot.values, next: [], tasks: [] };
+          const head = await store.getCheckpoint({ thread_id: threadId });
+          if (head) {
+            for (const task of snapshot.tasks) {
+              if (task.error || task.interrupts.length) continue;
+              const kept = head.pending_writes.filter((w) => w[0] === task.id);
+              ops.push({
+                op: "writes.put",
+                thread_id: threadId,
+                checkpoint_id: head.checkpoint.id,
+                task_id: task.id,
+                writes: [...kept, [task.id, "__error__", { name: PROCESS_STOPPED.error, message: PROCESS_STOPPED.message }]],
+              });
+            }
+          }
+        }
+        const queued = (await store.countRuns({ thread_id: threadId, status: IN_FLIGHT })) > 1;
+        ops.push({ op: "thread.put", thread: projectThread(thread, state, { error: PROCESS_STOPPED, cancelled: false, queued, wroteState: false, now }), expect: { sameAs: thread } });
+      }
+      ops.push(
+        { op: "lease.delete", key: threadKey(threadId), owner: core.owner },
+        { op: "notify", topic: `run:${run.run_id}`, payload: "error" },
+        runsReady(core, threadId),
+      );
+      await commitIf(store, ops);
+      // Its log may never have been opened (the runtime stopped before); readers must end.
+      await store.events.open(run.run_id, { resumable: run.kwargs.resumable === true });
+      store.events.publish(run.run_id, "error", PROCESS_STOPPED);
+      await store.events.end(run.run_id);
+    });
+  }
+
+  /** Ends runs whose lease expired and starts queued runs nobody is executing. */
+  private async sweep(): Promise<void> {
+    const { core } = this;
+    const { store } = core;
+    if (this.closed) return;
+    try {
+      const threads = new Set<string>();
+      for (const lease of await store.expiredLeases("thread:", core.clock(), 100)) threads.add(lease.key.slice("thread:".length));
+      for (const run of await store.queryRuns({ status: IN_FLIGHT, sortBy: "queue", limit: 200 })) {
+        if (!this.local.has(run.run_id)) threads.add(run.thread_id);
+      }
+      for (const threadId of threads) this.poke(threadId);
+    } catch (err) {
+      if (!this.closed) console.error("agentdock: the run sweeper failed", err);
+    }
+  }
+
+  /** Stops claiming; cancels (interrupts) the runs executing here and waits for their outcomes. */
+  async shutdown(): Promise<void> {
+    this.closed = true;
+    if (this.sweeper) clearInterval(this.sweeper);
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+    for (const off of this.unsubscribe.splice(0)) off();
+    const running = [...this.local.values()];
+    for (const local of running) this.cancelLocal(local, "interrupt");
+    await Promise.all(running.map((l) => l.result));
+    await Promise.all([...this.finishing]);
+  }
+}

@@ -1,0 +1,60 @@
+/**
+ * A keyed mutex for one runtime: `run(key, fn)` runs `fn` after every earlier `fn` of the same
+ * key has settled. It only spares a runtime retries of its own conditional commits (several
+ * admissions on one thread at once); correctness across runtimes comes from the store's
+ * conditional commits, never from this lock.
+ */
+import { AgentdockError } from "../errors.js";
+import type { Store, WriteOp } from "../persistence/types.js";
+
+export class KeyedMutex {
+  private readonly tails = new Map<string, Promise<unknown>>();
+
+  run<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    const prev = this.tails.get(key);
+    const result = prev ? prev.then(fn, fn) : fn();
+    const tail = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.tails.set(key, tail);
+    void tail.then(() => {
+      if (this.tails.get(key) === tail) this.tails.delete(key);
+    });
+    return result;
+  }
+}
+
+/** A conditional commit that lost a race with another runtime: read again and retry. */
+export class LostRace extends Error {
+  constructor(readonly conflict: AgentdockError) {
+    super(conflict.message);
+  }
+}
+
+/** `store.commit`, turning a failed expectation (`conflict`) into `LostRace` for `retryLostRaces`. */
+export async function commitIf(store: Pick<Store, "commit">, ops: readonly WriteOp[]): Promise<void> {
+  try {
+    await store.commit(ops);
+  } catch (err) {
+    if (AgentdockError.is(err, "conflict")) throw new LostRace(err);
+    throw err;
+  }
+}
+
+/**
+ * Runs `attempt` again while it throws `LostRace` (its conditional commit lost to another
+ * runtime), at most `tries` times; then the store's `conflict` is rethrown.
+ */
+export async function retryLostRaces<T>(attempt: () => Promise<T>, tries = 50): Promise<T> {
+  for (let i = 1; ; i++) {
+    try {
+      return await attempt();
+    } catch (err) {
+      if (!(err instanceof LostRace)) throw err;
+      if (i >= tries) throw err.conflict;
+      // Randomized back-off so two runtimes racing on one record do not collide again.
+      await new Promise((r) => setTimeout(r, Math.random() * Math.min(2 ** i, 20)));
+    }
+  }
+}

@@ -1,0 +1,145 @@
+/**
+ * Run outcomes (api.md 4, D9, D10): the thread projection a finished run leaves (status, values,
+ * interrupts, error), what `wait`/`join` resolve, waiting for a run that another runtime may be
+ * executing, and webhooks.
+ */
+import type { StateSnapshot } from "../graph/types.js";
+import type { Interrupt, RunRecord, RunStatus, ThreadRecord, ThreadStatus } from "../types.js";
+import type { Core } from "./core.js";
+import type { Run, RunResult } from "./types.js";
+
+/** Statuses of a run that has not ended. */
+export const IN_FLIGHT: readonly RunStatus[] = ["pending", "running"];
+
+/** The lease (and in-process mutex) key of a thread: held while one of its runs executes. */
+export const threadKey = (threadId: string) => `thread:${threadId}`;
+
+/**
+ * The `runs` notification: a thread may have a run to claim. It names the runtime that sent it,
+ * which has already tried itself, so only the others react.
+ */
+export const runsReady = (core: Core, threadId: string) => ({ op: "notify" as const, topic: "runs", payload: `${threadId} ${core.owner}` });
+
+/** The thread a `runs` notification names, unless this runtime sent it. */
+export function readyThread(core: Core, payload: string | undefined): string | undefined {
+  if (!payload) return undefined;
+  const [threadId, from] = payload.split(" ");
+  return from === core.owner ? undefined : threadId;
+}
+
+export const isFinal = (status: RunStatus) => !IN_FLIGHT.includes(status);
+
+/** A run as callers see it: without its internal execution part. */
+export function publicRun(run: RunRecord): Run {
+  const { execution: _execution, ...rest } = run;
+  return rest;
+}
+
+export const errorInfo = (err: unknown) => ({
+  error: err instanceof Error ? err.name || "Error" : "Error",
+  message: err instanceof Error ? err.message : String(err),
+});
+
+/** The error of a run whose runtime stopped renewing its lease (D10, D20). */
+export const PROCESS_STOPPED = Object.freeze({
+  error: "ProcessStopped",
+  message: "The runtime executing this run stopped while it was in flight (its lease expired); run it again.",
+});
+
+/** Task id -> interrupts of a snapshot (api.md 4). */
+export function interruptsOf(state: Pick<StateSnapshot, "tasks">): Record<string, Interrupt[]> {
+  const out: Record<string, Interrupt[]> = {};
+  for (const task of state.tasks) if (task.interrupts.length) out[task.id] = task.interrupts;
+  return out;
+}
+
+/** What `wait`/`join` resolve for a run that ended: its final values, plus pending interrupts. */
+export const finalValues = (values: Record<string, unknown>, interrupts: readonly unknown[]): RunResult =>
+  ({ ...values, ...(interrupts.length ? { __interrupt__: interrupts } : {}) }) as RunResult;
+
+/**
+ * The thread after one of its runs ended (api.md 4), in the same commit as the run's outcome:
+ * `error` when the run failed, `interrupted` when it paused (not when cancelled), `busy` while
+ * other runs of the thread are still queued, else `idle`.
+ */
+export function projectThread(
+  thread: ThreadRecord,
+  state: Pick<StateSnapshot, "values" | "next" | "tasks">,
+  o: { error?: { error: string; message: string }; cancelled: boolean; queued: boolean; wroteState: boolean; now: string },
+): ThreadRecord {
+  const status: ThreadStatus = o.error ? "error" : !o.cancelled && state.next.length ? "interrupted" : o.queued ? "busy" : "idle";
+  return {
+    ...thread,
+    status,
+    values: state.values,
+    interrupts: interruptsOf(state),
+    error: o.error ?? null,
+    updated_at: o.now,
+    state_updated_at: o.wroteState ? o.now : thread.state_updated_at,
+  };
+}
+
+/** The graph a thread runs, from `metadata.graph_id`; undefined for a thread never run. */
+export function graphIdOf(thread: ThreadRecord): string | undefined {
+  const graphId = thread.metadata.graph_id;
+  return typeof graphId === "string" ? graphId : undefined;
+}
+
+/** What `wait`/`join` resolve for a run that has ended, read from the store. */
+export async function storedOutcome(core: Core, run: RunRecord): Promise<RunResult> {
+  const thread = await core.store.getThread(run.thread_id);
+  if (!thread) return {};
+  if (run.status === "error" && thread.error) return { __error__: thread.error };
+  const graphId = graphIdOf(thread);
+  if (graphId === undefined || !core.graphs.has(graphId)) return {};
+  const state = await core.graph(graphId).getState(core.store, thread.thread_id);
+  return finalValues(state.values, state.interrupts ?? []);
+}
+
+/**
+ * Resolves once the run has ended (or is gone), whichever runtime executes it: listens to the
+ * run's `run:<id>` notification, then reads its status, so an end between the two is not missed.
+ * Rejects when `signal` aborts.
+ */
+export async function runEnded(core: Core, runId: string, signal?: AbortSignal): Promise<RunRecord | undefined> {
+  if (signal?.aborted) throw signal.reason;
+  let wake!: () => void;
+  let woken = new Promise<void>((r) => (wake = r));
+  const unsubscribe = core.store.subscribe(`run:${runId}`, () => wake());
+  const onAbort = () => wake();
+  signal?.addEventListener("abort", onAbort, { once: true });
+  try {
+    for (;;) {
+      const run = await core.store.getRun(runId);
+      if (!run || isFinal(run.status)) return run;
+      await woken;
+      if (signal?.aborted) throw signal.reason;
+      woken = new Promise<void>((r) => (wake = r));
+    }
+  } finally {
+    unsubscribe();
+    signal?.removeEventListener("abort", onAbort);
+  }
+}
+
+/** Posts a finished run to its webhook; a failure is reported as a lifecycle event, never thrown. */
+export function sendWebhook(core: Core, run: RunRecord, result: RunResult, error?: { error: string; message: string }): void {
+  const url = run.kwargs.webhook;
+  if (typeof url !== "string" || !core.webhooks) return;
+  const body = {
+    ...publicRun(run),
+    webhook_sent_at: core.now(),
+    ...(error ? { error: error.message } : { values: result }),
+  };
+  const failed = (error: { error: string; message: string }) => core.emit({ type: "webhook.failed", run: publicRun(run), url, error });
+  // Not retried.
+  const fetchFn = core.webhooks.fetch ?? globalThis.fetch;
+  void (async () => {
+    try {
+      const res = await fetchFn(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+      if (!res.ok) failed({ error: "WebhookError", message: `agentdock: webhook ${url} answered HTTP ${res.status} for run ${run.run_id}.` });
+    } catch (err) {
+      failed(errorInfo(err));
+    }
+  })();
+}
