@@ -12,7 +12,7 @@ import type { WriteOp } from "../persistence/types.js";
 import type { AssistantRecord, Config, Metadata, MultitaskStrategy, RunRecord, ThreadRecord } from "../types.js";
 import type { Caller, Core } from "./core.js";
 import { commitIf, retryLostRaces } from "./mutex.js";
-import { IN_FLIGHT, runsReady, threadKey, withoutExecution } from "./outcome.js";
+import { IN_FLIGHT, threadKey, withoutExecution } from "./outcome.js";
 import type { schemas } from "./schemas.js";
 import type { StreamMode } from "./types.js";
 
@@ -331,7 +331,6 @@ export async function admitRun(
           }
         }
       }
-      ops.push(runsReady(core, threadId));
       await commitIf(core.store, ops);
       // Runs ended before they started: their (empty) event logs end, so their readers end too.
       if (strategy === "interrupt" || strategy === "rollback") {

@@ -434,8 +434,14 @@ export class Executor {
     try {
       const threads = new Set<string>();
       for (const lease of await store.expiredLeases("thread:", core.clock(), 100)) threads.add(lease.key.slice("thread:".length));
+      // Queued runs get a grace period: the runtime that admitted one claims it itself (it has the
+      // caller waiting); others step in when it could not (it stopped, or had no slot).
+      const grace = this.core.leaseMs / 2;
+      const nowMs = core.clock();
       for (const run of await store.queryRuns({ status: IN_FLIGHT, sortBy: "queue", limit: 200 })) {
-        if (!this.local.has(run.run_id)) threads.add(run.thread_id);
+        if (this.local.has(run.run_id)) continue;
+        if (run.status === "pending" && nowMs - Math.max(Date.parse(run.created_at), run.execution?.not_before ?? 0) < grace) continue;
+        threads.add(run.thread_id);
       }
       for (const threadId of threads) this.poke(threadId);
     } catch (err) {
