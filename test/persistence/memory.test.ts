@@ -163,6 +163,33 @@ describe("memory store: shared array prefixes", () => {
   });
 });
 
+describe("MemoryData.apply", () => {
+  it("replays ops accepted before without their expectations, still all or nothing", () => {
+    const data = new MemoryData();
+    const foreign = thread("t1");
+    const ops = [
+      { op: "thread.put" as const, thread: thread("t1"), expect: { exists: false } },
+      { op: "thread.put" as const, thread: thread("t1", { status: "busy" }), expect: { sameAs: foreign } },
+    ];
+    expect(() => data.apply(ops)).toThrow(/changed since it was read/);
+    expect(data.threads.size).toBe(0);
+    data.apply(ops, { replay: true });
+    expect(data.threads.get("t1")?.status).toBe("busy");
+    expect(() =>
+      data.apply(
+        [
+          { op: "thread.put", thread: thread("t2") },
+          { op: "writes.put", thread_id: "t1", checkpoint_id: "missing", task_id: "k", writes: [] },
+        ],
+        { replay: true },
+      ),
+    ).toThrow(/no such checkpoint/);
+    expect(data.threads.has("t2")).toBe(false);
+    // Checking is back on after a replay.
+    expect(() => data.apply([{ op: "doc.put", collection: "datasets", id: "d", parent: null, doc: { n: Number.NaN } }])).toThrow(/NaN/);
+  });
+});
+
 describe("memory store: indexes", () => {
   it("answers pending/running queries from the active set, and runs of a thread from its queue", async () => {
     const store = new InspectableStore();
