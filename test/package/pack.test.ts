@@ -26,7 +26,7 @@ const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
   scripts: Record<string, string>;
 };
 const dir = mkdtempSync(join(tmpdir(), "pack-test-"));
-const env = { ...process.env, NODE_NO_WARNINGS: "1", npm_config_update_notifier: "false" };
+const env: NodeJS.ProcessEnv = { ...process.env, NODE_NO_WARNINGS: "1", npm_config_update_notifier: "false" };
 delete env.NODE_OPTIONS;
 
 function sh(cmd: string, args: string[], timeout = 60_000): SpawnSyncReturns<string> {
