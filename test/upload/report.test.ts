@@ -1,0 +1,49 @@
+import { describe, expect, it } from "vitest";
+import { compareReport } from "../../src/upload/report-entry.js";
+import { shortIds } from "../../src/upload/report.js";
+import { request, row, rowId, setup } from "./helpers.js";
+
+const label = (key: string, value: string) => ({ key, value });
+const score = (key: string, s: number) => ({ key, score: s });
+
+describe("compareReport: example ids and label-only keys", () => {
+  it("shortIds keeps the shortest unique suffix (8 characters at least)", () => {
+    expect([...shortIds(["aaaa-0001", "aaaa-0002"]).values()]).toEqual(["…aaa-0001", "…aaa-0002"]);
+    expect([...shortIds(["x-123456789", "y-123456789"]).values()]).toEqual(["x-123456789", "y-123456789"]);
+    expect([...shortIds(["short", "id"]).values()]).toEqual(["short", "id"]);
+  });
+
+  it("shows every example's full id, and a suffix that tells ids sharing a prefix apart", async () => {
+    const s = setup();
+    // rowId(n) share their first 24 characters: a prefix would show the same text for every row.
+    const x = await s.experiments.upload(request({ experiment_name: "x", results: [row(1, 1), row(2, 1), row(3, 1)] }));
+    const y = await s.experiments.upload(request({ experiment_name: "y", results: [row(1, 2), row(2, 2), row(3, 2)] }));
+    const html = compareReport(await s.experiments.compare([x.experiment.id, y.experiment.id]));
+    const shown = [...html.matchAll(/<summary><code title="([^"]+)">([^<]+)<\/code>/g)].map((m) => [m[1], m[2]]);
+    expect(shown.map(([full]) => full).sort()).toEqual([rowId(1), rowId(2), rowId(3)]);
+    expect(new Set(shown.map(([, text]) => text)).size).toBe(3);
+    for (const [full, text] of shown) expect(full!.endsWith(text!.replace("…", ""))).toBe(true);
+    for (const n of [1, 2, 3]) expect(html).toContain(`<code class="id">${rowId(n)}</code>`);
+  });
+
+  it("renders a key scored only with labels as label shares and label changes, not empty means", async () => {
+    const s = setup();
+    const x = await s.experiments.upload(
+      request({ experiment_name: "x", results: [row(1, 1, { evaluation_scores: [label("tone", "curt"), score("acc", 0)] }), row(2, 1, { evaluation_scores: [label("tone", "curt")] })] }),
+    );
+    const y = await s.experiments.upload(
+      request({ experiment_name: "y", results: [row(1, 1, { evaluation_scores: [label("tone", "friendly"), score("acc", 1)] }), row(2, 1, { evaluation_scores: [label("tone", "curt")] })] }),
+    );
+    const html = compareReport(await s.experiments.compare([x.experiment.id, y.experiment.id]));
+    const tone = /<section class="panel"><h3>tone <small>labels<\/small><\/h3>[\s\S]*?<\/section>/.exec(html)?.[0];
+    expect(tone, "a labels table for tone").toBeDefined();
+    expect(tone).not.toContain("Mean");
+    expect(tone).toContain("Changed vs baseline");
+    expect(tone).toMatch(/curt <b>2<\/b> <small>100%<\/small>/);
+    expect(tone).toMatch(/friendly <b>1<\/b> <small>50%<\/small>/);
+    expect(tone).toMatch(/curt → friendly <b>1<\/b>/);
+    // the numeric key keeps its mean and delta
+    expect(html).toMatch(/<h3>acc <small>higher is better/);
+    expect(html).toMatch(/class="n delta good[^"]*">\+1</);
+  });
+});
