@@ -26,7 +26,12 @@ const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
   scripts: Record<string, string>;
 };
 const dir = mkdtempSync(join(tmpdir(), "pack-test-"));
-const env: NodeJS.ProcessEnv = { ...process.env, NODE_NO_WARNINGS: "1", npm_config_update_notifier: "false" };
+// The environment of a user's shell: nothing inherited from an enclosing `npm test` that names
+// this repository (its package fields, lifecycle and prefixes); registry and proxy settings stay.
+const env: NodeJS.ProcessEnv = Object.fromEntries(
+  Object.entries(process.env).filter(([k]) => !/^npm_(package_|lifecycle_|config_(local_prefix|prefix|global_prefix)$)/i.test(k) && k !== "INIT_CWD"),
+);
+Object.assign(env, { NODE_NO_WARNINGS: "1", npm_config_update_notifier: "false" });
 delete env.NODE_OPTIONS;
 
 function sh(cmd: string, args: string[], timeout = 60_000): SpawnSyncReturns<string> {
