@@ -71,6 +71,8 @@ async function main(argv: string[]): Promise<void> {
 function report(err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
   let text = `agentdock: ${message.replace(/^agentdock: /, "")}`;
+  // serve() says which port is taken; the command's way to choose another is its flag.
+  if (/\bis in use\b/.test(message) && !message.includes("--port")) text += "; choose another with --port (0 picks a free one)";
   if (!verbose) {
     if (err instanceof Error && err.cause !== undefined) text += "\n(run with --verbose for the stack trace)";
     return text;
