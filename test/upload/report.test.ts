@@ -1,6 +1,9 @@
+import { readFileSync, readdirSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { compareReport } from "../../src/upload/report-entry.js";
 import { shortIds } from "../../src/upload/report.js";
+import { launchBrowser } from "../browser/harness.js";
 import { request, row, rowId, setup } from "./helpers.js";
 
 const label = (key: string, value: string) => ({ key, value });
@@ -46,4 +49,36 @@ describe("compareReport: example ids and label-only keys", () => {
     expect(html).toMatch(/<h3>acc <small>higher is better/);
     expect(html).toMatch(/class="n delta good[^"]*">\+1</);
   });
+});
+
+describe("compareReport layout in Chromium", () => {
+  it("fits its tables in the browser example's report frame (1160 px) and at 960 px, with label-only keys", async () => {
+    // The three sample experiments, plus a label-only key ("tone") on every row.
+    const s = setup();
+    const dir = new URL("../../examples/upload/", import.meta.url).pathname;
+    const ids: string[] = [];
+    let i = 0;
+    for (const f of readdirSync(dir).filter((f) => f.endsWith(".json")).sort()) {
+      const body = JSON.parse(readFileSync(join(dir, f), "utf8"));
+      for (const r of body.results) r.evaluation_scores = [...(r.evaluation_scores ?? []), label("tone", ["curt", "friendly", "neutral"][i++ % 3]!)];
+      ids.push((await s.experiments.upload(body)).experiment.id);
+    }
+    const html = compareReport(await s.experiments.compare(ids));
+    const browser = await launchBrowser();
+    try {
+      const page = await browser.newPage();
+      for (const width of [1160, 960]) {
+        await page.setViewportSize({ width, height: 900 });
+        await page.setContent(html);
+        const overflowing = await page.evaluate(() =>
+          [document.documentElement, ...document.querySelectorAll(".panel, .examples, .cards, .charts")]
+            .filter((el) => el.scrollWidth > el.clientWidth + 1)
+            .map((el) => `${el.className || el.tagName} ${el.textContent?.trim().slice(0, 30)}: ${el.scrollWidth} > ${el.clientWidth}`),
+        );
+        expect(overflowing, `at ${width} px`).toEqual([]);
+      }
+    } finally {
+      await browser.close();
+    }
+  }, 60_000);
 });
