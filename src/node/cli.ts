@@ -3,9 +3,9 @@
  *   agentdock serve --config graph.json [--store memory|json:<dir>] [--port 2024] [--host 127.0.0.1]
  */
 import { parseArgs } from "node:util";
-import { serveConfig } from "./config.js";
+import { limitOptions, serveConfig } from "./config.js";
 
-const USAGE = "usage: agentdock serve --config graph.json [--store memory|json:<dir>] [--port 2024] [--host 127.0.0.1] [--heartbeat-ms 5000] [--api-key KEY]\n  --api-key (or AGENTDOCK_API_KEY): x-api-key required by the experiment upload endpoints";
+const USAGE = "usage: agentdock serve --config graph.json [--store memory|json:<dir>] [--port 2024] [--host 127.0.0.1] [--heartbeat-ms 5000] [--api-key KEY] [--max-body-bytes 16777216] [--max-depth 128] [--sse-buffer-bytes 4194304]\n  --api-key (or AGENTDOCK_API_KEY): x-api-key required by the experiment upload endpoints\n  --max-body-bytes: larger request bodies are refused with 413; --max-depth: deeper JSON is refused with 422;\n  --sse-buffer-bytes: a stream client that leaves this much unread is disconnected (it can resume with Last-Event-ID)";
 
 async function main(argv: string[]): Promise<void> {
   const { positionals, values } = parseArgs({
@@ -18,6 +18,9 @@ async function main(argv: string[]): Promise<void> {
       host: { type: "string", default: "127.0.0.1" },
       "heartbeat-ms": { type: "string" },
       "api-key": { type: "string" },
+      "max-body-bytes": { type: "string" },
+      "max-depth": { type: "string" },
+      "sse-buffer-bytes": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -39,6 +42,7 @@ async function main(argv: string[]): Promise<void> {
     host: values.host,
     heartbeatMs: values["heartbeat-ms"] === undefined ? undefined : Number(values["heartbeat-ms"]),
     apiKey,
+    ...limitOptions(values),
   });
   if (apiKey === undefined && !server.hasAuth) {
     console.log(
@@ -57,6 +61,6 @@ async function main(argv: string[]): Promise<void> {
 }
 
 main(process.argv.slice(2)).catch((err: Error) => {
-  console.error(`agentdock: ${err.message}`);
+  console.error(`agentdock: ${err.message.replace(/^agentdock: /, "")}`);
   process.exit(1);
 });
