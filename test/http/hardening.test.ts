@@ -1,0 +1,248 @@
+/**
+ * Hardening (D25, D3): thousands of seeded hostile requests over a real socket answer no 5xx
+ * and change nothing; bodies, JSON nesting and SSE send buffers are bounded; internal faults are
+ * 500s with a fixed body, reported once.
+ */
+import { readFileSync } from "node:fs";
+import { Agent, request as httpRequest } from "node:http";
+import { connect, type Socket } from "node:net";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Auth } from "../../src/auth/index.js";
+import { StateGraph, START, END } from "../../src/graph/index.js";
+import { createFetchHandler, DEFAULT_MAX_BODY_BYTES, type FetchHandlerOptions } from "../../src/http/index.js";
+import { jsonDepth, jsonTextDepth, MAX_JSON_DEPTH } from "../../src/json.js";
+import { serve, type ServeHandle } from "../../src/node/index.js";
+import { createRuntime, type Runtime } from "../../src/runtime/index.js";
+import { AgentdockError } from "../../src/errors.js";
+import { echoGraph } from "./graphs.js";
+import { hostileRequests, snapshot, type HostileRequest, type Known } from "./hostile.js";
+
+// A full garbage collection for the memory figures (no --expose-gc needed).
+setFlagsFromString("--expose-gc");
+const gc = runInNewContext("gc") as () => void;
+const settle = async () => {
+  for (let i = 0; i < 3; i++) {
+    await new Promise((r) => setImmediate(r));
+    gc();
+  }
+};
+/** Heap and array buffers after a full GC: what the process holds. */
+const held = async () => {
+  await settle();
+  const m = process.memoryUsage();
+  return m.heapUsed + m.arrayBuffers;
+};
+const MiB = 1024 * 1024;
+
+interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+}
+
+/** One request over a socket with node:http; resolves the answer (or `status: 0` if none came). */
+function send(base: URL, req: Pick<HostileRequest, "method" | "path" | "headers" | "body">, agent?: Agent, timeoutMs = 20_000): Promise<Answer> {
+  return new Promise((resolve) => {
+    let done = false;
+    const finish = (a: Answer) => {
+      if (!done) {
+        done = true;
+        resolve(a);
+      }
+    };
+    let r;
+    try {
+      r = httpRequest({ host: base.hostname, port: base.port, method: req.method, path: req.path, headers: req.headers, agent, timeout: timeoutMs }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => finish({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+        res.on("error", () => finish({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+      });
+    } catch (err) {
+      // node:http refused to send it (e.g. characters it will not put in a request line)
+      return finish({ status: -1, headers: {}, body: Buffer.from(String(err)) });
+    }
+    r.on("timeout", () => r.destroy(new Error("timeout")));
+    r.on("error", () => finish({ status: 0, headers: {}, body: Buffer.alloc(0) }));
+    r.end(req.body);
+  });
+}
+
+/** Writes raw bytes to the server and resolves the status of the first answer (0 when none). */
+function sendRaw(base: URL, bytes: string | Buffer, timeoutMs = 10_000): Promise<number> {
+  return new Promise((resolve) => {
+    const socket = connect(Number(base.port), base.hostname);
+    let text = "";
+    const finish = () => {
+      socket.destroy();
+      const m = /^HTTP\/1\.[01] (\d{3})/.exec(text);
+      resolve(m ? Number(m[1]) : 0);
+    };
+    socket.setTimeout(timeoutMs, finish);
+    socket.on("data", (d: Buffer) => {
+      text += d.toString("latin1");
+      if (/^HTTP\/1\.[01] \d{3}/.test(text)) finish();
+    });
+    socket.on("error", finish);
+    socket.on("close", finish);
+    socket.write(bytes);
+  });
+}
+
+/** Raw requests node:http would not send: request lines, targets, framing and header bytes. */
+function rawRequests(host: string): Array<string | Buffer> {
+  const h = `Host: ${host}\r\n`;
+  const list: Array<string | Buffer> = [
+    `TRACE / HTTP/1.1\r\n${h}Connection: close\r\n\r\n`,
+    `TRACE /threads HTTP/1.1\r\n${h}Connection: close\r\n\r\n`,
+    `TRACK / HTTP/1.1\r\n${h}Connection: close\r\n\r\n`,
+    `CONNECT 127.0.0.1:1 HTTP/1.1\r\n${h}\r\n`,
+    `GET * HTTP/1.1\r\n${h}Connection: close\r\n\r\n`,
+    `OPTIONS * HTTP/1.1\r\n${h}Connection: close\r\n\r\n`,
+    `GET http://evil.example/threads/x HTTP/1.1\r\n${h}Connection: close\r\n\r\n`,
+    `GET //evil.example/ok HTTP/1.1\r\n${h}Connection: close\r\n\r\n`,
+    `GET /ok HTTP/1.0\r\n\r\n`,
+    `GET /ok HTTP/9.9\r\n${h}\r\n`,
+    `GET /ok\r\n\r\n`,
+    `get /ok HTTP/1.1\r\n${h}Connection: close\r\n\r\n`,
+    `GET /ok HTTP/1.1\n${h.replace("\r", "")}Connection: close\n\n`,
+    `GET /ok HTTP/1.1\r\nHost: a b c\r\nConnection: close\r\n\r\n`,
+    `GET /ok HTTP/1.1\r\nHost: [::1\r\nConnection: close\r\n\r\n`,
+    `GET /ok HTTP/1.1\r\nConnection: close\r\n\r\n`,
+    `GET /ok HTTP/1.1\r\n${h}X-Big: ${"a".repeat(20_000)}\r\nConnection: close\r\n\r\n`,
+    Buffer.concat([Buffer.from(`GET /threads/search HTTP/1.1\r\n${h}X-Latin: `), Buffer.from([0xe9, 0xff, 0x80]), Buffer.from("\r\nConnection: close\r\n\r\n")]),
+    Buffer.concat([Buffer.from("GET /threads/"), Buffer.from([0xc3, 0xbc, 0x00]), Buffer.from(` HTTP/1.1\r\n${h}Connection: close\r\n\r\n`)]),
+    `POST /threads HTTP/1.1\r\n${h}Content-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\nzz\r\n{}\r\n0\r\n\r\n`,
+    `POST /threads HTTP/1.1\r\n${h}Content-Type: application/json\r\nTransfer-Encoding: chunked\r\nContent-Length: 2\r\nConnection: close\r\n\r\n2\r\n{}\r\n0\r\n\r\n`,
+    `POST /threads HTTP/1.1\r\n${h}Content-Type: application/json\r\nContent-Length: 2\r\nContent-Length: 3\r\nConnection: close\r\n\r\n{}`,
+    `POST /threads HTTP/1.1\r\n${h}Content-Type: application/json\r\nContent-Length: -1\r\nConnection: close\r\n\r\n{}`,
+    `POST /threads HTTP/1.1\r\n${h}Content-Type: application/json\r\nContent-Length: 99999999999999999999\r\nConnection: close\r\n\r\n{}`,
+    `POST /threads HTTP/1.1\r\n${h}Content-Type: application/json\r\nContent-Length: ${DEFAULT_MAX_BODY_BYTES + 1}\r\nConnection: close\r\n\r\n{}`,
+    `POST /threads/search HTTP/1.1\r\n${h}Content-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n1\r\n{\r\n`,
+    `POST /runs/batch HTTP/1.1\r\n${h}Content-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: 2\r\nConnection: close\r\n\r\n[]`,
+    `PATCH /threads/%ZZ HTTP/1.1\r\n${h}Content-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`,
+    `DELETE /assistants/%ED%A0%80 HTTP/1.1\r\n${h}Connection: close\r\n\r\n`,
+    `PROPFIND /threads HTTP/1.1\r\n${h}Connection: close\r\n\r\n`,
+    `BREW /ok HTTP/1.1\r\n${h}Connection: close\r\n\r\n`,
+    `GET /ok?${"a=1&".repeat(5000)} HTTP/1.1\r\n${h}Connection: close\r\n\r\n`,
+    `GET /${"x/".repeat(4000)} HTTP/1.1\r\n${h}Connection: close\r\n\r\n`,
+    `\r\n\r\n\r\n`,
+    Buffer.from(Array.from({ length: 256 }, (_, i) => i)),
+  ];
+  return list;
+}
+
+/** A graph that streams `count` custom events of `size` bytes each, yielding now and then. */
+function floodGraph(count: number, size: number) {
+  const chunk = "x".repeat(size);
+  return new StateGraph({ n: { default: () => 0 } })
+    .addNode("flood", async (_s, ctx) => {
+      for (let i = 0; i < count; i++) {
+        ctx.writer({ i, chunk });
+        if (i % 16 === 15) await new Promise((r) => setImmediate(r));
+      }
+      return { n: count };
+    })
+    .addEdge(START, "flood")
+    .addEdge("flood", END)
+    .compile();
+}
+
+async function listen(runtime: Runtime, options: FetchHandlerOptions = {}) {
+  const faults: unknown[] = [];
+  const handle: ServeHandle = await serve(runtime, { port: 0, onError: (err) => faults.push(err), ...options });
+  const sockets = new Set<Socket>();
+  handle.server.on("connection", (s: Socket) => {
+    sockets.add(s);
+    s.on("close", () => sockets.delete(s));
+  });
+  return { handle, faults, sockets, base: new URL(handle.url) };
+}
+
+describe("thousands of hostile requests over a socket (D3, D25)", () => {
+  let runtime: Runtime;
+  let server: Awaited<ReturnType<typeof listen>>;
+  const known: Known = { assistants: [], threads: [], runs: [], checkpoints: [], datasets: [], experiments: [] };
+
+  beforeAll(async () => {
+    runtime = await createRuntime({ graphs: { echo: echoGraph() } });
+    server = await listen(runtime, { heartbeatMs: 0 });
+    const api = async (method: string, path: string, body?: unknown) => {
+      const res = await fetch(server.handle.url + path, { method, headers: { "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+      expect(res.status, `${method} ${path}`).toBeLessThan(300);
+      return res.json();
+    };
+    // Seed: two assistants (one updated), three threads (runs, metadata, empty), one upload.
+    const a1 = await api("POST", "/assistants", { graph_id: "echo", name: "first", metadata: { team: "a" } });
+    await api("PATCH", `/assistants/${a1.assistant_id}`, { metadata: { team: "b" }, name: "first, renamed" });
+    const a2 = await api("POST", "/assistants", { graph_id: "echo", config: { tags: ["t"] } });
+    known.assistants.push(a1.assistant_id, a2.assistant_id);
+    for (const metadata of [{ topic: "runs" }, { topic: "meta", nested: { list: [1, "two", null] } }, {}]) {
+      const t = await api("POST", "/threads", { metadata });
+      known.threads.push(t.thread_id);
+    }
+    for (const text of ["one", "two"]) await api("POST", `/threads/${known.threads[0]}/runs/wait`, { assistant_id: "echo", input: { text } });
+    await api("POST", `/threads/${known.threads[1]}/runs/wait`, { assistant_id: a1.assistant_id, input: { text: "x" }, stream_resumable: true });
+    for (const tid of known.threads) {
+      for (const run of (await api("GET", `/threads/${tid}/runs`)) as Array<{ run_id: string }>) known.runs.push([tid, run.run_id]);
+      for (const state of (await api("POST", `/threads/${tid}/history`, { limit: 100 })) as Array<{ checkpoint: { checkpoint_id: string } }>) {
+        known.checkpoints.push([tid, state.checkpoint.checkpoint_id]);
+      }
+    }
+    const fixture = JSON.parse(readFileSync(new URL("../../examples/upload/baseline.json", import.meta.url), "utf8"));
+    const upload = await api("POST", "/api/v1/datasets/upload-experiment", fixture);
+    known.datasets.push(upload.dataset.id);
+    known.experiments.push(upload.experiment.id);
+    expect(known.runs.length).toBe(3);
+    expect(known.checkpoints.length).toBeGreaterThan(2);
+  });
+  afterAll(async () => {
+    await server?.handle.close();
+    await runtime?.close();
+  });
+
+  it("answers 5,000+ seeded hostile requests across every route with no 5xx and changes nothing", { timeout: 300_000 }, async () => {
+    const before = await snapshot(server.handle.url);
+    const COUNT = 5_600;
+    const BUDGET_MS = 240_000;
+    const generator = hostileRequests(20261123, () => known);
+    const agent = new Agent({ keepAlive: true, maxSockets: 8 });
+    const statuses = new Map<number, number>();
+    const failures: string[] = [];
+    const doubled: string[] = [];
+    let sent = 0;
+    const started = Date.now();
+    const worker = async () => {
+      while (sent < COUNT && Date.now() - started < BUDGET_MS) {
+        const req = generator.next();
+        sent++;
+        const answer = await send(server.base, req, agent);
+        statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
+        if (answer.status >= 500) failures.push(`${answer.status} ${req.label} ${req.path.slice(0, 200)}: ${answer.body.toString().slice(0, 300)}`);
+        if (answer.body.includes("agentdock: agentdock:")) doubled.push(`${req.label}: ${answer.body.toString().slice(0, 200)}`);
+      }
+    };
+    await Promise.all(Array.from({ length: 8 }, worker));
+    agent.destroy();
+    let raw = 0;
+    const rawStatuses = new Map<number, number>();
+    for (const bytes of rawRequests(server.base.host)) {
+      const status = await sendRaw(server.base, bytes);
+      raw++;
+      rawStatuses.set(status, (rawStatuses.get(status) ?? 0) + 1);
+      if (status >= 500) failures.push(`raw ${status}: ${bytes.toString().slice(0, 120)}`);
+    }
+    const summary = { sent, raw, seconds: Math.round((Date.now() - started) / 1000), statuses: Object.fromEntries(statuses), rawStatuses: Object.fromEntries(rawStatuses) };
+    console.log(`hostile requests: ${JSON.stringify(summary)}`);
+
+    expect(failures, failures.slice(0, 20).join("\n")).toEqual([]);
+    expect(server.faults.map(String)).toEqual([]);
+    expect(doubled.slice(0, 5)).toEqual([]);
+    expect(sent + raw).toBeGreaterThanOrEqual(5_000);
+    expect(statuses.get(0) ?? 0, "requests with no answer").toBe(0);
+    expect(await snapshot(server.handle.url)).toEqual(before);
+    expect((await fetch(`${server.handle.url}/ok`)).status).toBe(200);
+  });
+});
