@@ -445,7 +445,9 @@ export function hostileRequests(seed: number, known: () => Known) {
         const q = Array.from({ length: 1 + r.int(4) }, () => {
           const key = r.pick(QUERY_KEYS);
           const value = r.pick(QUERY_VALUES);
-          return `${encodeURIComponent(key)}=${r.chance(0.9) ? encodeURIComponent(value) : value.replace(/[&#\s]/g, "")}`;
+          // Now and then as it is, bar what node:http refuses to send (controls, non-ASCII).
+          const raw = value.replace(/[&#\s]/g, "").replace(/[^\x21-\x7e]/gu, (c) => encodeURIComponent(c));
+          return `${encodeURIComponent(key)}=${r.chance(0.9) ? encodeURIComponent(value) : raw}`;
         });
         path += `?${q.join("&")}`;
         labels.push("query");
