@@ -50,6 +50,10 @@ export class SlowReaderError extends Error {
   }
 }
 
+/** One turn of the event loop (setImmediate where there is one: Node, Deno, Bun; else a timer). */
+const nextTurn = () =>
+  new Promise<void>((resolve) => (typeof setImmediate === "function" ? setImmediate(resolve) : setTimeout(resolve, 0)));
+
 const isAgentdockError = (e: unknown): e is { name: string; message: string } =>
   typeof e === "object" && e !== null && (e as { name?: unknown }).name === "AgentdockError";
 
@@ -72,11 +76,10 @@ export function sseResponse(first: IteratorResult<StreamPart>, it: AsyncIterator
       start(controller) {
         let closed = false;
         let timer: ReturnType<typeof setInterval> | undefined;
+        // Full: `limit` bytes wait unread (one frame may pass the limit of an emptier queue).
+        const full = () => (controller.desiredSize ?? 0) <= 0;
         const send = (text: string) => {
-          if (closed) return;
-          // Full: the client has not read `limit` bytes. One frame may pass an empty queue's limit.
-          if ((controller.desiredSize ?? 0) <= 0) return finish("slow");
-          controller.enqueue(encoder.encode(text));
+          if (!closed) controller.enqueue(encoder.encode(text));
         };
         const onAbort = () => finish("gone");
         finish = (how) => {
@@ -104,14 +107,28 @@ export function sseResponse(first: IteratorResult<StreamPart>, it: AsyncIterator
         };
         if (opts.signal.aborted) return finish("gone");
         opts.signal.addEventListener("abort", onAbort);
-        if (opts.heartbeatMs > 0) timer = setInterval(() => send(": heartbeat\n\n"), opts.heartbeatMs);
+        // A heartbeat is only for an idle stream: none while bytes wait unread.
+        if (opts.heartbeatMs > 0) timer = setInterval(() => !full() && send(": heartbeat\n\n"), opts.heartbeatMs);
         void (async () => {
           try {
-            for (let r = first; !r.done && !closed; r = await it.next()) send(sseFrame(r.value));
+            for (let r = first; !r.done && !closed; r = await it.next()) {
+              if (full()) {
+                // Give the transport one turn of the event loop to write (a burst of events can
+                // fill the queue before a socket ever reports drain); still full: too slow.
+                await nextTurn();
+                if (closed) break;
+                if (full()) {
+                  finish("slow");
+                  break;
+                }
+              }
+              send(sseFrame(r.value));
+            }
           } catch (err) {
             if (closed) return;
             const e = err as { name?: string; message?: string } | null;
             if (!isAgentdockError(err)) opts.onError?.(err);
+            if (full()) return finish("slow");
             send(sseFrame({ event: "error", data: { error: e?.name ?? "Error", message: e?.message ?? String(err) } }));
           }
           finish("done");

@@ -249,3 +249,121 @@ describe("thousands of hostile requests over a socket (D3, D25)", () => {
     expect((await fetch(`${server.handle.url}/ok`)).status).toBe(200);
   });
 });
+
+describe("SSE send buffers (D25)", () => {
+  it("cuts off a client that does not read at its buffer and releases what was held for it", { timeout: 120_000 }, async () => {
+    // 48 MiB of custom events; a client that never reads may hold at most 1 MiB of them.
+    const COUNT = 384;
+    const SIZE = 128 * 1024;
+    const runtime = await createRuntime({ graphs: { flood: floodGraph(COUNT, SIZE) } });
+    const server = await listen(runtime, { heartbeatMs: 0, sseBufferBytes: MiB });
+    try {
+      const thread = (await (await fetch(`${server.handle.url}/threads`, { method: "POST", body: "{}" })).json()) as { thread_id: string };
+      const baseline = await held();
+      const finished = new Promise<void>((resolve) => {
+        const off = runtime.subscribe("run.finished", () => {
+          off();
+          resolve();
+        });
+      });
+      // A raw client: sends the request, then never reads a byte.
+      const body = JSON.stringify({ assistant_id: "flood", input: {}, stream_mode: ["custom"] });
+      const client = connect(Number(server.base.port), server.base.hostname);
+      await new Promise<void>((resolve) => client.once("connect", () => resolve()));
+      client.pause();
+      const serverSide = await new Promise<Socket>((resolve) => {
+        const check = () => {
+          const [s] = server.sockets;
+          if (s) resolve(s);
+          else setImmediate(check);
+        };
+        check();
+      });
+      const cut = new Promise<void>((resolve) => serverSide.once("close", () => resolve()));
+      client.write(
+        `POST /threads/${thread.thread_id}/runs/stream HTTP/1.1\r\nHost: ${server.base.host}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      );
+      await cut; // the server closed its side while the client still had not read anything
+      await finished; // the run went on to the end (on_disconnect defaults to continue)
+      const after = await held();
+      const run = ((await (await fetch(`${server.handle.url}/threads/${thread.thread_id}/runs`)).json()) as Array<{ status: string }>)[0];
+      expect(run?.status).toBe("success");
+      console.log(`non-reading SSE client: ${(COUNT * SIZE) / MiB} MiB streamed, held after the cut ${((after - baseline) / MiB).toFixed(1)} MiB`);
+      // Nothing of the 48 MiB stays for the client that left (the limit was 1 MiB).
+      expect(after - baseline).toBeLessThan(8 * MiB);
+      client.destroy();
+    } finally {
+      await server.handle.close();
+      await runtime.close();
+    }
+  });
+
+  it("streams everything to a client that reads, through the same small buffer", { timeout: 120_000 }, async () => {
+    const COUNT = 256;
+    const SIZE = 64 * 1024;
+    const runtime = await createRuntime({ graphs: { flood: floodGraph(COUNT, SIZE) } });
+    const server = await listen(runtime, { heartbeatMs: 0, sseBufferBytes: MiB });
+    try {
+      const res = await fetch(`${server.handle.url}/runs/stream`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ assistant_id: "flood", input: {}, stream_mode: ["custom"] }),
+      });
+      const text = await res.text();
+      expect(text.match(/event: custom\n/g)?.length).toBe(COUNT);
+      expect(text.length).toBeGreaterThan(COUNT * SIZE);
+    } finally {
+      await server.handle.close();
+      await runtime.close();
+    }
+  });
+});
+
+/** The ids of the `custom` events in an SSE text (frames cut short at the end are left out). */
+const customIds = (text: string) => [...text.matchAll(/event: custom\ndata: [^\n]*\nid: (\d+)\n\n/g)].map((m) => Number(m[1]));
+
+describe("a client cut off as too slow resumes with Last-Event-ID (D25, D11)", () => {
+  it("reads what it was sent, then the rest from where it stopped", { timeout: 120_000 }, async () => {
+    // 20 MiB: more than the loopback socket buffers of both ends take in.
+    const COUNT = 320;
+    const SIZE = 64 * 1024;
+    const runtime = await createRuntime({ graphs: { flood: floodGraph(COUNT, SIZE) } });
+    const server = await listen(runtime, { heartbeatMs: 0, sseBufferBytes: 256 * 1024 });
+    try {
+      const thread = (await (await fetch(`${server.handle.url}/threads`, { method: "POST", body: "{}" })).json()) as { thread_id: string };
+      const finished = new Promise<string>((resolve) => {
+        const off = runtime.subscribe("run.finished", (e) => {
+          off();
+          resolve(e.run.run_id);
+        });
+      });
+      const body = JSON.stringify({ assistant_id: "flood", input: {}, stream_mode: ["custom"], stream_resumable: true });
+      const client = connect(Number(server.base.port), server.base.hostname);
+      client.pause();
+      const received: Buffer[] = [];
+      const ended = new Promise<void>((resolve) => client.once("close", () => resolve()));
+      client.on("data", (d: Buffer) => received.push(d));
+      client.pause();
+      client.write(
+        `POST /threads/${thread.thread_id}/runs/stream HTTP/1.1\r\nHost: ${server.base.host}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      );
+      const runId = await finished;
+      // The run is over; the server has cut the stream. Now read what reached the socket.
+      client.resume();
+      await ended;
+      const first = customIds(Buffer.concat(received).toString("latin1"));
+      expect(first.length).toBeGreaterThan(0);
+      expect(first.length).toBeLessThan(COUNT); // it was cut off
+      const last = first.at(-1)!;
+      const resumed = await fetch(`${server.handle.url}/threads/${thread.thread_id}/runs/${runId}/stream`, { headers: { "last-event-id": String(last) } });
+      const rest = customIds(await resumed.text());
+      const all = [...first, ...rest];
+      expect(all).toEqual([...all].sort((a, b) => a - b));
+      expect(new Set(all).size).toBe(COUNT);
+      expect(rest[0]).toBe(last + 1);
+    } finally {
+      await server.handle.close();
+      await runtime.close();
+    }
+  });
+});
