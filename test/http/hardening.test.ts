@@ -367,3 +367,290 @@ describe("a client cut off as too slow resumes with Last-Event-ID (D25, D11)", (
     }
   });
 });
+
+/**
+ * Sends `total` bytes of a JSON-looking body to `path` in 64 KiB writes (one reused buffer, so
+ * the client holds almost nothing), with or without a Content-Length, and resolves the status
+ * (0: no answer) and how many bytes went out before the server answered or closed.
+ */
+function upload(base: URL, path: string, total: number, declared: boolean, onWrite: () => void): Promise<{ status: number; written: number }> {
+  const chunk = Buffer.alloc(64 * 1024, 0x20); // spaces: valid JSON whitespace
+  return new Promise((resolve) => {
+    let status = 0;
+    let written = 0;
+    let settled = false;
+    const done = () => {
+      if (!settled) {
+        settled = true;
+        resolve({ status, written });
+      }
+    };
+    const headers: Record<string, string> = { "content-type": "application/json" };
+    if (declared) headers["content-length"] = String(total);
+    else headers["transfer-encoding"] = "chunked";
+    const req = httpRequest({ host: base.hostname, port: base.port, method: "POST", path, headers }, (res) => {
+      status = res.statusCode ?? 0;
+      res.resume();
+      res.on("end", done);
+      res.on("error", done);
+      req.destroy();
+    });
+    req.on("error", done);
+    req.on("close", done);
+    const pump = () => {
+      while (!settled && status === 0 && written < total) {
+        onWrite();
+        written += chunk.length;
+        if (!req.write(chunk)) return void req.once("drain", pump);
+      }
+      if (written >= total) req.end();
+    };
+    pump();
+  });
+}
+
+describe("request bodies are capped (D25)", () => {
+  let runtime: Runtime;
+  let server: Awaited<ReturnType<typeof listen>>;
+  beforeAll(async () => {
+    runtime = await createRuntime({ graphs: { echo: echoGraph() } });
+    server = await listen(runtime);
+  });
+  afterAll(async () => {
+    await server?.handle.close();
+    await runtime?.close();
+  });
+
+  for (const declared of [true, false]) {
+    it(`refuses a 64 MiB body ${declared ? "with Content-Length with 413, holding less than the limit" : "without Content-Length with 413, holding about the limit at most"}`, { timeout: 120_000 }, async () => {
+      const baseline = await held();
+      let peak = 0;
+      const sample = () => {
+        const m = process.memoryUsage();
+        peak = Math.max(peak, m.heapUsed + m.arrayBuffers);
+      };
+      const timer = setInterval(sample, 1);
+      const { status, written } = await upload(server.base, "/threads", 64 * MiB, declared, sample);
+      clearInterval(timer);
+      sample();
+      const after = await held();
+      const growth = peak - baseline;
+      console.log(
+        `64 MiB upload (${declared ? "Content-Length" : "chunked"}): ${status}, ${(written / MiB).toFixed(1)} MiB written, peak growth ${(growth / MiB).toFixed(1)} MiB, held after ${((after - baseline) / MiB).toFixed(1)} MiB (limit 16 MiB)`,
+      );
+      expect(status).toBe(413);
+      // With a Content-Length the body is refused before any of it is read. Without one, the
+      // server reads (and holds) up to the limit before it can know, plus read buffers not yet
+      // collected: bounded by the limit, not by the body.
+      expect(growth).toBeLessThan(declared ? DEFAULT_MAX_BODY_BYTES : 2 * DEFAULT_MAX_BODY_BYTES);
+      expect(after - baseline).toBeLessThan(4 * MiB);
+      expect(server.faults).toEqual([]);
+      // The server still answers, and nothing was created.
+      expect(await (await fetch(`${server.handle.url}/threads/count`, { method: "POST", body: "{}" })).json()).toBe(0);
+    });
+  }
+});
+
+/** `{"a":{"a":...1...}}`, `levels` deep. */
+const nested = (levels: number) => '{"a":'.repeat(levels) + "1" + "}".repeat(levels);
+/** The same as a value (built without recursion). */
+function nestedValue(levels: number): Record<string, unknown> {
+  const root: Record<string, unknown> = {};
+  let node = root;
+  for (let i = 1; i < levels; i++) node = (node.a = {}) as Record<string, unknown>;
+  node.a = 1;
+  return root;
+}
+
+describe("JSON nesting is capped (D25)", () => {
+  it("measures depth without recursion, ignoring brackets inside strings", () => {
+    expect(jsonDepth(1)).toBe(0);
+    expect(jsonDepth({})).toBe(1);
+    expect(jsonDepth({ a: [1, { b: [] }] })).toBe(4);
+    expect(jsonDepth(nestedValue(100_000))).toBe(100_000);
+    expect(jsonDepth(nestedValue(100_000), 128)).toBe(129);
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    expect(jsonDepth(cyclic, 128)).toBe(129);
+    expect(jsonTextDepth('{"a":"[[[{{{","b":"\\"}","c":[[1]]}')).toBe(3);
+    expect(jsonTextDepth(nested(200_000), 128)).toBe(129);
+    expect(jsonTextDepth("[".repeat(1000))).toBe(1000);
+  });
+
+  it("refuses a 5,000-level metadata object with 422 over HTTP, stores nothing, and listings keep working", async () => {
+    const runtime = await createRuntime({ graphs: { echo: echoGraph() } });
+    const handler = createFetchHandler(runtime);
+    const post = (path: string, body: string) => handler(new Request(`http://in-process${path}`, { method: "POST", headers: { "content-type": "application/json" }, body }));
+    try {
+      const res = await post("/threads", `{"metadata":${nested(5_000)}}`);
+      expect(res.status).toBe(422);
+      expect((await res.json()).detail).toMatch(/deeper than 128/);
+      expect((await post("/assistants", `{"graph_id":"echo","metadata":${nested(5_000)}}`)).status).toBe(422);
+      // 128 levels in all is accepted, 129 is not.
+      expect((await post("/threads", `{"metadata":${nested(127)}}`)).status).toBe(200);
+      expect((await post("/threads", `{"metadata":${nested(128)}}`)).status).toBe(422);
+      const search = await post("/threads/search", "{}");
+      expect(search.status).toBe(200);
+      expect(await search.json()).toHaveLength(1);
+      expect(await (await post("/assistants/search", "{}")).json()).toHaveLength(1);
+    } finally {
+      await runtime.close();
+    }
+  });
+
+  it("takes maxDepth as an option", async () => {
+    const runtime = await createRuntime({ graphs: { echo: echoGraph() } });
+    const handler = createFetchHandler(runtime, { maxDepth: 3 });
+    const post = (body: string) => handler(new Request("http://in-process/threads/search", { method: "POST", body }));
+    try {
+      expect((await post('{"metadata":{"a":{}}}')).status).toBe(200);
+      expect((await post('{"metadata":{"a":{"b":{}}}}')).status).toBe(422);
+      expect(() => createFetchHandler(runtime, { maxDepth: 0 })).toThrow(/maxDepth/);
+      expect(() => createFetchHandler(runtime, { maxBodyBytes: -1 })).toThrow(/maxBodyBytes/);
+      expect(() => createFetchHandler(runtime, { sseBufferBytes: 1.5 })).toThrow(/sseBufferBytes/);
+    } finally {
+      await runtime.close();
+    }
+  });
+
+  it("refuses values nested deeper than 128 levels in process too (the runtime's parse), without a stack overflow", async () => {
+    const runtime = await createRuntime({ graphs: { echo: echoGraph() } });
+    try {
+      const invalid = (e: unknown) => AgentdockError.is(e, "invalid_input") && /128 levels/.test((e as Error).message);
+      await expect(runtime.threads.create({ metadata: nestedValue(5_000) })).rejects.toSatisfy(invalid);
+      await expect(runtime.assistants.create({ graphId: "echo", config: { configurable: nestedValue(200) } })).rejects.toSatisfy(invalid);
+      const cyclic: Record<string, unknown> = {};
+      cyclic.self = cyclic;
+      await expect(runtime.threads.create({ metadata: cyclic })).rejects.toSatisfy(invalid);
+      const thread = await runtime.threads.create({ metadata: nestedValue(MAX_JSON_DEPTH - 1) });
+      await expect(runtime.runs.wait(thread.thread_id, "echo", { input: { text: nestedValue(1_000) } })).rejects.toSatisfy(invalid);
+      expect(await runtime.threads.search()).toHaveLength(1);
+    } finally {
+      await runtime.close();
+    }
+  });
+});
+
+describe("bodies are read as streams and capped in the fetch handler itself (any host)", () => {
+  it("stops reading a body without Content-Length at the limit and answers 413", async () => {
+    const runtime = await createRuntime({ graphs: { echo: echoGraph() } });
+    const handler = createFetchHandler(runtime, { maxBodyBytes: 64 * 1024 });
+    try {
+      let pulled = 0;
+      let cancelled = false;
+      const endless = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          pulled += 16 * 1024;
+          controller.enqueue(new Uint8Array(16 * 1024).fill(0x20));
+        },
+        cancel() {
+          cancelled = true;
+        },
+      });
+      // @ts-expect-error duplex is required for a stream body in Node's fetch; the DOM types lack it
+      const res = await handler(new Request("http://in-process/threads", { method: "POST", body: endless, duplex: "half" }));
+      expect(res.status).toBe(413);
+      expect((await res.json()).detail).toMatch(/65536 bytes/);
+      expect(cancelled).toBe(true);
+      expect(pulled).toBeLessThan(256 * 1024);
+      const declared = await handler(new Request("http://in-process/threads", { method: "POST", headers: { "content-length": String(64 * 1024 + 1) }, body: " ".repeat(64 * 1024 + 1) }));
+      expect(declared.status).toBe(413);
+      const fits = await handler(new Request("http://in-process/threads", { method: "POST", body: "{}" + " ".repeat(64 * 1024 - 2) }));
+      expect(fits.status).toBe(200);
+    } finally {
+      await runtime.close();
+    }
+  });
+});
+
+describe("methods, faults and prototype keys", () => {
+  it("answers 405 with Allow for a known path, 404 for an unknown one, 405 for TRACE, never 500", async () => {
+    const runtime = await createRuntime({ graphs: { echo: echoGraph() } });
+    const server = await listen(runtime);
+    try {
+      const put = await fetch(`${server.handle.url}/threads/x/copy`, { method: "PUT" });
+      expect(put.status).toBe(405);
+      expect(put.headers.get("allow")).toBe("POST");
+      expect((await put.json()).detail).toMatch(/PUT/);
+      expect((await fetch(`${server.handle.url}/threads/x`, { method: "PUT" })).headers.get("allow")).toBe("GET, PATCH, DELETE");
+      expect((await fetch(`${server.handle.url}/nothing/here`)).status).toBe(404);
+      for (const method of ["TRACE", "TRACK"]) {
+        const status = await sendRaw(server.base, `${method} /ok HTTP/1.1\r\nHost: ${server.base.host}\r\nConnection: close\r\n\r\n`);
+        expect(status === 405 || status === 400, `${method}: ${status}`).toBe(true);
+      }
+      expect(await sendRaw(server.base, `TRACE /ok HTTP/1.1\r\nHost: ${server.base.host}\r\nConnection: close\r\n\r\n`)).toBe(405);
+      expect(await sendRaw(server.base, `GET http://elsewhere.example/ok HTTP/1.1\r\nHost: ${server.base.host}\r\nConnection: close\r\n\r\n`)).toBe(200);
+      expect(server.faults).toEqual([]);
+    } finally {
+      await server.handle.close();
+      await runtime.close();
+    }
+  });
+
+  it("answers a crashing auth handler with a bare 500 and reports it once, with its stack", async () => {
+    const auth = new Auth().authenticate(({ headers }) => {
+      const table: Record<string, { identity: string }> = {};
+      return table[headers["x-user"] ?? ""]!.identity; // a bug: TypeError for any unknown user
+    });
+    const runtime = await createRuntime({ graphs: { echo: echoGraph() }, auth });
+    const server = await listen(runtime);
+    try {
+      const res = await fetch(`${server.handle.url}/threads/search`, { method: "POST", body: "{}", headers: { "x-user": "mallory" } });
+      expect(res.status).toBe(500);
+      expect(await res.json()).toEqual({ detail: "Internal server error" });
+      expect(server.faults).toHaveLength(1);
+      const fault = server.faults[0] as Error & { cause?: Error };
+      expect(fault.message).not.toMatch(/agentdock: agentdock:/);
+      expect(fault.cause).toBeInstanceOf(TypeError);
+      expect(fault.cause?.stack).toMatch(/hardening\.test\.ts/);
+    } finally {
+      await server.handle.close();
+      await runtime.close();
+    }
+  });
+
+  it("logs a fault once with console.error by default, the body saying nothing of it", async () => {
+    const logged: unknown[][] = [];
+    const original = console.error;
+    console.error = (...args: unknown[]) => void logged.push(args);
+    try {
+      const handler = createFetchHandler({
+        client: async () => {
+          throw new Error("secret connection string postgres://user:pw@db");
+        },
+      });
+      const res = await handler(new Request("http://in-process/threads/x"));
+      expect(res.status).toBe(500);
+      expect(await res.text()).not.toMatch(/secret|postgres/);
+      expect(logged).toHaveLength(1);
+      expect(String(logged[0]![0])).toMatch(/internal error on GET \/threads\/x/);
+      expect((logged[0]![1] as Error).stack).toMatch(/secret connection string/);
+    } finally {
+      console.error = original;
+    }
+  });
+
+  it("takes __proto__, constructor and NUL keys as plain data: no 500, no prototype changed", async () => {
+    const runtime = await createRuntime({ graphs: { echo: echoGraph() } });
+    const server = await listen(runtime);
+    try {
+      const body = '{"metadata":{"__proto__":{"polluted":true},"constructor":{"prototype":1},"nul\\u0000key":"\\u0000","emoji💥":"\\ud83d\\udca5"}}';
+      const created = await fetch(`${server.handle.url}/threads`, { method: "POST", headers: { "content-type": "application/json" }, body });
+      expect(created.status).toBe(200);
+      const thread = await created.json();
+      const again = await (await fetch(`${server.handle.url}/threads/${thread.thread_id}`)).json();
+      // The runtime's validation (zod records) drops a `__proto__` key; every other key is kept.
+      expect(again.metadata).toEqual({ constructor: { prototype: 1 }, "nul\u0000key": "\u0000", "emoji💥": "💥" });
+      expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+      for (const filter of ['{"__proto__":{"polluted":true}}', '{"polluted":true}', '{"constructor":{"prototype":1}}']) {
+        const search = await fetch(`${server.handle.url}/threads/search`, { method: "POST", body: `{"metadata":${filter}}` });
+        expect(search.status).toBe(200);
+        expect((await search.json()).length, filter).toBe(filter.startsWith('{"polluted"') ? 0 : 1);
+      }
+      expect(server.faults).toEqual([]);
+    } finally {
+      await server.handle.close();
+      await runtime.close();
+    }
+  });
+});
