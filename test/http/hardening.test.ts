@@ -298,6 +298,54 @@ describe("SSE send buffers (D25)", () => {
     }
   });
 
+  it("releases what was held for a client that leaves while the run goes on", { timeout: 120_000 }, async () => {
+    const COUNT = 384;
+    const SIZE = 128 * 1024;
+    const runtime = await createRuntime({ graphs: { flood: floodGraph(COUNT, SIZE) } });
+    // A buffer larger than the run's output: only the client leaving can release it.
+    const server = await listen(runtime, { heartbeatMs: 0, sseBufferBytes: 256 * MiB });
+    try {
+      const baseline = await held();
+      const started = new Promise<void>((resolve) => {
+        const off = runtime.subscribe("run.started", () => {
+          off();
+          resolve();
+        });
+      });
+      const finished = new Promise<void>((resolve) => {
+        const off = runtime.subscribe("run.finished", () => {
+          off();
+          resolve();
+        });
+      });
+      const body = JSON.stringify({ assistant_id: "flood", input: {}, stream_mode: ["custom"] });
+      const client = connect(Number(server.base.port), server.base.hostname);
+      client.pause();
+      client.write(`POST /runs/stream HTTP/1.1\r\nHost: ${server.base.host}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+      await started;
+      // Leave once the server visibly holds output for us (16 MiB more than at the start).
+      let over = false;
+      void finished.then(() => (over = true));
+      let peak = 0;
+      while (!over) {
+        const m = process.memoryUsage();
+        peak = Math.max(peak, m.heapUsed + m.arrayBuffers - baseline);
+        if (peak > 16 * MiB) break;
+        await new Promise((r) => setImmediate(r));
+      }
+      expect(peak).toBeGreaterThan(16 * MiB);
+      client.destroy();
+      await finished;
+      const after = await held();
+      console.log(`SSE client that left: ${(COUNT * SIZE) / MiB} MiB streamed, over 16 MiB held before it left, ${((after - baseline) / MiB).toFixed(1)} MiB after`);
+      expect(after - baseline).toBeLessThan(8 * MiB);
+      expect(server.faults).toEqual([]);
+    } finally {
+      await server.handle.close();
+      await runtime.close();
+    }
+  });
+
   it("streams everything to a client that reads, through the same small buffer", { timeout: 120_000 }, async () => {
     const COUNT = 256;
     const SIZE = 64 * 1024;
