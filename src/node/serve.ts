@@ -1,7 +1,8 @@
 /**
  * `serve(runtime, options)`: the fetch handler of `agentdock/http` on `node:http`. The listener
  * turns each `IncomingMessage` into a `Request` whose `signal` aborts when the client goes away
- * (so streams apply `on_disconnect`), and writes the `Response` back, streams included.
+ * (so streams apply `on_disconnect`) and whose body streams from the socket (the handler caps
+ * it), and writes the `Response` back, streams included, with backpressure.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -14,7 +15,11 @@ import {
   type HttpRuntime,
 } from "../http/index.js";
 
-/** Options of {@link serve}: where to listen, plus the fetch handler's options. */
+/**
+ * Options of {@link serve}: where to listen, plus the fetch handler's options, limits included
+ * (D25: `maxBodyBytes` default 16 MiB, `maxDepth` default 128, `sseBufferBytes` default 4 MiB)
+ * and `onError`, which also receives the listener's own faults.
+ */
 export interface ServeOptions extends FetchHandlerOptions {
   /** Port (default 2024; 0 picks a free one). */
   port?: number;
