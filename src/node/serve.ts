@@ -81,13 +81,16 @@ function bodyStream(req: IncomingMessage): ReadableStream<Uint8Array> {
             // cancelled
           }
         });
-        req.once("error", (err) => {
+        const fail = (err: unknown) => {
           try {
             controller.error(err);
           } catch {
             // cancelled
           }
-        });
+        };
+        req.once("error", fail);
+        // The client went away mid-body: the handler's read fails (400) instead of waiting forever.
+        req.once("close", () => !req.complete && fail(new Error("The client closed the connection before the body ended")));
         req.pause();
       },
       pull() {

@@ -635,6 +635,28 @@ describe("methods, faults and prototype keys", () => {
     }
   });
 
+  it("shrugs off a client that leaves in the middle of its body: no fault, no hang", async () => {
+    const runtime = await createRuntime({ graphs: { echo: echoGraph() } });
+    const server = await listen(runtime);
+    try {
+      for (const framing of ["Content-Length: 1000", "Transfer-Encoding: chunked"]) {
+        const client = connect(Number(server.base.port), server.base.hostname);
+        await new Promise<void>((resolve) => client.once("connect", () => resolve()));
+        const serverSide = [...server.sockets].at(-1)!;
+        const closed = new Promise<void>((resolve) => serverSide.once("close", () => resolve()));
+        client.write(`POST /threads HTTP/1.1\r\nHost: ${server.base.host}\r\nContent-Type: application/json\r\n${framing}\r\n\r\n${framing.startsWith("Content") ? '{"metadata":' : '5\r\n{"met\r\n'}`);
+        await new Promise((r) => setTimeout(r, 50)); // let the server start reading the body
+        client.destroy();
+        await closed;
+      }
+      expect(await (await fetch(`${server.handle.url}/threads/count`, { method: "POST", body: "{}" })).json()).toBe(0);
+      expect(server.faults).toEqual([]);
+    } finally {
+      await server.handle.close();
+      await runtime.close();
+    }
+  });
+
   it("answers a crashing auth handler with a bare 500 and reports it once, with its stack", async () => {
     const auth = new Auth().authenticate(({ headers }) => {
       const table: Record<string, { identity: string }> = {};
