@@ -13,7 +13,7 @@ import { Auth } from "../../src/auth/index.js";
 import { StateGraph, START, END } from "../../src/graph/index.js";
 import { createFetchHandler, DEFAULT_MAX_BODY_BYTES, type FetchHandlerOptions } from "../../src/http/index.js";
 import { jsonDepth, jsonTextDepth, MAX_JSON_DEPTH } from "../../src/json.js";
-import { serve, type ServeHandle } from "../../src/node/index.js";
+import { loadAuth, serve, type ServeHandle } from "../../src/node/index.js";
 import { createRuntime, type Runtime } from "../../src/runtime/index.js";
 import { AgentdockError } from "../../src/errors.js";
 import { echoGraph } from "./graphs.js";
@@ -249,6 +249,60 @@ describe("thousands of hostile requests over a socket (D3, D25)", () => {
     expect((await fetch(`${server.handle.url}/ok`)).status).toBe(200);
   });
 });
+
+describe("hostile requests through the example API-key auth handler", () => {
+  it("answers 1,000 seeded hostile requests with hostile keys with no 5xx and no fault", { timeout: 180_000 }, async () => {
+    const auth = await loadAuth({ auth: { path: "./auth-api-key.ts:auth" } }, new URL("../../examples/node", import.meta.url).pathname);
+    const runtime = await createRuntime({ graphs: { echo: echoGraph() }, auth });
+    const server = await listen(runtime, { heartbeatMs: 0 });
+    try {
+      const alice = { "content-type": "application/json", "x-api-key": "key-alice" };
+      const thread = await (await fetch(`${server.handle.url}/threads`, { method: "POST", headers: alice, body: "{}" })).json();
+      const run = await (await fetch(`${server.handle.url}/threads/${thread.thread_id}/runs`, { method: "POST", headers: alice, body: '{"assistant_id":"echo","input":{"text":"x"}}' })).json();
+      await fetch(`${server.handle.url}/threads/${thread.thread_id}/runs/${run.run_id}/join`, { headers: alice });
+      const known: Known = { assistants: [], threads: [thread.thread_id], runs: [[thread.thread_id, run.run_id]], checkpoints: [], datasets: [], experiments: [] };
+      known.assistants.push("echo");
+      known.checkpoints.push([thread.thread_id, "00000000-0000-0000-0000-000000000000"]);
+      known.datasets.push("00000000-0000-0000-0000-000000000000");
+      known.experiments.push("00000000-0000-0000-0000-000000000000");
+      const generator = hostileRequests(424242, () => known);
+      const keys = prngKeys(7);
+      const agent = new Agent({ keepAlive: true, maxSockets: 4 });
+      const failures: string[] = [];
+      const statuses = new Map<number, number>();
+      let sent = 0;
+      const worker = async () => {
+        while (sent < 1_000) {
+          const req = generator.next();
+          req.headers["x-api-key"] = keys();
+          sent++;
+          const answer = await send(server.base, req, agent);
+          statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
+          if (answer.status >= 500 || answer.status <= 0) failures.push(`${answer.status} ${req.label} key=${JSON.stringify(req.headers["x-api-key"]).slice(0, 40)}: ${answer.body.toString().slice(0, 200)}`);
+        }
+      };
+      await Promise.all(Array.from({ length: 4 }, worker));
+      agent.destroy();
+      console.log(`hostile requests with auth: ${JSON.stringify({ sent, statuses: Object.fromEntries(statuses) })}`);
+      expect(failures, failures.slice(0, 10).join("\n")).toEqual([]);
+      expect(server.faults.map(String)).toEqual([]);
+      expect(statuses.get(401) ?? 0).toBeGreaterThan(0);
+    } finally {
+      await server.handle.close();
+      await runtime.close();
+    }
+  });
+});
+
+/** Seeded `x-api-key` values: mostly a real key, else prototype names, junk and huge keys. */
+function prngKeys(seed: number) {
+  let s = seed;
+  const KEYS = ["key-alice", "key-alice", "key-bob", "__proto__", "constructor", "toString", "hasOwnProperty", "valueOf", "", "key-alice ", "KEY-ALICE", "x".repeat(8000), "\u00e9t\u00e9"];
+  return () => {
+    s = (s * 1103515245 + 12345) % 2 ** 31;
+    return KEYS[s % KEYS.length]!;
+  };
+}
 
 describe("SSE send buffers (D25)", () => {
   it("cuts off a client that does not read at its buffer and releases what was held for it", { timeout: 120_000 }, async () => {
