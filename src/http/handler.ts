@@ -108,7 +108,6 @@ export function logInternalError(error: unknown, request?: Request): void {
 /**
  * Reads a body as text, refusing it with 413 once it passes `max` bytes: at once when its
  * `Content-Length` says so, else as soon as the bytes read pass it (the rest is never read).
- * Bytes are decoded as they arrive, so the chunks are not kept.
  */
 export async function readBodyText(request: Request, max: number): Promise<string> {
   const tooLarge = () =>
@@ -119,8 +118,9 @@ export async function readBodyText(request: Request, max: number): Promise<strin
   if (declared !== null && /^\s*\d+\s*$/.test(declared) && Number(declared) > max) throw tooLarge();
   if (!request.body) return "";
   const reader = request.body.getReader();
-  const decoder = new TextDecoder();
-  let text = "";
+  // Bytes are kept as they came and decoded at the end: a refused body then costs what was read,
+  // without the garbage of decoding it piece by piece.
+  const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
     let chunk: ReadableStreamReadResult<Uint8Array>;
@@ -132,13 +132,21 @@ export async function readBodyText(request: Request, max: number): Promise<strin
     if (chunk.done) break;
     size += chunk.value.byteLength;
     if (size > max) {
+      chunks.length = 0;
       void reader.cancel().catch(() => {});
       throw tooLarge();
     }
-    text += decoder.decode(chunk.value, { stream: true });
+    chunks.push(chunk.value);
+  }
+  const decoder = new TextDecoder();
+  let text = "";
+  for (let i = 0; i < chunks.length; i++) {
+    text += decoder.decode(chunks[i], { stream: true });
+    chunks[i] = EMPTY; // decoded: let it go
   }
   return text + decoder.decode();
 }
+const EMPTY = new Uint8Array(0);
 
 /** D3: the one table from error codes to HTTP statuses. */
 const STATUS: Record<ErrorCode, number> = {
