@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { sseFrame, sseResponse, type StreamPart } from "../../src/http/sse.js";
+import { SlowReaderError, sseFrame, sseResponse, type StreamPart } from "../../src/http/sse.js";
 import { readSse } from "./helpers.js";
 
 /** An iterator over `parts` that records whether it was stopped early, optionally blocking at the end. */
@@ -78,5 +78,28 @@ describe("SSE framing (D11)", () => {
     abort.abort();
     expect(state.returned).toBe(true);
     expect((await reader.read()).done).toBe(true);
+  });
+
+  it("cuts off a reader that leaves its bounded queue full, stopping the iteration and dropping the queue", async () => {
+    const parts = Array.from({ length: 200 }, (_, i) => ({ event: "custom", data: "x".repeat(1000), id: String(i) }));
+    let disconnected = 0;
+    const { it: iterator, state } = source(parts, { blockAtEnd: true });
+    const first = await iterator.next();
+    const response = sseResponse(first, iterator, { heartbeatMs: 0, signal: new AbortController().signal, headers: new Headers(), maxBufferBytes: 16 * 1024, onDisconnect: () => disconnected++ });
+    const reader = response.body!.getReader();
+    // Nobody reads while the events arrive; `closed` settles without reading anything.
+    await expect(reader.closed).rejects.toBeInstanceOf(SlowReaderError);
+    expect(state.returned).toBe(true);
+    expect(disconnected).toBe(1);
+    await expect(reader.read()).rejects.toBeInstanceOf(SlowReaderError);
+  });
+
+  it("lets a reader that keeps up have every event through the same small queue", async () => {
+    const parts = Array.from({ length: 200 }, (_, i) => ({ event: "custom", data: "x".repeat(1000), id: String(i) }));
+    const { it: iterator } = source(parts);
+    const first = await iterator.next();
+    const response = sseResponse(first, iterator, { heartbeatMs: 0, signal: new AbortController().signal, headers: new Headers(), maxBufferBytes: 16 * 1024 });
+    const { events } = await readSse(response);
+    expect(events).toHaveLength(200);
   });
 });
