@@ -52,6 +52,16 @@ export interface NodeListenerOptions {
   onError?: (error: unknown, request?: Request) => void;
 }
 
+/** A request listener that can also serve `checkContinue` (see {@link toNodeListener}). */
+export type NodeListener = ((req: IncomingMessage, res: ServerResponse) => Promise<void>) & {
+  /**
+   * For `server.on("checkContinue", listener.checkContinue)`: a request sent with
+   * `Expect: 100-continue` gets its `100 Continue` only when the handler starts reading the body,
+   * so a body refused up front (413 on its Content-Length, 401, 404) is never sent at all.
+   */
+  checkContinue: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+};
+
 /** Writes a small JSON answer; the connection closes afterwards unless the request was read. */
 function answer(req: IncomingMessage, res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
   const text = JSON.stringify(body);
@@ -63,10 +73,10 @@ function answer(req: IncomingMessage, res: ServerResponse, status: number, body:
 
 /**
  * The request body as a web stream that reads the socket only as fast as it is consumed
- * (pull-based, 64 KiB queue): the fetch handler counts the bytes and stops at its
+ * (pull-based, no read-ahead): the fetch handler counts the bytes and stops at its
  * `maxBodyBytes`, so an oversized body is never buffered (D25).
  */
-function bodyStream(req: IncomingMessage): ReadableStream<Uint8Array> {
+function bodyStream(req: IncomingMessage, onFirstPull?: () => void): ReadableStream<Uint8Array> {
   return new ReadableStream<Uint8Array>(
     {
       start(controller) {
@@ -94,6 +104,8 @@ function bodyStream(req: IncomingMessage): ReadableStream<Uint8Array> {
         req.pause();
       },
       pull() {
+        onFirstPull?.();
+        onFirstPull = undefined;
         req.resume();
       },
       cancel() {
@@ -103,7 +115,9 @@ function bodyStream(req: IncomingMessage): ReadableStream<Uint8Array> {
         req.removeAllListeners("data");
       },
     },
-    { highWaterMark: 64 * 1024, size: (chunk) => chunk.byteLength },
+    // No read-ahead: the socket is read only when the handler reads (so `100 Continue` goes out
+    // only then, and a body refused up front is never pulled in).
+    { highWaterMark: 0 },
   );
 }
 
@@ -124,7 +138,7 @@ function targetOf(url: string | undefined): string | null {
  * socket takes them (`write()` returning false waits for `drain`), so a client that does not read
  * leaves its backlog in the handler's bounded stream queue, which cuts it off when full.
  */
-export function toNodeListener(handler: FetchHandler, options: NodeListenerOptions = {}) {
+export function toNodeListener(handler: FetchHandler, options: NodeListenerOptions = {}): NodeListener {
   const report = (err: unknown, request?: Request) => {
     try {
       (options.onError ?? logInternalError)(err, request);
@@ -132,7 +146,7 @@ export function toNodeListener(handler: FetchHandler, options: NodeListenerOptio
       // a failing logger must not crash the server
     }
   };
-  return async (req: IncomingMessage, res: ServerResponse) => {
+  const listen = async (req: IncomingMessage, res: ServerResponse, expectsContinue: boolean) => {
     const abort = new AbortController();
     // The client closed the connection before the response finished (@hono/node-server does the same).
     res.on("close", () => {
@@ -154,7 +168,7 @@ export function toNodeListener(handler: FetchHandler, options: NodeListenerOptio
         request = new Request(`http://${host}${target}`, {
           method,
           headers,
-          body: hasBody ? bodyStream(req) : undefined,
+          body: hasBody ? bodyStream(req, expectsContinue ? () => res.writeContinue() : undefined) : undefined,
           signal: abort.signal,
           // @ts-expect-error Node's fetch needs it for a stream body; the DOM types lack it
           duplex: "half",
@@ -189,6 +203,9 @@ export function toNodeListener(handler: FetchHandler, options: NodeListenerOptio
       else res.destroy();
     }
   };
+  return Object.assign((req: IncomingMessage, res: ServerResponse) => listen(req, res, false), {
+    checkContinue: (req: IncomingMessage, res: ServerResponse) => listen(req, res, true),
+  });
 }
 
 /**
@@ -235,7 +252,9 @@ async function pump(body: ReadableStream<Uint8Array>, res: ServerResponse, signa
  */
 export async function serve(runtime: HttpRuntime, options: ServeOptions = {}): Promise<ServeHandle> {
   const { port = 2024, host = "127.0.0.1", strictPort = true, ...handlerOptions } = options;
-  const server = createServer(toNodeListener(createFetchHandler(runtime, handlerOptions), { onError: handlerOptions.onError }));
+  const listener = toNodeListener(createFetchHandler(runtime, handlerOptions), { onError: handlerOptions.onError });
+  const server = createServer(listener);
+  server.on("checkContinue", listener.checkContinue);
   const listen = (p: number) =>
     new Promise<void>((resolve, reject) => {
       server.once("error", reject);

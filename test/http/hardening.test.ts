@@ -523,6 +523,35 @@ describe("request bodies are capped (D25)", () => {
     await runtime?.close();
   });
 
+  it("answers Expect: 100-continue with 413 for a declared body over the limit, never asking for it", async () => {
+    const first = (bytes: string) =>
+      new Promise<{ text: string; socket: Socket }>((resolve) => {
+        const socket = connect(Number(server.base.port), server.base.hostname);
+        socket.once("data", (d: Buffer) => resolve({ text: d.toString("latin1"), socket }));
+        socket.write(bytes);
+      });
+    const head = (length: number) =>
+      `POST /threads HTTP/1.1\r\nHost: ${server.base.host}\r\nContent-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: ${length}\r\n\r\n`;
+    const refused = await first(head(64 * MiB));
+    expect(refused.text).toMatch(/^HTTP\/1\.1 413 /);
+    expect(refused.text).toMatch(/connection: close/i);
+    refused.socket.destroy();
+    const accepted = await first(head(2));
+    expect(accepted.text).toMatch(/^HTTP\/1\.1 100 /);
+    const answer = await new Promise<string>((resolve) => {
+      let text = "";
+      accepted.socket.on("data", (d: Buffer) => {
+        text += d.toString("latin1");
+        if (/\r\n\r\n[\s\S]*\}$/.test(text)) resolve(text);
+      });
+      accepted.socket.write("{}");
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 200 /);
+    accepted.socket.destroy();
+    const thread = JSON.parse(answer.slice(answer.indexOf("\r\n\r\n") + 4));
+    await fetch(`${server.handle.url}/threads/${thread.thread_id}`, { method: "DELETE" });
+  });
+
   for (const declared of [true, false]) {
     it(`refuses a 64 MiB body ${declared ? "with Content-Length with 413, holding less than the limit" : "without Content-Length with 413, holding about the limit at most"}`, { timeout: 120_000 }, async () => {
       const baseline = await held();
