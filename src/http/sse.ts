@@ -60,7 +60,9 @@ const isAgentdockError = (e: unknown): e is { name: string; message: string } =>
 /**
  * Opens the stream of the iterator whose first result is already known. The first `next()` is
  * awaited by the caller before this is called, so errors raised before the run exists become
- * ordinary HTTP errors (api.md 5.1); an error thrown later is sent in-band as an `error` event.
+ * ordinary HTTP errors (api.md 5.1); an error thrown later is sent in-band as an `error` event
+ * (an `AgentdockError` with its message, any other error as `Internal server error`, reported to
+ * `onError`). A run's own failure is an event of the run, not a throw, and keeps its message.
  *
  * The run's events are pulled as they come (the runtime would otherwise queue them for this
  * reader without bound) into a body whose queue counts bytes; a client that stops reading fills
@@ -126,10 +128,13 @@ export function sseResponse(first: IteratorResult<StreamPart>, it: AsyncIterator
             }
           } catch (err) {
             if (closed) return;
-            const e = err as { name?: string; message?: string } | null;
-            if (!isAgentdockError(err)) opts.onError?.(err);
             if (full()) return finish("slow");
-            send(sseFrame({ event: "error", data: { error: e?.name ?? "Error", message: e?.message ?? String(err) } }));
+            // An AgentdockError is for the caller (its message names the fix); anything else is a
+            // fault: reported once, and the stream says no more than a 500 would.
+            const data = isAgentdockError(err)
+              ? { error: err.name, message: err.message }
+              : (opts.onError?.(err), { error: "InternalServerError", message: "Internal server error" });
+            send(sseFrame({ event: "error", data }));
           }
           finish("done");
         })();

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { AgentdockError } from "../../src/errors.js";
 import { SlowReaderError, sseFrame, sseResponse, type StreamPart } from "../../src/http/sse.js";
 import { readSse } from "./helpers.js";
 
@@ -53,10 +54,22 @@ describe("SSE framing (D11)", () => {
   });
 
   it("sends an error thrown after the first event in-band and closes with no terminal event", async () => {
-    const { response } = await open([{ event: "metadata", data: { run_id: "r" }, id: "0" }], { failWith: new TypeError("boom") });
+    const { response } = await open([{ event: "metadata", data: { run_id: "r" }, id: "0" }], {
+      failWith: new AgentdockError("not_found", "run r was deleted"),
+    });
     const { events } = await readSse(response);
     expect(events.map((e) => e.event)).toEqual(["metadata", "error"]);
-    expect(events[1].data).toEqual({ error: "TypeError", message: "boom" });
+    expect(events[1].data).toEqual({ error: "AgentdockError", message: "run r was deleted" });
+  });
+
+  it("sends a fault thrown mid-stream as a bare internal error, reporting it once", async () => {
+    const { it: iterator } = source([{ event: "metadata", data: { run_id: "r" }, id: "0" }], { failWith: new TypeError("secret detail") });
+    const faults: unknown[] = [];
+    const response = sseResponse(await iterator.next(), iterator, { heartbeatMs: 0, signal: new AbortController().signal, headers: new Headers(), onError: (e) => faults.push(e) });
+    const { events } = await readSse(response);
+    expect(events[1]!.data).toEqual({ error: "InternalServerError", message: "Internal server error" });
+    expect(faults).toHaveLength(1);
+    expect((faults[0] as Error).message).toBe("secret detail");
   });
 
   it("sends heartbeat comments while the run is quiet", async () => {
