@@ -5,7 +5,7 @@
  * graph files written in TypeScript, when it is installed).
  */
 import { parseArgs } from "node:util";
-import { serveConfig } from "./config.js";
+import { limitOptions, serveConfig } from "./config.js";
 
 const USAGE = `usage: agentdock serve --config graph.json [options]
   --config, -c FILE     graph.json: { "graphs": { "<id>": "./file.js:export" }, "auth"?: { "path": "./auth.js:auth" } }
@@ -14,6 +14,10 @@ const USAGE = `usage: agentdock serve --config graph.json [options]
   --host HOST           interface (default 127.0.0.1)
   --heartbeat-ms N      SSE heartbeat interval (default 5000; 0 disables)
   --api-key KEY         x-api-key required by the experiment upload endpoints (or AGENTDOCK_API_KEY)
+  --max-body-bytes N    larger request bodies are refused with 413 (default 16777216)
+  --max-depth N         JSON nested deeper is refused with 422 (default 128)
+  --sse-buffer-bytes N  a stream client that leaves this much unread is disconnected; it can
+                        resume with Last-Event-ID (default 4194304)
   --verbose             print stack traces of errors
 TypeScript graph files load when tsx is installed (npm install --save-dev tsx).`;
 
@@ -31,6 +35,9 @@ async function main(argv: string[]): Promise<void> {
       "heartbeat-ms": { type: "string" },
       "api-key": { type: "string" },
       verbose: { type: "boolean" },
+      "max-body-bytes": { type: "string" },
+      "max-depth": { type: "string" },
+      "sse-buffer-bytes": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -51,6 +58,7 @@ async function main(argv: string[]): Promise<void> {
     host: values.host,
     heartbeatMs: values["heartbeat-ms"] === undefined ? undefined : Number(values["heartbeat-ms"]),
     apiKey,
+    ...limitOptions(values),
   });
   if (apiKey === undefined && !server.hasAuth) {
     console.log(
