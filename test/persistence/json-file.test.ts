@@ -1,19 +1,19 @@
-import { appendFile, cp as copyDir, mkdir, mkdtemp, readdir, readFile, rm, stat, truncate, writeFile } from "node:fs/promises";
+import { cp as copyDir, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, truncate, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { afterAll, describe, expect, it } from "vitest";
 import { AgentdockError } from "../../src/errors.js";
-import { JSON_FILE_FORMAT, jsonFileStore } from "../../src/persistence/json-file/index.js";
+import { JSON_FILE_FORMAT, jsonFileStore, type JsonFileStoreOptions } from "../../src/persistence/json-file/index.js";
 import type { Store, WriteOp } from "../../src/persistence/types.js";
-import { chain, cpId, run, storeContract, thread } from "./contract.js";
+import { assistant, chain, cpId, messages, run, storeContract, thread, version } from "./contract.js";
 
 const root = await mkdtemp(join(tmpdir(), "agentdock-json-"));
 afterAll(() => rm(root, { recursive: true, force: true }));
 let n = 0;
 const dirs = new WeakMap<Store, string>();
 
-async function openAt(dir: string, options = {}): Promise<Store> {
+async function openAt(dir: string, options: JsonFileStoreOptions = {}): Promise<Store> {
   const store = jsonFileStore(dir, options);
   dirs.set(store, dir);
   await store.open();
@@ -49,19 +49,58 @@ async function crashedCopy(): Promise<string> {
   const copy = join(root, `crashed-${n++}`);
   await copyDir(dir, copy, { recursive: true });
   await store.close();
+  await rm(join(copy, "lock"), { force: true });
   return copy;
 }
 
-describe("jsonFileStore files", () => {
-  it("drops a torn last log line on open and keeps appending after it", async () => {
+/** The error `open()` rejects with (or undefined). */
+async function openError(dir: string): Promise<Error | undefined> {
+  const store = jsonFileStore(dir, { onWarning: () => undefined });
+  try {
+    await store.open();
+  } catch (err) {
+    return err as Error;
+  }
+  await store.close();
+  return undefined;
+}
+
+/** Byte offset of line `i` (0-based) of a file. */
+async function lineOffset(file: string, i: number): Promise<number> {
+  const lines = (await readFile(file, "utf8")).split("\n");
+  return Buffer.byteLength(lines.slice(0, i).map((l) => l + "\n").join(""), "utf8");
+}
+
+/** Everything a store holds, for comparing stores. */
+async function dump(store: Store) {
+  const threads = (await store.listThreads()).sort((a, b) => a.thread_id.localeCompare(b.thread_id));
+  const assistants = await store.listAssistants();
+  return {
+    assistants,
+    versions: await Promise.all(assistants.map((a) => store.listAssistantVersions(a.assistant_id))),
+    threads,
+    checkpoints: await Promise.all(threads.map((t) => store.listCheckpoints(t.thread_id))),
+    runs: (await store.listRuns()).sort((a, b) => a.run_id.localeCompare(b.run_id)),
+    docs: await Promise.all((["datasets", "examples", "experiments", "experiment_runs", "feedback"] as const).map((c) => store.listDocs(c))),
+  };
+}
+
+describe("jsonFileStore files: damage", () => {
+  it("drops a torn last log line with a warning naming file, offset and size, and keeps appending after it", async () => {
     const dir = await crashedCopy();
     const log = join(dir, "log.jsonl");
     const whole = await readFile(log, "utf8");
     const lines = whole.trimEnd().split("\n");
     expect(lines).toHaveLength(6);
     // Cut the last commit's line in half, as a crash during the append would.
-    await truncate(log, whole.length - Math.floor(lines[5]!.length / 2));
-    let store = await openAt(dir);
+    const cut = Math.floor(lines[5]!.length / 2);
+    await truncate(log, whole.length - cut - 1);
+    const warnings: string[] = [];
+    let store = await openAt(dir, { onWarning: (m: string) => warnings.push(m) });
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain(log);
+    expect(warnings[0]).toContain(`at byte ${whole.length - lines[5]!.length - 1}`);
+    expect(warnings[0]).toContain(`(${lines[5]!.length - cut} bytes)`);
     expect((await store.getCheckpoint("t1"))?.checkpoint.id).toBe(cpId(4));
     await store.commit([{ op: "checkpoint.put", checkpoint: chain("t1", 6)[5]! }]);
     await store.close();
@@ -70,28 +109,111 @@ describe("jsonFileStore files", () => {
     await store.close();
   });
 
-  it("refuses a damaged line that is not the last one", async () => {
+  it("drops a complete last line that fails its checksum (a torn write), with the warning", async () => {
+    const dir = await crashedCopy();
+    const log = join(dir, "log.jsonl");
+    const lines = (await readFile(log, "utf8")).trimEnd().split("\n");
+    lines[5] = lines[5]!.replace('"seq":6', '"seq":7');
+    await writeFile(log, lines.join("\n") + "\n");
+    const warnings: string[] = [];
+    const store = await openAt(dir, { onWarning: (m: string) => warnings.push(m) });
+    expect(warnings[0]).toMatch(/dropped the torn last line/);
+    expect((await store.getCheckpoint("t1"))?.checkpoint.id).toBe(cpId(4));
+    await store.close();
+  });
+
+  it("refuses a damaged line with lines after it, naming the file, the offset and how to recover", async () => {
     const dir = await crashedCopy();
     const log = join(dir, "log.jsonl");
     const lines = (await readFile(log, "utf8")).split("\n");
+    const offset = await lineOffset(log, 2);
     lines[2] = lines[2]!.slice(0, 10);
     await writeFile(log, lines.join("\n"));
-    await expect(openAt(dir)).rejects.toThrow(/damaged/);
+    const before = await readFile(log, "utf8");
+    const err = await openError(dir);
+    expect(AgentdockError.is(err, "conflict")).toBe(true);
+    expect(err!.message).toContain(`${log} is damaged at byte ${offset}`);
+    expect(err!.message).toContain(`truncate -s ${offset}`);
+    expect(err!.message).toMatch(/backup/);
+    // Nothing was changed, and the directory is not left locked.
+    expect(await readFile(log, "utf8")).toBe(before);
+    await expect(stat(join(dir, "lock"))).rejects.toThrow();
+  });
+
+  it("refuses a checksum mismatch that is not at the tail", async () => {
+    const dir = await crashedCopy();
+    const log = join(dir, "log.jsonl");
+    const lines = (await readFile(log, "utf8")).split("\n");
+    // Still valid JSON, but not what was written.
+    lines[1] = lines[1]!.replace('"step":1', '"step":7');
+    expect(() => JSON.parse(lines[1]!)).not.toThrow();
+    await writeFile(log, lines.join("\n"));
+    const err = await openError(dir);
+    expect(AgentdockError.is(err, "conflict")).toBe(true);
+    expect(err!.message).toContain(`${log} is damaged at byte ${await lineOffset(log, 1)}`);
+    expect(err!.message).toContain("fails its checksum");
+  });
+
+  it("refuses a log with a commit missing in the middle", async () => {
+    const dir = await crashedCopy();
+    const log = join(dir, "log.jsonl");
+    const lines = (await readFile(log, "utf8")).split("\n");
+    lines.splice(2, 1);
+    await writeFile(log, lines.join("\n"));
+    const err = await openError(dir);
+    expect(err!.message).toContain(`${log} is damaged at byte ${await lineOffset(log, 2)}`);
+    expect(err!.message).toMatch(/commit 4 after commit 2: commits are missing/);
+  });
+
+  it("refuses a truncated snapshot, naming the file and the byte where it ends", async () => {
+    const dir = await crashedCopy();
+    const file = join(dir, "snapshot.json");
+    const store = await openAt(dir);
+    await store.close(); // folds the log into the snapshot
+    const text = await readFile(file, "utf8");
+    await writeFile(file, text.slice(0, 100));
+    const err = await openError(dir);
+    expect(AgentdockError.is(err, "conflict")).toBe(true);
+    expect(err!.message).toContain(`${file} is damaged at byte 100`);
+    expect(err!.message).toMatch(/truncated/);
+    expect(err!.message).toMatch(/move the damaged file aside/);
+  });
+
+  it("refuses an empty snapshot, {} as a snapshot and a snapshot that fails its checksum", async () => {
+    const dir = await crashedCopy();
+    const file = join(dir, "snapshot.json");
+    const store = await openAt(dir);
+    await store.close();
+    const text = await readFile(file, "utf8");
+    for (const [damage, message] of [
+      ["", /damaged at byte 0: it ends there/],
+      ["{}", /damaged at byte 0: it is JSON but not a snapshot/],
+      [text.replace('"step":3', '"step":4'), /damaged at byte \d+: its ops fail their checksum/],
+    ] as const) {
+      await writeFile(file, damage);
+      const err = await openError(dir);
+      expect(AgentdockError.is(err, "conflict")).toBe(true);
+      expect(err!.message).toContain(file);
+      expect(err!.message).toMatch(message);
+    }
+    await writeFile(file, text);
+    const again = await openAt(dir);
+    expect(await again.getCheckpoint("t1")).toEqual(chain("t1", 6)[5]);
+    await again.close();
   });
 
   it("refuses data written in a newer storage format, naming both versions", async () => {
-    const dir = await crashedCopy();
-    await appendFile(join(dir, "log.jsonl"), JSON.stringify({ f: JSON_FILE_FORMAT + 1, s: 7, o: [] }) + "\n");
-    const err = await openAt(dir).catch((e: unknown) => e);
+    const dir = join(root, `newer-${n++}`);
+    await mkdir(dir);
+    await writeFile(join(dir, "snapshot.json"), JSON.stringify({ format: 99, seq: 0, ops: [] }));
+    const err = await openError(dir);
     expect(AgentdockError.is(err, "conflict")).toBe(true);
-    expect((err as Error).message).toContain(`format ${JSON_FILE_FORMAT + 1}`);
-
-    const dir2 = join(root, `newer-${n++}`);
-    await mkdir(dir2);
-    await writeFile(join(dir2, "snapshot.json"), JSON.stringify({ format: 99, seq: 0, ops: [] }));
-    await expect(openAt(dir2)).rejects.toThrow(/format 99/);
+    expect(err!.message).toContain("format 99");
+    expect(err!.message).toContain(`up to ${JSON_FILE_FORMAT}`);
   });
+});
 
+describe("jsonFileStore files: one writer per directory", () => {
   it("refuses a directory another live process has open, and takes over a dead one's lock", async () => {
     const dir = join(root, `locked-${n++}`);
     await mkdir(dir);
@@ -108,78 +230,154 @@ describe("jsonFileStore files", () => {
     await expect(stat(join(dir, "lock"))).rejects.toThrow();
   });
 
-  it("migrates format 0 (plain ops) and rewrites it in the current format", async () => {
-    const dir = join(root, `old-${n++}`);
-    await mkdir(dir);
-    const cps = chain("t1", 5);
-    const ops: WriteOp[] = [{ op: "thread.put", thread: thread("t1") }, ...cps.map((checkpoint): WriteOp => ({ op: "checkpoint.put", checkpoint }))];
-    await writeFile(join(dir, "snapshot.json"), JSON.stringify({ format: 0, seq: 1, ops: ops.slice(0, 3) }));
-    await writeFile(join(dir, "log.jsonl"), JSON.stringify({ f: 0, s: 2, o: ops.slice(3) }) + "\n");
-    const store = await openAt(dir);
-    for (const cp of cps) expect(await store.getCheckpoint("t1", cp.checkpoint.id)).toEqual(cp);
-    const snap = JSON.parse(await readFile(join(dir, "snapshot.json"), "utf8"));
-    expect(snap.format).toBe(JSON_FILE_FORMAT);
-    expect((await stat(join(dir, "log.jsonl"))).size).toBe(0);
-    await store.close();
+  it("refuses a second store on the same directory in this process (also through a symlink) until the first closes", async () => {
+    const dir = join(root, `twice-${n++}`);
+    const first = await openAt(dir);
+    await first.commit([{ op: "thread.put", thread: thread("t1") }]);
+    const link = join(root, `link-${n++}`);
+    await symlink(dir, link);
+    for (const path of [dir, link, dir + "/"]) {
+      const err = await jsonFileStore(path).open().catch((e: unknown) => e);
+      expect(AgentdockError.is(err, "conflict")).toBe(true);
+      expect((err as Error).message).toMatch(/already open in this process/);
+    }
+    // The refused stores changed nothing: the first still writes, and its lock is in place.
+    await first.commit([{ op: "thread.put", thread: thread("t2") }]);
+    expect(await readFile(join(dir, "lock"), "utf8")).toBe(String(process.pid));
+    await first.close();
+    const second = await openAt(link);
+    expect((await second.listThreads()).map((t) => t.thread_id).sort()).toEqual(["t1", "t2"]);
+    await second.close();
   });
+});
 
-  it("migrates format 1 (checkpoints in full) from a fixture and rewrites it as diffs", async () => {
-    const dir = join(root, `v1-${n++}`);
-    await copyDir(new URL("./fixtures/json-file-format-1", import.meta.url).pathname, dir, { recursive: true });
-    expect(JSON.parse(await readFile(join(dir, "snapshot.json"), "utf8")).format).toBe(1);
-    const cps = chain("t1", 6);
+describe("jsonFileStore files: commits", () => {
+  it("writes nothing for a commit that fails, in memory or in the log", async () => {
+    const dir = join(root, `failed-${n++}`);
     let store = await openAt(dir);
-    const check = async () => {
-      for (const cp of cps) expect(await store.getCheckpoint("t1", cp.checkpoint.id)).toEqual(cp);
-      expect((await store.listCheckpoints("t1")).map((c) => c.checkpoint.id)).toEqual(cps.map((c) => c.checkpoint.id).reverse());
-      expect(await store.getThread("t1")).toEqual(thread("t1"));
-    };
-    await check();
-    const text = await readFile(join(dir, "snapshot.json"), "utf8");
-    expect(JSON.parse(text).format).toBe(JSON_FILE_FORMAT);
-    expect(text).toContain("checkpoint.diff");
-    expect((await stat(join(dir, "log.jsonl"))).size).toBe(0);
+    await store.commit([{ op: "thread.put", thread: thread("t1") }, ...chain("t1", 2).map((checkpoint): WriteOp => ({ op: "checkpoint.put", checkpoint }))]);
+    const log = join(dir, "log.jsonl");
+    const bytes = (await stat(log)).size;
+    const before = await dump(store);
+    const failing: WriteOp[][] = [
+      // An op the memory store refuses, after ops that would have succeeded.
+      [{ op: "thread.put", thread: thread("t2") }, { op: "writes.put", thread_id: "t1", checkpoint_id: "nope", task_id: "a", writes: [] }],
+      // A value JSON cannot hold.
+      [{ op: "thread.put", thread: thread("t3", { metadata: { n: 1n } as never }) }],
+    ];
+    for (const ops of failing) {
+      await expect(store.commit(ops)).rejects.toThrow();
+      expect((await stat(log)).size).toBe(bytes);
+      expect(await dump(store)).toEqual(before);
+    }
+    await store.commit([{ op: "thread.put", thread: thread("t4") }]);
     await store.close();
     store = await openAt(dir);
-    await check();
+    expect((await store.listThreads()).map((t) => t.thread_id).sort()).toEqual(["t1", "t4"]);
     await store.close();
   });
 
-  it("writes a checkpoint as a diff against its parent and rebuilds it after replaced or deleted parents", async () => {
+  it("restores every op kind after reopening, from the log (a crash) and from the snapshot (a close)", async () => {
+    const dir = join(root, `kinds-${n++}`);
+    const store = await openAt(dir);
+    const cps = chain("t1", 4);
+    const steps: WriteOp[][] = [
+      [{ op: "assistant.put", assistant: assistant("a1") }],
+      [{ op: "assistant_version.put", version: version("a1", 1) }],
+      [{ op: "assistant.put", assistant: assistant("a2") }, { op: "assistant_version.put", version: version("a2", 1) }],
+      [{ op: "assistant.delete", assistant_id: "a2" }],
+      [{ op: "thread.put", thread: thread("t1") }],
+      [{ op: "thread.put", thread: thread("t1", { status: "busy", values: { messages: messages(3) } }) }],
+      [{ op: "checkpoint.put", checkpoint: cps[0]! }],
+      [{ op: "checkpoint.put", checkpoint: cps[1]! }, { op: "checkpoint.put", checkpoint: cps[2]! }],
+      [{ op: "writes.put", thread_id: "t1", checkpoint_id: cps[2]!.checkpoint.id, task_id: "k", writes: [["k", "messages", [{ type: "ai", content: "w" }]]] }],
+      [{ op: "checkpoint.put", checkpoint: cps[3]! }, { op: "checkpoint.delete", thread_id: "t1", checkpoint_ids: [cps[1]!.checkpoint.id] }],
+      [{ op: "run.put", run: run("r1", "t1", { status: "pending" }) }],
+      [{ op: "run.put", run: run("r1", "t1", { status: "success" }) }, { op: "run.put", run: run("r2", "t1", { status: "pending" }) }],
+      [{ op: "run.delete", run_id: "r2" }],
+      [{ op: "thread.put", thread: thread("t2") }, { op: "run.put", run: run("r3", "t2") }],
+      [{ op: "thread.delete", thread_id: "t2" }],
+      [{ op: "doc.put", collection: "datasets", id: "d1", parent: null, doc: { name: "$x", list: [1, 2] } }],
+      [{ op: "doc.put", collection: "examples", id: "e1", parent: "d1", doc: { n: 1 } }, { op: "doc.delete", collection: "datasets", id: "nope" }],
+      [{ op: "doc.delete", collection: "examples", id: "e1" }],
+    ];
+    for (const [i, ops] of steps.entries()) {
+      await store.commit(ops);
+      const expected = await dump(store);
+      const copy = join(root, `kinds-copy-${n++}`);
+      await copyDir(dir, copy, { recursive: true });
+      await rm(join(copy, "lock"));
+      let again = await openAt(copy);
+      expect(await dump(again), `after step ${i + 1}, from the log`).toEqual(expected);
+      await again.close();
+      again = await openAt(copy);
+      expect(await dump(again), `after step ${i + 1}, from the snapshot`).toEqual(expected);
+      await again.close();
+    }
+    await store.close();
+  });
+});
+
+describe("jsonFileStore files: format", () => {
+  it("writes readable JSON lines: one commit per line with its checksum and plain ops", async () => {
+    const dir = join(root, `readable-${n++}`);
+    const store = await openAt(dir);
+    await store.commit([{ op: "thread.put", thread: thread("t1") }, { op: "notify", topic: "x" }]);
+    await store.commit([{ op: "run.put", run: run("r1", "t1"), expect: { exists: false } }]);
+    const lines = (await readFile(join(dir, "log.jsonl"), "utf8")).trimEnd().split("\n").map((l) => JSON.parse(l));
+    expect(lines).toEqual([
+      { crc: expect.stringMatching(/^[0-9a-f]{8}$/), seq: 1, ops: [{ op: "thread.put", thread: thread("t1") }] },
+      { crc: expect.stringMatching(/^[0-9a-f]{8}$/), seq: 2, ops: [{ op: "run.put", run: run("r1", "t1") }] },
+    ]);
+    await store.close();
+    const snap = JSON.parse(await readFile(join(dir, "snapshot.json"), "utf8"));
+    expect(snap).toMatchObject({ format: JSON_FILE_FORMAT, seq: 2 });
+    expect(snap.ops).toContainEqual({ op: "thread.put", thread: thread("t1") });
+  });
+
+  it("writes a checkpoint as a diff against its parent: a growing list costs its new items only", async () => {
     const dir = join(root, `diff-${n++}`);
     let store = await openAt(dir);
-    const cps = chain("t1", 4);
+    const cps = chain("t1", 300);
     for (const cp of cps) await store.commit([{ op: "checkpoint.put", checkpoint: cp }]);
-    const log = await readFile(join(dir, "log.jsonl"), "utf8");
-    expect(log.split("checkpoint.diff").length - 1).toBe(3);
+    const lines = (await readFile(join(dir, "log.jsonl"), "utf8")).trimEnd().split("\n");
+    const ops = lines.map((l) => JSON.parse(l).ops[0]);
+    expect(ops[0].checkpoint).toEqual(cps[0]);
+    expect(ops[1]).toMatchObject({ op: "checkpoint.put", thread_id: "t1", checkpoint_ns: "", base: cpId(0) });
+    expect(ops[299].diff.sub.checkpoint.sub.channel_values.add.messages).toEqual([(cps[299]!.checkpoint.channel_values.messages as unknown[]).at(-1)]);
+    // A line's size does not grow with the list.
+    expect(lines[299]!.length).toBeLessThan(lines[10]!.length + 20);
     // Replace the parent of cps[2], then delete it: cps[2] keeps its own content.
     const replaced = { ...cps[1]!, metadata: { ...cps[1]!.metadata, note: "replaced" } };
     await store.commit([{ op: "checkpoint.put", checkpoint: replaced }]);
     await store.commit([{ op: "checkpoint.delete", thread_id: "t1", checkpoint_ids: [cps[1]!.checkpoint.id] }]);
-    const expected = [cps[0], cps[2], cps[3]];
+    const expected = [cps[0], ...cps.slice(2)].reverse();
     for (const reopen of [false, true]) {
       if (reopen) {
         await store.close();
         store = await openAt(dir);
       }
-      expect(await store.listCheckpoints("t1")).toEqual(expected.reverse());
-      expected.reverse();
+      expect(await store.listCheckpoints("t1")).toEqual(expected);
     }
     await store.close();
   });
 
-  it("writes runs as diffs and restores them after updates and a deleted base", async () => {
+  it("writes runs and threads as diffs and restores them after updates and a deleted base", async () => {
     const dir = join(root, `runs-${n++}`);
     let store = await openAt(dir);
     const r1 = run("r1", "t1", { status: "pending" });
     await store.commit([{ op: "thread.put", thread: thread("t1") }, { op: "run.put", run: r1 }]);
-    await store.commit([{ op: "run.put", run: { ...r1, status: "success", metadata: { a: 1 } } }]);
+    await store.commit([{ op: "run.put", run: { ...r1, status: "success", metadata: { a: 1 } } }, { op: "thread.put", thread: thread("t1", { status: "busy" }) }]);
     const r2 = run("r2", "t1", { metadata: { b: [1, 2] }, kwargs: { input: { x: 1 } } });
     await store.commit([{ op: "run.put", run: r2 }]);
     await store.commit([{ op: "run.delete", run_id: "r2" }]);
     const r3 = run("r3", "t1", { status: "error" });
     await store.commit([{ op: "run.put", run: r3 }]);
-    expect(await readFile(join(dir, "log.jsonl"), "utf8")).toContain("run.diff");
+    const ops = (await readFile(join(dir, "log.jsonl"), "utf8")).trimEnd().split("\n").map((l) => JSON.parse(l).ops);
+    expect(ops[1]).toEqual([
+      { op: "run.put", run_id: "r1", base: "r1", diff: { set: { status: "success" }, sub: { metadata: { set: { a: 1 } } } } },
+      { op: "thread.put", thread_id: "t1", diff: { set: { status: "busy" } } },
+    ]);
     const expected = [{ ...r1, status: "success", metadata: { a: 1 } }, r3];
     const byId = (a: { run_id: string }, b: { run_id: string }) => a.run_id.localeCompare(b.run_id);
     expect((await store.listRuns("t1")).sort(byId)).toEqual(expected);
@@ -205,6 +403,69 @@ describe("jsonFileStore files", () => {
     // Full values would make the second half cost about 3x the first; deltas cost about the same.
     expect(second - first).toBeLessThan(first * 1.5);
     expect(await store.getCheckpoint("t1", cpId(123))).toEqual(cps[123]);
+    await store.close();
+  });
+});
+
+describe("jsonFileStore files: migration", () => {
+  it("migrates format 0 (plain ops) and rewrites it in the current format", async () => {
+    const dir = join(root, `old-${n++}`);
+    await mkdir(dir);
+    const cps = chain("t1", 5);
+    const ops: WriteOp[] = [{ op: "thread.put", thread: thread("t1") }, ...cps.map((checkpoint): WriteOp => ({ op: "checkpoint.put", checkpoint }))];
+    await writeFile(join(dir, "snapshot.json"), JSON.stringify({ format: 0, seq: 1, ops: ops.slice(0, 3) }));
+    await writeFile(join(dir, "log.jsonl"), JSON.stringify({ f: 0, s: 2, o: ops.slice(3) }) + "\n");
+    const store = await openAt(dir);
+    for (const cp of cps) expect(await store.getCheckpoint("t1", cp.checkpoint.id)).toEqual(cp);
+    const snap = JSON.parse(await readFile(join(dir, "snapshot.json"), "utf8"));
+    expect(snap.format).toBe(JSON_FILE_FORMAT);
+    expect((await stat(join(dir, "log.jsonl"))).size).toBe(0);
+    await store.close();
+  });
+
+  it("migrates format 1 (checkpoints in full, compact markers) from a fixture", async () => {
+    const dir = join(root, `v1-${n++}`);
+    await copyDir(new URL("./fixtures/json-file-format-1", import.meta.url).pathname, dir, { recursive: true });
+    expect(JSON.parse(await readFile(join(dir, "snapshot.json"), "utf8")).format).toBe(1);
+    const cps = chain("t1", 6);
+    let store = await openAt(dir);
+    const check = async () => {
+      for (const cp of cps) expect(await store.getCheckpoint("t1", cp.checkpoint.id)).toEqual(cp);
+      expect((await store.listCheckpoints("t1")).map((c) => c.checkpoint.id)).toEqual(cps.map((c) => c.checkpoint.id).reverse());
+      expect(await store.getThread("t1")).toEqual(thread("t1"));
+    };
+    await check();
+    const text = await readFile(join(dir, "snapshot.json"), "utf8");
+    expect(JSON.parse(text).format).toBe(JSON_FILE_FORMAT);
+    expect(text).toContain(`"base":"${cpId(0)}"`);
+    expect((await stat(join(dir, "log.jsonl"))).size).toBe(0);
+    await store.close();
+    store = await openAt(dir);
+    await check();
+    await store.close();
+  });
+
+  it("migrates format 2 (diffs, list logs, packed ids) from a fixture, snapshot and log", async () => {
+    const dir = join(root, `v2-${n++}`);
+    await copyDir(new URL("./fixtures/json-file-format-2", import.meta.url).pathname, dir, { recursive: true });
+    expect(JSON.parse(await readFile(join(dir, "snapshot.json"), "utf8")).format).toBe(2);
+    const cps = chain("t1", 6);
+    let store = await openAt(dir);
+    const withWrites = { ...cps[5]!, pending_writes: [["task1", "messages", [{ type: "ai", content: "pending" }]] as const] };
+    const check = async () => {
+      expect(await store.listCheckpoints("t1")).toEqual([withWrites, ...cps.slice(0, 5).reverse()]);
+      expect(await store.getThread("t1")).toEqual(thread("t1", { values: cps[5]!.checkpoint.channel_values }));
+      const byId = (a: { run_id: string }, b: { run_id: string }) => a.run_id.localeCompare(b.run_id);
+      expect((await store.listRuns("t1")).sort(byId)).toEqual([run("r1", "t1", { status: "success" }), run("r2", "t1", { status: "error" })]);
+      expect(await store.listAssistants()).toEqual([assistant("a1")]);
+      expect(await store.listAssistantVersions("a1")).toEqual([version("a1", 1)]);
+      expect(await store.listDocs("datasets")).toEqual([{ id: "d1", parent: null, doc: { name: "$weird", n: [1, 2] } }]);
+    };
+    await check();
+    expect(JSON.parse(await readFile(join(dir, "snapshot.json"), "utf8")).format).toBe(JSON_FILE_FORMAT);
+    await store.close();
+    store = await openAt(dir);
+    await check();
     await store.close();
   });
 });

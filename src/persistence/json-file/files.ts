@@ -108,7 +108,10 @@ export function readSnapshot(text: string, file: string): SnapshotFile {
   } catch (err) {
     const at = /position (\d+)/.exec((err as Error).message);
     const offset = at ? Buffer.byteLength(text.slice(0, Number(at[1])), "utf8") : bytes;
-    const what = at ? `it is not valid JSON there (${(err as Error).message})` : `it ends there in the middle of its JSON (truncated: ${bytes} bytes)`;
+    const what =
+      offset >= bytes - 1
+        ? `it ends there in the middle of its JSON (truncated or empty: ${bytes} bytes)`
+        : `it is not valid JSON there (${(err as Error).message})`;
     throw damaged(file, offset, what);
   }
   const snap = raw as Partial<SnapshotFile>;
