@@ -2,6 +2,7 @@ import { cp as copyDir, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, tr
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
+import { gunzipSync, gzipSync } from "node:zlib";
 import { afterAll, describe, expect, it } from "vitest";
 import { AgentdockError } from "../../src/errors.js";
 import { JSON_FILE_FORMAT, jsonFileStore, type JsonFileStoreOptions } from "../../src/persistence/json-file/index.js";
@@ -69,6 +70,11 @@ async function openError(dir: string): Promise<Error | undefined> {
 async function lineOffset(file: string, i: number): Promise<number> {
   const lines = (await readFile(file, "utf8")).split("\n");
   return Buffer.byteLength(lines.slice(0, i).map((l) => l + "\n").join(""), "utf8");
+}
+
+/** The parsed snapshot of a store directory. */
+async function snapshotOf(dir: string): Promise<{ format: number; seq: number; ops: unknown[] }> {
+  return JSON.parse(gunzipSync(await readFile(join(dir, "snapshot.json.gz"))).toString("utf8"));
 }
 
 /** Everything a store holds, for comparing stores. */
@@ -167,11 +173,10 @@ describe("jsonFileStore files: damage", () => {
 
   it("refuses a truncated snapshot, naming the file and the byte where it ends", async () => {
     const dir = await crashedCopy();
-    const file = join(dir, "snapshot.json");
+    const file = join(dir, "snapshot.json.gz");
     const store = await openAt(dir);
     await store.close(); // folds the log into the snapshot
-    const text = await readFile(file, "utf8");
-    await writeFile(file, text.slice(0, 100));
+    await writeFile(file, (await readFile(file)).subarray(0, 100));
     const err = await openError(dir);
     expect(AgentdockError.is(err, "conflict")).toBe(true);
     expect(err!.message).toContain(`${file} is damaged at byte 100`);
@@ -181,14 +186,17 @@ describe("jsonFileStore files: damage", () => {
 
   it("refuses an empty snapshot, {} as a snapshot and a snapshot that fails its checksum", async () => {
     const dir = await crashedCopy();
-    const file = join(dir, "snapshot.json");
+    const file = join(dir, "snapshot.json.gz");
     const store = await openAt(dir);
     await store.close();
-    const text = await readFile(file, "utf8");
+    const zipped = await readFile(file);
+    const text = gunzipSync(zipped).toString("utf8");
     for (const [damage, message] of [
-      ["", /damaged at byte 0: it ends there/],
-      ["{}", /damaged at byte 0: it is JSON but not a snapshot/],
-      [text.replace('"step":3', '"step":4'), /damaged at byte \d+: its ops fail their checksum/],
+      [Buffer.alloc(0), /damaged at byte 0: it ends there/],
+      [Buffer.from("{}"), /damaged at byte 0: it is not gzip data/],
+      [gzipSync("{}"), /damaged at byte 0: it is JSON but not a snapshot/],
+      [gzipSync(text.slice(0, 200)), /damaged at byte 200: it ends there in the middle of its JSON/],
+      [gzipSync(text.replace('"step":3', '"step":4')), /damaged at byte \d+: its ops fail their checksum/],
     ] as const) {
       await writeFile(file, damage);
       const err = await openError(dir);
@@ -196,7 +204,7 @@ describe("jsonFileStore files: damage", () => {
       expect(err!.message).toContain(file);
       expect(err!.message).toMatch(message);
     }
-    await writeFile(file, text);
+    await writeFile(file, zipped);
     const again = await openAt(dir);
     expect(await again.getCheckpoint("t1")).toEqual(chain("t1", 6)[5]);
     await again.close();
@@ -330,7 +338,7 @@ describe("jsonFileStore files: format", () => {
       { crc: expect.stringMatching(/^[0-9a-f]{8}$/), seq: 2, ops: [{ op: "run.put", run: run("r1", "t1") }] },
     ]);
     await store.close();
-    const snap = JSON.parse(await readFile(join(dir, "snapshot.json"), "utf8"));
+    const snap = JSON.parse(gunzipSync(await readFile(join(dir, "snapshot.json.gz"))).toString("utf8"));
     expect(snap).toMatchObject({ format: JSON_FILE_FORMAT, seq: 2 });
     expect(snap.ops).toContainEqual({ op: "thread.put", thread: thread("t1") });
   });
@@ -417,8 +425,8 @@ describe("jsonFileStore files: migration", () => {
     await writeFile(join(dir, "log.jsonl"), JSON.stringify({ f: 0, s: 2, o: ops.slice(3) }) + "\n");
     const store = await openAt(dir);
     for (const cp of cps) expect(await store.getCheckpoint("t1", cp.checkpoint.id)).toEqual(cp);
-    const snap = JSON.parse(await readFile(join(dir, "snapshot.json"), "utf8"));
-    expect(snap.format).toBe(JSON_FILE_FORMAT);
+    expect((await snapshotOf(dir)).format).toBe(JSON_FILE_FORMAT);
+    await expect(stat(join(dir, "snapshot.json"))).rejects.toThrow();
     expect((await stat(join(dir, "log.jsonl"))).size).toBe(0);
     await store.close();
   });
@@ -435,9 +443,9 @@ describe("jsonFileStore files: migration", () => {
       expect(await store.getThread("t1")).toEqual(thread("t1"));
     };
     await check();
-    const text = await readFile(join(dir, "snapshot.json"), "utf8");
-    expect(JSON.parse(text).format).toBe(JSON_FILE_FORMAT);
-    expect(text).toContain(`"base":"${cpId(0)}"`);
+    const snap = await snapshotOf(dir);
+    expect(snap.format).toBe(JSON_FILE_FORMAT);
+    expect(snap.ops).toContainEqual(expect.objectContaining({ op: "checkpoint.put", base: cpId(0) }));
     expect((await stat(join(dir, "log.jsonl"))).size).toBe(0);
     await store.close();
     store = await openAt(dir);
@@ -462,7 +470,7 @@ describe("jsonFileStore files: migration", () => {
       expect(await store.listDocs("datasets")).toEqual([{ id: "d1", parent: null, doc: { name: "$weird", n: [1, 2] } }]);
     };
     await check();
-    expect(JSON.parse(await readFile(join(dir, "snapshot.json"), "utf8")).format).toBe(JSON_FILE_FORMAT);
+    expect((await snapshotOf(dir)).format).toBe(JSON_FILE_FORMAT);
     await store.close();
     store = await openAt(dir);
     await check();

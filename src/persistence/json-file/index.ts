@@ -42,6 +42,8 @@
  * Directories written in formats 0, 1 and 2 (./legacy.ts) are migrated on open.
  */
 import { mkdir, open, readFile, realpath, rename, rm, truncate, writeFile, type FileHandle } from "node:fs/promises";
+import { promisify } from "node:util";
+import { gunzip, gzip } from "node:zlib";
 import { join } from "node:path";
 import { Low, type Adapter } from "lowdb";
 import { conflict } from "../../errors.js";
@@ -66,13 +68,18 @@ export interface JsonFileStoreOptions {
 /** Storage format of the files (see the top of this file); older formats are migrated on open. */
 export const JSON_FILE_FORMAT = FORMAT;
 
-const SNAPSHOT = "snapshot.json";
+const SNAPSHOT = "snapshot.json.gz";
+/** The snapshot of formats 0-2 (read to migrate them). */
+const LEGACY_SNAPSHOT = "snapshot.json";
 const LOG = "log.jsonl";
 /** Holds the pid of the process that has the directory open (one writer per directory). */
 const LOCK = "lock";
 
 /** Real paths of the directories open (or opening) in this process. */
 const openDirs = new Set<string>();
+
+const gzipAsync = promisify(gzip);
+const gunzipAsync = promisify(gunzip);
 
 function alive(pid: number): boolean {
   try {
@@ -88,42 +95,70 @@ interface SnapshotDoc {
   ops: Iterable<LogOp>;
 }
 
-/** lowdb adapter for the snapshot: checked on read, replaced atomically on write (temp file, optional fsync, rename). */
+/**
+ * lowdb adapter for the snapshot: gzip'd JSON (`snapshot.json.gz`), checked on read and replaced
+ * atomically on write (temp file, optional fsync, rename). Reads a legacy `snapshot.json`
+ * (formats 0-2) when there is no `snapshot.json.gz`, and removes it once a new snapshot is written.
+ */
 class SnapshotAdapter implements Adapter<SnapshotFile | SnapshotDoc | null> {
   /** Size of the file as last read or written. */
   bytes = 0;
+  readonly file: string;
+  private readonly legacy: string;
 
   constructor(
-    private file: string,
+    dir: string,
     private fsync: boolean,
-  ) {}
+  ) {
+    this.file = join(dir, SNAPSHOT);
+    this.legacy = join(dir, LEGACY_SNAPSHOT);
+  }
 
   async read(): Promise<SnapshotFile | null> {
-    let text: string;
-    try {
-      text = await readFile(this.file, "utf8");
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
-      this.bytes = 0;
-      return null;
+    const zipped = await readIfThere(this.file);
+    if (zipped) {
+      this.bytes = zipped.length;
+      let text: string;
+      try {
+        text = (await gunzipAsync(zipped)).toString("utf8");
+      } catch (err) {
+        const truncated = /unexpected end/i.test((err as Error).message);
+        throw damaged(
+          this.file,
+          truncated ? zipped.length : 0,
+          truncated ? `it ends there, in the middle of its data (truncated or empty: ${zipped.length} bytes)` : `it is not gzip data as written (${(err as Error).message})`,
+        );
+      }
+      return readSnapshot(text, this.file);
     }
-    this.bytes = Buffer.byteLength(text, "utf8");
-    return readSnapshot(text, this.file);
+    const plain = await readIfThere(this.legacy);
+    this.bytes = plain?.length ?? 0;
+    return plain ? readSnapshot(plain.toString("utf8"), this.legacy) : null;
   }
 
   async write(data: SnapshotFile | SnapshotDoc | null): Promise<void> {
     if (!data) throw new Error("agentdock json-file: no snapshot to write");
-    const text = snapshotText(data.seq, data.ops as Iterable<LogOp>);
+    const zipped = await gzipAsync(snapshotText(data.seq, data.ops as Iterable<LogOp>));
     const tmp = `${this.file}.tmp`;
     const fh = await open(tmp, "w");
     try {
-      await fh.writeFile(text);
+      await fh.writeFile(zipped);
       if (this.fsync) await fh.sync();
     } finally {
       await fh.close();
     }
     await rename(tmp, this.file);
-    this.bytes = Buffer.byteLength(text, "utf8");
+    await rm(this.legacy, { force: true });
+    this.bytes = zipped.length;
+  }
+}
+
+async function readIfThere(file: string): Promise<Buffer | undefined> {
+  try {
+    return await readFile(file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw err;
   }
 }
 
@@ -163,7 +198,7 @@ class JsonFileStore extends MemoryStore {
     this.fsync = options.fsync ?? false;
     this.compactBytes = options.compactBytes ?? 4 * 1024 * 1024;
     this.warn = options.onWarning ?? ((message) => console.warn(message));
-    this.snapshotFile = new SnapshotAdapter(join(dir, SNAPSHOT), this.fsync);
+    this.snapshotFile = new SnapshotAdapter(dir, this.fsync);
     this.snapshot = new Low<SnapshotFile | SnapshotDoc | null>(this.snapshotFile, null);
   }
 
@@ -231,7 +266,7 @@ class JsonFileStore extends MemoryStore {
     await this.snapshot.read();
     const snap = this.snapshot.data as SnapshotFile | null;
     this.snapshot.data = null;
-    const file = join(this.dir, SNAPSHOT);
+    const file = snap && snap.format < FORMAT ? join(this.dir, LEGACY_SNAPSHOT) : this.snapshotFile.file;
     if (snap && snap.format > FORMAT) {
       throw conflict(
         `agentdock json-file: ${file} has storage format ${snap.format} but this agentdock reads up to ` +
@@ -286,7 +321,7 @@ class JsonFileStore extends MemoryStore {
   /** Reads a directory written in format 0, 1 or 2 (rewritten in format 3 by `open`). */
   private loadLegacy(snap: SnapshotFile | null, buf: Buffer): void {
     const legacy = new LegacyReplay();
-    const file = join(this.dir, SNAPSHOT);
+    const file = join(this.dir, LEGACY_SNAPSHOT);
     let seq = 0;
     if (snap) {
       const ops = decodeOld(snap.ops, snap.format) as Array<{ op: string }>;
