@@ -79,17 +79,28 @@ async function snapshotOf(dir: string): Promise<{ format: number; seq: number; o
 
 /** Everything a store holds, for comparing stores. */
 async function dump(store: Store) {
-  const threads = (await store.listThreads()).sort((a, b) => a.thread_id.localeCompare(b.thread_id));
-  const assistants = await store.listAssistants();
+  const threads = await store.queryThreads({ sortBy: "thread_id", sortOrder: "asc" });
+  const assistants = await store.queryAssistants({ sortBy: "assistant_id", sortOrder: "asc" });
+  const runs = await store.queryRuns({ sortBy: "queue" });
   return {
     assistants,
-    versions: await Promise.all(assistants.map((a) => store.listAssistantVersions(a.assistant_id))),
+    versions: await Promise.all(assistants.map((a) => store.queryAssistantVersions({ assistant_id: a.assistant_id, sortOrder: "asc" }))),
     threads,
-    checkpoints: await Promise.all(threads.map((t) => store.listCheckpoints(t.thread_id))),
-    runs: (await store.listRuns()).sort((a, b) => a.run_id.localeCompare(b.run_id)),
+    checkpoints: await Promise.all(
+      threads.map(async (t) => {
+        const spaces = await store.listCheckpointNamespaces(t.thread_id);
+        return Promise.all(spaces.map((ns) => store.listCheckpoints(t.thread_id, { checkpoint_ns: ns })));
+      }),
+    ),
+    runs,
+    cancels: await Promise.all(runs.map((r) => store.getCancelRequest(r.run_id))),
+    leases: await Promise.all(["thread:t1", "thread:t2", "cron:x"].map((k) => store.getLease(k))),
     docs: await Promise.all((["datasets", "examples", "experiments", "experiment_runs", "feedback"] as const).map((c) => store.listDocs(c))),
   };
 }
+
+const threadIds = async (store: Store) => (await store.queryThreads({ sortBy: "thread_id", sortOrder: "asc" })).map((t) => t.thread_id);
+const runsOf = (store: Store, thread_id: string) => store.queryRuns({ thread_id, sortBy: "queue" });
 
 describe("jsonFileStore files: damage", () => {
   it("drops a torn last log line with a warning naming file, offset and size, and keeps appending after it", async () => {
@@ -107,11 +118,11 @@ describe("jsonFileStore files: damage", () => {
     expect(warnings[0]).toContain(log);
     expect(warnings[0]).toContain(`at byte ${whole.length - lines[5]!.length - 1}`);
     expect(warnings[0]).toContain(`(${lines[5]!.length - cut} bytes)`);
-    expect((await store.getCheckpoint("t1"))?.checkpoint.id).toBe(cpId(4));
+    expect((await store.getCheckpoint({ thread_id: "t1" }))?.checkpoint.id).toBe(cpId(4));
     await store.commit([{ op: "checkpoint.put", checkpoint: chain("t1", 6)[5]! }]);
     await store.close();
     store = await openAt(dir);
-    expect(await store.getCheckpoint("t1")).toEqual(chain("t1", 6)[5]);
+    expect(await store.getCheckpoint({ thread_id: "t1" })).toEqual(chain("t1", 6)[5]);
     await store.close();
   });
 
@@ -124,7 +135,7 @@ describe("jsonFileStore files: damage", () => {
     const warnings: string[] = [];
     const store = await openAt(dir, { onWarning: (m: string) => warnings.push(m) });
     expect(warnings[0]).toMatch(/dropped the torn last line/);
-    expect((await store.getCheckpoint("t1"))?.checkpoint.id).toBe(cpId(4));
+    expect((await store.getCheckpoint({ thread_id: "t1" }))?.checkpoint.id).toBe(cpId(4));
     await store.close();
   });
 
@@ -206,7 +217,7 @@ describe("jsonFileStore files: damage", () => {
     }
     await writeFile(file, zipped);
     const again = await openAt(dir);
-    expect(await again.getCheckpoint("t1")).toEqual(chain("t1", 6)[5]);
+    expect(await again.getCheckpoint({ thread_id: "t1" })).toEqual(chain("t1", 6)[5]);
     await again.close();
   });
 
@@ -254,7 +265,7 @@ describe("jsonFileStore files: one writer per directory", () => {
     expect(await readFile(join(dir, "lock"), "utf8")).toBe(String(process.pid));
     await first.close();
     const second = await openAt(link);
-    expect((await second.listThreads()).map((t) => t.thread_id).sort()).toEqual(["t1", "t2"]);
+    expect(await threadIds(second)).toEqual(["t1", "t2"]);
     await second.close();
   });
 });
@@ -281,7 +292,7 @@ describe("jsonFileStore files: commits", () => {
     await store.commit([{ op: "thread.put", thread: thread("t4") }]);
     await store.close();
     store = await openAt(dir);
-    expect((await store.listThreads()).map((t) => t.thread_id).sort()).toEqual(["t1", "t4"]);
+    expect(await threadIds(store)).toEqual(["t1", "t4"]);
     await store.close();
   });
 
@@ -302,7 +313,14 @@ describe("jsonFileStore files: commits", () => {
       [{ op: "checkpoint.put", checkpoint: cps[3]! }, { op: "checkpoint.delete", thread_id: "t1", checkpoint_ids: [cps[1]!.checkpoint.id] }],
       [{ op: "run.put", run: run("r1", "t1", { status: "pending" }) }],
       [{ op: "run.put", run: run("r1", "t1", { status: "success" }) }, { op: "run.put", run: run("r2", "t1", { status: "pending" }) }],
+      [{ op: "cancel.put", request: { run_id: "r2", thread_id: "t1", action: "interrupt", requested_at: "2026-01-01T00:00:00.000Z" } }],
       [{ op: "run.delete", run_id: "r2" }],
+      [{ op: "run.put", run: run("r4", "t1", { status: "running" }), expect: { exists: false } }, { op: "cancel.put", request: { run_id: "r4", thread_id: "t1", action: "rollback", requested_at: "2026-01-01T00:00:01.000Z" } }],
+      [{ op: "lease.put", lease: { key: "thread:t1", owner: "rt1", expires_at: 1000, data: { run_id: "r4" } }, expect: { state: "free", now: 0 } }, { op: "notify", topic: "runs", payload: "r4" }],
+      [{ op: "lease.put", lease: { key: "thread:t2", owner: "rt2", expires_at: 5, data: {} } }, { op: "lease.put", lease: { key: "cron:x", owner: "rt2", expires_at: 9, data: {} } }],
+      [{ op: "lease.delete", key: "thread:t2", owner: "someone else" }, { op: "lease.delete", key: "cron:x" }],
+      [{ op: "checkpoint.put", checkpoint: { ...cps[0]!, checkpoint_ns: "sub:1" } }],
+      [{ op: "checkpoint.put", checkpoint: { ...cps[1]!, checkpoint_ns: "sub:1" } }, { op: "writes.put", thread_id: "t1", checkpoint_ns: "sub:1", checkpoint_id: cps[1]!.checkpoint.id, task_id: "s", writes: [["s", "x", 1]] }],
       [{ op: "thread.put", thread: thread("t2") }, { op: "run.put", run: run("r3", "t2") }],
       [{ op: "thread.delete", thread_id: "t2" }],
       [{ op: "doc.put", collection: "datasets", id: "d1", parent: null, doc: { name: "$x", list: [1, 2] } }],
@@ -387,11 +405,10 @@ describe("jsonFileStore files: format", () => {
       { op: "thread.put", thread_id: "t1", diff: { set: { status: "busy" } } },
     ]);
     const expected = [{ ...r1, status: "success", metadata: { a: 1 } }, r3];
-    const byId = (a: { run_id: string }, b: { run_id: string }) => a.run_id.localeCompare(b.run_id);
-    expect((await store.listRuns("t1")).sort(byId)).toEqual(expected);
+    expect(await runsOf(store, "t1")).toEqual(expected);
     await store.close();
     store = await openAt(dir);
-    expect((await store.listRuns("t1")).sort(byId)).toEqual(expected);
+    expect(await runsOf(store, "t1")).toEqual(expected);
     await store.close();
   });
 
@@ -410,7 +427,7 @@ describe("jsonFileStore files: format", () => {
     const second = await size();
     // Full values would make the second half cost about 3x the first; deltas cost about the same.
     expect(second - first).toBeLessThan(first * 1.5);
-    expect(await store.getCheckpoint("t1", cpId(123))).toEqual(cps[123]);
+    expect(await store.getCheckpoint({ thread_id: "t1", checkpoint_id: cpId(123) })).toEqual(cps[123]);
     await store.close();
   });
 });
@@ -424,7 +441,7 @@ describe("jsonFileStore files: migration", () => {
     await writeFile(join(dir, "snapshot.json"), JSON.stringify({ format: 0, seq: 1, ops: ops.slice(0, 3) }));
     await writeFile(join(dir, "log.jsonl"), JSON.stringify({ f: 0, s: 2, o: ops.slice(3) }) + "\n");
     const store = await openAt(dir);
-    for (const cp of cps) expect(await store.getCheckpoint("t1", cp.checkpoint.id)).toEqual(cp);
+    for (const cp of cps) expect(await store.getCheckpoint({ thread_id: "t1", checkpoint_id: cp.checkpoint.id })).toEqual(cp);
     expect((await snapshotOf(dir)).format).toBe(JSON_FILE_FORMAT);
     await expect(stat(join(dir, "snapshot.json"))).rejects.toThrow();
     expect((await stat(join(dir, "log.jsonl"))).size).toBe(0);
@@ -438,7 +455,7 @@ describe("jsonFileStore files: migration", () => {
     const cps = chain("t1", 6);
     let store = await openAt(dir);
     const check = async () => {
-      for (const cp of cps) expect(await store.getCheckpoint("t1", cp.checkpoint.id)).toEqual(cp);
+      for (const cp of cps) expect(await store.getCheckpoint({ thread_id: "t1", checkpoint_id: cp.checkpoint.id })).toEqual(cp);
       expect((await store.listCheckpoints("t1")).map((c) => c.checkpoint.id)).toEqual(cps.map((c) => c.checkpoint.id).reverse());
       expect(await store.getThread("t1")).toEqual(thread("t1"));
     };
@@ -463,10 +480,9 @@ describe("jsonFileStore files: migration", () => {
     const check = async () => {
       expect(await store.listCheckpoints("t1")).toEqual([withWrites, ...cps.slice(0, 5).reverse()]);
       expect(await store.getThread("t1")).toEqual(thread("t1", { values: cps[5]!.checkpoint.channel_values }));
-      const byId = (a: { run_id: string }, b: { run_id: string }) => a.run_id.localeCompare(b.run_id);
-      expect((await store.listRuns("t1")).sort(byId)).toEqual([run("r1", "t1", { status: "success" }), run("r2", "t1", { status: "error" })]);
-      expect(await store.listAssistants()).toEqual([assistant("a1")]);
-      expect(await store.listAssistantVersions("a1")).toEqual([version("a1", 1)]);
+      expect(await runsOf(store, "t1")).toEqual([run("r1", "t1", { status: "success" }), run("r2", "t1", { status: "error" })]);
+      expect(await store.queryAssistants({})).toEqual([assistant("a1")]);
+      expect(await store.queryAssistantVersions({ assistant_id: "a1" })).toEqual([version("a1", 1)]);
       expect(await store.listDocs("datasets")).toEqual([{ id: "d1", parent: null, doc: { name: "$weird", n: [1, 2] } }]);
     };
     await check();

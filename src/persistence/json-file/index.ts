@@ -177,17 +177,13 @@ class JsonFileStore extends MemoryStore {
   private queue: Promise<unknown> = Promise.resolve();
   /** thread id -> the run last put on it: what a new run of the thread is written as a diff against. */
   private lastRun = new Map<string, string>();
-  private listeners = new Map<string, Set<(payload: string | undefined) => void>>();
   private readonly fsync: boolean;
   private readonly compactBytes: number;
   private readonly warn: (message: string) => void;
   private readonly state: StoredState = {
     getThread: (id) => this.data.threads.get(id),
-    getRun: (id) => this.data.runs.get(id),
-    getCheckpoint: (threadId, ns, id) => {
-      const c = this.data.getCheckpoint(threadId, id);
-      return c && (c.checkpoint_ns ?? "") === ns ? c : undefined;
-    },
+    getRun: (id) => this.data.runs.get(id)?.run,
+    getCheckpoint: (thread_id, checkpoint_ns, checkpoint_id) => this.data.getCheckpoint({ thread_id, checkpoint_ns, checkpoint_id }),
   };
 
   constructor(
@@ -404,26 +400,18 @@ class JsonFileStore extends MemoryStore {
     return run;
   }
 
-  subscribe(topic: string, listener: (payload: string | undefined) => void): () => void {
-    let set = this.listeners.get(topic);
-    if (!set) this.listeners.set(topic, (set = new Set()));
-    set.add(listener);
-    return () => {
-      set.delete(listener);
-      if (set.size === 0 && this.listeners.get(topic) === set) this.listeners.delete(topic);
-    };
-  }
-
   private async write(ops: readonly WriteOp[]): Promise<void> {
     const log = this.log;
     if (!log) throw new Error(`agentdock json-file: the store on ${this.dir} is not open; call open() first`);
-    // Everything that can refuse the commit runs before anything changes: encoding (a value
-    // JSON cannot hold throws here), then the image's all-or-nothing apply.
+    // What to persist is worked out against the state before the commit; then the image applies
+    // the commit all or nothing (checking values and expectations): if it refuses, nothing is
+    // changed and nothing is written.
     const logOps = encodeOps(ops, this.state, (threadId) => this.lastRun.get(threadId));
-    const line = logOps.length > 0 ? Buffer.from(logLine(this.seq + 1, logOps), "utf8") : undefined;
-    this.data.apply(ops.filter((op) => op.op !== "notify"));
-    if (line) {
+    this.data.apply(ops);
+    if (logOps.length > 0) {
+      let line: Buffer | undefined;
       try {
+        line = Buffer.from(logLine(this.seq + 1, logOps), "utf8");
         let done = 0;
         while (done < line.length) done += (await log.write(line, done)).bytesWritten;
         if (this.fsync) await log.datasync();
@@ -437,16 +425,7 @@ class JsonFileStore extends MemoryStore {
       this.logBytes += line.length;
     }
     this.noteRuns(ops);
-    for (const op of ops) {
-      if (op.op !== "notify") continue;
-      for (const listener of [...(this.listeners.get(op.topic) ?? [])]) {
-        try {
-          listener(op.payload);
-        } catch {
-          // A listener's failure is its own; the commit succeeded.
-        }
-      }
-    }
+    this.deliver(ops);
     if (this.logBytes > Math.max(this.compactBytes, this.snapshotFile.bytes)) {
       // The commit is already durable in the log; a failed compaction is retried after the next commit.
       await this.compact().catch(() => undefined);
@@ -473,27 +452,33 @@ class JsonFileStore extends MemoryStore {
   private *snapshotOps(): Generator<LogOp> {
     const d = this.data;
     const written = { cps: new Set<string>(), runs: new Set<string>() };
-    const key = (threadId: string, id: string) => `${threadId}\u0000${id}`;
+    const key = (threadId: string, ns: string, id: string) => JSON.stringify([threadId, ns, id]);
     const state: StoredState = {
       getThread: () => undefined,
-      getRun: (id) => (written.runs.has(id) ? d.runs.get(id) : undefined),
-      getCheckpoint: (threadId, ns, id) => (written.cps.has(key(threadId, id)) ? this.state.getCheckpoint(threadId, ns, id) : undefined),
+      getRun: (id) => (written.runs.has(id) ? d.runs.get(id)?.run : undefined),
+      getCheckpoint: (threadId, ns, id) => (written.cps.has(key(threadId, ns, id)) ? this.state.getCheckpoint(threadId, ns, id) : undefined),
     };
     const lastRun = new Map<string, string>();
     for (const assistant of d.assistants.values()) yield { op: "assistant.put", assistant };
     for (const list of d.versions.values()) for (const version of list) yield { op: "assistant_version.put", version };
-    for (const [threadId, tc] of d.checkpoints) {
-      for (const checkpoint of tc.list) {
-        yield* encodeOps([{ op: "checkpoint.put", checkpoint }], state, () => undefined);
-        written.cps.add(key(threadId, checkpoint.checkpoint.id));
+    for (const [threadId, spaces] of d.checkpoints) {
+      for (const [ns, { list }] of spaces) {
+        for (const stored of list) {
+          const id = stored.checkpoint.id;
+          const checkpoint = d.getCheckpoint({ thread_id: threadId, checkpoint_ns: ns, checkpoint_id: id })!;
+          yield* encodeOps([{ op: "checkpoint.put", checkpoint }], state, () => undefined);
+          written.cps.add(key(threadId, ns, id));
+        }
       }
     }
     for (const thread of d.threads.values()) yield { op: "thread.put", thread };
-    for (const run of d.runs.values()) {
+    for (const { run } of d.runs.values()) {
       yield* encodeOps([{ op: "run.put", run }], state, (threadId) => lastRun.get(threadId));
       written.runs.add(run.run_id);
       lastRun.set(run.thread_id, run.run_id);
     }
+    for (const request of d.cancels.values()) yield { op: "cancel.put", request };
+    for (const lease of d.leases.values()) yield { op: "lease.put", lease };
     for (const [collection, docs] of d.docs) {
       for (const { id, parent, doc } of docs.values()) yield { op: "doc.put", collection, id, parent, doc };
     }
