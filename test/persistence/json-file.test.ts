@@ -221,6 +221,21 @@ describe("jsonFileStore files: damage", () => {
     await again.close();
   });
 
+  it("skips log lines already folded into the snapshot (a crash between writing the snapshot and emptying the log)", async () => {
+    const dir = await crashedCopy();
+    const log = await readFile(join(dir, "log.jsonl"));
+    const store = await openAt(dir);
+    await store.close(); // snapshot with seq 6, log emptied
+    await writeFile(join(dir, "log.jsonl"), log);
+    const again = await openAt(dir);
+    expect(await again.listCheckpoints("t1")).toEqual(chain("t1", 6).reverse());
+    await again.commit([{ op: "thread.put", thread: thread("t1") }]);
+    await again.close();
+    const last = await openAt(dir);
+    expect(await last.getThread("t1")).toEqual(thread("t1"));
+    await last.close();
+  });
+
   it("refuses data written in a newer storage format, naming both versions", async () => {
     const dir = join(root, `newer-${n++}`);
     await mkdir(dir);
