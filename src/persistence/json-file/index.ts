@@ -49,7 +49,7 @@
 import { mkdir, open, readFile, realpath, rename, rm, truncate, writeFile, type FileHandle } from "node:fs/promises";
 import { promisify } from "node:util";
 import { gunzip, gzip } from "node:zlib";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { Low, type Adapter } from "lowdb";
 import { conflict } from "../../errors.js";
 import { MemoryData, MemoryStore } from "../memory.js";
@@ -153,6 +153,15 @@ class SnapshotAdapter implements Adapter<SnapshotFile | SnapshotDoc | null> {
       await fh.close();
     }
     await rename(tmp, this.file);
+    if (this.fsync) {
+      // The rename itself must survive power loss too.
+      const dir = await open(dirname(this.file), "r");
+      try {
+        await dir.sync();
+      } finally {
+        await dir.close();
+      }
+    }
     await rm(this.legacy, { force: true });
     this.bytes = zipped.length;
   }
