@@ -10,7 +10,8 @@
  *   object diff `{ s, p, d }` against its parent) and `run.diff` (a run against another run).
  *
  * Old stores had one checkpoint namespace (`""`); records are rebuilt in full and returned as the
- * plain ops that recreate them.
+ * plain ops that recreate them. Lists the old engine kept as `{ $chunks }` (stored as list logs
+ * with a chunk size) come back as plain arrays, the form the engine uses now.
  */
 import { isPlainObject } from "../../json.js";
 import type { RunRecord, ThreadRecord } from "../../types.js";
@@ -43,6 +44,7 @@ function patch(base: Obj, diff: ObjectDiff | undefined): Obj {
   return out;
 }
 
+/** A stored channel value of formats 1-2: inline, or the first `n` items of list log `l` (`c`: chunk size of the old engine's `{ $chunks }` form). */
 type Encoded = { v: unknown } | { l: string; n: number; c?: number };
 
 /** The parsed ops of a format 0, 1 or 2 file or line, markers resolved. */
@@ -174,14 +176,9 @@ export class LegacyReplay {
       }
       const items = this.lists.get(threadId)?.get(enc.l);
       if (!items || items.length < enc.n) throw new Error(`list ${enc.l} of channel "${channel}" is missing or short`);
-      const flat = items.slice(0, enc.n);
-      if (!enc.c) {
-        setKey(out, channel, flat);
-        continue;
-      }
-      const chunks: unknown[][] = [];
-      for (let i = 0; i < flat.length; i += enc.c) chunks.push(flat.slice(i, i + enc.c));
-      setKey(out, channel, { $chunks: chunks });
+      // A list the old engine kept as `{ $chunks }` (`c` set) comes back as the plain list it
+      // stood for: the engine now keeps checkpoint values as plain arrays.
+      setKey(out, channel, items.slice(0, enc.n));
     }
     return out;
   }
