@@ -485,6 +485,23 @@ describe("jsonFileStore files: migration", () => {
     await store.close();
   });
 
+  it("migrates lists the old engine kept as $chunks (list logs with a chunk size) to plain arrays", async () => {
+    const dir = join(root, `chunks-${n++}`);
+    await mkdir(dir);
+    const [cp] = chain("t1", 1);
+    const stored = { ...cp!, checkpoint: { ...cp!.checkpoint, channel_values: { messages: { l: "L", n: 5, c: 2 }, step: { v: 0 } } } };
+    const ops = [
+      { op: "thread.put", thread: { ...thread("t1"), values: { messages: { l: "L", n: 4 } } } },
+      { op: "list.append", thread_id: "t1", list: "L", at: 0, items: [1, 2, 3, 4, 5] },
+      { op: "checkpoint.put", checkpoint: stored },
+    ];
+    await writeFile(join(dir, "snapshot.json"), JSON.stringify({ format: 1, seq: 1, ops }));
+    const store = await openAt(dir);
+    expect((await store.getCheckpoint({ thread_id: "t1" }))?.checkpoint.channel_values).toEqual({ messages: [1, 2, 3, 4, 5], step: 0 });
+    expect((await store.getThread("t1"))?.values).toEqual({ messages: [1, 2, 3, 4] });
+    await store.close();
+  });
+
   it("migrates format 2 (diffs, list logs, packed ids) from a fixture, snapshot and log", async () => {
     const dir = join(root, `v2-${n++}`);
     await copyDir(new URL("./fixtures/json-file-format-2", import.meta.url).pathname, dir, { recursive: true });
