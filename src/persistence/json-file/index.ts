@@ -475,13 +475,12 @@ class JsonFileStore extends MemoryStore {
     const lastRun = new Map<string, string>();
     for (const assistant of d.assistants.values()) yield { op: "assistant.put", assistant };
     for (const list of d.versions.values()) for (const version of list) yield { op: "assistant_version.put", version };
-    for (const [threadId, spaces] of d.checkpoints) {
-      for (const [ns, { list }] of spaces) {
-        for (const stored of list) {
-          const id = stored.checkpoint.id;
-          const checkpoint = d.getCheckpoint({ thread_id: threadId, checkpoint_ns: ns, checkpoint_id: id })!;
+    // Every thread holding checkpoints (root namespace or subgraphs), each namespace in put order.
+    for (const threadId of new Set([...d.checkpoints.keys(), ...d.subCheckpoints.keys()])) {
+      for (const ns of d.listCheckpointNamespaces(threadId)) {
+        for (const checkpoint of d.listCheckpoints(threadId, { checkpoint_ns: ns }).reverse()) {
           yield* encodeOps([{ op: "checkpoint.put", checkpoint }], state, () => undefined);
-          written.cps.add(key(threadId, ns, id));
+          written.cps.add(key(threadId, ns, checkpoint.checkpoint.id));
         }
       }
     }
