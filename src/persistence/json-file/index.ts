@@ -49,6 +49,7 @@
 import { mkdir, open, readFile, realpath, rename, rm, truncate, writeFile, type FileHandle } from "node:fs/promises";
 import { promisify } from "node:util";
 import { gunzip, gzip } from "node:zlib";
+import { writeSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { Low, type Adapter } from "lowdb";
 import { conflict } from "../../errors.js";
@@ -427,8 +428,13 @@ class JsonFileStore extends MemoryStore {
       try {
         line = Buffer.from(logLine(this.seq + 1, logOps), "utf8");
         let done = 0;
-        while (done < line.length) done += (await log.write(line, done)).bytesWritten;
-        if (this.fsync) await log.datasync();
+        if (this.fsync) {
+          while (done < line.length) done += (await log.write(line, done)).bytesWritten;
+          await log.datasync();
+        } else {
+          // Into the page cache: a few microseconds, cheaper than a round trip through the thread pool.
+          while (done < line.length) done += writeSync(log.fd, line, done);
+        }
       } catch (err) {
         // The image holds a commit the disk may not: cut the log back and rebuild from the files.
         await truncate(this.logPath, this.logBytes).catch(() => undefined);
