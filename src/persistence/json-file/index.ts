@@ -31,9 +31,9 @@
  * - `lock`: the pid of the process that has the directory open.
  *
  * Opening reads the snapshot and replays the log lines after its `seq`. When the log grows past
- * `max(compactBytes, snapshot size)`, and on `close()`, it is folded into a new snapshot and
- * emptied (lines a crash left behind with `seq` <= the snapshot's are skipped). All data is held
- * in memory (the memory store's); reads never touch the disk.
+ * `max(compactBytes, the snapshot's uncompressed size)`, and on `close()`, it is folded into a
+ * new snapshot and emptied (lines a crash left behind with `seq` <= the snapshot's are skipped).
+ * All data is held in memory (the memory store's); reads never touch the disk.
  *
  * ## Damage
  *
@@ -65,7 +65,7 @@ export interface JsonFileStoreOptions {
    * acknowledged commits also survive power loss (not only a process crash). Default false.
    */
   fsync?: boolean;
-  /** Compact the log into the snapshot once it exceeds max(this, snapshot size). Default 4 MiB. */
+  /** Compact the log into the snapshot once it exceeds max(this, the snapshot's uncompressed size). Default 4 MiB. */
   compactBytes?: number;
   /** Receives warnings (a torn last log line dropped on open). Default `console.warn`. */
   onWarning?: (message: string) => void;
@@ -107,7 +107,10 @@ interface SnapshotDoc {
  * (formats 0-2) when there is no `snapshot.json.gz`, and removes it once a new snapshot is written.
  */
 class SnapshotAdapter implements Adapter<SnapshotFile | SnapshotDoc | null> {
-  /** Size of the file as last read or written. */
+  /**
+   * Size of the snapshot's JSON as last read or written (uncompressed: the log is compacted once
+   * it outgrows this, so compaction work stays proportional to the log bytes written).
+   */
   bytes = 0;
   readonly file: string;
   private readonly legacy: string;
@@ -123,7 +126,6 @@ class SnapshotAdapter implements Adapter<SnapshotFile | SnapshotDoc | null> {
   async read(): Promise<SnapshotFile | null> {
     const zipped = await readIfThere(this.file);
     if (zipped) {
-      this.bytes = zipped.length;
       let text: string;
       try {
         text = (await gunzipAsync(zipped)).toString("utf8");
@@ -135,6 +137,7 @@ class SnapshotAdapter implements Adapter<SnapshotFile | SnapshotDoc | null> {
           truncated ? `it ends there, in the middle of its data (truncated or empty: ${zipped.length} bytes)` : `it is not gzip data as written (${(err as Error).message})`,
         );
       }
+      this.bytes = Buffer.byteLength(text, "utf8");
       return readSnapshot(text, this.file);
     }
     const plain = await readIfThere(this.legacy);
@@ -144,7 +147,8 @@ class SnapshotAdapter implements Adapter<SnapshotFile | SnapshotDoc | null> {
 
   async write(data: SnapshotFile | SnapshotDoc | null): Promise<void> {
     if (!data) throw new Error("agentdock json-file: no snapshot to write");
-    const zipped = await gzipAsync(snapshotText(data.seq, data.ops as Iterable<LogOp>));
+    const text = snapshotText(data.seq, data.ops as Iterable<LogOp>);
+    const zipped = await gzipAsync(text);
     const tmp = `${this.file}.tmp`;
     const fh = await open(tmp, "w");
     try {
@@ -164,7 +168,7 @@ class SnapshotAdapter implements Adapter<SnapshotFile | SnapshotDoc | null> {
       }
     }
     await rm(this.legacy, { force: true });
-    this.bytes = zipped.length;
+    this.bytes = Buffer.byteLength(text, "utf8");
   }
 }
 
