@@ -139,6 +139,22 @@ describe("jsonFileStore files: damage", () => {
     await store.close();
   });
 
+  it("drops a last line whose newline was not written, so the next commit starts on a line of its own", async () => {
+    const dir = await crashedCopy();
+    const log = join(dir, "log.jsonl");
+    const whole = await readFile(log, "utf8");
+    await truncate(log, whole.length - 1);
+    const warnings: string[] = [];
+    let store = await openAt(dir, { onWarning: (m: string) => warnings.push(m) });
+    expect(warnings[0]).toMatch(/dropped the torn last line/);
+    expect((await store.getCheckpoint({ thread_id: "t1" }))?.checkpoint.id).toBe(cpId(4));
+    await store.commit([{ op: "thread.put", thread: thread("t1") }]);
+    await store.close();
+    store = await openAt(dir);
+    expect(await store.getThread("t1")).toEqual(thread("t1"));
+    await store.close();
+  });
+
   it("refuses a damaged line with lines after it, naming the file, the offset and how to recover", async () => {
     const dir = await crashedCopy();
     const log = join(dir, "log.jsonl");

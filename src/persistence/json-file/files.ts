@@ -51,7 +51,8 @@ export function readLog(buf: Buffer, file: string): { entries: LogEntry[]; valid
   while (pos < buf.length) {
     const nl = buf.indexOf(0x0a, pos);
     const end = nl === -1 ? buf.length : nl;
-    const problem = checkLine(buf, pos, end);
+    // A line is written with its newline in one write: without it, the write was cut short.
+    const problem = nl === -1 ? "has no newline" : checkLine(buf, pos, end);
     if (typeof problem === "string") {
       if (nl === -1 || nl + 1 === buf.length) return { entries, validBytes: pos, torn: { offset: pos, bytes: buf.length - pos } };
       throw damaged(
@@ -62,7 +63,7 @@ export function readLog(buf: Buffer, file: string): { entries: LogEntry[]; valid
       );
     }
     entries.push({ ...problem, offset: pos });
-    pos = nl === -1 ? buf.length : nl + 1;
+    pos = nl + 1;
   }
   return { entries, validBytes: pos };
 }
