@@ -314,6 +314,9 @@ describe("jsonFileStore files: commits", () => {
       [{ op: "thread.put", thread: thread("t2") }, { op: "writes.put", thread_id: "t1", checkpoint_id: "nope", task_id: "a", writes: [] }],
       // A value JSON cannot hold.
       [{ op: "thread.put", thread: thread("t3", { metadata: { n: 1n } as never }) }],
+      // An expectation that does not hold, after an op that would have succeeded.
+      [{ op: "thread.put", thread: thread("t5") }, { op: "run.put", run: run("r9", "t1"), expect: { exists: true } }],
+      [{ op: "lease.put", lease: { key: "thread:t1", owner: "a", expires_at: 10, data: {} }, expect: { state: "held", now: 0 } }],
     ];
     for (const ops of failing) {
       await expect(store.commit(ops)).rejects.toThrow();

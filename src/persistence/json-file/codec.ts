@@ -8,8 +8,9 @@
  * - `{"op":"run.put","run_id":…,"base":…,"diff":…}`: against the stored run `base` (the run's
  *   previous version, or the thread's previous run);
  * - `{"op":"checkpoint.put","thread_id":…,"checkpoint_ns":…,"base":…,"diff":…,"pending_writes":…}`:
- *   against the stored checkpoint `base` of the same thread and namespace (its parent), without
- *   its pending writes (the new checkpoint's own are written in full, omitted when empty).
+ *   against the stored checkpoint `base` of the same thread and namespace (its parent, so its
+ *   `parent_checkpoint_id` is `base` unless the diff says otherwise), without its pending writes
+ *   (the new checkpoint's own are written in full, omitted when empty).
  *
  * A diff (`RecordDiff`) names the keys that changed: `set` (new values), `del` (removed keys),
  * `sub` (both values are objects: a diff of them) and `add` (the value is the base's array with
@@ -193,6 +194,9 @@ function withoutWrites(c: StoredCheckpoint): Rec {
   return rest;
 }
 
+/** What a child's record is diffed against: its parent's, with the parent as parent (a diff need not name it again). */
+const childOf = (parent: StoredCheckpoint): Rec => ({ ...withoutWrites(parent), parent_checkpoint_id: parent.checkpoint.id });
+
 /**
  * The ops to persist for `ops` applied to `stored` (which must not change while this runs).
  * `lastRun` names a run of the thread to diff a new run against (the thread's previous run).
@@ -234,7 +238,7 @@ function encodeOne(op: WriteOp, state: StoredState, lastRun: (threadId: string) 
       const ns = c.checkpoint_ns ?? "";
       const base = c.parent_checkpoint_id === null ? undefined : state.getCheckpoint(c.thread_id, ns, c.parent_checkpoint_id);
       if (!base) return { op: "checkpoint.put", checkpoint: c };
-      const diff = diffRecord(withoutWrites(c), withoutWrites(base));
+      const diff = diffRecord(withoutWrites(c), childOf(base));
       return {
         op: "checkpoint.put",
         thread_id: c.thread_id,
@@ -284,7 +288,7 @@ function decodeOne(op: LogOp, state: StoredState): WriteOp {
   if (op.op === "checkpoint.put" && "base" in op) {
     const base = state.getCheckpoint(op.thread_id, op.checkpoint_ns, op.base);
     if (!base) throw new Error(`checkpoint.put diff against checkpoint ${op.base} of thread ${op.thread_id}, which is not stored`);
-    const record = patchRecord(withoutWrites(base), op.diff) as unknown as StoredCheckpoint;
+    const record = patchRecord(childOf(base), op.diff) as unknown as StoredCheckpoint;
     return { op: "checkpoint.put", checkpoint: { ...record, pending_writes: op.pending_writes ?? [] } };
   }
   if (op.op === "checkpoint.put" && !("checkpoint" in op)) throw new Error("checkpoint.put without a checkpoint or a base");
