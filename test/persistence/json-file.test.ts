@@ -422,6 +422,24 @@ describe("jsonFileStore files: format", () => {
     await store.close();
   });
 
+  it("keeps keys named __proto__ and constructor through a diff and a reopen", async () => {
+    const dir = join(root, `proto-${n++}`);
+    let store = await openAt(dir);
+    const values = JSON.parse('{"a":{"__proto__":{"x":1},"list":[1,2]},"constructor":1}');
+    const next = JSON.parse('{"a":{"__proto__":{"x":2},"list":[1,2,3]},"constructor":2,"__proto__":[5]}');
+    await store.commit([{ op: "thread.put", thread: thread("t1", { values }) }]);
+    await store.commit([{ op: "thread.put", thread: thread("t1", { values: next }) }]);
+    for (const reopen of [false, true]) {
+      if (reopen) {
+        await store.close();
+        store = await openAt(dir);
+      }
+      expect(JSON.stringify((await store.getThread("t1"))?.values)).toBe(JSON.stringify(next));
+    }
+    expect(({} as Record<string, unknown>).x).toBeUndefined();
+    await store.close();
+  });
+
   it("writes runs and threads as diffs and restores them after updates and a deleted base", async () => {
     const dir = join(root, `runs-${n++}`);
     let store = await openAt(dir);
