@@ -166,7 +166,12 @@ interface CachedRead {
   read?: StoredCheckpoint;
 }
 
-const READ_CACHE = 2;
+/**
+ * Materialized reads kept per namespace. One is enough for the engine's pattern (it reads the
+ * latest, then puts its successors, which are cached as they come); more would hold a copy of
+ * a long list per thread for little gain.
+ */
+const READ_CACHE = 1;
 
 const ACTIVE: ReadonlySet<RunStatus> = new Set<RunStatus>(["pending", "running"]);
 
@@ -202,7 +207,11 @@ export class MemoryData {
   /** Assistant id -> versions ascending. */
   versions = new Map<string, AssistantVersionRecord[]>();
   threads = new Map<string, ThreadRecord>();
-  /** Thread id -> the checkpoints of its root namespace `""`. */
+  /**
+   * Thread id -> the checkpoints of its root namespace `""`, in their stored form (channel
+   * arrays may be `ArrayRef`s into shared logs): read them through `getCheckpoint` and
+   * `listCheckpoints`, which hand out plain JSON.
+   */
   checkpoints = new Map<string, NamespaceCheckpoints>();
   /** Thread id -> subgraph namespace -> checkpoints. */
   subCheckpoints = new Map<string, Map<string, NamespaceCheckpoints>>();
