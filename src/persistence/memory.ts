@@ -58,6 +58,7 @@ class ArrayRef {
 }
 
 const sameItem = (a: unknown, b: unknown) => a === b || jsonEqual(a, b);
+const noCheck = () => {};
 const isCheckpointKey = (key: string) => key === "checkpoint";
 const isChannelValuesKey = (key: string) => key === "channel_values";
 const CHANNEL_VALUES = "checkpoint.checkpoint.channel_values.";
@@ -165,7 +166,12 @@ interface CachedRead {
   read?: StoredCheckpoint;
 }
 
-const READ_CACHE = 2;
+/**
+ * Materialized reads kept per namespace. One is enough for the engine's pattern (it reads the
+ * latest, then puts its successors, which are cached as they come); more would hold a copy of
+ * a long list per thread for little gain.
+ */
+const READ_CACHE = 1;
 
 const ACTIVE: ReadonlySet<RunStatus> = new Set<RunStatus>(["pending", "running"]);
 
@@ -201,7 +207,11 @@ export class MemoryData {
   /** Assistant id -> versions ascending. */
   versions = new Map<string, AssistantVersionRecord[]>();
   threads = new Map<string, ThreadRecord>();
-  /** Thread id -> the checkpoints of its root namespace `""`. */
+  /**
+   * Thread id -> the checkpoints of its root namespace `""`, in their stored form (channel
+   * arrays may be `ArrayRef`s into shared logs): read them through `getCheckpoint` and
+   * `listCheckpoints`, which hand out plain JSON.
+   */
   checkpoints = new Map<string, NamespaceCheckpoints>();
   /** Thread id -> subgraph namespace -> checkpoints. */
   subCheckpoints = new Map<string, Map<string, NamespaceCheckpoints>>();
@@ -222,19 +232,29 @@ export class MemoryData {
   /** Set while undoing: run maps must be put back in queue order. */
   private runOrderDirty = false;
 
+  /** False while replaying ops that were checked when first committed. */
+  private checking = true;
+
   /**
    * Applies ops in order, all or nothing: it checks each op's data and expectation before
    * applying it, and if one throws (`invalid_input`, `conflict`, `not_found`), the ones already
    * applied are undone and the data is as before the call. `notify` ops change nothing here.
+   *
+   * `replay: true` is for ops this data (or a store's log of it) already accepted once, replayed
+   * to rebuild it: their data is not checked again and their expectations are ignored (they held
+   * when first committed; a `sameAs` cannot hold across processes).
    */
-  apply(ops: readonly WriteOp[]): void {
+  apply(ops: readonly WriteOp[], options: { replay?: boolean } = {}): void {
     const undo: Array<() => void> = [];
+    this.checking = options.replay !== true;
     try {
       for (const op of ops) this.applyOne(op, undo);
     } catch (err) {
       for (let i = undo.length - 1; i >= 0; i--) undo[i]!();
       if (this.runOrderDirty) this.reorderRuns();
       throw err;
+    } finally {
+      this.checking = true;
     }
   }
 
@@ -257,7 +277,7 @@ export class MemoryData {
   }
 
   private checkThread(op: WriteOp, threadId: string, expect: ThreadExpectation | undefined): void {
-    if (!expect) return;
+    if (!expect || !this.checking) return;
     const t = this.threads.get(threadId);
     if (expect.exists !== undefined && expect.exists !== (t !== undefined)) {
       throw conflict(`${describeOp(op)}: expected the thread ${expect.exists ? "to exist" : "not to exist"}`);
@@ -273,7 +293,7 @@ export class MemoryData {
   private applyOne(op: WriteOp, undo: Array<() => void>): void {
     switch (op.op) {
       case "assistant.put": {
-        checkRecord(op.assistant, this.assistants.get(op.assistant.assistant_id), "assistant");
+        if (this.checking) checkRecord(op.assistant, this.assistants.get(op.assistant.assistant_id), "assistant");
         this.setIn(this.assistants, op.assistant.assistant_id, Object.freeze({ ...op.assistant }), undo);
         return;
       }
@@ -282,7 +302,7 @@ export class MemoryData {
         this.setIn(this.versions, op.assistant_id, undefined, undo);
         return;
       case "assistant_version.put": {
-        checkJson(op.version, "assistant version");
+        if (this.checking) checkJson(op.version, "assistant version");
         const id = op.version.assistant_id;
         const list = (this.versions.get(id) ?? []).filter((v) => v.version !== op.version.version);
         list.push(Object.freeze({ ...op.version }));
@@ -293,7 +313,7 @@ export class MemoryData {
       case "thread.put": {
         const id = op.thread.thread_id;
         const prev = this.threads.get(id);
-        checkRecord(op.thread, prev, "thread", (key, values) => key === "values" && this.knownValues(id, prev, values));
+        if (this.checking) checkRecord(op.thread, prev, "thread", (key, values) => key === "values" && this.knownValues(id, prev, values));
         this.checkThread(op, id, op.expect);
         const record = Object.freeze({ ...op.thread });
         this.revisions.set(record, ++this.nextRevision);
@@ -334,7 +354,7 @@ export class MemoryData {
         return;
       }
       case "writes.put": {
-        checkJson(op.writes, "writes");
+        if (this.checking) checkJson(op.writes, "writes");
         const ns = op.checkpoint_ns ?? "";
         const nc = this.space(op.thread_id, ns);
         const at = nc?.index.get(op.checkpoint_id);
@@ -353,8 +373,8 @@ export class MemoryData {
       case "run.put": {
         const id = op.run.run_id;
         const had = this.runs.get(id);
-        checkRecord(op.run, had?.run, "run");
-        if (op.expect) {
+        if (this.checking) checkRecord(op.run, had?.run, "run");
+        if (op.expect && this.checking) {
           if (op.expect.exists !== undefined && op.expect.exists !== (had !== undefined)) {
             throw conflict(`${describeOp(op)}: expected the run ${op.expect.exists ? "to exist" : "not to exist"}`);
           }
@@ -379,7 +399,7 @@ export class MemoryData {
       }
       case "run.delete": {
         const had = this.runs.get(op.run_id);
-        if (op.expect) {
+        if (op.expect && this.checking) {
           if (op.expect.exists !== undefined && op.expect.exists !== (had !== undefined)) {
             throw conflict(`${describeOp(op)}: expected the run ${op.expect.exists ? "to exist" : "not to exist"}`);
           }
@@ -400,13 +420,13 @@ export class MemoryData {
         return;
       }
       case "cancel.put":
-        checkJson(op.request, "cancel request");
+        if (this.checking) checkJson(op.request, "cancel request");
         this.setIn(this.cancels, op.request.run_id, Object.freeze({ ...op.request }), undo);
         return;
       case "lease.put": {
-        checkJson(op.lease, "lease");
+        if (this.checking) checkJson(op.lease, "lease");
         const { key, owner } = op.lease;
-        if (op.expect) {
+        if (op.expect && this.checking) {
           const cur = this.leases.get(key);
           const live = cur !== undefined && cur.expires_at >= op.expect.now;
           const ok = op.expect.state === "free" ? !live : live && cur.owner === owner;
@@ -426,7 +446,7 @@ export class MemoryData {
         return;
       }
       case "doc.put": {
-        checkJson(op.doc, "doc");
+        if (this.checking) checkJson(op.doc, "doc");
         let coll = this.docs.get(op.collection);
         if (!coll) {
           coll = new Map();
@@ -466,11 +486,13 @@ export class MemoryData {
     const parentValues = parent?.channel_values;
 
     // Check what is new (what the parent shares was checked when it was stored).
-    checkRecord(input, undefined, "checkpoint", isCheckpointKey);
     const cp = input.checkpoint;
-    checkRecord(cp, parent, "checkpoint.checkpoint", isChannelValuesKey);
     const values = cp.channel_values;
-    checkRecord(values, undefined, "checkpoint.checkpoint.channel_values", (key, v) => Array.isArray(v) || v === parentValues?.[key]);
+    if (this.checking) {
+      checkRecord(input, undefined, "checkpoint", isCheckpointKey);
+      checkRecord(cp, parent, "checkpoint.checkpoint", isChannelValuesKey);
+      checkRecord(values, undefined, "checkpoint.checkpoint.channel_values", (key, v) => Array.isArray(v) || v === parentValues?.[key]);
+    }
 
     // The stored form: arrays that extend the parent's become references into shared logs.
     let packed: Record<string, unknown> | undefined;
@@ -478,7 +500,7 @@ export class MemoryData {
       const v = values[key];
       if (!Array.isArray(v)) continue;
       const where = CHANNEL_VALUES + key;
-      const p = pack(v, parentValues?.[key], (item, i) => checkJson(item, where, 4, MAX_DEPTH, i), undo);
+      const p = pack(v, parentValues?.[key], this.checking ? (item, i) => checkJson(item, where, 4, MAX_DEPTH, i) : noCheck, undo);
       if (p !== v || !Object.isFrozen(v)) {
         packed ??= { ...values };
         packed[key] = p === v ? Object.freeze(v.slice()) : p;
