@@ -326,7 +326,7 @@ class JsonFileStore extends MemoryStore {
     let ops: WriteOp[];
     try {
       ops = decodeOps(logOps, this.state);
-      this.data.apply(ops);
+      this.data.apply(ops, { replay: true });
     } catch (err) {
       throw damaged(file, offset, `${what} cannot be applied (${(err as Error).message})`);
     }
@@ -383,7 +383,7 @@ class JsonFileStore extends MemoryStore {
       pos = end + 1;
     }
     const ops = [...legacy.ops()];
-    this.data.apply(ops);
+    this.data.apply(ops, { replay: true });
     this.noteRuns(ops);
     this.seq = seq;
     this.logBytes = buf.length;
