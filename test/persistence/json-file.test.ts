@@ -187,6 +187,17 @@ describe("jsonFileStore files: damage", () => {
     expect(err!.message).toContain("fails its checksum");
   });
 
+  it("refuses a damaged first line (not read as an older format)", async () => {
+    const dir = await crashedCopy();
+    const log = join(dir, "log.jsonl");
+    const lines = (await readFile(log, "utf8")).split("\n");
+    lines[0] = "garbage" + lines[0]!.slice(7);
+    await writeFile(log, lines.join("\n"));
+    const err = await openError(dir);
+    expect(AgentdockError.is(err, "conflict")).toBe(true);
+    expect(err!.message).toContain(`${log} is damaged at byte 0`);
+  });
+
   it("refuses a log with a commit missing in the middle", async () => {
     const dir = await crashedCopy();
     const log = join(dir, "log.jsonl");

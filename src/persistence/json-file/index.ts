@@ -295,7 +295,8 @@ class JsonFileStore extends MemoryStore {
       if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
       buf = Buffer.alloc(0);
     }
-    if ((snap && snap.format < FORMAT) || (buf.length > 0 && !isCurrentLine(buf, 0))) {
+    // Formats 0-2: an old snapshot, or (before the first compaction) only an old log.
+    if (snap ? snap.format < FORMAT : buf.length > 0 && !isCurrentLine(buf, 0)) {
       this.loadLegacy(snap, buf);
       return true;
     }
