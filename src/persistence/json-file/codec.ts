@@ -43,7 +43,6 @@ function setOwn(obj: Obj, key: string, value: unknown): void {
 /** How `value` differs from `base`; undefined when they are equal JSON. Cost: O(what differs), plus a pointer compare per shared array item. */
 export function diffRecord(value: Obj, base: Obj): RecordDiff | undefined {
   let diff: RecordDiff | undefined;
-  const d = () => (diff ??= {});
   for (const k of Object.keys(value)) {
     const v = value[k];
     if (v === undefined) continue;
@@ -53,20 +52,20 @@ export function diffRecord(value: Obj, base: Obj): RecordDiff | undefined {
       let i = 0;
       while (i < b.length && (v[i] === b[i] || jsonEqual(v[i], b[i]))) i++;
       if (i === b.length) {
-        if (v.length > b.length) setOwn((d().add ??= {}), k, v.slice(i));
+        if (v.length > b.length) setOwn(((diff ??= {}).add ??= {}), k, v.slice(i));
         continue;
       }
     } else if (isPlainObject(v) && isPlainObject(b)) {
       const sub = diffRecord(v, b);
-      if (sub) setOwn((d().sub ??= {}), k, sub);
+      if (sub) setOwn(((diff ??= {}).sub ??= {}), k, sub);
       continue;
     } else if (b !== undefined && jsonEqual(v, b)) {
       continue;
     }
-    setOwn((d().set ??= {}), k, v);
+    setOwn(((diff ??= {}).set ??= {}), k, v);
   }
   for (const k of Object.keys(base)) {
-    if (base[k] !== undefined && (!Object.hasOwn(value, k) || value[k] === undefined)) (d().del ??= []).push(k);
+    if (base[k] !== undefined && (!Object.hasOwn(value, k) || value[k] === undefined)) ((diff ??= {}).del ??= []).push(k);
   }
   return diff;
 }
