@@ -15,10 +15,12 @@ const hex8 = (n: number) => n.toString(16).padStart(8, "0");
 const CRC_HEAD = '{"crc":"';
 const HEAD_LEN = CRC_HEAD.length + 8 + 2;
 
-/** One log line (with its newline): commit number `seq` and its ops. */
-export function logLine(seq: number, ops: readonly LogOp[]): string {
-  const rest = JSON.stringify({ seq, ops }).slice(1);
-  return `${CRC_HEAD}${hex8(crc32(rest))}",${rest}\n`;
+const NEWLINE = Buffer.from("\n");
+
+/** One log line as UTF-8 (with its newline): commit number `seq` and its ops. */
+export function logLine(seq: number, ops: readonly LogOp[]): Buffer {
+  const rest = Buffer.from(JSON.stringify({ seq, ops }), "utf8").subarray(1);
+  return Buffer.concat([Buffer.from(`${CRC_HEAD}${hex8(crc32(rest))}",`, "latin1"), rest, NEWLINE]);
 }
 
 export interface LogEntry {

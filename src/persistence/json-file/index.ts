@@ -431,7 +431,7 @@ class JsonFileStore extends MemoryStore {
     if (logOps.length > 0) {
       let line: Buffer | undefined;
       try {
-        line = Buffer.from(logLine(this.seq + 1, logOps), "utf8");
+        line = logLine(this.seq + 1, logOps);
         let done = 0;
         if (this.fsync) {
           while (done < line.length) done += (await log.write(line, done)).bytesWritten;
