@@ -119,7 +119,7 @@ function checkRecord(record: unknown, prev: object | undefined, where: string, s
   const before = prev as Record<string, unknown> | undefined;
   for (const key in record as Record<string, unknown>) {
     const v = (record as Record<string, unknown>)[key];
-    if (v === undefined || (before !== undefined && before[key] === v) || skip?.(key, v)) continue;
+    if (v === undefined || typeof v === "string" || (before !== undefined && before[key] === v) || skip?.(key, v)) continue;
     checkJson(v, where, 1, MAX_DEPTH, key);
   }
 }
