@@ -40,6 +40,20 @@ storeContract({
   },
 });
 
+// And reopened as after a crash: a copy of the directory taken while the store is open, so the
+// reopened store replays the log (the others' close folds it into the snapshot first).
+storeContract({
+  name: "jsonFileStore (reopened from the log, as after a crash)",
+  create: () => openAt(join(root, `crash-${n++}`)),
+  reopen: async (store) => {
+    const copy = join(root, `crash-copy-${n++}`);
+    await copyDir(dirs.get(store)!, copy, { recursive: true });
+    await rm(join(copy, "lock"));
+    await store.close();
+    return openAt(copy);
+  },
+});
+
 const commits = () => chain("t1", 6).map((checkpoint): WriteOp[] => [{ op: "checkpoint.put", checkpoint }]);
 
 /** Six commits, then a copy of the directory as a process killed at that moment leaves it. */
