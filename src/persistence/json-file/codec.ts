@@ -40,6 +40,17 @@ function setOwn(obj: Obj, key: string, value: unknown): void {
   else obj[key] = value;
 }
 
+/** Whether `v` starts with the items of `b` (a pointer compare per item, JSON equality where they are not the same object). */
+function extends_(v: readonly unknown[], b: readonly unknown[]): boolean {
+  const n = b.length;
+  for (let i = 0; i < n; i++) {
+    const x = v[i];
+    const y = b[i];
+    if (x !== y && !jsonEqual(x, y)) return false;
+  }
+  return true;
+}
+
 /** How `value` differs from `base`; undefined when they are equal JSON. Cost: O(what differs), plus a pointer compare per shared array item. */
 export function diffRecord(value: Obj, base: Obj): RecordDiff | undefined {
   let diff: RecordDiff | undefined;
@@ -49,10 +60,8 @@ export function diffRecord(value: Obj, base: Obj): RecordDiff | undefined {
     const b = Object.hasOwn(base, k) ? base[k] : undefined;
     if (v === b) continue;
     if (Array.isArray(v) && Array.isArray(b) && v.length >= b.length && b.length > 0) {
-      let i = 0;
-      while (i < b.length && (v[i] === b[i] || jsonEqual(v[i], b[i]))) i++;
-      if (i === b.length) {
-        if (v.length > b.length) setOwn(((diff ??= {}).add ??= {}), k, v.slice(i));
+      if (extends_(v, b)) {
+        if (v.length > b.length) setOwn(((diff ??= {}).add ??= {}), k, v.slice(b.length));
         continue;
       }
     } else if (isPlainObject(v) && isPlainObject(b)) {
