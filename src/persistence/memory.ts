@@ -35,7 +35,6 @@ import type {
   DocCollection,
   Lease,
   ListCheckpointsOptions,
-  PendingWrite,
   RunEventPort,
   RunQuery,
   Store,
@@ -120,7 +119,7 @@ function checkRecord(record: unknown, prev: object | undefined, where: string, s
   const before = prev as Record<string, unknown> | undefined;
   for (const key in record as Record<string, unknown>) {
     const v = (record as Record<string, unknown>)[key];
-    if (v === undefined || (before !== undefined && before[key] === v) || skip?.(key, v)) continue;
+    if (v === undefined || typeof v === "string" || (before !== undefined && before[key] === v) || skip?.(key, v)) continue;
     checkJson(v, where, 1, MAX_DEPTH, key);
   }
 }
@@ -166,7 +165,12 @@ interface CachedRead {
   read?: StoredCheckpoint;
 }
 
-const READ_CACHE = 2;
+/**
+ * Materialized reads kept per namespace. One is enough for the engine's pattern (it reads the
+ * latest, then puts its successors, which are cached as they come); more would hold a copy of
+ * a long list per thread for little gain.
+ */
+const READ_CACHE = 1;
 
 const ACTIVE: ReadonlySet<RunStatus> = new Set<RunStatus>(["pending", "running"]);
 
@@ -202,7 +206,11 @@ export class MemoryData {
   /** Assistant id -> versions ascending. */
   versions = new Map<string, AssistantVersionRecord[]>();
   threads = new Map<string, ThreadRecord>();
-  /** Thread id -> the checkpoints of its root namespace `""`. */
+  /**
+   * Thread id -> the checkpoints of its root namespace `""`, in their stored form (channel
+   * arrays may be `ArrayRef`s into shared logs): read them through `getCheckpoint` and
+   * `listCheckpoints`, which hand out plain JSON.
+   */
   checkpoints = new Map<string, NamespaceCheckpoints>();
   /** Thread id -> subgraph namespace -> checkpoints. */
   subCheckpoints = new Map<string, Map<string, NamespaceCheckpoints>>();
@@ -354,8 +362,7 @@ export class MemoryData {
         }
         const cp = nc.list[at]!;
         const kept = cp.pending_writes.filter((w) => w[0] !== op.task_id);
-        const writes = op.writes.map((w) => (Object.isFrozen(w) ? w : (Object.freeze([...w]) as unknown as PendingWrite)));
-        nc.list[at] = Object.freeze({ ...cp, pending_writes: Object.freeze([...kept, ...writes]) });
+        nc.list[at] = Object.freeze({ ...cp, pending_writes: Object.freeze([...kept, ...op.writes]) });
         undo.push(() => {
           nc.list[at] = cp;
         });
@@ -498,15 +505,16 @@ export class MemoryData {
       }
     }
     const pending = Object.isFrozen(input.pending_writes) ? input.pending_writes : Object.freeze([...input.pending_writes]);
+    // The stored form with references is internal (reads hand out materialized copies): not frozen.
     const checkpoint = packed
-      ? Object.freeze({
+      ? {
           v: cp.v,
           id: cp.id,
           ts: cp.ts,
-          channel_values: Object.freeze(packed),
+          channel_values: packed,
           channel_versions: cp.channel_versions,
           versions_seen: cp.versions_seen,
-        })
+        }
       : cp;
     const stored: StoredCheckpoint = Object.freeze({
       thread_id: threadId,
