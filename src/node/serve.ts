@@ -6,6 +6,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createFetchHandler, type FetchHandler, type FetchHandlerOptions, type HttpRuntime } from "../http/index.js";
+import { attachProtocolV2WebSocket } from "./protocol-v2-ws.js";
 
 /** Options of {@link serve}: where to listen, plus the fetch handler's options. */
 export interface ServeOptions extends FetchHandlerOptions {
@@ -91,6 +92,7 @@ export function toNodeListener(handler: FetchHandler) {
 export async function serve(runtime: HttpRuntime, options: ServeOptions = {}): Promise<ServeHandle> {
   const { port = 2024, host = "127.0.0.1", strictPort = true, ...handlerOptions } = options;
   const server = createServer(toNodeListener(createFetchHandler(runtime, handlerOptions)));
+  const closeSockets = attachProtocolV2WebSocket(server, runtime, handlerOptions); // D24: v2 over WebSocket
   const listen = (p: number) =>
     new Promise<void>((resolve, reject) => {
       server.once("error", reject);
@@ -121,6 +123,7 @@ export async function serve(runtime: HttpRuntime, options: ServeOptions = {}): P
       new Promise<void>((resolve, reject) => {
         server.close((err) => (err ? reject(err) : resolve()));
         server.closeAllConnections();
+        closeSockets();
       }),
   };
 }

@@ -1,0 +1,175 @@
+/**
+ * The v2 protocol in process: an SDK `TransportAdapter` (`AgentServerAdapter`) that speaks to a
+ * runtime directly, through the same sessions and command dispatch as the HTTP and WebSocket
+ * transports, with no network. The official `ThreadStream` and `@langchain/react`'s
+ * `useStream({ transport })` run on it unchanged:
+ *
+ * @example
+ * const transport = new InProcessTransport(runtime);
+ * const thread = client.threads.stream(threadId, { assistantId: "agent", transport });
+ * // React: useStream({ assistantId: "agent", transport, client })
+ */
+import { AgentdockError } from "../errors.js";
+import type { ClientRequest, RuntimeClient } from "../runtime/index.js";
+import { dispatchCommand, filterOf } from "./commands.js";
+import { type ProtocolRuntime, type ProtocolV2Options, SessionRegistry } from "./session.js";
+import type { CommandError, CommandSuccess, ProtocolCommand, ProtocolEvent, ProtocolMessage, SubscribeFilter } from "./types.js";
+
+export interface InProcessTransportOptions extends ProtocolV2Options {
+  /** The thread to bind now (else the SDK binds one with `setThreadId`). */
+  threadId?: string;
+  /** The caller, as `runtime.client(request)` authenticates it (default: the runtime's default caller). */
+  request?: ClientRequest;
+}
+
+/** A handle of one filtered event stream (the SDK's `EventStreamHandle`). */
+export interface InProcessEventStream {
+  events: AsyncIterable<ProtocolMessage>;
+  ready: Promise<void>;
+  close(): void;
+}
+
+/** An unbounded async queue with one consumer. */
+export class Queue<T> {
+  private items: T[] = [];
+  private waiters: Array<{ resolve: (r: IteratorResult<T>) => void; reject: (e: Error) => void }> = [];
+  private ended = false;
+  private failure: Error | undefined;
+  push(item: T) {
+    if (this.ended) return;
+    const w = this.waiters.shift();
+    if (w) w.resolve({ done: false, value: item });
+    else this.items.push(item);
+  }
+  /** No more items; with `error`, the consumer's next read rejects with it (after the queued items). */
+  end(error?: Error) {
+    if (this.ended) return;
+    this.ended = true;
+    this.failure = error;
+    for (const w of this.waiters.splice(0)) (error ? w.reject(error) : w.resolve({ done: true, value: undefined }));
+  }
+  next(): Promise<IteratorResult<T>> {
+    if (this.items.length) return Promise.resolve({ done: false, value: this.items.shift()! });
+    if (this.ended) return this.failure ? Promise.reject(this.failure) : Promise.resolve({ done: true, value: undefined });
+    return new Promise((resolve, reject) => this.waiters.push({ resolve, reject }));
+  }
+  iterable(onReturn?: () => void): AsyncIterable<T> {
+    return {
+      [Symbol.asyncIterator]: () => ({
+        next: () => this.next(),
+        return: async () => {
+          onReturn?.();
+          this.end();
+          return { done: true, value: undefined };
+        },
+      }),
+    };
+  }
+}
+
+const withStatus = (err: unknown): Error => {
+  const e = err instanceof Error ? err : new Error(String(err));
+  if (err instanceof AgentdockError) {
+    const status = { not_found: 404, conflict: 409, invalid_input: 422, unauthenticated: 401, forbidden: 403 }[err.code];
+    Object.assign(e, { status });
+  }
+  return e;
+};
+
+/** The in-process transport: commands and event streams straight to the runtime's sessions. */
+export class InProcessTransport {
+  threadId: string;
+  private readonly registry: SessionRegistry;
+  private client: Promise<RuntimeClient> | undefined;
+  private readonly streams = new Set<() => void>();
+  private readonly main = new Queue<ProtocolMessage>();
+  private closed = false;
+
+  constructor(
+    private readonly runtime: ProtocolRuntime,
+    private readonly options: InProcessTransportOptions = {},
+  ) {
+    this.threadId = options.threadId ?? "";
+    this.registry = SessionRegistry.of(runtime, options);
+  }
+
+  private caller(): Promise<RuntimeClient> {
+    return (this.client ??= this.runtime.client(this.options.request ?? {}));
+  }
+
+  private bound(): string {
+    if (!this.threadId) throw new Error("InProcessTransport has no bound threadId: pass one or let client.threads.stream(threadId, { transport }) bind it.");
+    return this.threadId;
+  }
+
+  setThreadId(threadId: string): void {
+    this.threadId = threadId;
+  }
+
+  async open(): Promise<void> {}
+
+  async send(command: ProtocolCommand): Promise<CommandSuccess | CommandError> {
+    if (this.closed) throw new Error("InProcessTransport is closed.");
+    return dispatchCommand({ registry: this.registry, threadId: this.bound(), client: await this.caller() }, command);
+  }
+
+  /** The shared event channel of socket transports; unused here (events come from openEventStream). */
+  events(): AsyncIterable<ProtocolMessage> {
+    return this.main.iterable();
+  }
+
+  openEventStream(params: SubscribeFilter & { since?: number }): InProcessEventStream {
+    if (this.closed) throw new Error("InProcessTransport is closed.");
+    const threadId = this.bound();
+    const queue = new Queue<ProtocolMessage>();
+    let sub: { close(): void } | undefined;
+    let done = false;
+    const close = () => {
+      if (done) return;
+      done = true;
+      sub?.close();
+      queue.end();
+      this.streams.delete(close);
+    };
+    this.streams.add(close);
+    const ready = (async () => {
+      const filter = filterOf(params);
+      const client = await this.caller();
+      await client.threads.get(threadId);
+      const session = await this.registry.ready(threadId, client);
+      if (done) return;
+      const s = session.subscribe({ filter, deliver: (e: ProtocolEvent) => queue.push(e) }, typeof params.since === "number" ? params.since : undefined);
+      sub = s;
+      if (s.missed) queue.push(s.missed);
+    })().catch((err) => {
+      const e = withStatus(err);
+      queue.end(e);
+      this.streams.delete(close);
+      throw e;
+    });
+    ready.catch(() => {});
+    return { events: queue.iterable(close), ready, close };
+  }
+
+  /** Thread state for `useStream` hydration (`null`: no such thread yet). */
+  async getState(): Promise<unknown> {
+    try {
+      return await (await this.caller()).threads.getState(this.bound());
+    } catch (err) {
+      if (err instanceof AgentdockError && err.code === "not_found") return null;
+      throw withStatus(err);
+    }
+  }
+
+  /** A page of checkpoint history (newest first). */
+  async getHistory(options: { limit?: number } = {}): Promise<unknown[]> {
+    return (await this.caller()).threads.getHistory(this.bound(), options.limit !== undefined ? { limit: options.limit } : {});
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const close of [...this.streams]) close();
+    this.main.end();
+  }
+}
