@@ -60,12 +60,20 @@ export function attachProtocolV2WebSocket(server: Server, runtime: HttpRuntime, 
       const headers: Record<string, string> = {};
       for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string") headers[k] = v;
       const client = await runtime.client({ headers, method: "GET", path: req.url ?? "/", url: `http://${req.headers.host ?? "localhost"}${req.url ?? "/"}` });
-      await client.threads.get(threadId);
+      // A thread that does not exist yet is fine: run.start on this socket creates it.
+      let verified = true;
+      try {
+        await client.threads.get(threadId);
+      } catch (err) {
+        if (!(err instanceof AgentdockError && err.code === "not_found")) throw err;
+        verified = false;
+      }
       if (ws.readyState !== ws.OPEN) return;
       conn = new ProtocolConnection({
         registry: SessionRegistry.of(runtime, options.protocolV2),
         threadId,
         client,
+        verified,
         send: (text) => {
           if (ws.readyState !== ws.OPEN) return;
           if (ws.bufferedAmount > maxBuffered) return void ws.close(1013, "reader too slow; reconnect");

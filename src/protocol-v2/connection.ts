@@ -6,14 +6,20 @@
  */
 import type { RuntimeClient } from "../runtime/index.js";
 import { dispatchCommand, type SubscriptionHost } from "./commands.js";
-import { missedSignal, type SessionRegistry, type ThreadSession } from "./session.js";
+import { missedSignal, wire, type SessionRegistry, type ThreadSession } from "./session.js";
 import type { ProtocolEvent, ProtocolMessage, SubscribeFilter } from "./types.js";
 
 export interface ProtocolConnectionOptions {
   registry: SessionRegistry;
   threadId: string;
-  /** The connection's caller (already allowed to read the thread). */
+  /** The connection's caller. */
   client: RuntimeClient;
+  /**
+   * Whether the caller may read the thread (false: the thread does not exist yet). Until a check
+   * succeeds (it is retried after each command, e.g. once run.start created the thread), events
+   * are held back, so a caller never sees events of a thread it cannot read.
+   */
+  verified: boolean;
   /** Sends one JSON text frame. */
   send(text: string): void;
 }
@@ -24,11 +30,28 @@ export class ProtocolConnection {
   private closed = false;
   private session: ThreadSession | undefined;
   private chain: Promise<unknown> = Promise.resolve();
+  private verified: boolean;
+  private held: ProtocolEvent[] = [];
 
-  constructor(private readonly o: ProtocolConnectionOptions) {}
+  constructor(private readonly o: ProtocolConnectionOptions) {
+    this.verified = o.verified;
+  }
 
   private write(message: ProtocolMessage) {
-    if (!this.closed) this.o.send(JSON.stringify(message));
+    if (this.closed) return;
+    if (message.type === "event" && !this.verified) return void this.held.push(message);
+    this.o.send(message.type === "event" ? wire(message) : JSON.stringify(message));
+  }
+
+  private async verify() {
+    if (this.verified) return;
+    try {
+      await this.o.client.threads.get(this.o.threadId);
+    } catch {
+      return;
+    }
+    this.verified = true;
+    for (const e of this.held.splice(0)) this.write(e);
   }
 
   private host(session: ThreadSession): SubscriptionHost {
@@ -90,6 +113,7 @@ export class ProtocolConnection {
         { registry: this.o.registry, threadId: this.o.threadId, client: this.o.client, subscriptions: this.host(this.session) },
         command,
       );
+      await this.verify();
       this.write(response);
     });
   }

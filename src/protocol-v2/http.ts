@@ -6,7 +6,7 @@
  */
 import type { RuntimeClient } from "../runtime/index.js";
 import { dispatchCommand, filterOf } from "./commands.js";
-import { type ProtocolRuntime, type ProtocolV2Options, SessionRegistry } from "./session.js";
+import { type ProtocolRuntime, type ProtocolV2Options, SessionRegistry, wire } from "./session.js";
 import type { CommandError, ProtocolEvent } from "./types.js";
 
 export interface ProtocolV2HttpOptions extends ProtocolV2Options {
@@ -68,7 +68,7 @@ export function protocolV2Http(runtime: ProtocolRuntime, options: ProtocolV2Http
             // A reader this far behind is dropped; it reconnects and replays from the buffer.
             if ((controller.desiredSize ?? 0) < -maxQueued) close();
           };
-          const frame = (e: ProtocolEvent) => send(`id: ${oneLine(e.event_id)}\ndata: ${JSON.stringify(e)}\n\n`);
+          const frame = (e: ProtocolEvent) => send(`id: ${oneLine(e.event_id)}\ndata: ${wire(e)}\n\n`);
           const signal = (e: CommandError) => send(`event: error\ndata: ${JSON.stringify(e)}\n\n`);
           let sub: { close(): void } | undefined;
           close = () => {

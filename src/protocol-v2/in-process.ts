@@ -12,7 +12,7 @@
 import { AgentdockError } from "../errors.js";
 import type { ClientRequest, RuntimeClient } from "../runtime/index.js";
 import { dispatchCommand, filterOf } from "./commands.js";
-import { type ProtocolRuntime, type ProtocolV2Options, SessionRegistry } from "./session.js";
+import { type ProtocolRuntime, type ProtocolV2Options, SessionRegistry, wire } from "./session.js";
 import type { CommandError, CommandSuccess, ProtocolCommand, ProtocolEvent, ProtocolMessage, SubscribeFilter } from "./types.js";
 
 export interface InProcessTransportOptions extends ProtocolV2Options {
@@ -132,13 +132,14 @@ export class InProcessTransport {
       this.streams.delete(close);
     };
     this.streams.add(close);
+    // Each reader gets its own copy, as over the wire: run values are frozen and shared.
     const ready = (async () => {
       const filter = filterOf(params);
       const client = await this.caller();
       await client.threads.get(threadId);
       const session = await this.registry.ready(threadId, client);
       if (done) return;
-      const s = session.subscribe({ filter, deliver: (e: ProtocolEvent) => queue.push(e) }, typeof params.since === "number" ? params.since : undefined);
+      const s = session.subscribe({ filter, deliver: (e: ProtocolEvent) => queue.push(JSON.parse(wire(e)) as ProtocolEvent) }, typeof params.since === "number" ? params.since : undefined);
       sub = s;
       if (s.missed) queue.push(s.missed);
     })().catch((err) => {

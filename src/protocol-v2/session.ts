@@ -54,6 +54,18 @@ export function matchesFilter(event: ProtocolEvent, filter: SubscribeFilter): bo
   return prefixes.some((p) => isPrefixMatch(event.params.namespace, p) && (filter.depth === undefined || event.params.namespace.length - p.length <= filter.depth));
 }
 
+const serialized = new WeakMap<ProtocolEvent, string>();
+
+/** The event's JSON text, computed once however many readers it has. */
+export function wire(event: ProtocolEvent): string {
+  let text = serialized.get(event);
+  if (text === undefined) {
+    text = JSON.stringify(event);
+    serialized.set(event, text);
+  }
+  return text;
+}
+
 /** A reader of a session: gets matching events, replayed then live. */
 export interface Sink {
   filter: SubscribeFilter;
