@@ -152,4 +152,87 @@ describe("reconnect, filters, legacy runs", () => {
     await thread.close();
     void reading;
   });
+
+  it("replays after a dropped WebSocket: the client resubscribes and dedups", async () => {
+    const threadId = newThread();
+    const before = f.sockets.length;
+    const thread = f.stream("websocket", threadId, "talker");
+    const texts: string[] = [];
+    const reading = (async () => {
+      for await (const msg of thread.messages) texts.push(await msg.text);
+    })();
+    await thread.run.start({ input: human("talk") });
+    await f.gate.reached(2);
+    await new Promise((r) => setTimeout(r, 50));
+    const socket = f.sockets[before]!;
+    socket.terminate(); // the connection drops mid-reply
+    await until(() => f.sockets.length > before + 1 && f.sockets[f.sockets.length - 1]!.readyState === 1);
+    await new Promise((r) => setTimeout(r, 50));
+    f.gate.release();
+    const out = (await thread.output) as { messages: Msg[] };
+    expect(textOf(out.messages[1]!)).toBe([...FIRST, ...SECOND].join(""));
+    await until(() => texts.length >= 1);
+    expect(texts).toEqual([[...FIRST, ...SECOND].join("")]);
+    await thread.close();
+    void reading;
+  });
+
+  for (const kind of KINDS) {
+    it(`two clients observe one thread with different channel filters (${kind} + sse)`, async () => {
+      const threadId = newThread();
+      await f.runtime.threads.create({ threadId });
+      const a = f.stream(kind, threadId, "echo");
+      const b = f.stream("sse", threadId, "echo");
+      const subA = await a.subscribe({ channels: ["messages", "lifecycle"] });
+      const subB = await b.subscribe({ channels: ["values"] });
+      const gotA: string[] = [];
+      const gotB: string[] = [];
+      const readA = (async () => {
+        for await (const e of subA) {
+          gotA.push(e.method);
+          if (e.method === "lifecycle" && (e.params.data as { event: string }).event === "completed") break;
+        }
+      })();
+      const readB = (async () => {
+        for await (const e of subB) {
+          gotB.push(e.method);
+          if (gotB.length === 2) break;
+        }
+      })();
+      await a.run.start({ input: human("both") });
+      await Promise.all([readA, readB]);
+      expect(new Set(gotA)).toEqual(new Set(["messages", "lifecycle"]));
+      expect(gotA.filter((m) => m === "messages").length).toBeGreaterThanOrEqual(3);
+      expect(gotB).toEqual(["values", "values"]);
+      await a.close();
+      await b.close();
+    });
+
+    it(`sees a run started by the legacy API (${kind})`, async () => {
+      const threadId = newThread();
+      await f.runtime.threads.create({ threadId });
+      const thread = f.stream(kind, threadId, "echo");
+      const sub = await thread.subscribe({ channels: ["lifecycle", "values", "messages"] });
+      const got: Array<{ method: string; data: unknown }> = [];
+      const reading = (async () => {
+        for await (const e of sub) {
+          got.push({ method: e.method, data: e.params.data });
+          if (e.method === "lifecycle" && (e.params.data as { event: string }).event === "completed") break;
+        }
+      })();
+      // The legacy SDK call, over HTTP.
+      let last: { messages: Msg[] } | undefined;
+      for await (const part of f.client.runs.stream(threadId, "echo", { input: human("legacy"), streamMode: ["values", "messages-tuple"] })) {
+        if (part.event === "values") last = part.data as { messages: Msg[] };
+      }
+      expect(textOf(last!.messages[1]!)).toBe("echo: legacy");
+      await reading;
+      expect(got[0]).toMatchObject({ method: "lifecycle", data: { event: "running" } });
+      expect(got.some((e) => e.method === "messages")).toBe(true);
+      const lastValues = got.filter((e) => e.method === "values").pop()!.data as { messages: Msg[] };
+      expect(lastValues.messages.map(textOf)).toEqual(["legacy", "echo: legacy"]);
+      await thread.close();
+    });
+  }
 });
+
