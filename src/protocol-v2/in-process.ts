@@ -4,10 +4,18 @@
  * transports, with no network. The official `ThreadStream` and `@langchain/react`'s
  * `useStream({ transport })` run on it unchanged:
  *
+ * It has no `getState`/`getHistory`: `useStream` then reads state through its `client`, which
+ * for a page with no network is the SDK `Client` over `createFetchHandler(runtime)` (the adapter's
+ * `getState()` takes no thread id and is called before the adapter is bound to the hydrated
+ * thread, so the client's `threads.getState(threadId)` is the reliable path).
+ *
  * @example
  * const transport = new InProcessTransport(runtime);
  * const thread = client.threads.stream(threadId, { assistantId: "agent", transport });
- * // React: useStream({ assistantId: "agent", transport, client })
+ * // React, no network:
+ * const handler = createFetchHandler(runtime);
+ * const client = new Client({ apiUrl: "http://in-page", callerOptions: { fetch: (i, init) => handler(new Request(i, init)) } });
+ * useStream({ assistantId: "agent", client, transport });
  */
 import { AgentdockError } from "../errors.js";
 import type { ClientRequest, RuntimeClient } from "../runtime/index.js";
@@ -82,8 +90,7 @@ export class InProcessTransport {
   private readonly registry: SessionRegistry;
   private client: Promise<RuntimeClient> | undefined;
   private readonly streams = new Set<() => void>();
-  private readonly main = new Queue<ProtocolMessage>();
-  private closed = false;
+  private main = new Queue<ProtocolMessage>();
 
   constructor(
     private readonly runtime: ProtocolRuntime,
@@ -109,7 +116,6 @@ export class InProcessTransport {
   async open(): Promise<void> {}
 
   async send(command: ProtocolCommand): Promise<CommandSuccess | CommandError> {
-    if (this.closed) throw new Error("InProcessTransport is closed.");
     return dispatchCommand({ registry: this.registry, threadId: this.bound(), client: await this.caller() }, command);
   }
 
@@ -119,7 +125,6 @@ export class InProcessTransport {
   }
 
   openEventStream(params: SubscribeFilter & { since?: number }): InProcessEventStream {
-    if (this.closed) throw new Error("InProcessTransport is closed.");
     const threadId = this.bound();
     const queue = new Queue<ProtocolMessage>();
     let sub: { close(): void } | undefined;
@@ -152,25 +157,13 @@ export class InProcessTransport {
     return { events: queue.iterable(close), ready, close };
   }
 
-  /** Thread state for `useStream` hydration (`null`: no such thread yet). */
-  async getState(): Promise<unknown> {
-    try {
-      return await (await this.caller()).threads.getState(this.bound());
-    } catch (err) {
-      if (err instanceof AgentdockError && err.code === "not_found") return null;
-      throw withStatus(err);
-    }
-  }
-
-  /** A page of checkpoint history (newest first). */
-  async getHistory(options: { limit?: number } = {}): Promise<unknown[]> {
-    return (await this.caller()).threads.getHistory(this.bound(), options.limit !== undefined ? { limit: options.limit } : {});
-  }
-
+  /**
+   * Ends the open event streams. The transport stays usable: `useStream` shares one adapter
+   * across the thread streams it opens and closes (`setThreadId` rebinds it).
+   */
   async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
     for (const close of [...this.streams]) close();
     this.main.end();
+    this.main = new Queue<ProtocolMessage>();
   }
 }

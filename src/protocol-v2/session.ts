@@ -240,6 +240,18 @@ export class ThreadSession {
         this.client.runs.list(this.threadId, { status: "pending", limit: 10 }),
       ]);
       for (const run of [...running, ...pending].reverse()) this.attachRun(run, true);
+      if (running.length + pending.length > 0 || this.seq > 0) return;
+      // A thread waiting on a human: the new log starts with its pending interrupts, so readers
+      // (and a resume from a client that reloaded) know what to answer.
+      const state = await this.client.threads.getState(this.threadId);
+      const interrupts = state.interrupts ?? [];
+      if (interrupts.length === 0 || this.seq > 0) return;
+      this.replayFrom = this.seq + 1;
+      this.lastStatus = "interrupted";
+      this.publish([
+        ...interrupts.map((i) => ({ method: "input.requested", namespace: [], data: { interrupt_id: i.id, payload: i.value } })),
+        { method: "lifecycle", namespace: [], data: { event: "interrupted" } },
+      ]);
     } catch {
       // no thread yet (run.start creates it) or not readable: nothing in flight to join
     }
