@@ -65,7 +65,7 @@ export function attachProtocolV2WebSocket(server: Server, runtime: HttpRuntime, 
       try {
         await client.threads.get(threadId);
       } catch (err) {
-        if (!(err instanceof AgentdockError && err.code === "not_found")) throw err;
+        if (!AgentdockError.is(err, "not_found")) throw err;
         verified = false;
       }
       if (ws.readyState !== ws.OPEN) return;
@@ -82,7 +82,8 @@ export function attachProtocolV2WebSocket(server: Server, runtime: HttpRuntime, 
       });
       for (const text of early.splice(0)) conn.receive(text);
     } catch (err) {
-      const status = err instanceof AgentdockError ? STATUS[err.code] : 500;
+      const own = (err as { status?: unknown } | null)?.status; // auth handlers throw HTTPException(status)
+      const status = AgentdockError.is(err) ? STATUS[err.code] : typeof own === "number" && own >= 400 && own < 500 ? own : 500;
       ws.close(status >= 500 ? 1011 : 4000 + status, String((err as Error)?.message ?? err).slice(0, 120));
     }
   }

@@ -41,11 +41,14 @@ const fail = (code: ProtocolErrorCode, message: string): never => {
 /** Maps a runtime error onto a protocol error code (`notFound` names what was missing). */
 function toError(id: number | null, err: unknown, notFound: ProtocolErrorCode = "invalid_argument"): CommandError {
   if (err instanceof CommandFailure) return { type: "error", id, error: err.code, message: err.message };
-  if (err instanceof AgentdockError) {
+  if (AgentdockError.is(err)) {
     const code: ProtocolErrorCode =
       err.code === "not_found" ? notFound : err.code === "forbidden" || err.code === "unauthenticated" ? "permission_denied" : "invalid_argument";
     return { type: "error", id, error: code, message: err.message };
   }
+  const status = (err as { status?: unknown } | null)?.status; // auth handlers throw HTTPException(status)
+  if (status === 401 || status === 403) return { type: "error", id, error: "permission_denied", message: (err as Error).message };
+  if (status === 404) return { type: "error", id, error: notFound, message: (err as Error).message };
   return { type: "error", id, error: "unknown_error", message: (err as Error)?.message ?? String(err) };
 }
 
@@ -70,7 +73,7 @@ async function threadOf(ctx: CommandContext): Promise<Rec | undefined> {
   try {
     return (await ctx.client.threads.get(ctx.threadId)) as unknown as Rec;
   } catch (err) {
-    if (err instanceof AgentdockError && err.code === "not_found") return undefined;
+    if (AgentdockError.is(err) && err.code === "not_found") return undefined;
     throw err;
   }
 }
@@ -185,7 +188,7 @@ const handlers: Record<string, Handler> = {
     try {
       await ctx.client.threads.getState(ctx.threadId, checkpointId);
     } catch (err) {
-      if (err instanceof AgentdockError && err.code === "not_found") fail("no_such_checkpoint", `checkpoint ${checkpointId} not found on thread ${ctx.threadId}`);
+      if (AgentdockError.is(err) && err.code === "not_found") fail("no_such_checkpoint", `checkpoint ${checkpointId} not found on thread ${ctx.threadId}`);
       throw err;
     }
     const { config } = splitConfig(p.config);
