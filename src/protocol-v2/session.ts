@@ -219,6 +219,9 @@ export class ThreadSession {
   /** The assistant of the latest run seen (for `input.respond`, which names none). */
   lastAssistantId: string | undefined;
   lastStatus: "idle" | "running" | "completed" | "failed" | "interrupted" = "idle";
+  /** The thread's latest root values (from the log, or its state when the session was made). */
+  private lastValues: unknown;
+  private snapshots = 0;
   private idleTimer: ReturnType<typeof setTimeout> | undefined;
 
   /** Settles once the runs in flight when the session was made are joined. */
@@ -241,9 +244,10 @@ export class ThreadSession {
       ]);
       for (const run of [...running, ...pending].reverse()) this.attachRun(run, true);
       if (running.length + pending.length > 0 || this.seq > 0) return;
+      const state = await this.client.threads.getState(this.threadId);
+      if (state.checkpoint?.checkpoint_id && this.lastValues === undefined) this.lastValues = state.values;
       // A thread waiting on a human: the new log starts with its pending interrupts, so readers
       // (and a resume from a client that reloaded) know what to answer.
-      const state = await this.client.threads.getState(this.threadId);
       const interrupts = state.interrupts ?? [];
       if (interrupts.length === 0 || this.seq > 0) return;
       this.replayFrom = this.seq + 1;
@@ -338,6 +342,7 @@ export class ThreadSession {
         method: d.method,
         params: { namespace: d.namespace, timestamp, ...(d.node !== undefined ? { node: d.node } : {}), data: d.data },
       };
+      if (d.method === "values" && d.namespace.length === 0) this.lastValues = d.data;
       this.buffer.push(event);
       if (this.buffer.length > this.registry.bufferSize) this.buffer.splice(0, this.buffer.length - this.registry.bufferSize);
       for (const sink of this.sinks) if (matchesFilter(event, sink.filter)) sink.deliver(event);
@@ -359,14 +364,20 @@ export class ThreadSession {
       else if (oldest !== undefined && from < oldest) missed = missedSignal(since, oldest, oldest - from);
       else if (oldest === undefined && since < this.seq) missed = missedSignal(since, oldest, this.seq - since);
     }
-    let replayed = 0;
-    for (const event of this.buffer) {
-      if (event.seq < from) continue;
-      if (matchesFilter(event, sink.filter)) {
-        sink.deliver(event);
-        replayed++;
-      }
+    const replay = this.buffer.filter((e) => e.seq >= from && matchesFilter(e, sink.filter));
+    // `values` subscribers start from the current state (protocol 12) when the replay has none.
+    if (since === undefined && this.lastValues !== undefined && !replay.some((e) => e.method === "values" && e.params.namespace.length === 0)) {
+      const snapshot: ProtocolEvent = {
+        type: "event",
+        event_id: `${this.eventId(this.seq)}.s${++this.snapshots}`,
+        seq: this.seq,
+        method: "values",
+        params: { namespace: [], timestamp: Date.now(), data: this.lastValues },
+      };
+      if (matchesFilter(snapshot, sink.filter)) replay.unshift(snapshot);
     }
+    for (const event of replay) sink.deliver(event);
+    const replayed = replay.length;
     this.sinks.add(sink);
     this.cancelIdle();
     return {

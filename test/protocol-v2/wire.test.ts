@@ -208,6 +208,29 @@ describe("event streams over SSE", () => {
   });
 });
 
+describe("sessions", () => {
+  it("start a values subscription from the current state when the log has none", async () => {
+    const t = (await runtime.threads.create()).thread_id;
+    await runtime.runs.wait(t, "echo", { input: human("before any v2 client") });
+    const s = await events(t, { channels: ["values"] });
+    const [first] = await s.until((g) => g.length >= 1);
+    expect(first!.data).toMatchObject({ method: "values", seq: 0 });
+    expect(first!.data.params.data.messages.map((m: Json) => m.content)).toEqual(["before any v2 client", "echo: before any v2 client"]);
+    s.close();
+  });
+
+  it("work over a runtime without subscribe (runs started by v2 replay from their start)", async () => {
+    const bare = createFetchHandler({ client: (r?: Parameters<Runtime["client"]>[0]) => runtime.client(r) }, { heartbeatMs: 0 });
+    const t = (await runtime.threads.create()).thread_id;
+    const s = await events(t, { channels: ["lifecycle", "messages"] }, bare);
+    await command(t, "run.start", { assistant_id: "echo", input: human("bare") }, bare);
+    const got = await s.until(completed);
+    expect(got[0]!.data.params.data.event).toBe("running");
+    expect(got.filter((e) => e.data.method === "messages").map((e) => e.data.params.data.event)).toContain("content-block-delta");
+    s.close();
+  });
+});
+
 describe("the WebSocket transport", () => {
   let server: ServeHandle;
   beforeAll(async () => {
