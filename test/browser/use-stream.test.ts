@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { agent } from "../../examples/node/agent.js";
 import { createRuntime, type Runtime } from "../../src/index.js";
 import { serve, type ServeHandle } from "../../src/node/index.js";
-import { Gate, talker } from "../protocol-v2/helpers.js";
+import { Gate, startCli, talker } from "../protocol-v2/helpers.js";
 import { ROOT, launchBrowser, screenshot, serveDir, tempDir, type Browser, type StaticServer } from "./harness.js";
 
 const REACT_DIR = join(ROOT, "node_modules/@langchain/react/dist");
@@ -138,6 +138,28 @@ describe("useStream against agentdock serve (SSE)", () => {
     expect(runs).toHaveLength(1);
     await page.close();
   });
+});
+
+describe("useStream against the agentdock serve CLI (examples/graph.json)", () => {
+  for (const transport of ["sse", "websocket"]) {
+    it(`streams a reply and resumes an interrupt over ${transport}`, async () => {
+      const cli = await startCli(["serve", "--config", "examples/graph.json", "--port", "0"]);
+      try {
+        const page = await open(`api=${encodeURIComponent(cli.url)}&assistant=agent&transport=${transport}`);
+        await page.evaluate(() => void window.app!.submit("hi"));
+        await waitFor(page, `${transport} reply`, (x) => !x.isLoading && lastAi(x).includes("You said: hi"));
+        await page.evaluate(() => void window.app!.submit("what is 9 - 2?"));
+        await waitFor(page, `${transport} interrupt`, (x) => x.interrupts.length === 1 && !x.isLoading);
+        await page.evaluate(() => void window.app!.respond(true));
+        const s = await waitFor(page, `${transport} resumed`, (x) => lastAi(x) === "The answer is 7." && !x.isLoading);
+        expect(s.messages.map((m) => m.type)).toEqual(["human", "ai", "human", "ai", "tool", "ai"]);
+        expect(browser.errors).toEqual([]);
+        await page.close();
+      } finally {
+        await cli.stop();
+      }
+    }, 60_000);
+  }
 });
 
 describe("useStream fully in the page (IndexedDB, in-process transport, no network)", () => {

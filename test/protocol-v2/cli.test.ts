@@ -3,29 +3,9 @@
  * WebSocket transport, and WebSocket auth (refused with 4401; users isolated).
  */
 import { Client } from "@langchain/langgraph-sdk";
-import { spawn, type ChildProcess } from "node:child_process";
 import WebSocket from "ws";
 import { describe, expect, it } from "vitest";
-import { human } from "./helpers.js";
-
-const root = new URL("../..", import.meta.url).pathname;
-
-function start(args: string[]): Promise<{ url: string; stop(): Promise<number | null> }> {
-  const { AGENTDOCK_API_KEY: _inherited, ...env } = process.env;
-  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "src/node/cli.ts", ...args], { cwd: root, stdio: ["ignore", "pipe", "pipe"], env });
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  return new Promise((resolve, reject) => {
-    let out = "";
-    let err = "";
-    child.stdout!.on("data", (d: Buffer) => {
-      out += d;
-      const m = /on (http:\/\/\S+)/.exec(out);
-      if (m) resolve({ url: m[1]!, stop: () => (child.kill("SIGTERM"), exited) });
-    });
-    child.stderr!.on("data", (d: Buffer) => (err += d));
-    void exited.then((code) => reject(new Error(`agentdock serve exited with ${code}: ${err || out}`)));
-  });
-}
+import { human, startCli as start } from "./helpers.js";
 
 type Msg = { content?: unknown };
 

@@ -3,6 +3,7 @@
  * talker, served over HTTP (SSE), WebSocket and in process, driven by the official SDK.
  */
 import { Client } from "@langchain/langgraph-sdk";
+import { spawn, type ChildProcess } from "node:child_process";
 import WebSocket from "ws";
 import { agent, echo } from "../../examples/node/agent.js";
 import { END, START, StateGraph, messagesState, type CompiledGraph } from "../../src/graph/index.js";
@@ -107,4 +108,23 @@ export async function until(predicate: () => boolean | Promise<boolean>, ms = 50
     if (Date.now() > end) throw new Error("timed out");
     await new Promise((r) => setTimeout(r, 10));
   }
+}
+
+/** Starts `agentdock serve` (the bin's source, through tsx) and resolves its URL from the banner. */
+export function startCli(args: string[]): Promise<{ url: string; stop(): Promise<number | null> }> {
+  const root = new URL("../..", import.meta.url).pathname;
+  const { AGENTDOCK_API_KEY: _inherited, ...env } = process.env;
+  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "src/node/cli.ts", ...args], { cwd: root, stdio: ["ignore", "pipe", "pipe"], env });
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    let out = "";
+    let err = "";
+    child.stdout!.on("data", (d: Buffer) => {
+      out += d;
+      const m = /on (http:\/\/\S+)/.exec(out);
+      if (m) resolve({ url: m[1]!, stop: () => (child.kill("SIGTERM"), exited) });
+    });
+    child.stderr!.on("data", (d: Buffer) => (err += d));
+    void exited.then((code) => reject(new Error(`agentdock serve exited with ${code}: ${err || out}`)));
+  });
 }

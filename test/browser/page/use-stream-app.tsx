@@ -76,10 +76,10 @@ function App(props: { options: Record<string, unknown>; release?: () => void }) 
     threadId: string | null;
     isLoading: boolean;
     messages: Array<{ type?: string; content?: unknown; getType?: () => string }>;
-    interrupts: Array<{ value?: unknown }>;
+    interrupts: Array<{ value?: unknown; id?: string }>;
     error: unknown;
     submit(input: unknown, options?: unknown): Promise<void>;
-    respond(value: unknown): Promise<void>;
+    respond(value: unknown, options?: { interruptId?: string }): Promise<void>;
     stop(): Promise<void>;
   };
   const snapshot = (): Snapshot => ({
@@ -92,7 +92,8 @@ function App(props: { options: Record<string, unknown>; release?: () => void }) 
   window.app = {
     snapshot,
     submit: (text) => stream.submit({ messages: [{ type: "human", content: text }] }),
-    respond: (value) => stream.respond(value),
+    // Targets the interrupt shown, as a UI does (`stream.interrupts` comes from the hydrated state too).
+    respond: (value) => stream.respond(value, stream.interrupts[0]?.id ? { interruptId: stream.interrupts[0].id } : undefined),
     stop: () => stream.stop(),
     ...(props.release ? { release: props.release } : {}),
   };
@@ -110,7 +111,7 @@ async function main() {
     const client = new Client({ apiUrl: "http://agentdock.invalid", callerOptions: { fetch: (input: RequestInfo | URL, init?: RequestInit) => handler(new Request(input, init)) } } as never);
     options = { client, transport: new InProcessTransport(runtime) };
   } else {
-    options = { apiUrl: params.get("api") ?? "" };
+    options = { apiUrl: params.get("api") ?? "", ...(params.get("transport") ? { transport: params.get("transport") } : {}) };
   }
   const root = document.createElement("div");
   document.body.append(root);
