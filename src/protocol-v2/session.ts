@@ -88,6 +88,15 @@ export function missedSignal(since: number, oldest: number | undefined, missed: 
 
 type Outcome = RunOutcome & { graph?: string };
 
+/** A reader that throws (a transport torn down mid-write) must not stop the others. */
+function deliver(sink: Sink, event: ProtocolEvent) {
+  try {
+    sink.deliver(event);
+  } catch {
+    // the transport closes that reader
+  }
+}
+
 /** All sessions of one runtime. */
 export class SessionRegistry {
   private static readonly byRuntime = new WeakMap<object, SessionRegistry>();
@@ -345,7 +354,7 @@ export class ThreadSession {
       if (d.method === "values" && d.namespace.length === 0) this.lastValues = d.data;
       this.buffer.push(event);
       if (this.buffer.length > this.registry.bufferSize) this.buffer.splice(0, this.buffer.length - this.registry.bufferSize);
-      for (const sink of this.sinks) if (matchesFilter(event, sink.filter)) sink.deliver(event);
+      for (const sink of this.sinks) if (matchesFilter(event, sink.filter)) deliver(sink, event);
     }
   }
 
@@ -376,7 +385,7 @@ export class ThreadSession {
       };
       if (matchesFilter(snapshot, sink.filter)) replay.unshift(snapshot);
     }
-    for (const event of replay) sink.deliver(event);
+    for (const event of replay) deliver(sink, event);
     const replayed = replay.length;
     this.sinks.add(sink);
     this.cancelIdle();
@@ -393,7 +402,7 @@ export class ThreadSession {
   /** Replays buffered events after `seq` to `sink` (WebSocket `subscription.reconnect`). */
   replayAfter(sink: Sink, seq: number): number {
     let n = 0;
-    for (const event of this.buffer) if (event.seq > seq && matchesFilter(event, sink.filter)) (sink.deliver(event), n++);
+    for (const event of this.buffer) if (event.seq > seq && matchesFilter(event, sink.filter)) (deliver(sink, event), n++);
     return n;
   }
 
