@@ -96,13 +96,19 @@ const multitask = (p: Rec) => {
 
 async function startRun(ctx: CommandContext, session: ThreadSession, assistantId: string, payload: Rec): Promise<string> {
   const live = ctx.registry.live;
+  // The creator can read the run: its client joins it (run.created fires inside runs.create).
+  const previous = session.client;
+  session.client = ctx.client;
   const run = await ctx.client.runs.create(ctx.threadId, assistantId, {
     ...payload,
     streamMode: [...V2_STREAM_MODES],
     ifNotExists: "create",
     // Without `runtime.subscribe` the session joins after creation: keep the events to replay.
     ...(live ? {} : { streamResumable: true }),
-  } as never);
+  } as never).catch((err: unknown) => {
+    session.client = previous;
+    throw err;
+  });
   // run.created attached the session already when the runtime has `subscribe`; else attach now.
   session.attachRun(run, !live);
   return run.run_id;

@@ -51,6 +51,7 @@ export class ProtocolConnection {
       return;
     }
     this.verified = true;
+    if (this.session) this.session.client = this.o.client;
     for (const e of this.held.splice(0)) this.write(e);
   }
 
@@ -108,7 +109,7 @@ export class ProtocolConnection {
     }
     this.chain = this.chain.then(async () => {
       if (this.closed) return;
-      this.session ??= await this.o.registry.ready(this.o.threadId, this.o.client);
+      this.session ??= await this.o.registry.ready(this.o.threadId, this.o.client, this.verified);
       const response = await dispatchCommand(
         { registry: this.o.registry, threadId: this.o.threadId, client: this.o.client, subscriptions: this.host(this.session) },
         command,

@@ -48,7 +48,7 @@ export function protocolV2Http(runtime: ProtocolRuntime, options: ProtocolV2Http
       const raw = (body as { since?: unknown }).since;
       if (raw !== undefined && raw !== null && !(Number.isInteger(raw) && (raw as number) >= 0)) return json({ detail: "since must be a non-negative integer" }, 422);
       await client.threads.get(threadId); // 404 / 403 before any stream
-      const session = await registry.ready(threadId, client);
+      const session = await registry.ready(threadId, client, true);
       let since = typeof raw === "number" ? raw : undefined;
       let staleId: string | undefined;
       const lastEventId = request.headers.get("last-event-id");

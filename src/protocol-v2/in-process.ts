@@ -142,7 +142,7 @@ export class InProcessTransport {
       const filter = filterOf(params);
       const client = await this.caller();
       await client.threads.get(threadId);
-      const session = await this.registry.ready(threadId, client);
+      const session = await this.registry.ready(threadId, client, true);
       if (done) return;
       const s = session.subscribe({ filter, deliver: (e: ProtocolEvent) => queue.push(JSON.parse(wire(e)) as ProtocolEvent) }, typeof params.since === "number" ? params.since : undefined);
       sub = s;

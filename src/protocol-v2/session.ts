@@ -134,13 +134,17 @@ export class SessionRegistry {
     }
   }
 
-  /** The session of `threadId`, made on first use; `client` (already allowed to read the thread) joins its runs. */
-  session(threadId: string, client: RuntimeClient): ThreadSession {
+  /**
+   * The session of `threadId`, made on first use. The session joins runs with the client of the
+   * latest caller known to read the thread (`verified`); an unverified caller (a command on a
+   * thread it may not see) never replaces it.
+   */
+  session(threadId: string, client: RuntimeClient, verified = false): ThreadSession {
     let s = this.sessions.get(threadId);
     if (!s) {
       s = new ThreadSession(this, threadId, client);
       this.sessions.set(threadId, s);
-    } else s.client = client;
+    } else if (verified) s.client = client;
     return s;
   }
 
@@ -149,8 +153,8 @@ export class SessionRegistry {
    * (started before the session existed, e.g. by the legacy API or before a reload). Such a run
    * is seen from the moment of the join on (from its start when it is `streamResumable`).
    */
-  async ready(threadId: string, client: RuntimeClient): Promise<ThreadSession> {
-    const s = this.session(threadId, client);
+  async ready(threadId: string, client: RuntimeClient, verified = false): Promise<ThreadSession> {
+    const s = this.session(threadId, client, verified);
     await s.synced;
     return s;
   }

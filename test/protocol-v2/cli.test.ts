@@ -66,6 +66,22 @@ describe("agentdock serve speaks the v2 protocol", () => {
       await new Promise((r) => setTimeout(r, 300));
       expect(got.find((m) => m.id === 2)).toMatchObject({ type: "error" });
       expect(got.filter((m) => m.type === "event")).toEqual([]);
+      // Bob's attempts do not break Alice's view of her thread.
+      const mine = new WebSocket(url(thread.thread_id), { headers: { "x-api-key": "key-alice" } });
+      const seen: Array<Record<string, any>> = [];
+      mine.on("message", (d) => seen.push(JSON.parse(d.toString())));
+      await new Promise((ok) => mine.once("open", ok));
+      mine.send(JSON.stringify({ id: 1, method: "subscription.subscribe", params: { channels: ["lifecycle", "messages"] } }));
+      bob.send(JSON.stringify({ id: 3, method: "state.get", params: { namespace: [] } }));
+      await new Promise((r) => setTimeout(r, 200));
+      for await (const _ of alice.runs.stream(thread.thread_id, "echo", { input: human("again"), streamMode: ["messages-tuple"] }));
+      for (let i = 0; i < 100 && !seen.some((m) => m.method === "lifecycle" && m.params.data.event === "completed"); i++) await new Promise((r) => setTimeout(r, 20));
+      const lifecycle = seen.filter((m) => m.method === "lifecycle").map((m) => m.params.data.event);
+      expect(lifecycle.slice(-2)).toEqual(["running", "completed"]);
+      expect(seen.some((m) => m.method === "messages" && m.params.data.event === "content-block-delta")).toBe(true);
+      expect(got.filter((m) => m.type === "event")).toEqual([]);
+      expect(got.find((m) => m.id === 3)).toMatchObject({ type: "error" });
+      mine.close();
       bob.close();
     } finally {
       await server.stop();
