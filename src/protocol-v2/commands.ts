@@ -264,8 +264,11 @@ export async function dispatchCommand(ctx: CommandContext, command: unknown): Pr
   if (!isRec(params)) return { type: "error", id, error: "invalid_argument", message: "params must be an object" };
   try {
     const session = await ctx.registry.ready(ctx.threadId, ctx.client);
+    // The log as it stood when the command was taken: events after it are the command's effects
+    // (the React hook keeps interrupts newer than this as live).
+    const appliedThrough = session.seq;
     const result = await handler(ctx, session, params);
-    return { type: "success", id, result, meta: { applied_through_seq: session.seq } };
+    return { type: "success", id, result, meta: { applied_through_seq: appliedThrough } };
   } catch (err) {
     const notFound: ProtocolErrorCode = command.method.startsWith("state.") ? "no_such_checkpoint" : command.method.startsWith("input.") ? "no_such_interrupt" : "no_such_run";
     return toError(id, err, notFound);
