@@ -144,9 +144,15 @@ export class InProcessTransport {
       await client.threads.get(threadId);
       const session = await this.registry.ready(threadId, client, true);
       if (done) return;
-      const s = session.subscribe({ filter, deliver: (e: ProtocolEvent) => queue.push(JSON.parse(wire(e)) as ProtocolEvent) }, typeof params.since === "number" ? params.since : undefined);
+      const copy = (e: ProtocolEvent) => JSON.parse(wire(e)) as ProtocolEvent;
+      const replay: ProtocolEvent[] = [];
+      let replaying = true;
+      const s = session.subscribe({ filter, deliver: (e) => (replaying ? replay.push(e) : queue.push(copy(e))) }, typeof params.since === "number" ? params.since : undefined);
       sub = s;
+      // The missed-events signal comes before what the buffer still holds.
       if (s.missed) queue.push(s.missed);
+      for (const e of replay) queue.push(copy(e));
+      replaying = false;
     })().catch((err) => {
       const e = withStatus(err);
       queue.end(e);
