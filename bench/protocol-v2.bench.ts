@@ -10,6 +10,7 @@
 import { END, START, StateGraph, messagesState } from "../src/graph/index.js";
 import { createRuntime } from "../src/runtime/index.js";
 import { serve } from "../src/node/index.js";
+import { InProcessTransport } from "../src/protocol-v2/index.js";
 
 const RUNS = 50;
 const TOKENS = 2000;
@@ -84,27 +85,55 @@ export default async function (): Promise<void> {
     return out;
   };
 
+  // v2 in process (InProcessTransport, no HTTP): the same measure on the event stream's iterator.
+  const transport = new InProcessTransport(runtime);
+  const inProcess = async (n: number): Promise<[number, number, number]> => {
+    const t = await newThread();
+    transport.setThreadId(t);
+    const stream = transport.openEventStream({ channels: ["messages", "values", "lifecycle"] });
+    await stream.ready;
+    const start = performance.now();
+    const started = await transport.send({ id: ++cmd, method: "run.start", params: { assistant_id: "streamer", input: input(n) } });
+    if (started.type !== "success") throw new Error(started.message);
+    let first = -1;
+    let frames = 0;
+    for await (const e of stream.events) {
+      if (e.type !== "event") continue;
+      frames++;
+      const data = e.params.data as { event?: string };
+      if (first < 0 && data.event === "content-block-delta") first = performance.now() - start;
+      if (e.method === "lifecycle" && data.event === "completed") break;
+    }
+    stream.close();
+    return [first, frames, performance.now() - start];
+  };
+
   try {
-    for (let i = 0; i < 10; i++) (await legacy(10), await v2(10)); // warm-up
-    const ttft = { legacy: [] as number[], v2: [] as number[] };
+    for (let i = 0; i < 10; i++) (await legacy(10), await v2(10), await inProcess(10)); // warm-up
+    const ttft = { legacy: [] as number[], v2: [] as number[], inProcess: [] as number[] };
     for (let i = 0; i < RUNS; i++) {
       ttft.legacy.push((await legacy(10))[0]);
       ttft.v2.push((await v2(10))[0]);
+      ttft.inProcess.push((await inProcess(10))[0]);
     }
-    const rate = { legacy: 0, v2: 0 };
-    const frames = { legacy: 0, v2: 0 };
+    const rate = { legacy: 0, v2: 0, inProcess: 0 };
+    const frames = { legacy: 0, v2: 0, inProcess: 0 };
     for (let round = 0; round < 3; round++) {
       const [, fl, ml] = await legacy(TOKENS);
       const [, fv, mv] = await v2(TOKENS);
+      const [, fi, mi] = await inProcess(TOKENS);
       rate.legacy = Math.max(rate.legacy, fl / (ml / 1000));
       rate.v2 = Math.max(rate.v2, fv / (mv / 1000));
+      rate.inProcess = Math.max(rate.inProcess, fi / (mi / 1000));
       frames.legacy = fl;
       frames.v2 = fv;
+      frames.inProcess = fi;
     }
     const ms = (x: number) => x.toFixed(2).padStart(7);
     console.log(`time to first token   legacy ${ms(median(ttft.legacy))} ms   v2 ${ms(median(ttft.v2))} ms   (median of ${RUNS} runs, 10-token reply)`);
     console.log(`events/s              legacy ${rate.legacy.toFixed(0).padStart(7)}      v2 ${rate.v2.toFixed(0).padStart(7)}      (best of 3 runs of ${TOKENS} tokens: ${frames.legacy} legacy frames, ${frames.v2} v2 frames)`);
     console.log(`tokens/s              legacy ${((rate.legacy * TOKENS) / frames.legacy).toFixed(0).padStart(7)}      v2 ${((rate.v2 * TOKENS) / frames.v2).toFixed(0).padStart(7)}`);
+    console.log(`v2 in process         ttft ${ms(median(ttft.inProcess))} ms   ${rate.inProcess.toFixed(0)} events/s (${frames.inProcess} events; InProcessTransport, no HTTP)`);
     console.log("(loopback HTTP/SSE; the v2 stream is opened before run.start and read until the root completed event)");
   } finally {
     await server.close();
