@@ -110,3 +110,21 @@ describe("RunTranslator", () => {
     expect(channelOf(plain!.method, plain!.data)).toBe("custom");
   });
 });
+
+describe("matchesFilter", () => {
+  const ev = (method: string, namespace: string[], data: unknown = {}) =>
+    ({ type: "event", event_id: "e.1", seq: 1, method, params: { namespace, timestamp: 0, data } }) as const;
+  it("filters by channel, namespace prefix (dynamic suffixes ignored) and depth, as the SDK does", async () => {
+    const { matchesFilter } = await import("../../src/protocol-v2/session.js");
+    expect(matchesFilter(ev("values", []), { channels: ["values"] })).toBe(true);
+    expect(matchesFilter(ev("values", []), { channels: ["messages"] })).toBe(false);
+    expect(matchesFilter(ev("input.requested", []), { channels: ["input"] })).toBe(true);
+    expect(matchesFilter(ev("custom", [], { name: "x", payload: 1 }), { channels: ["custom"] })).toBe(true);
+    expect(matchesFilter(ev("custom", [], { name: "x", payload: 1 }), { channels: ["custom:y"] })).toBe(false);
+    expect(matchesFilter(ev("values", []), { channels: ["values"], namespaces: [["agent"]] })).toBe(false);
+    expect(matchesFilter(ev("values", ["agent:1a2b", "tool"]), { channels: ["values"], namespaces: [["agent"]] })).toBe(true);
+    expect(matchesFilter(ev("values", ["agent:1a2b", "tool"]), { channels: ["values"], namespaces: [["agent"]], depth: 0 })).toBe(false);
+    expect(matchesFilter(ev("values", ["agent:1a2b"]), { channels: ["values"], depth: 0 })).toBe(false);
+    expect(matchesFilter(ev("values", []), { channels: ["values"], depth: 0 })).toBe(true);
+  });
+});
