@@ -7,6 +7,7 @@
 import { AgentdockError, invalidInput, notFound, unauthenticated, type ErrorCode } from "../errors.js";
 import { jsonTextDepth, MAX_JSON_DEPTH } from "../json.js";
 import { compareCsv, compareReport } from "../upload/report-entry.js";
+import { protocolV2Http, type ProtocolV2HttpOptions } from "../protocol-v2/http.js";
 import { sseResponse, type StreamPart } from "./sse.js";
 import type { HttpClient, HttpRuntime } from "./types.js";
 
@@ -55,6 +56,8 @@ export interface FetchHandlerOptions {
    * The 500's body is always `{"detail": "Internal server error"}`, never the error's message.
    */
   onError?: (error: unknown, request?: Request) => void;
+  /** Options of the v2 streaming protocol routes (D24): replay buffer size, idle sessions. */
+  protocolV2?: ProtocolV2HttpOptions;
 }
 
 /** Default {@link FetchHandlerOptions.maxBodyBytes}: 16 MiB. */
@@ -428,6 +431,10 @@ export function createRouter(runtime: HttpRuntime, options: FetchHandlerOptions)
     await (await c.client()).threads.delete(c.params.thread_id);
     return empty(204);
   });
+  // D24: the v2 streaming protocol (src/protocol-v2): commands, and one SSE subscription per request.
+  const v2 = protocolV2Http(runtime, { ...(options.heartbeatMs !== undefined ? { heartbeatMs: options.heartbeatMs } : {}), ...options.protocolV2 });
+  on("POST", "/threads/:thread_id/commands", async (c) => v2.commands(c.params.thread_id, await c.client(), await c.json()));
+  on("POST", "/threads/:thread_id/stream/events", async (c) => v2.events(c.request, c.params.thread_id, await c.client(), await c.json()));
   on("POST", "/threads/:thread_id/copy", async (c) => json(await (await c.client()).threads.copy(c.params.thread_id)));
   on("GET", "/threads/:thread_id/state", async (c) =>
     json(await (await c.client()).threads.getState(c.params.thread_id, undefined, { subgraphs: queryBool(c.query, "subgraphs") })),
