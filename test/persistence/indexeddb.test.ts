@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { AgentdockError } from "../../src/errors.js";
 import { indexedDbStore, INDEXEDDB_FORMAT } from "../../src/persistence/indexeddb/index.js";
 import type { Store, StoredCheckpoint, WriteOp } from "../../src/persistence/types.js";
-import { assistant, chain, checkpoint, cpId, messages, run, thread } from "./contract.js";
+import { assistant, chain, checkpoint, cpId, messages, run, storeContract, thread } from "./contract.js";
 import { twoTabsSuite } from "./indexeddb-tabs.js";
 
 let n = 0;
@@ -20,6 +20,23 @@ const puts = (cps: StoredCheckpoint[]): WriteOp[] => cps.map((c) => ({ op: "chec
 const ids = (cps: readonly StoredCheckpoint[]) => cps.map((c) => c.checkpoint.id);
 const isConflict = (e: unknown) => AgentdockError.is(e, "conflict");
 const isInvalid = (e: unknown) => AgentdockError.is(e, "invalid_input");
+
+const names = new WeakMap<Store, string>();
+storeContract({
+  name: "indexedDbStore (fake-indexeddb)",
+  create: async () => {
+    const name = `contract-${n++}`;
+    const store = await openAt(name);
+    names.set(store, name);
+    return store;
+  },
+  reopen: async (store) => {
+    await store.close();
+    const again = await openAt(names.get(store)!);
+    names.set(again, names.get(store)!);
+    return again;
+  },
+});
 
 twoTabsSuite("indexedDbStore (fake-indexeddb)", (name) => openAt(name));
 

@@ -19,7 +19,7 @@
 import { openDB, type DBSchema, type IDBPDatabase, type IDBPTransaction, type StoreNames } from "idb";
 import { AgentdockError, conflict, invalidInput } from "../../errors.js";
 import { uuid4 } from "../../ids.js";
-import { contains } from "../../json.js";
+import { checkJson, contains } from "../../json.js";
 import type { AssistantRecord, AssistantVersionRecord, RunRecord, ThreadRecord } from "../../types.js";
 import { decodeValues, encodeCheckpoint, encodeThread, listRefs, type EncodedValues, type ListLookup } from "../delta.js";
 import {
@@ -109,8 +109,6 @@ const SCOPE: Record<WriteOp["op"], Names[]> = {
 
 /** Every checkpoint row after this many in a (thread, namespace) starts a new base. */
 const BASE_EVERY = 16;
-/** Deepest nesting a stored value may have. */
-export const MAX_DEPTH = 256;
 
 export interface IndexedDbStoreOptions {
   /** Called when opening waits for another tab that still has an older version open. */
@@ -125,74 +123,26 @@ const under = (...prefix: Array<string | number>) => IDBKeyRange.bound(prefix, [
 /** In-process fallback for Web Locks: promise chains per lock name. */
 const localLocks = new Map<string, Promise<unknown>>();
 
-/** Objects already checked by `checkValue` (only frozen ones, which cannot change since). */
-const checked = new WeakSet<object>();
-
-/** Throws `invalid_input` unless `value` is storable JSON (undefined object fields are dropped). */
-function checkValue(value: unknown, where: string): void {
-  const stack: Array<{ v: unknown; depth: number; path: string }> = [{ v: value, depth: 0, path: where }];
-  const ancestors: object[] = [];
-  const depthOf: number[] = [];
-  while (stack.length > 0) {
-    const { v, depth, path } = stack.pop()!;
-    switch (typeof v) {
-      case "string":
-      case "boolean":
-        continue;
-      case "number":
-        if (!Number.isFinite(v)) throw invalidInput(`agentdock indexeddb: ${path} is ${v}, which JSON cannot hold`);
-        continue;
-      case "undefined":
-        continue;
-      case "object":
-        break;
-      default:
-        throw invalidInput(`agentdock indexeddb: ${path} is a ${typeof v}, which JSON cannot hold`);
-    }
-    if (v === null) continue;
-    const obj = v as object;
-    if (checked.has(obj)) continue;
-    if (depth > MAX_DEPTH) throw invalidInput(`agentdock indexeddb: ${where} is nested deeper than ${MAX_DEPTH} levels`);
-    while (depthOf.length > 0 && depthOf[depthOf.length - 1]! >= depth) {
-      depthOf.pop();
-      ancestors.pop();
-    }
-    if (ancestors.includes(obj)) throw invalidInput(`agentdock indexeddb: ${path} refers to itself (a cycle)`);
-    ancestors.push(obj);
-    depthOf.push(depth);
-    if (Array.isArray(obj)) {
-      for (let i = obj.length - 1; i >= 0; i--) stack.push({ v: obj[i], depth: depth + 1, path });
-    } else {
-      const proto = Object.getPrototypeOf(obj);
-      if (proto !== Object.prototype && proto !== null) {
-        throw invalidInput(`agentdock indexeddb: ${path} is a ${proto?.constructor?.name ?? "non-plain"} object, which JSON cannot hold`);
-      }
-      for (const k of Object.keys(obj)) stack.push({ v: (obj as Record<string, unknown>)[k], depth: depth + 1, path });
-    }
-    if (Object.isFrozen(obj) && depth > 0) checked.add(obj);
-  }
-}
-
 function checkOp(op: WriteOp): void {
   switch (op.op) {
     case "assistant.put":
-      return checkValue(op.assistant, `assistant ${op.assistant.assistant_id}`);
+      return checkJson(op.assistant, `assistant ${op.assistant.assistant_id}`);
     case "assistant_version.put":
-      return checkValue(op.version, `version ${op.version.version} of assistant ${op.version.assistant_id}`);
+      return checkJson(op.version, `version ${op.version.version} of assistant ${op.version.assistant_id}`);
     case "thread.put":
-      return checkValue(op.thread, `thread ${op.thread.thread_id}`);
+      return checkJson(op.thread, `thread ${op.thread.thread_id}`);
     case "checkpoint.put":
-      return checkValue(op.checkpoint, `checkpoint ${op.checkpoint.checkpoint?.id} of thread ${op.checkpoint.thread_id}`);
+      return checkJson(op.checkpoint, `checkpoint ${op.checkpoint.checkpoint?.id} of thread ${op.checkpoint.thread_id}`);
     case "writes.put":
-      return checkValue(op.writes, `writes of task ${op.task_id} on checkpoint ${op.checkpoint_id}`);
+      return checkJson(op.writes, `writes of task ${op.task_id} on checkpoint ${op.checkpoint_id}`);
     case "run.put":
-      return checkValue(op.run, `run ${op.run.run_id}`);
+      return checkJson(op.run, `run ${op.run.run_id}`);
     case "cancel.put":
-      return checkValue(op.request, `cancel request of run ${op.request.run_id}`);
+      return checkJson(op.request, `cancel request of run ${op.request.run_id}`);
     case "lease.put":
-      return checkValue(op.lease, `lease ${op.lease.key}`);
+      return checkJson(op.lease, `lease ${op.lease.key}`);
     case "doc.put":
-      return checkValue(op.doc, `document ${op.id} of ${op.collection}`);
+      return checkJson(op.doc, `document ${op.id} of ${op.collection}`);
     default:
       return;
   }
@@ -511,7 +461,7 @@ class IndexedDbStore implements Store {
     }
     if (expect.sameAs) {
       const rev = this.revisions.get(expect.sameAs);
-      if (rev === undefined) throw invalidInput(`agentdock indexeddb: expect.sameAs for thread ${id} is not a record this store returned`);
+      if (rev === undefined) throw this.threadConflict(id, "is not known to be unchanged (expect.sameAs is not a record this store returned)");
       if (!row || (row.$rev ?? 0) !== rev) throw this.threadConflict(id, "changed since it was read");
     }
     return row;
