@@ -21,7 +21,18 @@ import { AgentdockError, conflict, invalidInput } from "../../errors.js";
 import { uuid4 } from "../../ids.js";
 import { checkJson, contains } from "../../json.js";
 import type { AssistantRecord, AssistantVersionRecord, RunRecord, ThreadRecord } from "../../types.js";
-import { decodeValues, encodeCheckpoint, encodeThread, listRefs, type EncodedValues, type ListLookup } from "../delta.js";
+import {
+  decodeValues,
+  diffObject,
+  encodeCheckpoint,
+  encodeThread,
+  LIST_MIN,
+  listRefs,
+  patchObject,
+  type EncodedValues,
+  type ListLookup,
+  type ObjectDiff,
+} from "../delta.js";
 import {
   queryAssistants as evalAssistants,
   queryAssistantVersions as evalVersions,
@@ -50,7 +61,22 @@ import type {
 } from "../types.js";
 import { IdbRunEvents, type EventMessage } from "./events.js";
 import { upgradeDatabase, type DocRow, type LogRow, type RunRow, type ThreadRow } from "./migrate.js";
-import { indexItems, itemNeeds, resolveItems, rowBody, rowRecord, shareItems, type CpRecord, type CpRow, type ItemIndex } from "./rows.js";
+import {
+  cpKey,
+  indexItems,
+  itemNeeds,
+  located,
+  resolveItems,
+  rowBody,
+  rowRecord,
+  shareItems,
+  shortId,
+  storedRow,
+  type CpRecord,
+  type CpRow,
+  type ItemIndex,
+  type StoredCpRow,
+} from "./rows.js";
 
 /** IndexedDB schema version; `upgradeDatabase` brings older databases to it. */
 export const DB_VERSION = 3;
@@ -68,9 +94,9 @@ export interface AgentdockDB extends DBSchema {
   versions: { key: [string, number]; value: AssistantVersionRecord };
   threads: { key: string; value: ThreadRow; indexes: { by_status: string } };
   /** [thread, namespace, put order] -> checkpoint row (./rows.ts). */
-  cps: { key: [string, string, number]; value: CpRow; indexes: { by_id: [string, string, string] } };
-  /** [thread, namespace, base id] -> an immutable record rows diff against. */
-  bases: { key: [string, string, string]; value: CpRecord };
+  cps: { key: [string, string, number]; value: StoredCpRow; indexes: { by_id: string } };
+  /** [thread, namespace, base id] -> an immutable record rows diff against (runs: namespace `RUNS`). */
+  bases: { key: [string, string, number]; value: CpRecord };
   /** [thread, list id, index] -> one item of a list log. */
   items: { key: [string, string, number]; value: unknown };
   runs: { key: string; value: RunRow; indexes: { by_thread: [string, number]; by_q: number; by_status: [string, number] } };
@@ -97,8 +123,8 @@ const SCOPE: Record<WriteOp["op"], Names[]> = {
   "checkpoint.put": CHECKPOINTS,
   "checkpoint.delete": CHECKPOINTS,
   "writes.put": CHECKPOINTS,
-  "run.put": ["runs"],
-  "run.delete": ["runs", "cancels"],
+  "run.put": ["runs", "bases"],
+  "run.delete": ["runs", "cancels", "bases"],
   "cancel.put": ["cancels"],
   "lease.put": ["leases"],
   "lease.delete": ["leases"],
@@ -154,9 +180,14 @@ interface Ctx {
   pending: Array<Promise<unknown>>;
   threads: Set<string>;
   notes: Array<{ topic: string; payload?: string }>;
+  /** Checkpoint rows read or written by this commit, by `rowKey`; `dirty` ones are put at its end. */
+  rows: Map<string, CpRow>;
+  dirty: Set<string>;
 }
 
-const stripRun = ({ q: _, ...run }: RunRow): RunRecord => run;
+const rowKey = (thread: string, ns: string, id: string) => `${thread}\u0000${ns}\u0000${id}`;
+/** The pseudo-namespace of run bases in `bases` (checkpoint namespaces are `""` or `node:task`). */
+const RUNS = "\u0001runs";
 
 class IndexedDbStore implements Store {
   readonly kind = "indexeddb";
@@ -168,6 +199,8 @@ class IndexedDbStore implements Store {
   private lists = new Map<string, unknown[]>();
   /** [thread, ns, base id] joined -> base record (immutable). */
   private bases = new Map<string, CpRecord>();
+  /** thread id -> a run base of the thread this instance made (checked before use). */
+  private runBases = new Map<string, number>();
   /** Thread record returned by this store -> the revision of the row it was read from. */
   private revisions = new WeakMap<object, number>();
   private channel: BroadcastChannel | undefined;
@@ -338,12 +371,16 @@ class IndexedDbStore implements Store {
     return (list) => loaded.get(list);
   }
 
-  private async base(tx: Tx, row: CpRow): Promise<CpRecord | undefined> {
-    if (row.b === undefined) return undefined;
-    const key = `${row.thread_id}\u0000${row.checkpoint_ns}\u0000${row.b}`;
+  private base(tx: Tx, row: CpRow): Promise<CpRecord | undefined> {
+    return row.b === undefined ? Promise.resolve(undefined) : this.baseById(tx, row.thread_id, row.checkpoint_ns, row.b);
+  }
+
+  /** A base record (immutable, with an id never used twice: cached). */
+  private async baseById(tx: Tx, thread: string, ns: string, b: number): Promise<CpRecord | undefined> {
+    const key = `${thread}\u0000${ns}\u0000${b}`;
     let base = this.bases.get(key);
     if (!base) {
-      base = await tx.objectStore("bases").get([row.thread_id, row.checkpoint_ns, row.b]);
+      base = await tx.objectStore("bases").get([thread, ns, b]);
       if (base) {
         this.bases.set(key, base);
         for (const k of this.bases.keys()) {
@@ -381,7 +418,7 @@ class IndexedDbStore implements Store {
       return {
         thread_id: row.thread_id,
         checkpoint_ns: row.checkpoint_ns,
-        checkpoint: { ...plain.checkpoint, channel_values },
+        checkpoint: { ...plain.checkpoint, id: row.id, channel_values },
         metadata: plain.metadata as StoredCheckpoint["metadata"],
         parent_checkpoint_id: plain.parent_checkpoint_id as string | null,
         pending_writes: resolveItems(row.w, lookup) as PendingWrite[],
@@ -389,15 +426,27 @@ class IndexedDbStore implements Store {
     });
   }
 
-  private latestRow(tx: Tx, thread: string, ns: string): Promise<CpRow | undefined> {
-    return tx
-      .objectStore("cps")
-      .openCursor(under(thread, ns), "prev")
-      .then((c) => c?.value);
+  /** The latest row of a namespace (as this commit left it, with `ctx`). */
+  private async latestRow(tx: Tx, thread: string, ns: string, ctx?: Ctx): Promise<CpRow | undefined> {
+    const c = await tx.objectStore("cps").openCursor(under(thread, ns), "prev");
+    if (!c) return undefined;
+    return ctx?.rows.get(rowKey(thread, ns, c.value.id)) ?? located(c.primaryKey, c.value);
   }
 
-  private rowById(tx: Tx, thread: string, ns: string, id: string): Promise<CpRow | undefined> {
-    return tx.objectStore("cps").index("by_id").get([thread, ns, id]);
+  /** A row by checkpoint id (as this commit left it, with `ctx`). */
+  private async rowById(tx: Tx, thread: string, ns: string, id: string, ctx?: Ctx): Promise<CpRow | undefined> {
+    const known = ctx?.rows.get(rowKey(thread, ns, id));
+    if (known) return known;
+    // Checkpoint ids are unique in practice; the index holds the id alone (keys are not stored twice).
+    for (let c = await tx.objectStore("cps").index("by_id").openCursor(IDBKeyRange.only(id)); c; c = await c.continue()) {
+      const key = c.primaryKey;
+      if (key[0] === thread && key[1] === ns) {
+        const row = located(key, c.value);
+        ctx?.rows.set(rowKey(thread, ns, id), row);
+        return row;
+      }
+    }
+    return undefined;
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -417,11 +466,15 @@ class IndexedDbStore implements Store {
     if (scope.size > 0) {
       const db = await this.database();
       const tx = db.transaction([...scope], "readwrite");
-      const ctx: Ctx = { tx, pending: [], threads, notes };
+      const ctx: Ctx = { tx, pending: [], threads, notes, rows: new Map(), dirty: new Set() };
       /** Lists this commit appended to: their cached items are dropped if it fails. */
       const touched = new Set<string>();
       try {
         for (const op of ops) await this.applyOne(ctx, op, touched);
+        for (const key of ctx.dirty) {
+          const row = ctx.rows.get(key)!;
+          ctx.pending.push((tx as WTx).objectStore("cps").put(storedRow(row), cpKey(row)));
+        }
         await Promise.all(ctx.pending);
         await tx.done;
       } catch (err) {
@@ -488,23 +541,18 @@ class IndexedDbStore implements Store {
         const id = op.thread.thread_id;
         ctx.threads.add(id);
         const row = await this.checkThread(tx, id, op.expect);
-        const latest = await this.latestRow(tx, id, "");
-        let encoded: ThreadRecord;
-        if (latest && Object.keys(op.thread.values ?? {}).length > 0) {
-          const rec = await this.recordOf(tx, latest);
-          const values = (rec.checkpoint as { channel_values: EncodedValues }).channel_values;
-          const needs = new Map<string, number | undefined>(listRefs(values).map(({ l }) => [l, undefined]));
-          encoded = encodeThread(op.thread, { checkpoint: { channel_values: values } } as unknown as StoredCheckpoint, await this.loadLists(tx, id, needs));
-        } else {
-          encoded = { ...op.thread, values: Object.fromEntries(Object.entries(op.thread.values ?? {}).map(([k, v]) => [k, { v }])) };
-        }
-        track(tx.objectStore("threads").put({ ...encoded, $rev: nextRevision(row?.$rev) }));
+        track(tx.objectStore("threads").put({ ...(await this.encodeThreadValues(ctx, op.thread, row)), $rev: nextRevision(row?.$rev) }));
         return;
       }
       case "thread.delete": {
         const id = op.thread_id;
         ctx.threads.add(id);
         await this.checkThread(tx, id, op.expect);
+        for (const [key, row] of ctx.rows) {
+          if (row.thread_id !== id) continue;
+          ctx.rows.delete(key);
+          ctx.dirty.delete(key);
+        }
         track(tx.objectStore("threads").delete(id));
         track(tx.objectStore("cps").delete(under(id)));
         track(tx.objectStore("bases").delete(under(id)));
@@ -524,13 +572,20 @@ class IndexedDbStore implements Store {
       case "checkpoint.delete": {
         ctx.threads.add(op.thread_id);
         const ns = op.checkpoint_ns ?? "";
-        const rows = await Promise.all(op.checkpoint_ids.map((id) => this.rowById(tx, op.thread_id, ns, id)));
-        for (const row of rows) if (row) track(tx.objectStore("cps").delete([row.thread_id, row.checkpoint_ns, row.s]));
+        const rows = await Promise.all(op.checkpoint_ids.map((id) => this.rowById(tx, op.thread_id, ns, id, ctx)));
+        for (const row of rows) {
+          if (!row) continue;
+          const key = rowKey(row.thread_id, row.checkpoint_ns, row.id);
+          ctx.rows.delete(key);
+          ctx.dirty.delete(key);
+          track(tx.objectStore("cps").delete(cpKey(row)));
+        }
         return;
       }
       case "writes.put": {
         ctx.threads.add(op.thread_id);
-        const row = await this.rowById(tx, op.thread_id, op.checkpoint_ns ?? "", op.checkpoint_id);
+        const ns = op.checkpoint_ns ?? "";
+        const row = await this.rowById(tx, op.thread_id, ns, op.checkpoint_id, ctx);
         if (!row) {
           throw new AgentdockError(
             "not_found",
@@ -538,7 +593,9 @@ class IndexedDbStore implements Store {
           );
         }
         const kept = (row.w as unknown[]).filter((w) => (w as PendingWrite)[0] !== op.task_id);
-        track(tx.objectStore("cps").put({ ...row, w: [...kept, ...(shareItems(op.writes, new Map()) as unknown[])] }));
+        const key = rowKey(op.thread_id, ns, op.checkpoint_id);
+        ctx.rows.set(key, { ...row, w: [...kept, ...(shareItems(op.writes, new Map()) as unknown[])] });
+        ctx.dirty.add(key);
         return;
       }
       case "run.put": {
@@ -560,7 +617,26 @@ class IndexedDbStore implements Store {
           const last = await runs.index("by_q").openKeyCursor(null, "prev");
           q = last ? (last.key as number) + 1 : 0;
         }
-        track(runs.put({ ...op.run, q }));
+        const { run_id, thread_id, status, created_at, ...rest } = op.run;
+        // The rest is kept as a diff against a base run of the thread (kwargs and metadata repeat).
+        let b: number | undefined;
+        let base: Record<string, unknown> | undefined;
+        if (row && row.thread_id === thread_id && row.b !== undefined) {
+          b = row.b;
+          base = await this.baseById(tx, thread_id, RUNS, b);
+        } else {
+          const hint = this.runBases.get(thread_id);
+          // The hint is checked in this transaction: another tab may have deleted the thread.
+          base = hint === undefined ? undefined : await tx.objectStore("bases").get([thread_id, RUNS, hint]);
+          if (base) b = hint;
+          else {
+            b = Math.random();
+            base = rest;
+            track(tx.objectStore("bases").put(rest, [thread_id, RUNS, b]));
+            this.runBases.set(thread_id, b);
+          }
+        }
+        track(runs.put({ run_id, thread_id, status, created_at, q, b, r: ((base && diffObject(rest, base)) ?? {}) as Record<string, unknown> }));
         return;
       }
       case "run.delete": {
@@ -631,6 +707,33 @@ class IndexedDbStore implements Store {
   }
 
   /**
+   * A thread with its values encoded by reference to list logs where they match: first the logs
+   * its stored row already refers to (a thread's values usually extend them), else those of the
+   * latest checkpoint of the root namespace.
+   */
+  private async encodeThreadValues(ctx: Ctx, thread: ThreadRecord, row: ThreadRow | undefined): Promise<ThreadRecord> {
+    const values = thread.values ?? {};
+    const longest = Math.max(0, ...Object.values(values).map((v) => (Array.isArray(v) ? v.length : 0)));
+    const inline = (): ThreadRecord => ({ ...thread, values: Object.fromEntries(Object.entries(values).map(([k, v]) => [k, { v }])) });
+    if (longest < LIST_MIN) return inline();
+    const allListed = (t: ThreadRecord) =>
+      Object.entries(values).every(([k, v]) => !Array.isArray(v) || v.length < LIST_MIN || "l" in ((t.values as EncodedValues)[k] ?? {}));
+    const attempt = async (base: EncodedValues) => {
+      const needs = new Map<string, number>(listRefs(base).map(({ l }) => [l, longest]));
+      const lookup = await this.loadLists(ctx.tx, thread.thread_id, needs);
+      return encodeThread(thread, { checkpoint: { channel_values: base } } as unknown as StoredCheckpoint, lookup);
+    };
+    if (row && listRefs(row.values as EncodedValues).length > 0) {
+      const encoded = await attempt(row.values as EncodedValues);
+      if (allListed(encoded)) return encoded;
+    }
+    const latest = await this.latestRow(ctx.tx, thread.thread_id, "", ctx);
+    if (!latest) return inline();
+    const rec = await this.recordOf(ctx.tx, latest);
+    return attempt((rec.checkpoint as { channel_values: EncodedValues }).channel_values);
+  }
+
+  /**
    * Puts a checkpoint: its list channels extend the parent's logs (appending only new items);
    * values elsewhere that are items of its lists become references; the parent row is shared
    * again against the items this one appended (a task's writes become the next list items).
@@ -640,21 +743,21 @@ class IndexedDbStore implements Store {
     const thread = cp.thread_id;
     const ns = cp.checkpoint_ns ?? "";
     const id = cp.checkpoint.id;
-    const cps = tx.objectStore("cps");
     const [existing, parentRow, latest] = await Promise.all([
-      this.rowById(tx, thread, ns, id),
-      cp.parent_checkpoint_id === null ? undefined : this.rowById(tx, thread, ns, cp.parent_checkpoint_id),
-      this.latestRow(tx, thread, ns),
+      this.rowById(tx, thread, ns, id, ctx),
+      cp.parent_checkpoint_id === null ? undefined : this.rowById(tx, thread, ns, cp.parent_checkpoint_id, ctx),
+      this.latestRow(tx, thread, ns, ctx),
     ]);
     const parentRecord = parentRow && (await this.recordOf(tx, parentRow));
     const parentValues = parentRecord && (parentRecord.checkpoint as { channel_values: EncodedValues }).channel_values;
+    // Appending needs each log's true length (another tab may have forked it): undefined = all.
     const needs = new Map<string, number | undefined>(parentValues ? listRefs(parentValues).map(({ l }) => [l, undefined]) : []);
     const lookup = await this.loadLists(tx, thread, needs);
     const { checkpoint: encoded, appends } = encodeCheckpoint(
       cp,
       parentValues && ({ checkpoint: { channel_values: parentValues } } as unknown as StoredCheckpoint),
       lookup,
-      uuid4,
+      shortId,
     );
     const items = tx.objectStore("items");
     const appended: ItemIndex = new Map();
@@ -676,10 +779,8 @@ class IndexedDbStore implements Store {
       const all = lists.get(l) ?? (lookup(l) as unknown[] | undefined);
       if (all) indexItems(index, l, all, n - 8, n);
     }
-    const record = shareItems(
-      { checkpoint: encoded.checkpoint, metadata: encoded.metadata, parent_checkpoint_id: encoded.parent_checkpoint_id },
-      index,
-    ) as CpRecord;
+    const { id: _id, ...checkpointRest } = encoded.checkpoint;
+    const record = shareItems({ checkpoint: checkpointRest, metadata: encoded.metadata, parent_checkpoint_id: encoded.parent_checkpoint_id }, index) as CpRecord;
     const w = shareItems(encoded.pending_writes, index);
     const s = existing?.s ?? (latest ? latest.s + 1 : 0);
     // The parent's writes and inline values may hold what this checkpoint appended: its row is
@@ -691,22 +792,28 @@ class IndexedDbStore implements Store {
       const w2 = appended.size > 0 ? shareItems(parentRow.w, appended, hit) : parentRow.w;
       if (hit.hit) {
         const parentBase = await this.base(tx, parentRow);
-        track(cps.put({ ...parentRow, ...rowBody(parentShared, parentBase && { id: parentRow.b!, record: parentBase }), w: w2 }));
+        const key = rowKey(thread, ns, parentRow.id);
+        ctx.rows.set(key, { ...parentRow, ...rowBody(parentShared, parentBase && { id: parentRow.b!, record: parentBase }), w: w2 });
+        ctx.dirty.add(key);
       }
     }
     // The base: the parent's while it is recent, else a new one copied from the parent's record
     // (after the sharing above, so the base holds references, not copies). No parent: whole.
-    let base: { id: string; record: CpRecord } | undefined;
+    let base: { id: number; record: CpRecord } | undefined;
     if (parentRow && parentShared) {
-      const since = parentRow.b === undefined ? Infinity : s - Number(parentRow.b.split(":")[0]);
+      const since = parentRow.b === undefined ? Infinity : s - Math.floor(parentRow.b);
       const parentBase = since < BASE_EVERY ? await this.base(tx, parentRow) : undefined;
       if (parentBase) base = { id: parentRow.b!, record: parentBase };
       else {
-        base = { id: `${s}:${uuid4()}`, record: parentShared };
+        base = { id: s + Math.random(), record: parentShared };
         track(tx.objectStore("bases").put(parentShared, [thread, ns, base.id]));
       }
     }
-    track(cps.put({ thread_id: thread, checkpoint_ns: ns, s, id, ...rowBody(record, base), w }));
+    const row: CpRow = { thread_id: thread, checkpoint_ns: ns, s, id, ...rowBody(record, base), w };
+    const key = rowKey(thread, ns, id);
+    ctx.rows.set(key, row);
+    ctx.dirty.delete(key);
+    track(tx.objectStore("cps").put(storedRow(row), cpKey(row)));
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -808,17 +915,22 @@ class IndexedDbStore implements Store {
       }
       const range = IDBKeyRange.bound([threadId, ns], [threadId, ns, upper], false, true);
       const rows: CpRow[] = [];
+      const store = tx.objectStore("cps");
       if (!options.filter && limit !== Infinity) {
-        for (let c = await tx.objectStore("cps").openCursor(range, "prev"); c && rows.length < limit; c = await c.continue()) rows.push(c.value);
+        for (let c = await store.openCursor(range, "prev"); c && rows.length < limit; c = await c.continue()) rows.push(located(c.primaryKey, c.value));
         return this.decodeRows(tx, rows);
       }
-      if (!options.filter) return this.decodeRows(tx, (await tx.objectStore("cps").getAll(range)).reverse());
-      for (let c = await tx.objectStore("cps").openCursor(range, "prev"); c && rows.length < limit; c = await c.continue()) {
-        const rec = await this.recordOf(tx, c.value);
+      if (!options.filter) {
+        const [keys, values] = await Promise.all([store.getAllKeys(range), store.getAll(range)]);
+        return this.decodeRows(tx, values.map((v, i) => located(keys[i]!, v)).reverse());
+      }
+      for (let c = await store.openCursor(range, "prev"); c && rows.length < limit; c = await c.continue()) {
+        const row = located(c.primaryKey, c.value);
+        const rec = await this.recordOf(tx, row);
         let metadata = rec.metadata;
         const needs = itemNeeds(metadata);
         if (needs.size > 0) metadata = resolveItems(metadata, await this.loadLists(tx, threadId, needs));
-        if (contains(metadata, options.filter)) rows.push(c.value);
+        if (contains(metadata, options.filter)) rows.push(row);
       }
       return this.decodeRows(tx, rows);
     });
@@ -837,27 +949,41 @@ class IndexedDbStore implements Store {
     });
   }
 
+  /** A run as the caller sees it. */
+  private async runOut(tx: Tx, row: RunRow): Promise<RunRecord> {
+    const { run_id, thread_id, status, created_at, b, r } = row;
+    let rest = r;
+    if (b !== undefined) {
+      const base = await this.baseById(tx, thread_id, RUNS, b);
+      if (!base) throw new Error(`agentdock indexeddb: base ${b} of run ${run_id} is missing (corrupt store)`);
+      rest = patchObject(base, r as ObjectDiff);
+    }
+    return { run_id, thread_id, ...rest, created_at, status } as RunRecord;
+  }
+
   getRun(id: string) {
-    return this.read(["runs"], async (tx) => {
+    return this.read(["runs", "bases"], async (tx) => {
       const row = await tx.objectStore("runs").get(id);
-      return row && stripRun(row);
+      return row && this.runOut(tx, row);
     });
   }
 
   /** Runs that may match, in queue order. */
-  private runRows(q: RunQuery) {
-    return this.read(["runs"], async (tx) => {
-      const store = tx.objectStore("runs");
-      if (q.thread_id !== undefined) return store.index("by_thread").getAll(under(q.thread_id));
-      if (typeof q.status === "string") return store.index("by_status").getAll(under(q.status));
-      return store.index("by_q").getAll();
+  private runRows(tx: Tx, q: RunQuery): Promise<RunRow[]> {
+    const store = tx.objectStore("runs");
+    if (q.thread_id !== undefined) return store.index("by_thread").getAll(under(q.thread_id));
+    if (typeof q.status === "string") return store.index("by_status").getAll(under(q.status));
+    return store.index("by_q").getAll();
+  }
+  queryRuns(q: RunQuery) {
+    return this.read(["runs", "bases"], async (tx) => {
+      // Filtered, sorted and paged on the stored fields; only the page is rebuilt.
+      const page = evalRuns((await this.runRows(tx, q)) as unknown as RunRecord[], q) as unknown as RunRow[];
+      return Promise.all(page.map((row) => this.runOut(tx, row)));
     });
   }
-  async queryRuns(q: RunQuery) {
-    return evalRuns((await this.runRows(q)).map(stripRun), q);
-  }
-  async countRuns(q: RunQuery) {
-    return (await this.runRows(q)).filter((r) => matchesRun(r, q)).length;
+  countRuns(q: RunQuery) {
+    return this.read(["runs"], async (tx) => (await this.runRows(tx, q)).filter((r) => matchesRun(r as unknown as RunRecord, q)).length);
   }
   getCancelRequest(runId: string) {
     return this.read(["cancels"], (tx) => tx.objectStore("cancels").get(runId));

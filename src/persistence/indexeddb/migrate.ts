@@ -10,12 +10,24 @@ import { encodedValuesOf, listRefs } from "../delta.js";
 import type { DocCollection } from "../types.js";
 import type { RunRecord, ThreadRecord } from "../../types.js";
 import { CHUNK, decodeChunk, decodePage, encodeChunk, encodePage, indexItems as pageIndexItems, PAGE, resolveItems as pageResolve, unchain, type Entry, type ItemIndex as PageItemIndex } from "./pages.js";
-import { shareItems, type CpRow } from "./rows.js";
+import { shareItems, type StoredCpRow } from "./rows.js";
 
 /** A thread as stored: values encoded (../delta.ts), and the revision `sameAs` compares. */
 export type ThreadRow = ThreadRecord & { $rev?: number };
-/** A run as stored, with its place in the queue (commit order of its first put). */
-export type RunRow = RunRecord & { q: number };
+/**
+ * A run as stored: the fields queries use, its place in the queue (`q`: commit order of its
+ * first put) and the rest (`r`), as a diff against the base `b` (a run of the same thread, in
+ * `bases` under `[thread_id, RUNS, b]`) when there is one.
+ */
+export interface RunRow {
+  run_id: string;
+  thread_id: string;
+  status: RunRecord["status"];
+  created_at: string;
+  q: number;
+  b?: number;
+  r: Record<string, unknown>;
+}
 export interface LogRow {
   run_id: string;
   resumable: boolean;
@@ -66,9 +78,8 @@ function createShared(db: Db) {
 function createV3(db: Db, tx: Tx) {
   tx.objectStore("assistants").createIndex("by_graph", "graph_id");
   tx.objectStore("threads").createIndex("by_status", "status");
-  db.createObjectStore("cps", { keyPath: ["thread_id", "checkpoint_ns", "s"] }).createIndex("by_id", ["thread_id", "checkpoint_ns", "id"], {
-    unique: true,
-  });
+  // [thread, namespace, put order] -> row; the index holds the checkpoint id alone.
+  db.createObjectStore("cps").createIndex("by_id", "id");
   db.createObjectStore("bases");
   db.createObjectStore("items");
   const runs = db.createObjectStore("runs", { keyPath: "run_id" });
@@ -110,19 +121,18 @@ async function migrateToRows(db: Db, tx: Tx): Promise<void> {
     entries.forEach((e, i) => {
       if (!e) return;
       if (kind === "r") {
-        puts.push(tx.objectStore("runs").put({ ...(e as unknown as RunRecord), thread_id: thread, q: q++ }));
+        const { run_id, status, created_at, thread_id: _t, ...r } = e as unknown as RunRecord;
+        puts.push(tx.objectStore("runs").put({ run_id, thread_id: thread, status, created_at, q: q++, r } satisfies RunRow));
         return;
       }
       const cp = e as unknown as Omit<EncodedCheckpoint, "thread_id">;
-      const row: CpRow = {
-        thread_id: thread,
-        checkpoint_ns: cp.checkpoint_ns ?? "",
-        s: p * PAGE + i,
-        id: cp.checkpoint.id,
-        r: shareItems({ checkpoint: cp.checkpoint, metadata: cp.metadata, parent_checkpoint_id: cp.parent_checkpoint_id }, new Map()),
+      const { id, ...checkpoint } = cp.checkpoint;
+      const row: StoredCpRow = {
+        id,
+        r: shareItems({ checkpoint, metadata: cp.metadata, parent_checkpoint_id: cp.parent_checkpoint_id }, new Map()),
         w: shareItems(cp.pending_writes ?? [], new Map()),
       };
-      puts.push(tx.objectStore("cps").put(row));
+      puts.push(tx.objectStore("cps").put(row, [thread, cp.checkpoint_ns ?? "", p * PAGE + i]));
     });
   });
   puts.push(tx.objectStore("meta").put({ key: "format", value: 3 }));

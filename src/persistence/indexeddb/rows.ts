@@ -114,19 +114,50 @@ export function resolveItems(value: unknown, lists: ListLookup): unknown {
 /** The part of a checkpoint a row diffs against its base: everything but keys and writes. */
 export type CpRecord = Record<string, unknown>;
 
-export interface CpRow {
-  thread_id: string;
-  checkpoint_ns: string;
-  /** Put order within (thread, namespace). */
-  s: number;
-  /** The checkpoint id (indexed with thread and namespace). */
+/** A checkpoint row as stored, under the key `[thread_id, checkpoint_ns, s]`. */
+export interface StoredCpRow {
+  /** The checkpoint id (indexed; the record leaves it out). */
   id: string;
-  /** Base id (key `[thread_id, checkpoint_ns, b]` in `bases`); the record is then a diff against it. */
-  b?: string;
+  /**
+   * Base id (key `[thread_id, checkpoint_ns, b]` in `bases`): the row's put order `s` when the
+   * base was made plus a random fraction, so ids never repeat, not even after a thread is
+   * deleted and created again. The record is then a diff against the base.
+   */
+  b?: number;
   /** The shared record (`CpRecord` with item references), or its diff against the base. */
   r: unknown;
   /** Pending writes, shared. */
   w: unknown;
+}
+
+/** A checkpoint row with its key. */
+export interface CpRow extends StoredCpRow {
+  thread_id: string;
+  checkpoint_ns: string;
+  /** Put order within (thread, namespace). */
+  s: number;
+}
+
+export const cpKey = (row: CpRow): [string, string, number] => [row.thread_id, row.checkpoint_ns, row.s];
+export const storedRow = ({ thread_id: _t, checkpoint_ns: _n, s: _s, ...stored }: CpRow): StoredCpRow => stored;
+export const located = (key: [string, string, number], stored: StoredCpRow): CpRow => ({
+  ...stored,
+  thread_id: key[0],
+  checkpoint_ns: key[1],
+  s: key[2],
+});
+
+/** A random 16-character id (96 bits): list log ids, which need no UUID's length. */
+export function shortId(): string {
+  const bytes = new Uint8Array(12);
+  globalThis.crypto.getRandomValues(bytes);
+  let out = "";
+  const abc = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+  for (let i = 0; i < 12; i += 3) {
+    const n = (bytes[i]! << 16) | (bytes[i + 1]! << 8) | bytes[i + 2]!;
+    out += abc[(n >> 18) & 63]! + abc[(n >> 12) & 63]! + abc[(n >> 6) & 63]! + abc[n & 63]!;
+  }
+  return out;
 }
 
 /** The row's shared record (item references still in place). */
@@ -137,7 +168,7 @@ export function rowRecord(row: CpRow, base: CpRecord | undefined): CpRecord {
 }
 
 /** What a row stores for `record` against `base` (`undefined`: no base). */
-export function rowBody(record: CpRecord, base: { id: string; record: CpRecord } | undefined): Pick<CpRow, "b" | "r"> {
+export function rowBody(record: CpRecord, base: { id: number; record: CpRecord } | undefined): Pick<CpRow, "b" | "r"> {
   if (!base) return { r: record };
   return { b: base.id, r: diffObject(record, base.record) ?? {} };
 }
