@@ -23,15 +23,12 @@ import { checkJson, contains } from "../../json.js";
 import type { AssistantRecord, AssistantVersionRecord, RunRecord, ThreadRecord } from "../../types.js";
 import {
   decodeValues,
-  diffObject,
   encodeCheckpoint,
   encodeThread,
   LIST_MIN,
   listRefs,
-  patchObject,
   type EncodedValues,
   type ListLookup,
-  type ObjectDiff,
 } from "../delta.js";
 import {
   queryAssistants as evalAssistants,
@@ -63,9 +60,12 @@ import { IdbRunEvents, type EventMessage } from "./events.js";
 import { upgradeDatabase, type DocRow, type LogRow, type RunRow, type ThreadRow } from "./migrate.js";
 import {
   cpKey,
+  diffLeaves,
   indexItems,
   itemNeeds,
   located,
+  patchLeaves,
+  reshareItems,
   resolveItems,
   rowBody,
   rowRecord,
@@ -75,6 +75,7 @@ import {
   type CpRecord,
   type CpRow,
   type ItemIndex,
+  type LeafDiff,
   type StoredCpRow,
 } from "./rows.js";
 
@@ -636,7 +637,7 @@ class IndexedDbStore implements Store {
             this.runBases.set(thread_id, b);
           }
         }
-        track(runs.put({ run_id, thread_id, status, created_at, q, b, r: ((base && diffObject(rest, base)) ?? {}) as Record<string, unknown> }));
+        track(runs.put({ run_id, thread_id, status, created_at, q, b, r: diffLeaves(rest, base ?? {}) as unknown as Record<string, unknown> }));
         return;
       }
       case "run.delete": {
@@ -788,8 +789,8 @@ class IndexedDbStore implements Store {
     let parentShared: CpRecord | undefined;
     if (parentRow && parentRecord) {
       const hit = { hit: false };
-      parentShared = appended.size > 0 ? (shareItems(parentRecord, appended, hit) as CpRecord) : parentRecord;
-      const w2 = appended.size > 0 ? shareItems(parentRow.w, appended, hit) : parentRow.w;
+      parentShared = appended.size > 0 ? (reshareItems(parentRecord, appended, hit) as CpRecord) : parentRecord;
+      const w2 = appended.size > 0 ? reshareItems(parentRow.w, appended, hit) : parentRow.w;
       if (hit.hit) {
         const parentBase = await this.base(tx, parentRow);
         const key = rowKey(thread, ns, parentRow.id);
@@ -956,7 +957,7 @@ class IndexedDbStore implements Store {
     if (b !== undefined) {
       const base = await this.baseById(tx, thread_id, RUNS, b);
       if (!base) throw new Error(`agentdock indexeddb: base ${b} of run ${run_id} is missing (corrupt store)`);
-      rest = patchObject(base, r as ObjectDiff);
+      rest = patchLeaves(base, r as unknown as LeafDiff);
     }
     return { run_id, thread_id, ...rest, created_at, status } as RunRecord;
   }

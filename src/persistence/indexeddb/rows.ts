@@ -17,7 +17,7 @@
  * record stored against them), so any row reads as two records at most, never a chain.
  */
 import { isPlainObject, jsonEqual } from "../../json.js";
-import { diffObject, patchObject, type ListLookup, type ObjectDiff } from "../delta.js";
+import type { ListLookup } from "../delta.js";
 
 const REF = "\u0000i";
 const ESC = "\u0000e";
@@ -45,33 +45,52 @@ export function indexItems(index: ItemIndex, list: string, items: readonly unkno
 }
 
 /**
- * `value` with every object found in `index` (same id, identical JSON) replaced by a reference,
- * and marker-like objects escaped. Also applied to values already shared (references stay as
- * they are), which is how a parent row picks up items its child appended. `changed.hit` tells
- * whether a reference was made.
+ * `value` (plain JSON) with every object found in `index` (same id, identical JSON) replaced by
+ * a reference, and marker-like objects escaped.
  */
-export function shareItems(value: unknown, index: ItemIndex, changed?: { hit: boolean }): unknown {
-  if (Array.isArray(value)) return value.map((v) => shareItems(v, index, changed));
+export function shareItems(value: unknown, index: ItemIndex): unknown {
+  if (Array.isArray(value)) return value.map((v) => shareItems(v, index));
   if (!isPlainObject(value)) return value;
-  if (isMarker(value)) {
-    if (Object.hasOwn(value, REF)) return value; // already a reference
-    if (Object.hasOwn(value, ESC)) return { [ESC]: shareFields(value[ESC] as Record<string, unknown>, index, changed) };
-  }
   if (typeof value.id === "string" && index.size > 0) {
     const found = index.get(value.id);
-    if (found && (found.item === value || jsonEqual(found.item, value))) {
-      if (changed) changed.hit = true;
-      return { [REF]: [found.list, found.at] };
-    }
+    if (found && (found.item === value || jsonEqual(found.item, value))) return { [REF]: [found.list, found.at] };
   }
-  const out = shareFields(value, index, changed);
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(value)) if (x !== undefined) setOwn(out, k, shareItems(x, index));
   return isMarker(out) ? { [ESC]: out } : out;
 }
 
-function shareFields(value: Record<string, unknown>, index: ItemIndex, changed?: { hit: boolean }): Record<string, unknown> {
+/**
+ * A value already shared (`shareItems`) shared again against more items: references and
+ * escapes stay, objects found in `index` become references (how a parent row picks up the
+ * items its child appended). `changed.hit` tells whether a reference was made.
+ */
+export function reshareItems(value: unknown, index: ItemIndex, changed: { hit: boolean }): unknown {
+  if (Array.isArray(value)) return value.map((v) => reshareItems(v, index, changed));
+  if (!isPlainObject(value)) return value;
+  if (isMarker(value)) {
+    if (Object.hasOwn(value, REF)) return value;
+    const inner: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(value[ESC] as Record<string, unknown>)) setOwn(inner, k, reshareItems(x, index, changed));
+    return { [ESC]: inner };
+  }
+  if (typeof value.id === "string" && index.size > 0 && !hasMarker(value)) {
+    // Without markers inside, the shared form is the value itself.
+    const found = index.get(value.id);
+    if (found && (found.item === value || jsonEqual(found.item, value))) {
+      changed.hit = true;
+      return { [REF]: [found.list, found.at] };
+    }
+  }
   const out: Record<string, unknown> = {};
-  for (const [k, x] of Object.entries(value)) if (x !== undefined) setOwn(out, k, shareItems(x, index, changed));
+  for (const [k, x] of Object.entries(value)) setOwn(out, k, reshareItems(x, index, changed));
   return out;
+}
+
+function hasMarker(value: unknown): boolean {
+  if (Array.isArray(value)) return value.some(hasMarker);
+  if (!isPlainObject(value)) return false;
+  return isMarker(value) || Object.values(value).some(hasMarker);
 }
 
 /** The list items each list must hold for `resolveItems` (list id -> count). */
@@ -160,15 +179,99 @@ export function shortId(): string {
   return out;
 }
 
+// ---------------------------------------------------------------------------------------------
+// Leaf diffs. A record is seen as its leaves: every value that is not a plain object with keys
+// (arrays, strings, numbers, ..., and `{}`), each at a path of keys. A base's leaves are listed
+// in a fixed order (`leavesOf`), so a diff names a changed leaf by its position in that list:
+// `[i, value]` sets leaf i, `[i]` removes it, `[[...path], value]` adds a leaf the base lacks.
+// Consecutive checkpoints change the same few leaves (id, time, versions, step, list lengths),
+// so a row costs about the size of the values that changed.
+
+export type LeafDiff = Array<[number] | [number, unknown] | [string[], unknown]>;
+type Leaves = Array<[string[], unknown]>;
+
+const leafCache = new WeakMap<object, Leaves>();
+
+/** The leaves of a record, in a fixed order (cached per record object: bases are immutable). */
+export function leavesOf(record: Record<string, unknown>): Leaves {
+  let leaves = leafCache.get(record);
+  if (!leaves) {
+    leaves = [];
+    collect(record, [], leaves);
+    leafCache.set(record, leaves);
+  }
+  return leaves;
+}
+
+function collect(v: Record<string, unknown>, path: string[], out: Leaves) {
+  for (const [k, x] of Object.entries(v)) {
+    if (x === undefined) continue;
+    const p = [...path, k];
+    if (isPlainObject(x) && Object.keys(x).length > 0) collect(x, p, out);
+    else out.push([p, x]);
+  }
+}
+
+const pathKey = (path: string[]) => JSON.stringify(path);
+
+export function diffLeaves(record: Record<string, unknown>, base: Record<string, unknown>): LeafDiff {
+  const baseLeaves = leavesOf(base);
+  const at = new Map<string, number>();
+  baseLeaves.forEach(([p], i) => at.set(pathKey(p), i));
+  const mine: Leaves = [];
+  collect(record, [], mine);
+  const diff: LeafDiff = [];
+  const seen = new Set<number>();
+  for (const [p, x] of mine) {
+    const i = at.get(pathKey(p));
+    if (i === undefined) diff.push([p, x]);
+    else {
+      seen.add(i);
+      const b = baseLeaves[i]![1];
+      if (!(b === x || jsonEqual(b, x))) diff.push([i, x]);
+    }
+  }
+  for (let i = 0; i < baseLeaves.length; i++) if (!seen.has(i)) diff.push([i]);
+  return diff;
+}
+
+export function patchLeaves(base: Record<string, unknown>, diff: LeafDiff): Record<string, unknown> {
+  const baseLeaves = leavesOf(base);
+  const values: unknown[] = baseLeaves.map(([, x]) => x);
+  const removed = new Set<number>();
+  const added: Leaves = [];
+  for (const d of diff) {
+    if (typeof d[0] === "number") {
+      if (d.length === 1) removed.add(d[0]);
+      else values[d[0]] = d[1];
+    } else added.push([d[0], d[1]]);
+  }
+  const out: Record<string, unknown> = {};
+  const put = (path: string[], x: unknown) => {
+    let node = out;
+    for (let i = 0; i < path.length - 1; i++) {
+      const k = path[i]!;
+      if (!Object.hasOwn(node, k) || !isPlainObject(node[k])) setOwn(node, k, {});
+      node = node[k] as Record<string, unknown>;
+    }
+    setOwn(node, path[path.length - 1]!, x);
+  };
+  baseLeaves.forEach(([p], i) => {
+    if (!removed.has(i)) put(p, values[i]);
+  });
+  for (const [p, x] of added) put(p, x);
+  return out;
+}
+
 /** The row's shared record (item references still in place). */
 export function rowRecord(row: CpRow, base: CpRecord | undefined): CpRecord {
   if (row.b === undefined) return row.r as CpRecord;
   if (!base) throw new Error(`agentdock indexeddb: base ${row.b} of checkpoint ${row.id} is missing (corrupt store)`);
-  return patchObject(base, row.r as ObjectDiff | undefined);
+  return patchLeaves(base, row.r as LeafDiff);
 }
 
 /** What a row stores for `record` against `base` (`undefined`: no base). */
 export function rowBody(record: CpRecord, base: { id: number; record: CpRecord } | undefined): Pick<CpRow, "b" | "r"> {
   if (!base) return { r: record };
-  return { b: base.id, r: diffObject(record, base.record) ?? {} };
+  return { b: base.id, r: diffLeaves(record, base.record) };
 }
