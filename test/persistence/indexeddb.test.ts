@@ -352,3 +352,93 @@ describe("indexedDbStore migration from schema 1 (through schema 2)", () => {
     db.close();
   });
 });
+
+describe("indexedDbStore migration from schema 2", () => {
+  const fixture = JSON.parse(readFileSync(new URL("./fixtures/indexeddb-format-2.json", import.meta.url), "utf8")) as {
+    rows: Record<string, Array<[IDBValidKey | null, unknown]>>;
+    expected: {
+      assistants: Array<{ assistant_id: string }>;
+      versions: Record<string, unknown[]>;
+      threads: Array<{ thread_id: string }>;
+      checkpoints: Record<string, StoredCheckpoint[]>;
+      runs: Array<{ run_id: string; thread_id: string }>;
+      docs: { datasets: unknown[]; examples: unknown[] };
+    };
+  };
+
+  /** Recreates the schema-2 database (as the previous release created it) with the fixture's rows. */
+  async function schema2(name: string) {
+    const db = await openDB(name, 2, {
+      upgrade(db) {
+        db.createObjectStore("meta", { keyPath: "key" });
+        db.createObjectStore("assistants", { keyPath: "assistant_id" });
+        db.createObjectStore("versions", { keyPath: ["assistant_id", "version"] });
+        db.createObjectStore("threads", { keyPath: "thread_id" });
+        db.createObjectStore("docs", { keyPath: ["collection", "id"] }).createIndex("by_seq", ["collection", "seq"]);
+        for (const s of ["pages", "stamps", "cpslots", "runslots", "chunks"]) db.createObjectStore(s);
+      },
+    });
+    for (const [store, rows] of Object.entries(fixture.rows)) {
+      for (const [key, value] of rows) await (key === null ? db.put(store, value) : db.put(store, value, key));
+    }
+    db.close();
+  }
+
+  it("reads back everything a schema-2 database held, keeps the queue and history order, and keeps writing", async () => {
+    const name = `migrate2-${n++}`;
+    await schema2(name);
+    const store = await openAt(name);
+    const { expected } = fixture;
+    const byId = (key: string) => (a: object, b: object) => String((a as Record<string, unknown>)[key]).localeCompare(String((b as Record<string, unknown>)[key]));
+    expect((await store.queryAssistants({})).sort(byId("assistant_id"))).toEqual([...expected.assistants].sort(byId("assistant_id")));
+    for (const [id, versions] of Object.entries(expected.versions)) {
+      expect(await store.queryAssistantVersions({ assistant_id: id, sortOrder: "asc" })).toEqual(versions);
+    }
+    expect((await store.queryThreads({})).sort(byId("thread_id"))).toEqual([...expected.threads].sort(byId("thread_id")));
+    for (const [threadId, cps] of Object.entries(expected.checkpoints)) {
+      expect(await store.listCheckpoints(threadId)).toEqual(cps);
+      expect(await store.listCheckpoints(threadId, { limit: 3, before: cps[1]!.checkpoint.id })).toEqual(cps.slice(2, 5));
+      expect(await store.getCheckpoint({ thread_id: threadId })).toEqual(cps[0]);
+      expect(await store.listCheckpointNamespaces(threadId)).toEqual([""]);
+    }
+    expect(Object.values(expected.checkpoints).some((cps) => cps.length > 32)).toBe(true);
+    for (const r of expected.runs) expect(await store.getRun(r.run_id)).toEqual(r);
+    // Queue order within a thread is the thread's run order of schema 2.
+    for (const threadId of Object.keys(expected.checkpoints)) {
+      const mine = expected.runs.filter((r) => r.thread_id === threadId).map((r) => r.run_id);
+      expect((await store.queryRuns({ thread_id: threadId, sortBy: "queue" })).map((r) => r.run_id)).toEqual(mine);
+    }
+    expect(await store.listDocs("datasets")).toEqual(expected.docs.datasets);
+    expect(await store.listDocs("examples", "d1")).toEqual(expected.docs.examples);
+
+    // New checkpoints, runs and thread values extend the migrated data.
+    const [threadId, cps] = Object.entries(expected.checkpoints)[0]!;
+    const latest = cps[0]!;
+    const msgs = latest.checkpoint.channel_values.messages as unknown[];
+    const next: StoredCheckpoint = {
+      ...latest,
+      checkpoint: { ...latest.checkpoint, id: cpId(900), channel_values: { messages: [...msgs, { type: "human", content: "after", id: "m-after" }] } },
+      parent_checkpoint_id: latest.checkpoint.id,
+      pending_writes: [],
+    };
+    const oldThread = (await store.getThread(threadId))!;
+    await store.commit([
+      { op: "checkpoint.put", checkpoint: next },
+      { op: "thread.put", thread: { ...oldThread, values: next.checkpoint.channel_values }, expect: { sameAs: oldThread } },
+      { op: "run.put", run: run("r-new", threadId) },
+    ]);
+    await store.close();
+    const again = await openAt(name);
+    expect(await again.getCheckpoint({ thread_id: threadId })).toEqual(next);
+    expect(await again.getCheckpoint({ thread_id: threadId, checkpoint_id: latest.checkpoint.id })).toEqual(latest);
+    expect((await again.getThread(threadId))?.values).toEqual(next.checkpoint.channel_values);
+    expect((await again.queryRuns({ thread_id: threadId, sortBy: "queue", sortOrder: "desc", limit: 1 }))[0]?.run_id).toBe("r-new");
+    await again.close();
+    const db = await openDB(name);
+    expect([...db.objectStoreNames].sort()).toEqual(
+      ["assistants", "bases", "cancels", "cps", "docs", "events", "items", "leases", "logs", "meta", "runs", "threads", "versions"].sort(),
+    );
+    expect((await db.get("meta", "format"))?.value).toBe(INDEXEDDB_FORMAT);
+    db.close();
+  });
+});
