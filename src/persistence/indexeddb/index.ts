@@ -184,6 +184,14 @@ interface Ctx {
   /** Checkpoint rows read or written by this commit, by `rowKey`; `dirty` ones are put at its end. */
   rows: Map<string, CpRow>;
   dirty: Set<string>;
+  /** What this commit knows of the stored state (read up front, kept current by its ops). */
+  missing: Set<string>;
+  /** `thread\0ns` -> the latest row (null: none). */
+  latest: Map<string, CpRow | null>;
+  threadRows: Map<string, ThreadRow | undefined>;
+  runRows: Map<string, RunRow | undefined>;
+  /** The highest queue position in use. */
+  lastQ?: number;
 }
 
 const rowKey = (thread: string, ns: string, id: string) => `${thread}\u0000${ns}\u0000${id}`;
@@ -429,15 +437,21 @@ class IndexedDbStore implements Store {
 
   /** The latest row of a namespace (as this commit left it, with `ctx`). */
   private async latestRow(tx: Tx, thread: string, ns: string, ctx?: Ctx): Promise<CpRow | undefined> {
-    const c = await tx.objectStore("cps").openCursor(under(thread, ns), "prev");
-    if (!c) return undefined;
-    return ctx?.rows.get(rowKey(thread, ns, c.value.id)) ?? located(c.primaryKey, c.value);
+    const k = `${thread}\u0000${ns}`;
+    let found: CpRow | null | undefined = ctx?.latest.get(k);
+    if (found === undefined) {
+      const c = await tx.objectStore("cps").openCursor(under(thread, ns), "prev");
+      found = c ? located(c.primaryKey, c.value) : null;
+      ctx?.latest.set(k, found);
+    }
+    if (!found) return undefined;
+    return ctx?.rows.get(rowKey(thread, ns, found.id)) ?? found;
   }
 
   /** A row by checkpoint id (as this commit left it, with `ctx`). */
   private async rowById(tx: Tx, thread: string, ns: string, id: string, ctx?: Ctx): Promise<CpRow | undefined> {
     const known = ctx?.rows.get(rowKey(thread, ns, id));
-    if (known) return known;
+    if (known || ctx?.missing.has(rowKey(thread, ns, id))) return known;
     // Checkpoint ids are unique in practice; the index holds the id alone (keys are not stored twice).
     for (let c = await tx.objectStore("cps").index("by_id").openCursor(IDBKeyRange.only(id)); c; c = await c.continue()) {
       const key = c.primaryKey;
@@ -447,7 +461,37 @@ class IndexedDbStore implements Store {
         return row;
       }
     }
+    ctx?.missing.add(rowKey(thread, ns, id));
     return undefined;
+  }
+
+  /** Reads what the commit's ops will look at, all at once (one round trip instead of one per op). */
+  private async prefetch(ctx: Ctx, ops: readonly WriteOp[]): Promise<void> {
+    const { tx } = ctx;
+    const reads: Array<Promise<unknown>> = [];
+    const threadIds = new Set<string>();
+    const runIds = new Set<string>();
+    const cps = new Map<string, [string, string, string]>();
+    const latest = new Map<string, [string, string]>();
+    for (const op of ops) {
+      if (op.op === "thread.put") threadIds.add(op.thread.thread_id);
+      else if (op.op === "thread.delete") threadIds.add(op.thread_id);
+      else if (op.op === "run.put") runIds.add(op.run.run_id);
+      else if (op.op === "run.delete") runIds.add(op.run_id);
+      else if (op.op === "writes.put") cps.set(rowKey(op.thread_id, op.checkpoint_ns ?? "", op.checkpoint_id), [op.thread_id, op.checkpoint_ns ?? "", op.checkpoint_id]);
+      else if (op.op === "checkpoint.put") {
+        const { thread_id, checkpoint_ns, checkpoint, parent_checkpoint_id } = op.checkpoint;
+        const ns = checkpoint_ns ?? "";
+        cps.set(rowKey(thread_id, ns, checkpoint.id), [thread_id, ns, checkpoint.id]);
+        if (parent_checkpoint_id !== null) cps.set(rowKey(thread_id, ns, parent_checkpoint_id), [thread_id, ns, parent_checkpoint_id]);
+        latest.set(`${thread_id}\u0000${ns}`, [thread_id, ns]);
+      }
+    }
+    for (const id of threadIds) reads.push(tx.objectStore("threads").get(id).then((row) => ctx.threadRows.set(id, row)));
+    for (const id of runIds) reads.push(tx.objectStore("runs").get(id).then((row) => ctx.runRows.set(id, row)));
+    for (const [t, ns, id] of cps.values()) reads.push(this.rowById(tx, t, ns, id, ctx));
+    for (const [t, ns] of latest.values()) reads.push(this.latestRow(tx, t, ns, ctx));
+    await Promise.all(reads);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -467,10 +511,22 @@ class IndexedDbStore implements Store {
     if (scope.size > 0) {
       const db = await this.database();
       const tx = db.transaction([...scope], "readwrite");
-      const ctx: Ctx = { tx, pending: [], threads, notes, rows: new Map(), dirty: new Set() };
+      const ctx: Ctx = {
+        tx,
+        pending: [],
+        threads,
+        notes,
+        rows: new Map(),
+        dirty: new Set(),
+        missing: new Set(),
+        latest: new Map(),
+        threadRows: new Map(),
+        runRows: new Map(),
+      };
       /** Lists this commit appended to: their cached items are dropped if it fails. */
       const touched = new Set<string>();
       try {
+        await this.prefetch(ctx, ops);
         for (const op of ops) await this.applyOne(ctx, op, touched);
         for (const key of ctx.dirty) {
           const row = ctx.rows.get(key)!;
@@ -504,8 +560,8 @@ class IndexedDbStore implements Store {
     return conflict(`agentdock indexeddb: thread ${id} ${why}; the commit wrote nothing`);
   }
 
-  private async checkThread(tx: Tx, id: string, expect: NonNullable<Extract<WriteOp, { op: "thread.put" }>["expect"]> | undefined) {
-    const row = await tx.objectStore("threads").get(id);
+  private async checkThread(ctx: Ctx, id: string, expect: NonNullable<Extract<WriteOp, { op: "thread.put" }>["expect"]> | undefined) {
+    const row = ctx.threadRows.has(id) ? ctx.threadRows.get(id) : await ctx.tx.objectStore("threads").get(id);
     if (!expect) return row;
     if (expect.exists !== undefined && expect.exists !== (row !== undefined)) {
       throw this.threadConflict(id, expect.exists ? "does not exist" : "already exists");
@@ -541,19 +597,24 @@ class IndexedDbStore implements Store {
       case "thread.put": {
         const id = op.thread.thread_id;
         ctx.threads.add(id);
-        const row = await this.checkThread(tx, id, op.expect);
-        track(tx.objectStore("threads").put({ ...(await this.encodeThreadValues(ctx, op.thread, row)), $rev: nextRevision(row?.$rev) }));
+        const row = await this.checkThread(ctx, id, op.expect);
+        const stored: ThreadRow = { ...(await this.encodeThreadValues(ctx, op.thread, row)), $rev: nextRevision(row?.$rev) };
+        ctx.threadRows.set(id, stored);
+        track(tx.objectStore("threads").put(stored));
         return;
       }
       case "thread.delete": {
         const id = op.thread_id;
         ctx.threads.add(id);
-        await this.checkThread(tx, id, op.expect);
+        await this.checkThread(ctx, id, op.expect);
         for (const [key, row] of ctx.rows) {
           if (row.thread_id !== id) continue;
           ctx.rows.delete(key);
           ctx.dirty.delete(key);
         }
+        ctx.threadRows.set(id, undefined);
+        for (const [runId, run] of ctx.runRows) if (run?.thread_id === id) ctx.runRows.set(runId, undefined);
+        for (const key of ctx.latest.keys()) if (key.startsWith(`${id}\u0000`)) ctx.latest.set(key, null);
         track(tx.objectStore("threads").delete(id));
         track(tx.objectStore("cps").delete(under(id)));
         track(tx.objectStore("bases").delete(under(id)));
@@ -579,6 +640,8 @@ class IndexedDbStore implements Store {
           const key = rowKey(row.thread_id, row.checkpoint_ns, row.id);
           ctx.rows.delete(key);
           ctx.dirty.delete(key);
+          ctx.missing.add(key);
+          ctx.latest.delete(`${row.thread_id}\u0000${row.checkpoint_ns}`);
           track(tx.objectStore("cps").delete(cpKey(row)));
         }
         return;
@@ -601,7 +664,7 @@ class IndexedDbStore implements Store {
       }
       case "run.put": {
         const runs = tx.objectStore("runs");
-        const row = await runs.get(op.run.run_id);
+        const row = ctx.runRows.has(op.run.run_id) ? ctx.runRows.get(op.run.run_id) : await runs.get(op.run.run_id);
         if (op.expect) {
           if (op.expect.exists !== undefined && op.expect.exists !== (row !== undefined)) {
             throw conflict(`agentdock indexeddb: run ${op.run.run_id} ${op.expect.exists ? "does not exist" : "already exists"}; the commit wrote nothing`);
@@ -615,8 +678,11 @@ class IndexedDbStore implements Store {
         ctx.threads.add(op.run.thread_id);
         let q = row?.q;
         if (q === undefined) {
-          const last = await runs.index("by_q").openKeyCursor(null, "prev");
-          q = last ? (last.key as number) + 1 : 0;
+          if (ctx.lastQ === undefined) {
+            const last = await runs.index("by_q").openKeyCursor(null, "prev");
+            ctx.lastQ = last ? (last.key as number) : -1;
+          }
+          q = ++ctx.lastQ;
         }
         const { run_id, thread_id, status, created_at, ...rest } = op.run;
         // The rest is kept as a diff against a base run of the thread (kwargs and metadata repeat).
@@ -637,11 +703,13 @@ class IndexedDbStore implements Store {
             this.runBases.set(thread_id, b);
           }
         }
-        track(runs.put({ run_id, thread_id, status, created_at, q, b, r: diffLeaves(rest, base ?? {}) as unknown as Record<string, unknown> }));
+        const stored: RunRow = { run_id, thread_id, status, created_at, q, b, r: diffLeaves(rest, base ?? {}) as unknown as Record<string, unknown> };
+        ctx.runRows.set(run_id, stored);
+        track(runs.put(stored));
         return;
       }
       case "run.delete": {
-        const row = await tx.objectStore("runs").get(op.run_id);
+        const row = ctx.runRows.has(op.run_id) ? ctx.runRows.get(op.run_id) : await tx.objectStore("runs").get(op.run_id);
         if (op.expect) {
           if (op.expect.exists !== undefined && op.expect.exists !== (row !== undefined)) {
             throw conflict(`agentdock indexeddb: run ${op.run_id} ${op.expect.exists ? "does not exist" : "already exists"}; the commit wrote nothing`);
@@ -651,6 +719,7 @@ class IndexedDbStore implements Store {
           }
         }
         if (row) ctx.threads.add(row.thread_id);
+        ctx.runRows.set(op.run_id, undefined);
         track(tx.objectStore("runs").delete(op.run_id));
         track(tx.objectStore("cancels").delete(op.run_id));
         return;
@@ -814,6 +883,8 @@ class IndexedDbStore implements Store {
     const key = rowKey(thread, ns, id);
     ctx.rows.set(key, row);
     ctx.dirty.delete(key);
+    ctx.missing.delete(key);
+    if (!latest || s >= latest.s) ctx.latest.set(`${thread}\u0000${ns}`, row);
     track(tx.objectStore("cps").put(storedRow(row), cpKey(row)));
   }
 
