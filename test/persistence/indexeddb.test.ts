@@ -179,6 +179,23 @@ describe("indexedDbStore", () => {
     await store.close();
   });
 
+  it("is not changed by a caller changing what it committed or read", async () => {
+    const store = await openAt(`mutate-${n++}`);
+    const cps = chain("t1", 3).map((c) => JSON.parse(JSON.stringify(c)) as StoredCheckpoint);
+    await store.commit(puts(cps));
+    const list = cps[2]!.checkpoint.channel_values.messages as Array<Record<string, unknown>>;
+    list[0]!.content = "changed by the caller";
+    const read = await store.getCheckpoint({ thread_id: "t1" });
+    expect(read).toEqual(chain("t1", 3)[2]);
+    try {
+      (read!.checkpoint.channel_values.messages as Array<Record<string, unknown>>)[1]!.content = "changed";
+    } catch {
+      // frozen
+    }
+    expect(await store.getCheckpoint({ thread_id: "t1" })).toEqual(chain("t1", 3)[2]);
+    await store.close();
+  });
+
   it("reads and extends checkpoints that need more lists than its list cache holds", async () => {
     const name = `small-cache-${n++}`;
     const values = (k: number) => ({ messages: messages(4 + k), notes: messages(6 + k).map((m) => ({ ...m, id: `note-${m.id}` })) });

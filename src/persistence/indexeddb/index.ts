@@ -371,7 +371,7 @@ class IndexedDbStore implements Store {
           const from = items.length;
           const rows = await store.getAll(IDBKeyRange.bound([thread, l, from], [thread, l, want - 1]));
           items = this.lists.get(l) ?? items; // a parallel load may have extended it
-          for (let k = 0; k < rows.length; k++) if (from + k === items.length) items.push(rows[k]);
+          for (let k = 0; k < rows.length; k++) if (from + k === items.length) items.push(deepFreeze(rows[k]));
           this.remember(l, items);
         }
         loaded.set(l, n === undefined && items.length > want ? items.slice(0, want) : items);
@@ -836,11 +836,14 @@ class IndexedDbStore implements Store {
       touched.add(list);
       const known = (lookup(list) as unknown[] | undefined) ?? [];
       if (known.length !== at) throw new Error(`agentdock indexeddb: list ${list} is not loaded before an append (bug)`);
-      const all = at === 0 ? [...added] : known;
-      if (at > 0) all.push(...added);
+      // The cache keeps items as stored: frozen (callers get them in the values they read), and a
+      // caller's item that is not frozen is copied first, so changing it later changes nothing here.
+      const kept = added.map((item) => (typeof item === "object" && item !== null && !Object.isFrozen(item) ? deepFreeze(structuredClone(item)) : item));
+      const all = at === 0 ? kept : known;
+      if (at > 0) all.push(...kept);
       this.remember(list, all);
       lists.set(list, all);
-      added.forEach((item, k) => track(items.put(item, [thread, list, at + k])));
+      kept.forEach((item, k) => track(items.put(item, [thread, list, at + k])));
       indexItems(appended, list, all, at);
     }
     // Objects that are items of this checkpoint's lists (near their ends) become references.
@@ -1163,6 +1166,15 @@ type TabMessage =
   | { k: "change"; change: ExternalChange }
   | { k: "notify"; topic: string; payload?: string }
   | { k: "event"; m: EventMessage };
+
+/** Freezes a JSON value and everything in it. */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}
 
 /** A new revision, different from `prev` (random, so a deleted and recreated thread never repeats one). */
 function nextRevision(prev: number | undefined): number {
