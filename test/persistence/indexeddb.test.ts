@@ -179,6 +179,30 @@ describe("indexedDbStore", () => {
     await store.close();
   });
 
+  it("ends a read of a log that is not open at once with ifAbsent: end, and reads the queue through the thread-status index", async () => {
+    const store = await openAt(`absent-${n++}`);
+    const read = async (after?: number) => {
+      const out: number[] = [];
+      for await (const e of store.events.read("nope", { after, ifAbsent: "end" } as { after?: number })) out.push(e.seq);
+      return out;
+    };
+    expect(await read(-1)).toEqual([]);
+    expect(await read()).toEqual([]);
+    await store.commit([
+      { op: "run.put", run: run("q1", "t1", { status: "pending" }) },
+      { op: "run.put", run: run("q2", "t2", { status: "pending" }) },
+      { op: "run.put", run: run("q3", "t1", { status: "running" }) },
+      { op: "run.put", run: run("q4", "t1", { status: "success" }) },
+      { op: "run.put", run: run("q5", "t1", { status: "pending" }) },
+    ]);
+    await store.commit([{ op: "run.put", run: run("q1", "t1", { status: "running" }) }]);
+    const q = { thread_id: "t1", status: ["pending", "running"] as const, sortBy: "queue" as const };
+    expect((await store.queryRuns(q)).map((r) => r.run_id)).toEqual(["q1", "q3", "q5"]);
+    expect(await store.countRuns(q)).toBe(3);
+    expect((await store.queryRuns({ thread_id: "t1", status: "pending" })).map((r) => r.run_id)).toEqual(["q5"]);
+    await store.close();
+  });
+
   it("is not changed by a caller changing what it committed or read", async () => {
     const store = await openAt(`mutate-${n++}`);
     const cps = chain("t1", 3).map((c) => JSON.parse(JSON.stringify(c)) as StoredCheckpoint);

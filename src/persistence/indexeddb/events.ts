@@ -194,7 +194,10 @@ export class IdbRunEvents implements RunEventPort {
     return { [Symbol.asyncIterator]: () => this.reader(runId, options)[Symbol.asyncIterator]() };
   }
 
-  private async *reader(runId: string, { after, signal }: RunEventReadOptions): AsyncGenerator<RunEventRecord> {
+  private async *reader(runId: string, options: RunEventReadOptions): AsyncGenerator<RunEventRecord> {
+    const { after, signal } = options;
+    /** `end`: a log that is not open ends the read at once instead of being waited for. */
+    const ifAbsent = (options as { ifAbsent?: "wait" | "end" }).ifAbsent ?? "wait";
     // Attach to the live messages first, so nothing published from now on is missed.
     const live: RunEventRecord[] = [];
     let ended: number | undefined; // last seq, once an end message arrived
@@ -219,7 +222,8 @@ export class IdbRunEvents implements RunEventPort {
         last = local()!.next - 1;
         fromNow = false;
       }
-      let stored = fromNow ? undefined : await this.backend.getLog(runId);
+      let stored = fromNow && ifAbsent === "wait" ? undefined : await this.backend.getLog(runId);
+      if (ifAbsent === "end" && !local() && (stored === undefined || (fromNow && stored.ended))) return;
       let needRead = !fromNow;
       let readAfterEnd = false;
       while (!signal?.aborted) {

@@ -100,7 +100,11 @@ export interface AgentdockDB extends DBSchema {
   bases: { key: [string, string, number]; value: CpRecord };
   /** [thread, list id, index] -> one item of a list log. */
   items: { key: [string, string, number]; value: unknown };
-  runs: { key: string; value: RunRow; indexes: { by_thread: [string, number]; by_q: number; by_status: [string, number] } };
+  runs: {
+    key: string;
+    value: RunRow;
+    indexes: { by_thread: [string, number]; by_q: number; by_status: [string, number]; by_thread_status: [string, string, number] };
+  };
   cancels: { key: string; value: CancelRequest; indexes: { by_thread: string } };
   leases: { key: string; value: Lease };
   /** Run event logs (./events.ts). */
@@ -684,7 +688,7 @@ class IndexedDbStore implements Store {
           }
           q = ++ctx.lastQ;
         }
-        const { run_id, thread_id, status, created_at, ...rest } = op.run;
+        const { run_id, thread_id, assistant_id, status, created_at, ...rest } = op.run;
         // The rest is kept as a diff against a base run of the thread (kwargs and metadata repeat).
         let b: number | undefined;
         let base: Record<string, unknown> | undefined;
@@ -703,7 +707,7 @@ class IndexedDbStore implements Store {
             this.runBases.set(thread_id, b);
           }
         }
-        const stored: RunRow = { run_id, thread_id, status, created_at, q, b, r: diffLeaves(rest, base ?? {}) as unknown as Record<string, unknown> };
+        const stored: RunRow = { run_id, thread_id, assistant_id, status, created_at, q, b, r: diffLeaves(rest, base ?? {}) as unknown as Record<string, unknown> };
         ctx.runRows.set(run_id, stored);
         track(runs.put(stored));
         return;
@@ -1026,14 +1030,14 @@ class IndexedDbStore implements Store {
 
   /** A run as the caller sees it. */
   private async runOut(tx: Tx, row: RunRow): Promise<RunRecord> {
-    const { run_id, thread_id, status, created_at, b, r } = row;
+    const { run_id, thread_id, assistant_id, status, created_at, b, r } = row;
     let rest = r;
     if (b !== undefined) {
       const base = await this.baseById(tx, thread_id, RUNS, b);
       if (!base) throw new Error(`agentdock indexeddb: base ${b} of run ${run_id} is missing (corrupt store)`);
       rest = patchLeaves(base, r as unknown as LeafDiff);
     }
-    return { run_id, thread_id, ...rest, created_at, status } as RunRecord;
+    return { run_id, thread_id, assistant_id, ...rest, created_at, status } as RunRecord;
   }
 
   getRun(id: string) {
@@ -1043,9 +1047,16 @@ class IndexedDbStore implements Store {
     });
   }
 
-  /** Runs that may match, in queue order. */
-  private runRows(tx: Tx, q: RunQuery): Promise<RunRow[]> {
+  /** Runs that may match, in queue order (the fields queries filter on are stored whole). */
+  private async runRows(tx: Tx, q: RunQuery): Promise<RunRow[]> {
     const store = tx.objectStore("runs");
+    if (q.thread_id !== undefined && q.status !== undefined) {
+      // A thread's runs of some statuses (its queue): only those are read, however long its history.
+      const statuses = typeof q.status === "string" ? [q.status] : [...new Set(q.status)];
+      const index = store.index("by_thread_status");
+      const parts = await Promise.all(statuses.map((st) => index.getAll(under(q.thread_id!, st))));
+      return parts.length === 1 ? parts[0]! : parts.flat().sort((a, b) => a.q - b.q);
+    }
     if (q.thread_id !== undefined) return store.index("by_thread").getAll(under(q.thread_id));
     if (typeof q.status === "string") return store.index("by_status").getAll(under(q.status));
     return store.index("by_q").getAll();

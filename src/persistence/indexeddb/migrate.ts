@@ -22,6 +22,7 @@ export type ThreadRow = ThreadRecord & { $rev?: number };
 export interface RunRow {
   run_id: string;
   thread_id: string;
+  assistant_id: string;
   status: RunRecord["status"];
   created_at: string;
   q: number;
@@ -86,6 +87,7 @@ function createV3(db: Db, tx: Tx) {
   runs.createIndex("by_thread", ["thread_id", "q"]);
   runs.createIndex("by_q", "q");
   runs.createIndex("by_status", ["status", "q"]);
+  runs.createIndex("by_thread_status", ["thread_id", "status", "q"]);
   db.createObjectStore("cancels", { keyPath: "run_id" }).createIndex("by_thread", "thread_id");
   db.createObjectStore("leases", { keyPath: "key" });
   db.createObjectStore("logs", { keyPath: "run_id" });
@@ -121,8 +123,8 @@ async function migrateToRows(db: Db, tx: Tx): Promise<void> {
     entries.forEach((e, i) => {
       if (!e) return;
       if (kind === "r") {
-        const { run_id, status, created_at, thread_id: _t, ...r } = e as unknown as RunRecord;
-        puts.push(tx.objectStore("runs").put({ run_id, thread_id: thread, status, created_at, q: q++, r } satisfies RunRow));
+        const { run_id, assistant_id, status, created_at, thread_id: _t, ...r } = e as unknown as RunRecord;
+        puts.push(tx.objectStore("runs").put({ run_id, thread_id: thread, assistant_id, status, created_at, q: q++, r } satisfies RunRow));
         return;
       }
       const cp = e as unknown as Omit<EncodedCheckpoint, "thread_id">;
