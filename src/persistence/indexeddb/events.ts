@@ -16,7 +16,7 @@ import type { RunEventPort, RunEventReadOptions, RunEventRecord } from "../types
 
 /** Messages about run events between tabs. */
 export type EventMessage =
-  | { t: "ev"; run: string; rec: RunEventRecord }
+  | { t: "ev"; run: string; rec: RunEventRecord; resumable: boolean }
   | { t: "open"; run: string }
   | { t: "end"; run: string; last: number }
   | { t: "drop"; run: string }
@@ -45,9 +45,12 @@ interface LocalLog {
   ended: boolean;
   /** Events kept for readers of this instance (all of them while the log lives here). */
   events: RunEventRecord[];
-  /** Readers of this instance reading it from memory; an ended log is forgotten when none is left. */
+  /** Readers of this instance that may still read it; an ended log is forgotten when none is left. */
   readers: number;
 }
+
+/** How many ended logs of this instance are remembered as ended (non-resumable ones keep no record). */
+const TOMBSTONES = 1024;
 
 type Wake = () => void;
 
@@ -61,6 +64,10 @@ export class IdbRunEvents implements RunEventPort {
   /** Live messages from other tabs, per run, for the readers attached to it. */
   private taps = new Map<string, Set<(m: EventMessage) => void>>();
   private unlisten: (() => void) | undefined;
+  /** Readers started per run (they pin an ended log of this instance until they finish). */
+  private interest = new Map<string, number>();
+  /** Runs whose non-resumable log ended here: a later read ends at once. */
+  private tombstones = new Set<string>();
 
   constructor(private backend: EventBackend) {}
 
@@ -105,7 +112,9 @@ export class IdbRunEvents implements RunEventPort {
   async open(runId: string, options: { resumable: boolean }): Promise<void> {
     const log: LocalLog = { resumable: options.resumable, next: 0, ended: false, events: [], readers: 0 };
     this.logs.set(runId, log);
-    await this.backend.putLog(runId, { resumable: options.resumable, ended: false, last: -1 });
+    // Only a resumable log is kept (its record tells a late reader it exists and when it ends);
+    // other tabs learn of any log from the channel.
+    if (options.resumable) await this.backend.putLog(runId, { resumable: true, ended: false, last: -1 });
     this.backend.post({ t: "open", run: runId });
     this.wake(runId);
   }
@@ -120,7 +129,7 @@ export class IdbRunEvents implements RunEventPort {
     if (log.ended) throw new Error(`agentdock indexeddb: run ${runId} published an event after its log ended`);
     const rec: RunEventRecord = { seq: log.next++, event, data };
     log.events.push(rec);
-    this.backend.post({ t: "ev", run: runId, rec });
+    this.backend.post({ t: "ev", run: runId, rec, resumable: log.resumable });
     if (log.resumable) {
       this.queue.push({ run: runId, rec });
       this.schedule();
@@ -169,16 +178,27 @@ export class IdbRunEvents implements RunEventPort {
     const log = this.logs.get(runId);
     const last = log ? log.next - 1 : -1;
     if (log) log.ended = true;
-    if (log?.resumable) await this.flush();
-    await this.backend.putLog(runId, { resumable: log?.resumable ?? false, ended: true, last });
+    if (log?.resumable) {
+      await this.flush();
+      await this.backend.putLog(runId, { resumable: true, ended: true, last });
+    }
     this.backend.post({ t: "end", run: runId, last });
-    // Readers of this instance still draining it keep it; later ones read what is persisted.
-    if (log && log.readers === 0 && this.logs.get(runId) === log) this.logs.delete(runId);
+    // Readers of this instance still draining it keep it; later ones read what is persisted, or,
+    // for a log that kept nothing, end at once.
+    if (log && !log.resumable) {
+      this.tombstones.add(runId);
+      for (const old of this.tombstones) {
+        if (this.tombstones.size <= TOMBSTONES) break;
+        this.tombstones.delete(old);
+      }
+    }
+    if (log && !this.interest.get(runId) && this.logs.get(runId) === log) this.logs.delete(runId);
     this.wake(runId);
   }
 
   async drop(runId: string): Promise<void> {
     this.logs.delete(runId);
+    this.tombstones.delete(runId);
     this.queue = this.queue.filter((q) => q.run !== runId);
     await this.flush().catch(() => undefined);
     await this.backend.dropLog(runId);
@@ -203,8 +223,12 @@ export class IdbRunEvents implements RunEventPort {
     let ended: number | undefined; // last seq, once an end message arrived
     let dropped = false;
     let flushedUpTo = -1;
+    let liveResumable: boolean | undefined;
     const tap = (m: EventMessage) => {
-      if (m.t === "ev") live.push(m.rec);
+      if (m.t === "ev") {
+        live.push(m.rec);
+        liveResumable = m.resumable;
+      }
       else if (m.t === "end") ended = m.last;
       else if (m.t === "drop") dropped = true;
       else if (m.t === "flushed") flushedUpTo = Math.max(flushedUpTo, m.upTo);
@@ -214,6 +238,7 @@ export class IdbRunEvents implements RunEventPort {
     taps.add(tap);
     this.dropped.delete(runId);
     let attached: LocalLog | undefined;
+    this.interest.set(runId, (this.interest.get(runId) ?? 0) + 1);
     try {
       let fromNow = after === undefined;
       let last = after ?? -1;
@@ -222,8 +247,12 @@ export class IdbRunEvents implements RunEventPort {
         last = local()!.next - 1;
         fromNow = false;
       }
-      let stored = fromNow && ifAbsent === "wait" ? undefined : await this.backend.getLog(runId);
-      if (ifAbsent === "end" && !local() && (stored === undefined || (fromNow && stored.ended))) return;
+      let stored = local() ? undefined : await this.backend.getLog(runId);
+      if (!local()) {
+        // Nothing more will come to a log that ended (or kept nothing); an absent one may be ended at once.
+        if (fromNow && (stored?.ended || this.tombstones.has(runId))) return;
+        if (ifAbsent === "end" && stored === undefined) return;
+      }
       let needRead = !fromNow;
       let readAfterEnd = false;
       while (!signal?.aborted) {
@@ -252,6 +281,7 @@ export class IdbRunEvents implements RunEventPort {
           continue;
         }
         if (fromNow) {
+          if (this.tombstones.has(runId)) return;
           if (live.length > 0) {
             last = live[0]!.seq - 1;
             fromNow = false;
@@ -261,6 +291,8 @@ export class IdbRunEvents implements RunEventPort {
           await this.wait(runId, signal);
           continue;
         }
+        // A log of this instance that ended and kept nothing.
+        if (!stored && this.tombstones.has(runId)) return;
         // Another tab's log, or one that ended: persisted events, then live ones.
         let progressed = false;
         while (live.length > 0 && live[0]!.seq <= last) live.shift();
@@ -272,7 +304,8 @@ export class IdbRunEvents implements RunEventPort {
           yield rec;
         }
         if (progressed) continue;
-        if (needRead && stored?.resumable !== false) {
+        const resumable = stored?.resumable ?? liveResumable;
+        if (needRead && resumable !== false) {
           needRead = false;
           for (const rec of await this.backend.readEvents(runId, last)) {
             if (signal?.aborted) return;
@@ -283,14 +316,14 @@ export class IdbRunEvents implements RunEventPort {
           stored = await this.backend.getLog(runId);
           continue; // messages may have arrived meanwhile
         }
-        if (live.length > 0 && stored?.resumable === false) {
+        if (live.length > 0 && resumable === false) {
           // Not retained: what was published before the first live event is gone.
           last = live[0]!.seq - 1;
           continue;
         }
         const end = ended ?? (stored?.ended ? stored.last : undefined);
         if (end !== undefined) {
-          if (last >= end || stored?.resumable === false || readAfterEnd) return;
+          if (last >= end || resumable === false || readAfterEnd) return;
           readAfterEnd = true;
           needRead = true;
           continue;
@@ -303,7 +336,14 @@ export class IdbRunEvents implements RunEventPort {
         }
       }
     } finally {
-      if (attached && --attached.readers === 0 && attached.ended && this.logs.get(runId) === attached) this.logs.delete(runId);
+      if (attached) attached.readers--;
+      const left = (this.interest.get(runId) ?? 1) - 1;
+      if (left > 0) this.interest.set(runId, left);
+      else {
+        this.interest.delete(runId);
+        const log = this.logs.get(runId);
+        if (log?.ended) this.logs.delete(runId);
+      }
       taps.delete(tap);
       if (taps.size === 0 && this.taps.get(runId) === taps) this.taps.delete(runId);
     }
