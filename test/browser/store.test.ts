@@ -109,13 +109,17 @@ describe("two tabs, two stores, one database", () => {
       await store.commit([{ op: "thread.put", thread: thread("t-race") }]);
     });
     for (let round = 0; round < 5; round++) {
+      // Both tabs read, then both commit based on their read at once.
+      const read = (page: Page) =>
+        page.evaluate(async () => {
+          const w = window as unknown as StoreWindow & { read?: unknown };
+          w.read = await w.store.getThread("t-race");
+        });
+      await Promise.all([read(a), read(b)]);
       const attempt = (page: Page, who: string) =>
         page.evaluate(
           async ([by, r]) => {
-            const { store, thread } = window as unknown as StoreWindow;
-            const read = (await store.getThread("t-race"))!;
-            // Both tabs read before either writes.
-            await new Promise((resolve) => setTimeout(resolve, 30));
+            const { store, thread, read } = window as unknown as StoreWindow & { read: import("../../src/types").ThreadRecord };
             try {
               await store.commit([{ op: "thread.put", thread: thread("t-race", { metadata: { by, r } }), expect: { sameAs: read } }]);
               return "won";
@@ -126,7 +130,9 @@ describe("two tabs, two stores, one database", () => {
           [who, round] as const,
         );
       const results = await Promise.all([attempt(a, "a"), attempt(b, "b")]);
-      expect(results.sort()).toEqual(["conflict", "won"]);
+      expect([...results].sort()).toEqual(["conflict", "won"]);
+      const winner = results[0] === "won" ? "a" : "b";
+      expect(await b.evaluate(async () => (await (window as unknown as StoreWindow).store.getThread("t-race"))?.metadata)).toEqual({ by: winner, r: round });
     }
     expect(browser.errors).toEqual([]);
   });
