@@ -196,6 +196,8 @@ interface Ctx {
   runRows: Map<string, RunRow | undefined>;
   /** The highest queue position in use. */
   lastQ?: number;
+  /** list id -> its length in the database, as this commit left it. */
+  listLen: Map<string, number>;
 }
 
 const rowKey = (thread: string, ns: string, id: string) => `${thread}\u0000${ns}\u0000${id}`;
@@ -360,15 +362,15 @@ class IndexedDbStore implements Store {
    * `n` undefined all of it (its length read from the database, as another tab may have
    * appended). The cache only saves reading items; the lookup holds what this call loaded.
    */
-  private async loadLists(tx: Tx, thread: string, needs: Map<string, number | undefined>): Promise<ListLookup> {
+  private async loadLists(tx: Tx, thread: string, needs: Map<string, number | undefined>, ctx?: Ctx): Promise<ListLookup> {
     const loaded = new Map<string, unknown[]>();
     const store = tx.objectStore("items");
     await Promise.all(
       [...needs].map(async ([l, n]) => {
-        let want = n;
+        let want = n ?? ctx?.listLen.get(l);
         if (want === undefined) {
-          const lastKey = await store.openKeyCursor(under(thread, l), "prev");
-          want = lastKey ? lastKey.key[2] + 1 : 0;
+          want = await this.listLength(tx, thread, l);
+          ctx?.listLen.set(l, want);
         }
         let items = this.lists.get(l) ?? [];
         if (items.length < want) {
@@ -382,6 +384,12 @@ class IndexedDbStore implements Store {
       }),
     );
     return (list) => loaded.get(list);
+  }
+
+  /** How many items the list log holds in the database. */
+  private async listLength(tx: Tx, thread: string, list: string): Promise<number> {
+    const lastKey = await tx.objectStore("items").openKeyCursor(under(thread, list), "prev");
+    return lastKey ? lastKey.key[2] + 1 : 0;
   }
 
   private base(tx: Tx, row: CpRow): Promise<CpRecord | undefined> {
@@ -487,7 +495,21 @@ class IndexedDbStore implements Store {
         const { thread_id, checkpoint_ns, checkpoint, parent_checkpoint_id } = op.checkpoint;
         const ns = checkpoint_ns ?? "";
         cps.set(rowKey(thread_id, ns, checkpoint.id), [thread_id, ns, checkpoint.id]);
-        if (parent_checkpoint_id !== null) cps.set(rowKey(thread_id, ns, parent_checkpoint_id), [thread_id, ns, parent_checkpoint_id]);
+        if (parent_checkpoint_id !== null) {
+          // The parent, then the lengths of its lists (an append needs them), in the same batch.
+          reads.push(
+            this.rowById(tx, thread_id, ns, parent_checkpoint_id, ctx).then(async (row) => {
+              if (!row) return;
+              const values = ((await this.recordOf(tx, row)).checkpoint as { channel_values: EncodedValues }).channel_values;
+              await Promise.all(
+                listRefs(values).map(async ({ l }) => {
+                  const len = await this.listLength(tx, thread_id, l);
+                  if (!ctx.listLen.has(l)) ctx.listLen.set(l, len);
+                }),
+              );
+            }),
+          );
+        }
         latest.set(`${thread_id}\u0000${ns}`, [thread_id, ns]);
       }
     }
@@ -526,6 +548,7 @@ class IndexedDbStore implements Store {
         latest: new Map(),
         threadRows: new Map(),
         runRows: new Map(),
+        listLen: new Map(),
       };
       /** Lists this commit appended to: their cached items are dropped if it fails. */
       const touched = new Set<string>();
@@ -617,6 +640,7 @@ class IndexedDbStore implements Store {
           ctx.dirty.delete(key);
         }
         ctx.threadRows.set(id, undefined);
+        ctx.listLen.clear();
         for (const [runId, run] of ctx.runRows) if (run?.thread_id === id) ctx.runRows.set(runId, undefined);
         for (const key of ctx.latest.keys()) if (key.startsWith(`${id}\u0000`)) ctx.latest.set(key, null);
         track(tx.objectStore("threads").delete(id));
@@ -826,7 +850,7 @@ class IndexedDbStore implements Store {
     const parentValues = parentRecord && (parentRecord.checkpoint as { channel_values: EncodedValues }).channel_values;
     // Appending needs each log's true length (another tab may have forked it): undefined = all.
     const needs = new Map<string, number | undefined>(parentValues ? listRefs(parentValues).map(({ l }) => [l, undefined]) : []);
-    const lookup = await this.loadLists(tx, thread, needs);
+    const lookup = await this.loadLists(tx, thread, needs, ctx);
     const { checkpoint: encoded, appends } = encodeCheckpoint(
       cp,
       parentValues && ({ checkpoint: { channel_values: parentValues } } as unknown as StoredCheckpoint),
@@ -847,6 +871,7 @@ class IndexedDbStore implements Store {
       if (at > 0) all.push(...kept);
       this.remember(list, all);
       lists.set(list, all);
+      ctx.listLen.set(list, all.length);
       kept.forEach((item, k) => track(items.put(item, [thread, list, at + k])));
       indexItems(appended, list, all, at);
     }
