@@ -88,8 +88,10 @@ function walkJson(v: unknown, at: number, max: number): void {
   }
   if (Array.isArray(v)) {
     for (let i = 0; i < v.length; i++) {
+      const x = v[i];
+      if (typeof x === "string" || typeof x === "boolean" || x === null || (typeof x === "number" && Number.isFinite(x))) continue;
       try {
-        walkJson(v[i], at + 1, max);
+        walkJson(x, at + 1, max);
       } catch (err) {
         if (err instanceof JsonProblem) {
           err.keys.push(i);
@@ -107,7 +109,7 @@ function walkJson(v: unknown, at: number, max: number): void {
   }
   for (const key in v as Record<string, unknown>) {
     const x = (v as Record<string, unknown>)[key];
-    if (x === undefined) continue;
+    if (x === undefined || typeof x === "string" || typeof x === "boolean" || x === null || (typeof x === "number" && Number.isFinite(x))) continue;
     try {
       walkJson(x, at + 1, max);
     } catch (err) {

@@ -35,7 +35,6 @@ import type {
   DocCollection,
   Lease,
   ListCheckpointsOptions,
-  PendingWrite,
   RunEventPort,
   RunQuery,
   Store,
@@ -120,7 +119,7 @@ function checkRecord(record: unknown, prev: object | undefined, where: string, s
   const before = prev as Record<string, unknown> | undefined;
   for (const key in record as Record<string, unknown>) {
     const v = (record as Record<string, unknown>)[key];
-    if (v === undefined || (before !== undefined && before[key] === v) || skip?.(key, v)) continue;
+    if (v === undefined || typeof v === "string" || (before !== undefined && before[key] === v) || skip?.(key, v)) continue;
     checkJson(v, where, 1, MAX_DEPTH, key);
   }
 }
@@ -363,8 +362,7 @@ export class MemoryData {
         }
         const cp = nc.list[at]!;
         const kept = cp.pending_writes.filter((w) => w[0] !== op.task_id);
-        const writes = op.writes.map((w) => (Object.isFrozen(w) ? w : (Object.freeze([...w]) as unknown as PendingWrite)));
-        nc.list[at] = Object.freeze({ ...cp, pending_writes: Object.freeze([...kept, ...writes]) });
+        nc.list[at] = Object.freeze({ ...cp, pending_writes: Object.freeze([...kept, ...op.writes]) });
         undo.push(() => {
           nc.list[at] = cp;
         });
@@ -507,15 +505,16 @@ export class MemoryData {
       }
     }
     const pending = Object.isFrozen(input.pending_writes) ? input.pending_writes : Object.freeze([...input.pending_writes]);
+    // The stored form with references is internal (reads hand out materialized copies): not frozen.
     const checkpoint = packed
-      ? Object.freeze({
+      ? {
           v: cp.v,
           id: cp.id,
           ts: cp.ts,
-          channel_values: Object.freeze(packed),
+          channel_values: packed,
           channel_versions: cp.channel_versions,
           versions_seen: cp.versions_seen,
-        })
+        }
       : cp;
     const stored: StoredCheckpoint = Object.freeze({
       thread_id: threadId,
