@@ -728,7 +728,12 @@ class IndexedDbStore implements Store {
             b = Math.random();
             base = rest;
             track(tx.objectStore("bases").put(rest, [thread_id, RUNS, b]));
+            this.runBases.delete(thread_id);
             this.runBases.set(thread_id, b);
+            for (const old of this.runBases.keys()) {
+              if (this.runBases.size <= 4096) break;
+              this.runBases.delete(old);
+            }
           }
         }
         const stored: RunRow = { run_id, thread_id, assistant_id, status, created_at, q, b, r: diffLeaves(rest, base ?? {}) as unknown as Record<string, unknown> };
