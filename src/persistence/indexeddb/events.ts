@@ -20,7 +20,9 @@ export type EventMessage =
   | { t: "open"; run: string }
   | { t: "end"; run: string; last: number }
   | { t: "drop"; run: string }
-  | { t: "flushed"; run: string; upTo: number };
+  | { t: "flushed"; run: string; upTo: number }
+  /** A reader in another tab follows the run (`on`) or stopped (`off`): events go on the channel only while one does. */
+  | { t: "want"; run: string; reader: string; on: boolean };
 
 /** What the port needs of the store: persistence and the channel. */
 export interface EventBackend {
@@ -68,12 +70,27 @@ export class IdbRunEvents implements RunEventPort {
   private interest = new Map<string, number>();
   /** Runs whose non-resumable log ended here: a later read ends at once. */
   private tombstones = new Set<string>();
+  /** Readers in other tabs per run: only their runs' events are posted (a post clones the event). */
+  private wanted = new Map<string, Set<string>>();
+  private readerIds = 0;
+  private readonly instance = Math.random().toString(36).slice(2);
 
   constructor(private backend: EventBackend) {}
 
   /** Starts listening to other tabs (called when the store opens). */
   attach(): void {
     this.unlisten ??= this.backend.listen((m) => {
+      if (m.t === "want") {
+        let set = this.wanted.get(m.run);
+        if (m.on) {
+          if (!set) this.wanted.set(m.run, (set = new Set()));
+          set.add(m.reader);
+        } else if (set) {
+          set.delete(m.reader);
+          if (set.size === 0) this.wanted.delete(m.run);
+        }
+        return;
+      }
       for (const tap of this.taps.get(m.run) ?? []) tap(m);
       this.wake(m.run);
     });
@@ -129,7 +146,7 @@ export class IdbRunEvents implements RunEventPort {
     if (log.ended) throw new Error(`agentdock indexeddb: run ${runId} published an event after its log ended`);
     const rec: RunEventRecord = { seq: log.next++, event, data };
     log.events.push(rec);
-    this.backend.post({ t: "ev", run: runId, rec, resumable: log.resumable });
+    if (this.wanted.has(runId)) this.backend.post({ t: "ev", run: runId, rec, resumable: log.resumable });
     if (log.resumable) {
       this.queue.push({ run: runId, rec });
       this.schedule();
@@ -183,6 +200,7 @@ export class IdbRunEvents implements RunEventPort {
       await this.backend.putLog(runId, { resumable: true, ended: true, last });
     }
     this.backend.post({ t: "end", run: runId, last });
+    this.wanted.delete(runId);
     // Readers of this instance still draining it keep it; later ones read what is persisted, or,
     // for a log that kept nothing, end at once.
     if (log && !log.resumable) {
@@ -224,7 +242,15 @@ export class IdbRunEvents implements RunEventPort {
     let dropped = false;
     let flushedUpTo = -1;
     let liveResumable: boolean | undefined;
+    const readerId = `${this.instance}:${this.readerIds++}`;
+    let announced = false;
+    /** Tells the other tabs this reader follows the run (again after an `open`: a tab may have opened since). */
+    const announce = () => {
+      announced = true;
+      this.backend.post({ t: "want", run: runId, reader: readerId, on: true });
+    };
     const tap = (m: EventMessage) => {
+      if (m.t === "open" && announced) announce();
       if (m.t === "ev") {
         live.push(m.rec);
         liveResumable = m.resumable;
@@ -247,6 +273,7 @@ export class IdbRunEvents implements RunEventPort {
         last = local()!.next - 1;
         fromNow = false;
       }
+      if (!local()) announce();
       let stored = local() ? undefined : await this.backend.getLog(runId);
       if (!local()) {
         // Nothing more will come to a log that ended (or kept nothing); an absent one may be ended at once.
@@ -336,6 +363,7 @@ export class IdbRunEvents implements RunEventPort {
         }
       }
     } finally {
+      if (announced) this.backend.post({ t: "want", run: runId, reader: readerId, on: false });
       if (attached) attached.readers--;
       const left = (this.interest.get(runId) ?? 1) - 1;
       if (left > 0) this.interest.set(runId, left);
