@@ -52,11 +52,12 @@ export function runsApi(core: Core, caller: Caller, control: RunControl): RunsAp
 
   /** Admits a run, reports it, and claims it when it can start here now. */
   async function start(t: string | null, a: string, p: RunOptions, what: string, runId?: string): Promise<RunRecord> {
-    const { run, previousStatus } = await admitRun(core, caller, t, a, p, what, runId);
+    const { run, claimed, previousStatus } = await admitRun(core, caller, t, a, p, what, runId);
     core.emit({ type: "run.created", run: publicRun(run) });
     if (previousStatus !== "busy") core.emit({ type: "thread.status", thread_id: run.thread_id, status: "busy", previous: previousStatus ?? "idle" });
     notifyCreated(p, run);
-    await executor.claim(run.thread_id);
+    if (claimed) await executor.startClaimed(claimed);
+    else await executor.claim(run.thread_id);
     return run;
   }
 

@@ -64,7 +64,7 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Runt
   await ensureDefaultAssistants(core);
   const executor = new Executor(core);
   const control = new RunControl(core, executor);
-  executor.start();
+  executor.listen();
   const upload = createUploadApi({ store, ids: core.ids, clock });
 
   const bind = (caller: Caller): RuntimeClient => ({
