@@ -140,7 +140,7 @@ export class Executor {
   /** Starts a run its admission claimed for this runtime (no cancel can be waiting for it yet). */
   async startClaimed(run: RunRecord): Promise<void> {
     if (this.closed) return; // the lease lapses; another runtime ends it
-    await this.execute(run, false);
+    await this.execute(run, false).catch((err) => console.error("agentdock: starting run", run.run_id, "failed", err));
   }
 
   private later(ms: number, fn: () => void): void {

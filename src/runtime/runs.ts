@@ -56,7 +56,9 @@ export function runsApi(core: Core, caller: Caller, control: RunControl): RunsAp
     core.emit({ type: "run.created", run: publicRun(run) });
     if (previousStatus !== "busy") core.emit({ type: "thread.status", thread_id: run.thread_id, status: "busy", previous: previousStatus ?? "idle" });
     notifyCreated(p, run);
-    if (claimed) await executor.startClaimed(claimed);
+    // A run claimed by its admission starts here; `startClaimed` registers it as executing here
+    // before its first await, so the caller may stream or wait on it at once.
+    if (claimed) void executor.startClaimed(claimed);
     else await executor.claim(run.thread_id);
     return run;
   }
