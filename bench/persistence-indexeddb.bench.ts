@@ -41,6 +41,25 @@ async function chromium(): Promise<void> {
       `import { echoRate } from "./bench/echo-workload.ts";
 import { memoryStore } from "./src/persistence/memory.ts";
 import { indexedDbStore } from "./src/persistence/indexeddb/index.ts";
+import { createRuntime, StateGraph, START, END, messagesState } from "./src/index.ts";
+const echo = new StateGraph(messagesState)
+  .addNode("echo", (s) => ({ messages: [{ type: "ai", content: "You said: " + String(s.messages.at(-1).content) }] }))
+  .addEdge(START, "echo")
+  .addEdge("echo", END)
+  .compile();
+/** Echo runs per second through the runtime (runs.wait), 20 threads, after 20 warm-up runs. */
+async function runtimeRate(store) {
+  const runtime = await createRuntime({ graphs: { echo }, store });
+  const threads = [];
+  for (let i = 0; i < 20; i++) threads.push((await runtime.threads.create()).thread_id);
+  const turn = (i) => runtime.runs.wait(threads[i % 20], "echo", { input: { messages: [{ type: "human", content: "Turn " + i }] } });
+  for (let i = 0; i < 20; i++) await turn(i);
+  const t0 = performance.now();
+  for (let i = 0; i < 200; i++) await turn(i);
+  const rate = 200 / ((performance.now() - t0) / 1000);
+  await runtime.close();
+  return rate;
+}
 (async () => {
   const out = {};
   for (let round = 0; round < 3; round++) {
@@ -49,6 +68,8 @@ import { indexedDbStore } from "./src/persistence/indexeddb/index.ts";
     await store.open();
     out["indexeddb" + round] = await echoRate(store);
     await store.close();
+    out["rtmemory" + round] = await runtimeRate(memoryStore());
+    out["rtindexeddb" + round] = await runtimeRate(indexedDbStore("bench-rt-" + round));
   }
   window.__bench = out;
 })().catch((e) => { window.__bench = { error: String(e && e.stack || e) }; });
@@ -65,6 +86,13 @@ import { indexedDbStore } from "./src/persistence/indexeddb/index.ts";
     const idb = best("indexeddb");
     console.log(`memory (Chromium): ${fmt(mem, 0)} runs/s (store level, echo run traffic; best of 3)`);
     console.log(`indexeddb (Chromium): ${fmt(idb, 0)} runs/s (${fmt(idb / mem, 2)}x memory; rounds ${[0, 1, 2].map((r) => fmt(out[`indexeddb${r}`]! / out[`memory${r}`]!, 2)).join(", ")})`);
+    const rtMem = best("rtmemory");
+    const rtIdb = best("rtindexeddb");
+    console.log(`memory (Chromium, through the runtime): ${fmt(rtMem, 0)} echo runs/s (runs.wait; best of 3)`);
+    console.log(
+      `indexeddb (Chromium, through the runtime): ${fmt(rtIdb, 0)} echo runs/s (${fmt(rtIdb / rtMem, 2)}x memory, target >= 0.25; rounds ` +
+        `${[0, 1, 2].map((r) => fmt(out[`rtindexeddb${r}`]! / out[`rtmemory${r}`]!, 2)).join(", ")})`,
+    );
   } finally {
     await browser.close();
     await server.close();
