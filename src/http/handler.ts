@@ -668,6 +668,12 @@ function decodeSegment(segment: string): string {
   }
 }
 
+/** `graphId.fooBar` -> `graph_id.fooBar`: the first segment of a problem path in its wire name. */
+function snakePath(path: string): string {
+  const [head = "", ...rest] = path.split(".");
+  return [head.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), ...rest].join(".");
+}
+
 /** Request headers as the auth hook receives them: lower-case names (auth.md, AuthRequest). */
 function lowerCaseHeaders(headers: Headers): Record<string, string> {
   const out: Record<string, string> = {};
@@ -684,7 +690,15 @@ export function errorResponse(err: unknown, report?: (err: unknown) => void): Re
   if (err instanceof HttpError) return json({ detail: err.message }, err.status, new Headers(err.headers));
   if (AgentdockError.is(err) && Object.hasOwn(STATUS, err.code)) {
     const body: Record<string, unknown> = { detail: err.message };
-    if (err.problems) body.problems = err.problems;
+    if (err.problems) {
+      // Field names as the HTTP caller wrote them: the runtime validates the SDK's camelCase
+      // options, the wire has their snake_case names (graphId -> graph_id).
+      const renamed = err.problems.map((p) => ({ ...p, path: snakePath(p.path) }));
+      let detail = err.message;
+      for (const [i, p] of err.problems.entries()) if (p.path !== renamed[i]!.path) detail = detail.split(`${p.path}:`).join(`${renamed[i]!.path}:`);
+      body.detail = detail;
+      body.problems = renamed;
+    }
     // An auth handler's HTTPException (the cause) may carry headers such as WWW-Authenticate.
     const headers = new Headers();
     const extra = (err.cause as { headers?: unknown } | undefined)?.headers;

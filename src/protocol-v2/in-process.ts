@@ -115,8 +115,14 @@ export class InProcessTransport {
 
   async open(): Promise<void> {}
 
-  async send(command: ProtocolCommand): Promise<CommandSuccess | CommandError> {
-    return dispatchCommand({ registry: this.registry, threadId: this.bound(), client: await this.caller() }, command);
+  /**
+   * Takes any command shape (the SDK's `Command` types its `params` per method, without an index
+   * signature); `dispatchCommand` validates the params of each method itself.
+   */
+  async send(command: { id: number; method: string; params?: object }): Promise<CommandSuccess | CommandError> {
+    const { params, ...rest } = command;
+    const parsed: ProtocolCommand = { ...rest, ...(params !== undefined ? { params: { ...params } } : {}) };
+    return dispatchCommand({ registry: this.registry, threadId: this.bound(), client: await this.caller() }, parsed);
   }
 
   /** The shared event channel of socket transports; unused here (events come from openEventStream). */
