@@ -118,41 +118,9 @@ export function unchain(stored: ReadonlyArray<unknown>): Array<Entry | null> {
   });
 }
 
-/** The list items each list must hold for `resolveItems` (list id -> count). */
-export function itemNeeds(value: unknown, needs = new Map<string, number>()): Map<string, number> {
-  if (Array.isArray(value)) {
-    for (const v of value) itemNeeds(v, needs);
-  } else if (isPlainObject(value)) {
-    const marker = isMarker(value);
-    const ref = marker ? (value[REF] as [string, number] | undefined) : undefined;
-    if (ref) needs.set(ref[0], Math.max(needs.get(ref[0]) ?? 0, ref[1] + 1));
-    else for (const v of Object.values(marker ? (value[ESC] as object) : value)) itemNeeds(v, needs);
-  }
-  return needs;
-}
+// Schema 2 used the same item references as schema 3's rows (the same markers).
+export { itemNeeds, resolveItems } from "./rows.js";
 
-/** Replaces item references by the items (the lists of `itemNeeds` must be loaded). */
-export function resolveItems(value: unknown, lists: ListLookup): unknown {
-  if (Array.isArray(value)) return value.map((v) => resolveItems(v, lists));
-  if (!isPlainObject(value)) return value;
-  let obj = value;
-  if (isMarker(value)) {
-    const ref = value[REF] as [string, number] | undefined;
-    if (ref) {
-      const items = lists(ref[0]);
-      if (!items || items.length <= ref[1]) {
-        throw new Error(`agentdock indexeddb: item ${ref[1]} of list ${ref[0]} is missing (corrupt store)`);
-      }
-      return items[ref[1]];
-    }
-    obj = value[ESC] as Record<string, unknown>;
-  }
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(obj)) setOwn(out, k, resolveItems(v, lists));
-  return out;
-}
-
-/** A chunk of list items as stored. */
 export const encodeChunk = (items: readonly unknown[]): unknown => JSON.parse(stringifyShared(items));
 export const decodeChunk = (stored: unknown): unknown[] => decodeShared<unknown[]>(stored);
 
