@@ -17,17 +17,18 @@ import type { Core } from "./core.js";
 import { LostRace, commitIf, retryLostRaces } from "./races.js";
 import {
   IN_FLIGHT,
-  readyThread,
-  runsReady,
   PROCESS_STOPPED,
   errorInfo,
   finalValues,
   graphIdOf,
+  interruptsOf,
   projectThread,
   publicRun,
+  readyThread,
+  runsReady,
   sendWebhook,
-  withoutExecution,
   threadKey,
+  withoutExecution,
 } from "./outcome.js";
 import type { CancelAction, RunResult } from "./types.js";
 
@@ -63,10 +64,11 @@ export class Executor {
   /** Starts listening for queued runs and sweeping expired leases. */
   listen(): void {
     const { store } = this.core;
-    this.unsubscribe.push(store.subscribe("runs", (payload) => {
-        const threadId = readyThread(this.core, payload);
-        if (threadId) this.poke(threadId);
-      }));
+    const ready = (payload: string | undefined) => {
+      const threadId = readyThread(this.core, payload);
+      if (threadId) this.poke(threadId);
+    };
+    this.unsubscribe.push(store.subscribe("runs", ready));
     this.sweeper = setInterval(() => void this.sweep(), Math.max(10, this.core.leaseMs / 2));
     (this.sweeper as { unref?: () => void }).unref?.();
     void this.sweep();
@@ -330,13 +332,11 @@ export class Executor {
           }
           queued = (await store.countRuns({ thread_id: threadId, status: IN_FLIGHT })) > 1;
           if (thread) {
-            const graphId = graphIdOf(thread) ?? run.execution!.graph_id;
+            const graph = core.graphs.get(graphIdOf(thread) ?? "") ?? core.graph(run.execution!.graph_id);
             // A run that finished without pausing needs no snapshot: its result has the values.
             const state =
-              done?.status === "done" && !local.cancel
-                ? { values: done.values, next: [] as string[], tasks: [] }
-                : await core.graph(core.graphs.has(graphId) ? graphId : run.execution!.graph_id).getState(store, threadId);
-            result = error ? { __error__: error } : finalValues(state.values, Object.values(projectThread(thread, state, { cancelled: false, queued: false, wroteState: false, now }).interrupts).flat());
+              done?.status === "done" && !local.cancel ? { values: done.values, next: [] as string[], tasks: [] } : await graph.getState(store, threadId);
+            result = error ? { __error__: error } : finalValues(state.values, Object.values(interruptsOf(state)).flat());
             if (run.execution?.temporary) {
               ops.push({ op: "thread.delete", thread_id: threadId });
             } else {
@@ -358,12 +358,9 @@ export class Executor {
       console.error("agentdock: recording the outcome of run", runId, "failed", err);
       result = { __error__: errorInfo(err) };
     }
-    if (local.cancel === "rollback" || run.execution?.temporary) {
-      await store.events.end(runId);
-      await store.events.drop(runId);
-    } else {
-      await store.events.end(runId);
-    }
+    // Readers drain what was published; a rolled-back run's events go with it.
+    await store.events.end(runId);
+    if (local.cancel === "rollback") await store.events.drop(runId);
     this.local.delete(runId);
     local.resolve(result);
     core.emit(error ? { type: "run.finished", run: publicRun(final), error } : { type: "run.finished", run: publicRun(final) });
