@@ -13,7 +13,7 @@ import type { AssistantRecord, Config, Metadata, MultitaskStrategy, RunRecord, T
 import type { Caller, Core } from "./core.js";
 import { LostRace, commitIf, retryLostRaces } from "./races.js";
 import { IN_FLIGHT, threadKey, withoutExecution } from "./outcome.js";
-import type { schemas } from "./schemas.js";
+import { checkpointIdOf, type schemas } from "./schemas.js";
 import type { StreamMode } from "./types.js";
 
 export type RunOptions = ReturnType<typeof schemas.run.parse>;
@@ -223,7 +223,7 @@ export async function admitRun(
     stream_mode: asModes(p.streamMode),
     interrupt_before: p.interruptBefore ?? null,
     interrupt_after: p.interruptAfter ?? null,
-    checkpoint_id: p.checkpointId ?? p.checkpoint?.checkpoint_id ?? null,
+    checkpoint_id: p.checkpointId ?? checkpointIdOf(p.checkpoint) ?? null,
     webhook: p.webhook ?? null,
     feedback_keys: p.feedbackKeys ?? null,
     subgraphs: p.streamSubgraphs ?? false,
@@ -247,7 +247,7 @@ export async function admitRun(
   const { assistant, graph, input, breakpoints } = await checkRun(core, caller, threadIdArg, assistantIdArg, p, what);
   const threadId = threadIdArg ?? core.ids.uuid();
   const temporary = threadIdArg === null && (p.onCompletion ?? "delete") !== "keep" && p.onCompletion !== "continue";
-  const checkpointId = p.checkpointId ?? p.checkpoint?.checkpoint_id ?? undefined;
+  const checkpointId = p.checkpointId ?? checkpointIdOf(p.checkpoint);
   const user = core.auth ? await caller.user() : undefined;
 
   // One admission per thread at a time in this runtime (no self-inflicted retries); across

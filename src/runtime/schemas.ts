@@ -42,6 +42,26 @@ const checkpointSelector = z.object({
   checkpoint_ns: z.optional(z.string()),
   checkpoint_map: z.nullish(record),
 });
+/**
+ * A checkpoint named as callers name one (D27): its id, a checkpoint object
+ * (`{checkpoint_id, checkpoint_ns?, thread_id?}`; no id = the latest) or a config holding one
+ * (`{configurable: {checkpoint_id}}`). Anything else is refused, never ignored: an object that
+ * is neither (`{}`, `{id: ...}`) would otherwise silently mean "the latest".
+ */
+const checkpointRef = z.union([
+  z.string().check(z.minLength(1)),
+  z.object({ configurable: z.object({ checkpoint_id: z.string(), checkpoint_ns: z.optional(z.string()) }) }),
+  checkpointSelector.check(
+    z.refine((o) => ["checkpoint_id", "thread_id", "checkpoint_ns"].some((k) => k in o), "a checkpoint is named by its id, {checkpoint_id} or {configurable: {checkpoint_id}}"),
+  ),
+]);
+/** The checkpoint id a parsed `checkpointRef` names; undefined for "the latest". */
+export function checkpointIdOf(ref: z.infer<typeof checkpointRef> | undefined): string | undefined {
+  if (ref === undefined) return undefined;
+  if (typeof ref === "string") return ref;
+  if ("configurable" in ref) return ref.configurable.checkpoint_id;
+  return ref.checkpoint_id ?? undefined;
+}
 const ttl = z.optional(z.union([z.number(), z.object({ ttl: z.number(), strategy: z.optional(z.literal("delete")) })]));
 const send = z.object({ node: z.string(), input: z.unknown() });
 const command = z.object({
@@ -134,19 +154,19 @@ export const schemas = {
     signal,
   }),
   threadCount: z.object({ metadata, values: z.optional(record), status: z.optional(threadStatus), signal }),
-  checkpointArg: z.optional(z.union([z.string(), checkpointSelector])),
+  checkpointArg: z.optional(checkpointRef),
   getStateOptions: z.object({ subgraphs: bool, signal }),
   updateState: z.object({
     values: z.unknown(),
-    checkpoint: z.optional(checkpointSelector),
+    checkpoint: z.optional(checkpointRef),
     checkpointId: z.optional(z.string()),
     asNode: z.optional(z.string()),
     signal,
   }),
   history: z.object({
     limit: z.optional(int.check(z.minimum(1), z.maximum(1000))),
-    before: z.optional(z.union([z.string(), config])),
-    checkpoint: z.optional(checkpointSelector),
+    before: z.optional(checkpointRef),
+    checkpoint: z.optional(checkpointRef),
     metadata,
     signal,
   }),
@@ -158,7 +178,7 @@ export const schemas = {
     config: z.optional(config),
     context: z.optional(z.unknown()),
     checkpointId: z.optional(z.string()),
-    checkpoint: z.optional(checkpointSelector),
+    checkpoint: z.optional(checkpointRef),
     interruptBefore: breakpoints,
     interruptAfter: breakpoints,
     multitaskStrategy: z.optional(z.enum(["reject", "interrupt", "rollback", "enqueue"])),

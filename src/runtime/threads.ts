@@ -10,7 +10,7 @@ import type { RunControl } from "./control.js";
 import { type Caller, type Core, pick } from "./core.js";
 import { LostRace, commitIf, retryLostRaces } from "./races.js";
 import { graphIdOf, interruptsOf, runsReady, threadKey } from "./outcome.js";
-import { parse, schemas } from "./schemas.js";
+import { checkpointIdOf, parse, schemas } from "./schemas.js";
 import type { Thread, ThreadsApi, ThreadState } from "./types.js";
 
 const EMPTY_STATE: ThreadState = Object.freeze({
@@ -245,7 +245,7 @@ export function threadsApi(core: Core, caller: Caller, control: RunControl): Thr
     const cp = parse(schemas.checkpointArg, checkpoint, `threads.getState(${id})`);
     parse(schemas.getStateOptions, options ?? {}, `threads.getState(${id})`);
     const thread = await readable(id);
-    const checkpointId = typeof cp === "string" ? cp : (cp?.checkpoint_id ?? undefined);
+    const checkpointId = checkpointIdOf(cp);
     const graph = graphOfThread(core, thread);
     if (!graph) {
       await core.requireCheckpoint(id, checkpointId);
@@ -263,7 +263,7 @@ export function threadsApi(core: Core, caller: Caller, control: RunControl): Thr
     const initial = await core.visibleThread(id, undefined);
     const graph = graphOfThread(core, initial);
     if (!graph) throw invalidInput(`agentdock: thread ${id} has no graph id; run it or create it with graphId first.`);
-    const checkpointId = p.checkpointId ?? p.checkpoint?.checkpoint_id ?? undefined;
+    const checkpointId = p.checkpointId ?? checkpointIdOf(p.checkpoint);
     await core.requireCheckpoint(id, checkpointId);
     if ((await control.inFlight(id)) > 0) throw busy();
     // Holding the thread's lease keeps every runtime from starting a run while the state changes.
@@ -304,8 +304,8 @@ export function threadsApi(core: Core, caller: Caller, control: RunControl): Thr
     const id = parse(schemas.id, threadId, "threads.getHistory");
     const p = parse(schemas.history, options ?? {}, `threads.getHistory(${id})`);
     const thread = await readable(id);
-    const before = typeof p.before === "string" ? p.before : p.before?.configurable?.checkpoint_id;
-    const checkpointId = p.checkpoint?.checkpoint_id ?? undefined;
+    const before = checkpointIdOf(p.before);
+    const checkpointId = checkpointIdOf(p.checkpoint);
     // `before` naming an unknown checkpoint is a mistake, not an empty history (as getState at
     // one); the engine refuses an unknown `checkpoint` itself.
     await core.requireCheckpoint(id, typeof before === "string" ? before : undefined);

@@ -320,6 +320,25 @@ export function runtimeContract(
         await expectCode(c.threads.getHistory(t.thread_id, { checkpoint: { checkpoint_id: UNKNOWN } }), "not_found");
       });
 
+      it("names a checkpoint by id, checkpoint object or config wherever one is named; anything else is refused (D27)", async () => {
+        const t = await c.threads.create();
+        await c.runs.wait(t.thread_id, "chain", { input: {} });
+        const all = await c.threads.getHistory(t.thread_id, { limit: 100 });
+        const id = all[1]!.checkpoint.checkpoint_id!;
+        const steps = (h: Array<{ metadata: unknown }>) => h.map((s) => v(s.metadata).step);
+        // `before` in all three forms pages the same way (a pager that passes the object no longer loops).
+        for (const before of [id, { checkpoint_id: id }, { thread_id: t.thread_id, checkpoint_ns: "", checkpoint_id: id }, { configurable: { checkpoint_id: id } }]) {
+          expect(steps(await c.threads.getHistory(t.thread_id, { limit: 2, before: before as never }))).toEqual([all[2]!.metadata!.step, all[3]!.metadata!.step]);
+        }
+        for (const checkpoint of [id, { checkpoint_id: id }, { configurable: { checkpoint_id: id } }]) {
+          expect(v(await c.threads.getState(t.thread_id, checkpoint as never)).checkpoint.checkpoint_id).toBe(id);
+        }
+        for (const bad of [{}, { id }, 42, { configurable: {} }]) {
+          await expectCode(c.threads.getHistory(t.thread_id, { before: bad as never }), "invalid_input");
+          await expectCode(c.threads.getState(t.thread_id, bad as never), "invalid_input");
+        }
+      });
+
       it("updates state as a node, refuses while busy and rejects unknown nodes", async () => {
         const t = await c.threads.create();
         await c.runs.wait(t.thread_id, "chain", { input: {}, interruptBefore: ["c"] });
