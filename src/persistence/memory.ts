@@ -1,44 +1,198 @@
 /**
  * The memory store: everything in Maps, nothing persisted. The default store of `createRuntime`
- * and the reference implementation of the `Store` contract. Records are frozen (shallowly) when
- * stored and returned as they are, so reads cost no copies; callers never mutate them.
+ * and the reference implementation of the `Store` contract. Several runtimes over one instance
+ * act as one service (D20): the run queue, leases, cancel requests and run events live here.
+ *
+ * Records are frozen when stored and returned as they are, so reads cost no copies; callers
+ * never mutate them. Every op's new data is checked to be JSON (`checkJson`) before anything is
+ * applied, expectations are judged op by op against the state the earlier ops left, and a
+ * failing op undoes the ones before it: a commit is all or nothing.
+ *
+ * Checkpoint values are opaque JSON, but long growing arrays (a chat's messages) are stored
+ * compactly: a top-level channel value that extends the same channel's array in the parent
+ * checkpoint is kept as a reference `{log, n}` into an append-only log, so consecutive
+ * checkpoints share their common prefix and a checkpoint costs memory for its new items only.
+ * Reads materialize `log.slice(0, n)` (frozen); the last reads of each namespace are cached.
  */
-import { contains } from "../json.js";
+import { conflict, invalidInput, notFound } from "../errors.js";
+import { checkJson, contains, jsonEqual } from "../json.js";
+import type { AssistantRecord, AssistantVersionRecord, RunRecord, RunStatus, ThreadRecord } from "../types.js";
+import { MemoryRunEvents } from "./memory-events.js";
+import {
+  matchesAssistant,
+  matchesRun,
+  matchesThread,
+  queryAssistants,
+  queryAssistantVersions,
+  queryRuns,
+  queryThreads,
+} from "./query.js";
 import type {
-  AssistantRecord,
-  AssistantVersionRecord,
-  RunRecord,
-  ThreadRecord,
-} from "../types.js";
-import type {
+  AssistantQuery,
+  AssistantVersionQuery,
+  CancelRequest,
+  CheckpointKey,
   DocCollection,
+  Lease,
   ListCheckpointsOptions,
+  PendingWrite,
+  RunEventPort,
+  RunQuery,
   Store,
   StoredCheckpoint,
   StoredDoc,
+  ThreadExpectation,
+  ThreadQuery,
   WriteOp,
 } from "./types.js";
 
-interface ThreadCheckpoints {
-  /** In put order; the last is the latest. */
+// ---------------------------------------------------------------------------------------------
+// Shared array prefixes.
+
+/** A stored channel value: the first `n` items of an append-only log shared with other checkpoints. */
+class ArrayRef {
+  constructor(
+    readonly log: unknown[],
+    readonly n: number,
+  ) {}
+}
+
+const sameItem = (a: unknown, b: unknown) => a === b || jsonEqual(a, b);
+
+/**
+ * The stored form of `value` (a channel value of a checkpoint whose parent stored `parent` for
+ * the same channel), and an undo for any append to a shared log.
+ */
+function pack(value: unknown, parent: unknown, undo: Array<() => void>): unknown {
+  if (!Array.isArray(value) || value.length === 0) return value;
+  if (parent instanceof ArrayRef) {
+    const { log, n } = parent;
+    if (value.length < n) return value;
+    for (let i = 0; i < n; i++) if (!sameItem(value[i], log[i])) return value;
+    // The value extends the parent's items; does it also agree with what the log holds after them?
+    const common = Math.min(value.length, log.length);
+    let i = n;
+    while (i < common && sameItem(value[i], log[i])) i++;
+    if (i === common) {
+      if (value.length > log.length) {
+        const before = log.length;
+        for (let k = before; k < value.length; k++) log.push(value[k]);
+        undo.push(() => {
+          log.length = before;
+        });
+      }
+      return new ArrayRef(log, value.length);
+    }
+    // A fork whose items differ from the log: a new log.
+    return new ArrayRef(value.slice(), value.length);
+  }
+  if (Array.isArray(parent) && value.length > parent.length && parent.length > 0) {
+    for (let i = 0; i < parent.length; i++) if (!sameItem(value[i], parent[i])) return value;
+    return new ArrayRef(value.slice(), value.length);
+  }
+  return value;
+}
+
+function hasRefs(values: Record<string, unknown>): boolean {
+  for (const key in values) if (values[key] instanceof ArrayRef) return true;
+  return false;
+}
+
+function unpackValues(values: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(values)) {
+    const v = values[key];
+    out[key] = v instanceof ArrayRef ? Object.freeze(v.log.slice(0, v.n)) : v;
+  }
+  return Object.freeze(out);
+}
+
+/** A checkpoint is ready to hand out as the engine gave it when everything read back is frozen. */
+function frozenValues(values: Record<string, unknown>): boolean {
+  if (!Object.isFrozen(values)) return false;
+  for (const key in values) {
+    const v = values[key];
+    if (typeof v === "object" && v !== null && !Object.isFrozen(v)) return false;
+  }
+  return true;
+}
+
+interface NamespaceCheckpoints {
+  /** Stored forms in put order; the last is the latest. */
   list: StoredCheckpoint[];
   /** checkpoint id -> index in `list`. */
   index: Map<string, number>;
+  /** The last reads, newest first (at most `READ_CACHE`). */
+  cache: CachedRead[];
 }
 
-/** State of a memory store; exported for stores that keep a memory image of their data. */
+/** A stored checkpoint with shared arrays, materialized: `checkpoint` for `packed`, and the last record handed out. */
+interface CachedRead {
+  packed: StoredCheckpoint["checkpoint"];
+  checkpoint: StoredCheckpoint["checkpoint"];
+  stored?: StoredCheckpoint;
+  read?: StoredCheckpoint;
+}
+
+const READ_CACHE = 2;
+
+const ACTIVE: ReadonlySet<RunStatus> = new Set<RunStatus>(["pending", "running"]);
+
+interface RunEntry {
+  run: RunRecord;
+  /** Position in the queue: the order the store first accepted the run. */
+  seq: number;
+}
+
+const describeOp = (op: WriteOp): string => {
+  switch (op.op) {
+    case "thread.put":
+      return `thread.put of thread ${op.thread.thread_id}`;
+    case "thread.delete":
+      return `thread.delete of thread ${op.thread_id}`;
+    case "run.put":
+      return `run.put of run ${op.run.run_id}`;
+    case "run.delete":
+      return `run.delete of run ${op.run_id}`;
+    case "lease.put":
+      return `lease.put of lease ${op.lease.key}`;
+    default:
+      return op.op;
+  }
+};
+
+/**
+ * The state of a memory store, with the one way to change it (`apply`). Exported for stores
+ * that keep a memory image of their data (the JSON-file store replays its log into it).
+ */
 export class MemoryData {
   assistants = new Map<string, AssistantRecord>();
+  /** Assistant id -> versions ascending. */
   versions = new Map<string, AssistantVersionRecord[]>();
   threads = new Map<string, ThreadRecord>();
-  checkpoints = new Map<string, ThreadCheckpoints>();
-  runs = new Map<string, RunRecord>();
-  runsByThread = new Map<string, Set<string>>();
+  /** Thread id -> namespace -> checkpoints. */
+  checkpoints = new Map<string, Map<string, NamespaceCheckpoints>>();
+  /** Every run in queue order. */
+  runs = new Map<string, RunEntry>();
+  /** Thread id -> its runs in queue order. */
+  runsByThread = new Map<string, Map<string, RunEntry>>();
+  /** Runs whose status is pending or running. */
+  activeRuns = new Map<string, RunEntry>();
+  cancels = new Map<string, CancelRequest>();
+  leases = new Map<string, Lease>();
   docs = new Map<DocCollection, Map<string, StoredDoc>>();
 
+  private nextRunSeq = 0;
+  private nextRevision = 0;
+  /** Stored thread record -> its revision (for `sameAs`). */
+  private readonly revisions = new WeakMap<object, number>();
+  /** Set while undoing: run maps must be put back in queue order. */
+  private runOrderDirty = false;
+
   /**
-   * Applies ops in order. If one throws, the ones already applied are undone, so the data is
-   * as before the call (all or nothing).
+   * Applies ops in order, all or nothing: it checks each op's data and expectation before
+   * applying it, and if one throws (`invalid_input`, `conflict`, `not_found`), the ones already
+   * applied are undone and the data is as before the call. `notify` ops change nothing here.
    */
   apply(ops: readonly WriteOp[]): void {
     const undo: Array<() => void> = [];
@@ -46,28 +200,56 @@ export class MemoryData {
       for (const op of ops) this.applyOne(op, undo);
     } catch (err) {
       for (let i = undo.length - 1; i >= 0; i--) undo[i]!();
+      if (this.runOrderDirty) this.reorderRuns();
       throw err;
     }
+  }
+
+  /** True when `read` is the thread's current record (the same revision). */
+  isCurrent(threadId: string, read: object): boolean {
+    const current = this.threads.get(threadId);
+    if (!current) return false;
+    const a = this.revisions.get(read);
+    return a !== undefined && a === this.revisions.get(current);
   }
 
   private setIn<K, V>(map: Map<K, V>, key: K, value: V | undefined, undo: Array<() => void>) {
     const had = map.has(key);
     const prev = map.get(key);
-    if (value === undefined) map.delete(key);
-    else map.set(key, value);
+    if (value === undefined) {
+      if (!had) return;
+      map.delete(key);
+    } else map.set(key, value);
     undo.push(() => (had ? map.set(key, prev as V) : map.delete(key)));
+  }
+
+  private checkThread(op: WriteOp, threadId: string, expect: ThreadExpectation | undefined): void {
+    if (!expect) return;
+    const t = this.threads.get(threadId);
+    if (expect.exists !== undefined && expect.exists !== (t !== undefined)) {
+      throw conflict(`${describeOp(op)}: expected the thread ${expect.exists ? "to exist" : "not to exist"}`);
+    }
+    if (expect.status && (!t || !expect.status.includes(t.status))) {
+      throw conflict(`${describeOp(op)}: expected status ${expect.status.join(" or ")}, found ${t ? t.status : "no thread"}`);
+    }
+    if (expect.sameAs && !this.isCurrent(threadId, expect.sameAs)) {
+      throw conflict(`${describeOp(op)}: the thread changed since it was read`);
+    }
   }
 
   private applyOne(op: WriteOp, undo: Array<() => void>): void {
     switch (op.op) {
-      case "assistant.put":
+      case "assistant.put": {
+        checkJson(op.assistant, "assistant");
         this.setIn(this.assistants, op.assistant.assistant_id, Object.freeze({ ...op.assistant }), undo);
         return;
+      }
       case "assistant.delete":
         this.setIn(this.assistants, op.assistant_id, undefined, undo);
         this.setIn(this.versions, op.assistant_id, undefined, undo);
         return;
       case "assistant_version.put": {
+        checkJson(op.version, "assistant version");
         const id = op.version.assistant_id;
         const list = (this.versions.get(id) ?? []).filter((v) => v.version !== op.version.version);
         list.push(Object.freeze({ ...op.version }));
@@ -75,90 +257,143 @@ export class MemoryData {
         this.setIn(this.versions, id, list, undo);
         return;
       }
-      case "thread.put":
-        this.setIn(this.threads, op.thread.thread_id, Object.freeze({ ...op.thread }), undo);
+      case "thread.put": {
+        checkJson(op.thread, "thread");
+        const id = op.thread.thread_id;
+        this.checkThread(op, id, op.expect);
+        const record = Object.freeze({ ...op.thread });
+        this.revisions.set(record, ++this.nextRevision);
+        this.setIn(this.threads, id, record, undo);
         return;
+      }
       case "thread.delete": {
         const id = op.thread_id;
+        this.checkThread(op, id, op.expect);
         this.setIn(this.threads, id, undefined, undo);
         this.setIn(this.checkpoints, id, undefined, undo);
-        for (const runId of this.runsByThread.get(id) ?? []) this.setIn(this.runs, runId, undefined, undo);
-        this.setIn(this.runsByThread, id, undefined, undo);
+        const runs = this.runsByThread.get(id);
+        if (runs) {
+          for (const runId of runs.keys()) {
+            this.setIn(this.runs, runId, undefined, undo);
+            this.setIn(this.activeRuns, runId, undefined, undo);
+            this.setIn(this.cancels, runId, undefined, undo);
+          }
+          this.setIn(this.runsByThread, id, undefined, undo);
+          undo.push(() => (this.runOrderDirty = true));
+        }
+        for (const [runId, req] of this.cancels) if (req.thread_id === id) this.setIn(this.cancels, runId, undefined, undo);
         return;
       }
-      case "checkpoint.put": {
-        const cp = Object.freeze({ ...op.checkpoint });
-        const id = cp.checkpoint.id;
-        const tc = this.checkpoints.get(cp.thread_id);
-        if (!tc) {
-          this.setIn(this.checkpoints, cp.thread_id, { list: [cp], index: new Map([[id, 0]]) }, undo);
-          return;
-        }
-        const at = tc.index.get(id);
-        if (at === undefined) {
-          // The hot path: append in place, undone by popping.
-          tc.index.set(id, tc.list.length);
-          tc.list.push(cp);
-          undo.push(() => {
-            tc.list.pop();
-            tc.index.delete(id);
-          });
-        } else {
-          const old = tc.list[at]!;
-          tc.list[at] = cp;
-          undo.push(() => {
-            tc.list[at] = old;
-          });
-        }
+      case "checkpoint.put":
+        checkJson(op.checkpoint, "checkpoint");
+        this.putCheckpoint(op.checkpoint, undo);
         return;
-      }
       case "checkpoint.delete": {
-        const prev = this.checkpoints.get(op.thread_id);
-        if (!prev) return;
+        const spaces = this.checkpoints.get(op.thread_id);
+        const ns = op.checkpoint_ns ?? "";
+        const prev = spaces?.get(ns);
+        if (!spaces || !prev) return;
         const drop = new Set(op.checkpoint_ids);
         const list = prev.list.filter((c) => !drop.has(c.checkpoint.id));
+        if (list.length === prev.list.length) return;
         const index = new Map(list.map((c, i) => [c.checkpoint.id, i]));
-        this.setIn(this.checkpoints, op.thread_id, { list, index }, undo);
+        this.setIn(spaces, ns, list.length > 0 ? { list, index, cache: [] } : undefined, undo);
         return;
       }
       case "writes.put": {
-        const tc = this.checkpoints.get(op.thread_id);
-        const at = tc?.index.get(op.checkpoint_id);
-        if (!tc || at === undefined) {
-          throw new Error(`agentdock store: writes for unknown checkpoint ${op.checkpoint_id} of thread ${op.thread_id}`);
+        checkJson(op.writes, "writes");
+        const ns = op.checkpoint_ns ?? "";
+        const nc = this.checkpoints.get(op.thread_id)?.get(ns);
+        const at = nc?.index.get(op.checkpoint_id);
+        if (!nc || at === undefined) {
+          throw notFound(`writes for checkpoint ${op.checkpoint_id} (namespace "${ns}") of thread ${op.thread_id}: no such checkpoint`);
         }
-        const cp = tc.list[at]!;
+        const cp = nc.list[at]!;
         const kept = cp.pending_writes.filter((w) => w[0] !== op.task_id);
-        const updated = Object.freeze({ ...cp, pending_writes: Object.freeze([...kept, ...op.writes]) });
-        tc.list[at] = updated;
+        const writes = op.writes.map((w) => (Object.isFrozen(w) ? w : (Object.freeze([...w]) as unknown as PendingWrite)));
+        nc.list[at] = Object.freeze({ ...cp, pending_writes: Object.freeze([...kept, ...writes]) });
         undo.push(() => {
-          tc.list[at] = cp;
+          nc.list[at] = cp;
         });
         return;
       }
       case "run.put": {
-        const run = Object.freeze({ ...op.run });
-        this.setIn(this.runs, run.run_id, run, undo);
-        const set = this.runsByThread.get(run.thread_id);
-        if (set) {
-          if (!set.has(run.run_id)) {
-            set.add(run.run_id);
-            undo.push(() => set.delete(run.run_id));
+        checkJson(op.run, "run");
+        const id = op.run.run_id;
+        const had = this.runs.get(id);
+        if (op.expect) {
+          if (op.expect.exists !== undefined && op.expect.exists !== (had !== undefined)) {
+            throw conflict(`${describeOp(op)}: expected the run ${op.expect.exists ? "to exist" : "not to exist"}`);
           }
-        } else {
-          this.setIn(this.runsByThread, run.thread_id, new Set([run.run_id]), undo);
+          if (op.expect.status && (!had || !op.expect.status.includes(had.run.status))) {
+            throw conflict(`${describeOp(op)}: expected status ${op.expect.status.join(" or ")}, found ${had ? had.run.status : "no run"}`);
+          }
         }
+        const run = Object.freeze({ ...op.run });
+        if (had && had.run.thread_id !== run.thread_id) {
+          throw invalidInput(`${describeOp(op)}: a run cannot move from thread ${had.run.thread_id} to ${run.thread_id}`);
+        }
+        const entry: RunEntry = { run, seq: had ? had.seq : this.nextRunSeq++ };
+        this.setIn(this.runs, id, entry, undo);
+        let byThread = this.runsByThread.get(run.thread_id);
+        if (!byThread) {
+          byThread = new Map();
+          this.setIn(this.runsByThread, run.thread_id, byThread, undo);
+        }
+        this.setIn(byThread, id, entry, undo);
+        this.setIn(this.activeRuns, id, ACTIVE.has(run.status) ? entry : undefined, undo);
         return;
       }
       case "run.delete": {
-        const run = this.runs.get(op.run_id);
-        if (!run) return;
+        const had = this.runs.get(op.run_id);
+        if (op.expect) {
+          if (op.expect.exists !== undefined && op.expect.exists !== (had !== undefined)) {
+            throw conflict(`${describeOp(op)}: expected the run ${op.expect.exists ? "to exist" : "not to exist"}`);
+          }
+          if (op.expect.status && (!had || !op.expect.status.includes(had.run.status))) {
+            throw conflict(`${describeOp(op)}: expected status ${op.expect.status.join(" or ")}, found ${had ? had.run.status : "no run"}`);
+          }
+        }
+        this.setIn(this.cancels, op.run_id, undefined, undo);
+        if (!had) return;
         this.setIn(this.runs, op.run_id, undefined, undo);
-        const set = this.runsByThread.get(run.thread_id);
-        if (set?.delete(op.run_id)) undo.push(() => set.add(op.run_id));
+        this.setIn(this.activeRuns, op.run_id, undefined, undo);
+        const byThread = this.runsByThread.get(had.run.thread_id);
+        if (byThread) {
+          this.setIn(byThread, op.run_id, undefined, undo);
+          if (byThread.size === 0) this.setIn(this.runsByThread, had.run.thread_id, undefined, undo);
+        }
+        undo.push(() => (this.runOrderDirty = true));
+        return;
+      }
+      case "cancel.put":
+        checkJson(op.request, "cancel request");
+        this.setIn(this.cancels, op.request.run_id, Object.freeze({ ...op.request }), undo);
+        return;
+      case "lease.put": {
+        checkJson(op.lease, "lease");
+        const { key, owner } = op.lease;
+        if (op.expect) {
+          const cur = this.leases.get(key);
+          const live = cur !== undefined && cur.expires_at >= op.expect.now;
+          const ok = op.expect.state === "free" ? !live : live && cur.owner === owner;
+          if (!ok) {
+            throw conflict(
+              `${describeOp(op)}: expected it ${op.expect.state === "free" ? "free" : `held by ${owner}`}, ` +
+                (live ? `held by ${cur.owner} until ${cur.expires_at}` : "it is free"),
+            );
+          }
+        }
+        this.setIn(this.leases, key, Object.freeze({ ...op.lease }), undo);
+        return;
+      }
+      case "lease.delete": {
+        const cur = this.leases.get(op.key);
+        if (cur && (op.owner === undefined || cur.owner === op.owner)) this.setIn(this.leases, op.key, undefined, undo);
         return;
       }
       case "doc.put": {
+        checkJson(op.doc, "doc");
         let coll = this.docs.get(op.collection);
         if (!coll) {
           coll = new Map();
@@ -172,42 +407,208 @@ export class MemoryData {
         if (coll) this.setIn(coll, op.id, undefined, undo);
         return;
       }
+      case "notify":
+        if (typeof op.topic !== "string" || (op.payload !== undefined && typeof op.payload !== "string")) {
+          throw invalidInput("notify: topic and payload must be strings");
+        }
+        return;
       default: {
         const never: never = op;
-        throw new Error(`agentdock store: unknown write op ${JSON.stringify(never)}`);
+        throw invalidInput(`agentdock store: unknown write op ${JSON.stringify((never as { op?: unknown }).op)}`);
       }
     }
   }
 
+  private putCheckpoint(input: StoredCheckpoint, undo: Array<() => void>): void {
+    const threadId = input.thread_id;
+    const ns = input.checkpoint_ns ?? "";
+    let spaces = this.checkpoints.get(threadId);
+    if (!spaces) {
+      spaces = new Map();
+      this.setIn(this.checkpoints, threadId, spaces, undo);
+    }
+    let nc = spaces.get(ns);
+    if (!nc) {
+      nc = { list: [], index: new Map(), cache: [] };
+      this.setIn(spaces, ns, nc, undo);
+    }
+    const id = input.checkpoint.id;
+    const parentAt = input.parent_checkpoint_id === null ? undefined : nc.index.get(input.parent_checkpoint_id);
+    const parentValues = parentAt === undefined ? undefined : nc.list[parentAt]!.checkpoint.channel_values;
+
+    // The stored form: arrays that extend the parent's become references into shared logs.
+    const values = input.checkpoint.channel_values;
+    let packed: Record<string, unknown> | undefined;
+    for (const key of Object.keys(values)) {
+      const v = values[key];
+      if (!Array.isArray(v)) continue;
+      const p = pack(v, parentValues?.[key], undo);
+      if (p !== v || !Object.isFrozen(v)) {
+        packed ??= { ...values };
+        packed[key] = p === v ? Object.freeze(v.slice()) : p;
+      }
+    }
+    const pending = Object.isFrozen(input.pending_writes) ? input.pending_writes : Object.freeze([...input.pending_writes]);
+    const checkpoint = packed ? Object.freeze({ ...input.checkpoint, channel_values: Object.freeze(packed) }) : input.checkpoint;
+    const stored: StoredCheckpoint = Object.freeze({ ...input, checkpoint_ns: ns, checkpoint, pending_writes: pending });
+
+    const at = nc.index.get(id);
+    if (at === undefined) {
+      // The hot path: append in place, undone by popping.
+      const list = nc.list;
+      nc.index.set(id, list.length);
+      list.push(stored);
+      undo.push(() => {
+        list.pop();
+        nc.index.delete(id);
+      });
+    } else {
+      const list = nc.list;
+      const old = list[at]!;
+      list[at] = stored;
+      undo.push(() => {
+        list[at] = old;
+      });
+    }
+    // What the engine handed in reads back as is when it is frozen (it is, from the engine).
+    if (packed && frozenValues(values) && Object.isFrozen(input.checkpoint)) {
+      const target = nc;
+      const before = target.cache;
+      target.cache = [{ packed: checkpoint, checkpoint: input.checkpoint }, ...before.slice(0, READ_CACHE - 1)];
+      undo.push(() => {
+        target.cache = before;
+      });
+    }
+  }
+
+  /** The checkpoint as handed out: stored form with its shared arrays materialized. */
+  private materialize(nc: NamespaceCheckpoints, stored: StoredCheckpoint): StoredCheckpoint {
+    const values = stored.checkpoint.channel_values;
+    if (!hasRefs(values)) return stored;
+    let hit = nc.cache.find((c) => c.packed === stored.checkpoint);
+    if (!hit) {
+      hit = { packed: stored.checkpoint, checkpoint: Object.freeze({ ...stored.checkpoint, channel_values: unpackValues(values) }) };
+      nc.cache = [hit, ...nc.cache.slice(0, READ_CACHE - 1)];
+    }
+    if (hit.stored !== stored) {
+      hit.stored = stored;
+      hit.read = Object.freeze({ ...stored, checkpoint: hit.checkpoint });
+    }
+    return hit.read!;
+  }
+
+  private reorderRuns(): void {
+    this.runOrderDirty = false;
+    const bySeq = (m: Map<string, RunEntry>) => new Map([...m].sort((a, b) => a[1].seq - b[1].seq));
+    this.runs = bySeq(this.runs);
+    this.activeRuns = bySeq(this.activeRuns);
+    for (const [t, m] of this.runsByThread) this.runsByThread.set(t, bySeq(m));
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Reads.
+
+  getCheckpoint(key: CheckpointKey): StoredCheckpoint | undefined {
+    const nc = this.checkpoints.get(key.thread_id)?.get(key.checkpoint_ns ?? "");
+    if (!nc) return undefined;
+    const at = key.checkpoint_id === undefined ? nc.list.length - 1 : nc.index.get(key.checkpoint_id);
+    if (at === undefined || at < 0) return undefined;
+    return this.materialize(nc, nc.list[at]!);
+  }
+
   listCheckpoints(threadId: string, options: ListCheckpointsOptions = {}): StoredCheckpoint[] {
-    const tc = this.checkpoints.get(threadId);
-    if (!tc) return [];
-    let start = tc.list.length - 1;
+    const nc = this.checkpoints.get(threadId)?.get(options.checkpoint_ns ?? "");
+    if (!nc) return [];
+    let start = nc.list.length - 1;
     if (options.before !== undefined) {
-      const at = tc.index.get(options.before);
+      const at = nc.index.get(options.before);
       start = at === undefined ? -1 : at - 1;
     }
     const limit = options.limit ?? Infinity;
     const out: StoredCheckpoint[] = [];
     for (let i = start; i >= 0 && out.length < limit; i--) {
-      const cp = tc.list[i]!;
+      const cp = nc.list[i]!;
       if (options.filter && !contains(cp.metadata, options.filter)) continue;
-      out.push(cp);
+      out.push(this.materialize(nc, cp));
     }
     return out;
   }
 
-  getCheckpoint(threadId: string, checkpointId?: string): StoredCheckpoint | undefined {
-    const tc = this.checkpoints.get(threadId);
-    if (!tc) return undefined;
-    if (checkpointId === undefined) return tc.list[tc.list.length - 1];
-    const at = tc.index.get(checkpointId);
-    return at === undefined ? undefined : tc.list[at];
+  listCheckpointNamespaces(threadId: string): string[] {
+    const spaces = this.checkpoints.get(threadId);
+    if (!spaces) return [];
+    const out: string[] = [];
+    for (const [ns, nc] of spaces) if (ns !== "" && nc.list.length > 0) out.push(ns);
+    out.sort();
+    if ((spaces.get("")?.list.length ?? 0) > 0) out.unshift("");
+    return out;
   }
 
-  listRuns(threadId?: string): RunRecord[] {
-    if (threadId === undefined) return [...this.runs.values()];
-    return [...(this.runsByThread.get(threadId) ?? [])].map((id) => this.runs.get(id)!);
+  /** Candidate runs for a query, in queue order, from the narrowest index that answers it. */
+  private runCandidates(q: RunQuery): Iterable<RunEntry> {
+    if (q.thread_id !== undefined) return this.runsByThread.get(q.thread_id)?.values() ?? [];
+    const statuses = q.status === undefined ? undefined : typeof q.status === "string" ? [q.status] : q.status;
+    if (statuses && statuses.every((s) => ACTIVE.has(s))) {
+      const list = [...this.activeRuns.values()];
+      return list.sort((a, b) => a.seq - b.seq);
+    }
+    return this.runs.values();
+  }
+
+  queryRuns(q: RunQuery): RunRecord[] {
+    return queryRuns(mapIter(this.runCandidates(q), (e) => e.run), q);
+  }
+
+  countRuns(q: RunQuery): number {
+    let n = 0;
+    for (const e of this.runCandidates(q)) if (matchesRun(e.run, q)) n++;
+    return n;
+  }
+
+  /** Threads a query can match, from the ids when it names them. */
+  private threadCandidates(q: ThreadQuery): Iterable<ThreadRecord> {
+    if (q.ids && q.ids.length > 0) {
+      const out: ThreadRecord[] = [];
+      for (const id of new Set(q.ids)) {
+        const t = this.threads.get(id);
+        if (t) out.push(t);
+      }
+      return out;
+    }
+    return this.threads.values();
+  }
+
+  queryThreads(q: ThreadQuery): ThreadRecord[] {
+    return queryThreads(this.threadCandidates(q), q);
+  }
+
+  countThreads(q: ThreadQuery): number {
+    let n = 0;
+    for (const t of this.threadCandidates(q)) if (matchesThread(t, q)) n++;
+    return n;
+  }
+
+  queryAssistants(q: AssistantQuery): AssistantRecord[] {
+    return queryAssistants(this.assistants.values(), q);
+  }
+
+  countAssistants(q: AssistantQuery): number {
+    let n = 0;
+    for (const a of this.assistants.values()) if (matchesAssistant(a, q)) n++;
+    return n;
+  }
+
+  queryAssistantVersions(q: AssistantVersionQuery): AssistantVersionRecord[] {
+    return queryAssistantVersions(this.versions.get(q.assistant_id) ?? [], q);
+  }
+
+  expiredLeases(prefix: string, now: number, limit = Infinity): Lease[] {
+    const out: Lease[] = [];
+    for (const [key, lease] of this.leases) {
+      if (out.length >= limit) break;
+      if (lease.expires_at < now && key.startsWith(prefix)) out.push(lease);
+    }
+    return out;
   }
 
   listDocs(collection: DocCollection, parent?: string): StoredDoc[] {
@@ -216,45 +617,109 @@ export class MemoryData {
   }
 }
 
+function* mapIter<T, U>(items: Iterable<T>, f: (t: T) => U): Iterable<U> {
+  for (const t of items) yield f(t);
+}
+
 /** A `Store` over a `MemoryData`; other stores can reuse it for their in-memory image. */
 export class MemoryStore implements Store {
   readonly kind: string = "memory";
   readonly capabilities = { persistent: false, shared: false };
+  readonly events: RunEventPort;
   protected data = new MemoryData();
+  private readonly listeners = new Map<string, Set<(payload: string | undefined) => void>>();
+
+  constructor(options: { events?: RunEventPort } = {}) {
+    this.events = options.events ?? new MemoryRunEvents();
+  }
 
   async open(): Promise<void> {}
   async close(): Promise<void> {}
 
   async commit(ops: readonly WriteOp[]): Promise<void> {
     this.data.apply(ops);
+    this.deliver(ops);
+  }
+
+  /** Delivers the `notify` ops of a committed commit to this instance's listeners, each in a microtask. */
+  protected deliver(ops: readonly WriteOp[]): void {
+    if (this.listeners.size === 0) return;
+    for (const op of ops) {
+      if (op.op !== "notify") continue;
+      const set = this.listeners.get(op.topic);
+      if (!set) continue;
+      for (const listener of set) {
+        queueMicrotask(() => {
+          if (!set.has(listener)) return;
+          try {
+            listener(op.payload);
+          } catch (err) {
+            console.error(`agentdock: a listener of "${op.topic}" threw`, err);
+          }
+        });
+      }
+    }
+  }
+
+  subscribe(topic: string, listener: (payload: string | undefined) => void): () => void {
+    let set = this.listeners.get(topic);
+    if (!set) this.listeners.set(topic, (set = new Set()));
+    // Wrapped, so one function subscribed twice is two subscriptions.
+    const entry = (payload: string | undefined) => listener(payload);
+    set.add(entry);
+    return () => {
+      set.delete(entry);
+      if (set.size === 0 && this.listeners.get(topic) === set) this.listeners.delete(topic);
+    };
   }
 
   async getAssistant(id: string) {
     return this.data.assistants.get(id);
   }
-  async listAssistants() {
-    return [...this.data.assistants.values()];
+  async queryAssistants(query: AssistantQuery) {
+    return this.data.queryAssistants(query);
   }
-  async listAssistantVersions(id: string) {
-    return [...(this.data.versions.get(id) ?? [])];
+  async countAssistants(query: AssistantQuery) {
+    return this.data.countAssistants(query);
+  }
+  async queryAssistantVersions(query: AssistantVersionQuery) {
+    return this.data.queryAssistantVersions(query);
   }
   async getThread(id: string) {
     return this.data.threads.get(id);
   }
-  async listThreads() {
-    return [...this.data.threads.values()];
+  async queryThreads(query: ThreadQuery) {
+    return this.data.queryThreads(query);
   }
-  async getCheckpoint(threadId: string, checkpointId?: string) {
-    return this.data.getCheckpoint(threadId, checkpointId);
+  async countThreads(query: ThreadQuery) {
+    return this.data.countThreads(query);
+  }
+  async getCheckpoint(key: CheckpointKey) {
+    return this.data.getCheckpoint(key);
   }
   async listCheckpoints(threadId: string, options?: ListCheckpointsOptions) {
     return this.data.listCheckpoints(threadId, options);
   }
-  async getRun(id: string) {
-    return this.data.runs.get(id);
+  async listCheckpointNamespaces(threadId: string) {
+    return this.data.listCheckpointNamespaces(threadId);
   }
-  async listRuns(threadId?: string) {
-    return this.data.listRuns(threadId);
+  async getRun(id: string) {
+    return this.data.runs.get(id)?.run;
+  }
+  async queryRuns(query: RunQuery) {
+    return this.data.queryRuns(query);
+  }
+  async countRuns(query: RunQuery) {
+    return this.data.countRuns(query);
+  }
+  async getCancelRequest(runId: string) {
+    return this.data.cancels.get(runId);
+  }
+  async getLease(key: string) {
+    return this.data.leases.get(key);
+  }
+  async expiredLeases(prefix: string, now: number, limit?: number) {
+    return this.data.expiredLeases(prefix, now, limit);
   }
   async getDoc<T>(collection: DocCollection, id: string) {
     return this.data.docs.get(collection)?.get(id) as StoredDoc<T> | undefined;
