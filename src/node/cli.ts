@@ -1,11 +1,11 @@
 /**
  * The `agentdock` command:
- *   agentdock serve --config graph.json [--store memory|json:<dir>] [--port 2024] [--host 127.0.0.1]
+ *   agentdock serve --config graph.json [--store memory|json:<dir>|postgres://user@host:port/db] [--port 2024] [--host 127.0.0.1]
  */
 import { parseArgs } from "node:util";
-import { serveConfig } from "./config.js";
+import { redact, serveConfig } from "./config.js";
 
-const USAGE = "usage: agentdock serve --config graph.json [--store memory|json:<dir>] [--port 2024] [--host 127.0.0.1] [--heartbeat-ms 5000] [--api-key KEY]\n  --api-key (or AGENTDOCK_API_KEY): x-api-key required by the experiment upload endpoints";
+const USAGE = "usage: agentdock serve --config graph.json [--store memory|json:<dir>|postgres://user@host:port/db] [--port 2024] [--host 127.0.0.1] [--heartbeat-ms 5000] [--api-key KEY]\n  --api-key (or AGENTDOCK_API_KEY): x-api-key required by the experiment upload endpoints";
 
 async function main(argv: string[]): Promise<void> {
   const { positionals, values } = parseArgs({
@@ -46,7 +46,7 @@ async function main(argv: string[]): Promise<void> {
     );
   }
   const moved = server.port !== port && port !== 0 ? ` (port ${port} was in use)` : "";
-  console.log(`agentdock: serving graphs ${server.graphIds.join(", ")} on ${server.url}${moved} (store: ${values.store})`);
+  console.log(`agentdock: serving graphs ${server.graphIds.join(", ")} on ${server.url}${moved} (store: ${redact(values.store)})`);
   const stop = async () => {
     console.log("agentdock: shutting down");
     await server.close();

@@ -47,7 +47,7 @@ export interface PostgresStoreOptions {
   connectionString?: string;
   /** A `pg` Pool to use (not ended by `close`). One of its connections is held for LISTEN. */
   pool?: Pool;
-  /** The schema holding agentdock's tables. Default `agentdock`. */
+  /** The schema holding agentdock's tables (or `?schema=` in the URL). Default `agentdock`. */
   schema?: string;
   /** Size of the pool created from `connectionString`. Default 10. */
   max?: number;
@@ -940,5 +940,13 @@ export class PostgresStore implements Store {
  * `postgresStore({ pool })`. Several processes on one database act as one service.
  */
 export function postgresStore(options: PostgresStoreOptions | string): PostgresStore {
-  return new PostgresStore(typeof options === "string" ? { connectionString: options } : options);
+  const opts = typeof options === "string" ? { connectionString: options } : { ...options };
+  // `?schema=name` in the URL chooses the schema (the driver would ignore it).
+  if (opts.connectionString && /[?&]schema=/.test(opts.connectionString)) {
+    const url = new URL(opts.connectionString);
+    opts.schema ??= url.searchParams.get("schema") ?? undefined;
+    url.searchParams.delete("schema");
+    opts.connectionString = url.toString();
+  }
+  return new PostgresStore(opts);
 }
