@@ -48,44 +48,12 @@ export interface TaskWrites {
   writes: readonly Write[];
 }
 
-// ---------------------------------------------------------------------------------------------
-// Chunked lists. A long array in a reducer channel is stored as `{ $chunks: [[...], [...]] }` with
-// fixed-size chunks, so consecutive checkpoints share every chunk but the last by reference and a
-// checkpoint costs memory for its new items only (engine.md 7.1). Reads flatten it again.
-
-const CHUNK = 64;
-interface Chunked {
-  $chunks: readonly (readonly unknown[])[];
-}
-const isChunked = (v: unknown): v is Chunked =>
-  typeof v === "object" && v !== null && !Array.isArray(v) && Array.isArray((v as Chunked).$chunks) && Object.keys(v).length === 1;
-
-function decode(v: unknown): unknown {
-  if (!isChunked(v)) return v;
-  return Object.freeze(([] as unknown[]).concat(...v.$chunks));
-}
-
-function encode(prev: unknown, next: unknown): unknown {
-  if (!Array.isArray(next) || next.length <= CHUNK) return next;
-  const old = isChunked(prev) ? prev.$chunks : [];
-  const chunks: (readonly unknown[])[] = [];
-  for (let start = 0, c = 0; start < next.length; start += CHUNK, c++) {
-    const end = Math.min(start + CHUNK, next.length);
-    const was = old[c];
-    let same = was !== undefined && was.length === end - start;
-    for (let i = start; same && i < end; i++) same = was![i - start] === next[i];
-    chunks.push(same ? was! : Object.freeze(next.slice(start, end)));
-  }
-  return { $chunks: chunks };
-}
-
 /** The state values of a checkpoint: every non-empty state key, frozen. */
 export function readValues(def: GraphDef, cp: Checkpoint): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const key of def.stateKeys) {
     if (!(key in cp.channel_values)) continue;
-    const value = cp.channel_values[key];
-    out[key] = def.channels.get(key)!.kind === "reduce" ? decode(value) : value;
+    out[key] = cp.channel_values[key];
   }
   return Object.freeze(out);
 }
@@ -93,7 +61,7 @@ export function readValues(def: GraphDef, cp: Checkpoint): Record<string, unknow
 /** A new thread's first checkpoint base: defaults filled in, no versions. */
 export function emptyCheckpoint(def: GraphDef): Checkpoint {
   const values: Record<string, unknown> = {};
-  for (const [key, make] of def.defaults) values[key] = encode(undefined, make());
+  for (const [key, make] of def.defaults) values[key] = make();
   return freeze({ v: 1, id: "", ts: "", channel_values: values, channel_versions: {}, versions_seen: {} }, true);
 }
 
@@ -171,8 +139,7 @@ export function applyWrites(
     for (const [ch, values] of grouped) {
       const cdef = def.channels.get(ch)!;
       const base = updated.has(ch) ? undefined : cp.channel_values[ch];
-      if (cdef.kind === "reduce") draft.channel_values[ch] = encode(base, updateChannel(ch, cdef, decode(base), values));
-      else draft.channel_values[ch] = updateChannel(ch, cdef, base, values);
+      draft.channel_values[ch] = updateChannel(ch, cdef, base, values);
       updated.add(ch);
     }
     if (opts.step) {

@@ -127,7 +127,7 @@ export async function validateInput(graph: CompiledStateGraph, input: unknown, s
   const parsed = parseInput(graph, input, { uuid: () => NULL_TASK_ID });
   if (!state) return;
   const { store, threadId, checkpointId } = state;
-  const saved = await store.getCheckpoint(threadId, checkpointId);
+  const saved = await store.getCheckpoint({ thread_id: threadId, checkpoint_ns: "", checkpoint_id: checkpointId });
   if (checkpointId !== undefined && !saved) {
     throw invalidInput(`Checkpoint ${checkpointId} not found in thread ${threadId}. Pass one of the thread's checkpoint ids, or none to start from the latest.`, [
       { path: "checkpoint_id", message: "unknown checkpoint" },
@@ -159,7 +159,7 @@ export async function execute(graph: CompiledStateGraph, o: ExecuteOptions): Pro
   const after = breakpoints.interruptAfter ?? graph.interruptAfter;
   const parsed = parseInput(graph, o.input, ids);
 
-  let saved: StoredCheckpoint | undefined = await store.getCheckpoint(threadId, o.checkpointId);
+  let saved: StoredCheckpoint | undefined = await store.getCheckpoint({ thread_id: threadId, checkpoint_ns: "", checkpoint_id: o.checkpointId });
   if (o.checkpointId !== undefined && !saved) throw notFound(`Checkpoint ${o.checkpointId} not found in thread ${threadId}.`);
   let cp: Checkpoint = saved?.checkpoint ?? emptyCheckpoint(def);
   let pending: PendingWrite[] = saved ? [...saved.pending_writes] : [];
@@ -380,7 +380,7 @@ export async function execute(graph: CompiledStateGraph, o: ExecuteOptions): Pro
       if (failed) throw failed.error;
       emit("updates", { __interrupt__: interrupts });
       emit("values", { __interrupt__: interrupts });
-      const snap = snapshotOf(graph, threadId, (await store.getCheckpoint(threadId, checkpointId))!, true);
+      const snap = snapshotOf(graph, threadId, (await store.getCheckpoint({ thread_id: threadId, checkpoint_ns: "", checkpoint_id: checkpointId }))!, true);
       return { status: "interrupted", values: { ...snap.values, __interrupt__: snap.interrupts }, interrupts: snap.interrupts, checkpointId: cp.id };
     }
 

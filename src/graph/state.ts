@@ -117,7 +117,7 @@ export function checkpointPayload(graph: CompiledStateGraph, threadId: string, s
 }
 
 export async function getState(graph: CompiledStateGraph, store: CheckpointStore, threadId: string, options: { checkpointId?: string } = {}): Promise<StateSnapshot> {
-  const saved = await store.getCheckpoint(threadId, options.checkpointId);
+  const saved = await store.getCheckpoint({ thread_id: threadId, checkpoint_ns: "", checkpoint_id: options.checkpointId });
   if (!saved) {
     if (options.checkpointId !== undefined) throw notFound(`Checkpoint ${options.checkpointId} not found in thread ${threadId}.`);
     return EMPTY_SNAPSHOT();
@@ -131,14 +131,14 @@ export async function getHistory(graph: CompiledStateGraph, store: CheckpointSto
   let before = options.before;
   const list: StoredCheckpoint[] = [];
   if (checkpointId !== undefined && before === undefined) {
-    const first = await store.getCheckpoint(threadId, checkpointId);
+    const first = await store.getCheckpoint({ thread_id: threadId, checkpoint_ns: "", checkpoint_id: checkpointId });
     if (!first) throw notFound(`Checkpoint ${checkpointId} not found in thread ${threadId}.`);
     if (!filter || contains(first.metadata, filter)) list.push(first);
     before = checkpointId;
   }
   const rest = limit === undefined ? undefined : limit - list.length;
   if (rest !== 0) {
-    list.push(...(await store.listCheckpoints(threadId, { ...(rest !== undefined ? { limit: rest } : {}), ...(before !== undefined ? { before } : {}), ...(filter ? { filter } : {}) })));
+    list.push(...(await store.listCheckpoints(threadId, { checkpoint_ns: "", ...(rest !== undefined ? { limit: rest } : {}), ...(before !== undefined ? { before } : {}), ...(filter ? { filter } : {}) })));
   }
   return list.map((saved) => snapshotOf(graph, threadId, saved, false));
 }
@@ -158,7 +158,7 @@ export async function bulkUpdateState(
   const { def } = graph;
   const { ids, clock } = options;
   if (supersteps.length === 0) throw invalidInput(`No supersteps given for thread ${threadId}.`);
-  let saved = await store.getCheckpoint(threadId, options.checkpointId);
+  let saved = await store.getCheckpoint({ thread_id: threadId, checkpoint_ns: "", checkpoint_id: options.checkpointId });
   if (options.checkpointId !== undefined && !saved) throw notFound(`Checkpoint ${options.checkpointId} not found in thread ${threadId}.`);
   const ops: WriteOp[] = [];
   const config = { configurable: { thread_id: threadId }, metadata: options.metadata ?? {} };
@@ -273,14 +273,19 @@ function resolveAsNode(graph: CompiledStateGraph, cp: Checkpoint): string {
 }
 
 /**
- * Write operations copying every checkpoint of `fromThreadId` (same ids, parents and pending
- * writes; `thread_id` in metadata replaced) to `toThreadId`, oldest first (engine.md 5).
+ * Write operations copying every checkpoint of `fromThreadId`, in every namespace (same ids,
+ * parents and pending writes; `thread_id` in metadata replaced) to `toThreadId`, oldest first
+ * within each namespace (engine.md 5).
  */
 export async function copyThreadOps(store: CheckpointStore, fromThreadId: string, toThreadId: string): Promise<WriteOp[]> {
-  const all = await store.listCheckpoints(fromThreadId);
-  return all.reverse().map((c) => {
-    const metadata = { ...c.metadata };
-    for (const [k, v] of Object.entries(metadata)) if (v === fromThreadId) metadata[k] = toThreadId;
-    return { op: "checkpoint.put", checkpoint: { ...c, thread_id: toThreadId, metadata } };
-  });
+  const ops: WriteOp[] = [];
+  for (const checkpoint_ns of await store.listCheckpointNamespaces(fromThreadId)) {
+    const all = await store.listCheckpoints(fromThreadId, { checkpoint_ns });
+    for (const c of all.reverse()) {
+      const metadata = { ...c.metadata };
+      for (const [k, v] of Object.entries(metadata)) if (v === fromThreadId) metadata[k] = toThreadId;
+      ops.push({ op: "checkpoint.put", checkpoint: { ...c, thread_id: toThreadId, metadata } });
+    }
+  }
+  return ops;
 }

@@ -12,7 +12,7 @@ import type { WriteOp } from "../persistence/types.js";
 import type { AssistantRecord, Config, Metadata, MultitaskStrategy, RunRecord, ThreadRecord } from "../types.js";
 import type { Caller, Core } from "./core.js";
 import { commitIf, retryLostRaces } from "./mutex.js";
-import { IN_FLIGHT, runsReady, threadKey } from "./outcome.js";
+import { IN_FLIGHT, threadKey, withoutExecution } from "./outcome.js";
 import type { schemas } from "./schemas.js";
 import type { StreamMode } from "./types.js";
 
@@ -320,7 +320,7 @@ export async function admitRun(
             ops.push(
               strategy === "rollback"
                 ? { op: "run.delete", run_id: old.run_id, expect: { status: ["pending"] } }
-                : { op: "run.put", run: { ...old, status: "interrupted", updated_at: now }, expect: { status: ["pending"] } },
+                : { op: "run.put", run: { ...withoutExecution(old), status: "interrupted", updated_at: now }, expect: { status: ["pending"] } },
               { op: "notify", topic: `run:${old.run_id}`, payload: strategy === "rollback" ? "deleted" : "interrupted" },
             );
           } else {
@@ -331,7 +331,6 @@ export async function admitRun(
           }
         }
       }
-      ops.push(runsReady(core, threadId));
       await commitIf(core.store, ops);
       // Runs ended before they started: their (empty) event logs end, so their readers end too.
       if (strategy === "interrupt" || strategy === "rollback") {

@@ -9,7 +9,7 @@ import { endEmptyLog } from "./admission.js";
 import type { Core } from "./core.js";
 import type { Executor } from "./execution.js";
 import { LostRace, commitIf } from "./mutex.js";
-import { IN_FLIGHT, graphIdOf, isFinal, projectThread, runEnded } from "./outcome.js";
+import { IN_FLIGHT, graphIdOf, isFinal, projectThread, runEnded, withoutExecution } from "./outcome.js";
 import type { CancelAction, RunEvent } from "./types.js";
 
 export class RunControl {
@@ -65,7 +65,7 @@ export class RunControl {
     const ops: WriteOp[] =
       action === "rollback"
         ? [{ op: "run.delete", run_id: run.run_id, expect: { status: ["pending"] } }]
-        : [{ op: "run.put", run: { ...run, status: "interrupted", updated_at: now }, expect: { status: ["pending"] } }];
+        : [{ op: "run.put", run: { ...withoutExecution(run), status: "interrupted", updated_at: now }, expect: { status: ["pending"] } }];
     const thread = await store.getThread(run.thread_id);
     if (thread) {
       const graphId = graphIdOf(thread);

@@ -8,7 +8,7 @@ import { conflict, notFound } from "../errors.js";
 import type { AuthAction, AuthFilter, AuthProvider, AuthResource, AuthUser } from "../auth/types.js";
 import { matchesAuthFilter } from "../auth/types.js";
 import type { CompiledGraph } from "../graph/types.js";
-import { defaultAssistantId, type Clock, type Ids } from "../ids.js";
+import { defaultAssistantId, uuid4, type Clock, type Ids } from "../ids.js";
 import type { Store } from "../persistence/types.js";
 import type { AssistantRecord, MultitaskStrategy, ThreadRecord } from "../types.js";
 import { KeyedMutex } from "./mutex.js";
@@ -38,7 +38,8 @@ export class Core {
     /** How long a run's lease lasts without renewal (ms): a stopped runtime's runs end after it. */
     readonly leaseMs: number,
   ) {
-    this.owner = ids.uuid();
+    // Not from the injected ids: those are the records' (D19), and this is no record.
+    this.owner = uuid4();
     this.defaultAssistantIds = new Set([...graphs.keys()].map(defaultAssistantId));
   }
 

@@ -26,6 +26,7 @@ import {
   projectThread,
   publicRun,
   sendWebhook,
+  withoutExecution,
   threadKey,
 } from "./outcome.js";
 import type { CancelAction, RunResult } from "./types.js";
@@ -314,7 +315,8 @@ export class Executor {
               ops.push({ op: "writes.put", thread_id: threadId, checkpoint_id: r.checkpointId, task_id: r.taskId, writes: r.writes });
             }
           } else {
-            final = { ...stored, status, updated_at: now };
+            // An ended run needs no execution part any more: it is not kept.
+            final = { ...withoutExecution(stored), status, updated_at: now };
             ops.push({ op: "run.put", run: final, expect: { status: ["running"] } });
           }
           queued = (await store.countRuns({ thread_id: threadId, status: IN_FLIGHT })) > 1;
@@ -385,7 +387,7 @@ export class Executor {
           lease: { key: threadKey(threadId), owner: core.owner, expires_at: nowMs + core.leaseMs, data: { run_id: run.run_id } },
           expect: { state: "free", now: nowMs },
         },
-        { op: "run.put", run: { ...current, status: "error", updated_at: now }, expect: { status: IN_FLIGHT } },
+        { op: "run.put", run: { ...withoutExecution(current), status: "error", updated_at: now }, expect: { status: IN_FLIGHT } },
       ];
       const graphId = thread ? graphIdOf(thread) : undefined;
       if (thread) {
@@ -432,8 +434,14 @@ export class Executor {
     try {
       const threads = new Set<string>();
       for (const lease of await store.expiredLeases("thread:", core.clock(), 100)) threads.add(lease.key.slice("thread:".length));
+      // Queued runs get a grace period: the runtime that admitted one claims it itself (it has the
+      // caller waiting); others step in when it could not (it stopped, or had no slot).
+      const grace = this.core.leaseMs / 2;
+      const nowMs = core.clock();
       for (const run of await store.queryRuns({ status: IN_FLIGHT, sortBy: "queue", limit: 200 })) {
-        if (!this.local.has(run.run_id)) threads.add(run.thread_id);
+        if (this.local.has(run.run_id)) continue;
+        if (run.status === "pending" && nowMs - Math.max(Date.parse(run.created_at), run.execution?.not_before ?? 0) < grace) continue;
+        threads.add(run.thread_id);
       }
       for (const threadId of threads) this.poke(threadId);
     } catch (err) {

@@ -29,11 +29,13 @@ export function readyThread(core: Core, payload: string | undefined): string | u
 
 export const isFinal = (status: RunStatus) => !IN_FLIGHT.includes(status);
 
-/** A run as callers see it: without its internal execution part. */
-export function publicRun(run: RunRecord): Run {
+/** A run without its internal execution part: as callers see it, and as an ended run is kept. */
+export function withoutExecution(run: RunRecord): Run {
   const { execution: _execution, ...rest } = run;
   return rest;
 }
+
+export const publicRun = withoutExecution;
 
 export const errorInfo = (err: unknown) => ({
   error: err instanceof Error ? err.name || "Error" : "Error",

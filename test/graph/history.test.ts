@@ -62,7 +62,7 @@ describe("run history", () => {
     expect(s1.tasks[0]!.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     // The task that then runs writes against that same id.
     await h.run(null);
-    const stored = await h.store.getCheckpoint(h.threadId, s1.checkpoint_id!);
+    const stored = await h.store.getCheckpoint({ thread_id: h.threadId, checkpoint_id: s1.checkpoint_id! });
     expect(stored!.pending_writes.map((w) => w[0])).toContain(s1.tasks[0]!.id);
   });
 
@@ -84,6 +84,28 @@ describe("run history", () => {
 });
 
 describe("copy, metadata, ordering", () => {
+  test("copyThreadOps copies every checkpoint namespace, with pending writes", async () => {
+    const g = echoGraph().compile();
+    const h = harness(g);
+    await h.run(hi);
+    const latest = (await h.store.getCheckpoint({ thread_id: h.threadId }))!;
+    const sub = (id: string, parent: string | null) => ({ ...latest, checkpoint_ns: "child:task", checkpoint: { ...latest.checkpoint, id }, parent_checkpoint_id: parent, metadata: { ...latest.metadata, thread_id: h.threadId } });
+    await h.store.commit([
+      { op: "checkpoint.put", checkpoint: sub("s1", null) },
+      { op: "checkpoint.put", checkpoint: sub("s2", "s1") },
+      { op: "writes.put", thread_id: h.threadId, checkpoint_ns: "child:task", checkpoint_id: "s2", task_id: "k", writes: [["k", "messages", "w"]] },
+    ]);
+    await h.store.commit(await copyThreadOps(h.store, h.threadId, "copy"));
+    expect(await h.store.listCheckpointNamespaces("copy")).toEqual(["", "child:task"]);
+    const copied = await h.store.listCheckpoints("copy", { checkpoint_ns: "child:task" });
+    expect(copied.map((c) => [c.checkpoint.id, c.parent_checkpoint_id, c.thread_id, c.metadata.thread_id])).toEqual([
+      ["s2", "s1", "copy", "copy"],
+      ["s1", null, "copy", "copy"],
+    ]);
+    expect(copied[0]!.pending_writes).toEqual([["k", "messages", "w"]]);
+    expect((await h.store.listCheckpoints("copy")).map((c) => c.checkpoint.id)).toEqual((await h.store.listCheckpoints(h.threadId)).map((c) => c.checkpoint.id));
+  });
+
   test("7.6.31: a copied thread has the same history (ids, values, next) under the new thread id, and runs on it leave the original alone", async () => {
     const g = echoGraph().compile();
     const h = harness(g);
@@ -139,7 +161,7 @@ describe("copy, metadata, ordering", () => {
     const spy = { ...h.store, getCheckpoint: h.store.getCheckpoint.bind(h.store), commit: h.store.commit.bind(h.store), listCheckpoints: (t: string, o?: object) => (asked.push(o), h.store.listCheckpoints(t, o)) };
     const page = await g.getHistory(spy, h.threadId, { limit: 2, filter: { source: "loop" } });
     expect(page).toHaveLength(2);
-    expect(asked).toEqual([{ limit: 2, filter: { source: "loop" } }]);
+    expect(asked).toEqual([{ checkpoint_ns: "", limit: 2, filter: { source: "loop" } }]);
   });
 
   test("7.6.34: snapshots list tasks in declaration order (__start__ first), the loop in sorted order, Send tasks first", async () => {
@@ -205,8 +227,9 @@ test("works over a store that serializes what it stores (JSON round trip, nothin
   const json = <T>(v: T): T => (v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T));
   const store = {
     commit: (ops: Parameters<typeof inner.commit>[0]) => inner.commit(json(ops)),
-    getCheckpoint: async (t: string, id?: string) => json(await inner.getCheckpoint(t, id)),
+    getCheckpoint: async (key: Parameters<typeof inner.getCheckpoint>[0]) => json(await inner.getCheckpoint(key)),
     listCheckpoints: async (t: string, o?: Parameters<typeof inner.listCheckpoints>[1]) => json(await inner.listCheckpoints(t, o)),
+    listCheckpointNamespaces: (t: string) => inner.listCheckpointNamespaces(t),
   };
   const reference = harness(g, "ref");
   for (let i = 0; i < 40; i++) {

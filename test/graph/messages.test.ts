@@ -115,7 +115,7 @@ describe("messages reducer", () => {
     const inputResult = (input!.tasks[0]!.result as { messages: Message[] }).messages;
     const echoResult = (step0!.tasks[0]!.result as { messages: Message[] }).messages;
     expect(valueIds).toEqual([inputResult[0]!.id, echoResult[0]!.id]);
-    const stored = await h.store.getCheckpoint(h.threadId, step0!.checkpoint_id!);
+    const stored = await h.store.getCheckpoint({ thread_id: h.threadId, checkpoint_id: step0!.checkpoint_id! });
     const written = stored!.pending_writes.find((w) => w[1] === "messages")![2] as Message[];
     expect(written[0]!.id).toBe(echoResult[0]!.id);
     // Re-reading never mints new ids.
@@ -130,7 +130,7 @@ describe("messages reducer", () => {
     const err = await h.run({ messages: [{ role: "wizard", content: "x" }] }).catch((e: unknown) => e);
     expect(AgentdockError.is(err, "invalid_input")).toBe(true);
     expect((err as Error).message).toMatch(/"messages".*wizard/);
-    expect(await h.store.getCheckpoint(h.threadId)).toBeUndefined();
+    expect(await h.store.getCheckpoint({ thread_id: h.threadId })).toBeUndefined();
     const notObject = await h.run("hi").catch((e: unknown) => e);
     expect(AgentdockError.is(notObject, "invalid_input")).toBe(true);
   });

@@ -119,14 +119,20 @@ describe("parallelism and structural sharing", () => {
     expect(() => (state.values.messages as unknown[]).push("x")).toThrow(TypeError);
   });
 
-  test("long message lists are stored in chunks shared across checkpoints, and read back whole", async () => {
+  test("long message lists are plain arrays whose items are shared across checkpoints, and read back whole", async () => {
     const g = echoGraph().compile();
     const h = harness(g);
     for (let i = 0; i < 40; i++) await h.run({ messages: [`m${i}`] });
-    const [a, b] = await h.store.listCheckpoints(h.threadId, { limit: 2 });
-    const ca = (a!.checkpoint.channel_values.messages as { $chunks: unknown[][] }).$chunks;
-    const cb = (b!.checkpoint.channel_values.messages as { $chunks: unknown[][] }).$chunks;
-    expect(ca[0]).toBe(cb[0]);
+    const [a, b, , d] = await h.store.listCheckpoints(h.threadId, { limit: 4 });
+    const ma = a!.checkpoint.channel_values.messages as unknown[];
+    const mb = b!.checkpoint.channel_values.messages as unknown[];
+    const md = d!.checkpoint.channel_values.messages as unknown[];
+    expect(Array.isArray(ma) && Array.isArray(mb)).toBe(true);
+    expect([ma.length, mb.length, md.length]).toEqual([80, 79, 78]);
+    for (let i = 0; i < 78; i++) {
+      expect(ma[i]).toBe(mb[i]);
+      expect(ma[i]).toBe(md[i]);
+    }
     const values = (await g.getState(h.store, h.threadId)).values.messages as Array<{ content: string }>;
     expect(values).toHaveLength(80);
     expect(values[78]!.content).toBe("m39");

@@ -131,7 +131,7 @@ describe("abort", () => {
     // An already aborted signal writes nothing at all.
     const h2 = harness(g, "t2");
     await expect(h2.run({ messages: ["hi"] }, { signal: AbortSignal.abort() })).rejects.toBeInstanceOf(GraphAbortError);
-    expect(await h2.store.getCheckpoint("t2")).toBeUndefined();
+    expect(await h2.store.getCheckpoint({ thread_id: "t2" })).toBeUndefined();
   });
 });
 

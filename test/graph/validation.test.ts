@@ -97,7 +97,7 @@ describe("validateInput without a thread (static checks)", () => {
     const h = harness(g);
     const perRun = await errorOf(() => h.run({}, { interruptAfter: ["zz"] }));
     expect(perRun.message).toContain("interruptAfter");
-    expect(await h.store.getCheckpoint(h.threadId)).toBeUndefined();
+    expect(await h.store.getCheckpoint({ thread_id: h.threadId })).toBeUndefined();
 
     await errorOf(() => chainGraph().compile({ interruptAfter: ["zz"] }));
     // A list holding "*" stops before every node, like "*".

@@ -618,7 +618,7 @@ export function runtimeContract(
         expect((await c.runs.list(thread.thread_id)).map((r) => r.run_id)).toEqual([next.run_id, earlier.run_id]);
       });
 
-      it("cancels a running run (interrupt or rollback) and a pending one; finished and unknown runs are refused", async () => {
+      it("cancels a running run (interrupt or rollback) and a pending one; a finished run is left as it is (D26), an unknown one is not found", async () => {
         const { thread, run } = await busyThread();
         const queued = await c.runs.create(thread.thread_id, "chain", { input: {}, multitaskStrategy: "enqueue" });
         await c.runs.cancel(thread.thread_id, queued.run_id);
@@ -627,7 +627,10 @@ export function runtimeContract(
         expect((await c.runs.get(thread.thread_id, run.run_id)).status).toBe("interrupted");
         expect((await c.threads.get(thread.thread_id)).status).toBe("idle");
         expect(v(await c.threads.getState(thread.thread_id)).values.log).toEqual([`first:${run.run_id}`]);
-        await expectCode(c.runs.cancel(thread.thread_id, run.run_id), "conflict");
+        const updated = (await c.runs.get(thread.thread_id, run.run_id)).updated_at;
+        await c.runs.cancel(thread.thread_id, run.run_id);
+        await c.runs.cancel(thread.thread_id, run.run_id, true, "rollback");
+        expect(await c.runs.get(thread.thread_id, run.run_id)).toMatchObject({ status: "interrupted", updated_at: updated });
         await expectCode(c.runs.cancel(thread.thread_id, UNKNOWN), "not_found");
 
         const second = await c.runs.create(thread.thread_id, "slow", { input: {} });

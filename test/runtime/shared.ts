@@ -115,7 +115,7 @@ export function sharedStoreContract(name: string, pair: StorePair): void {
       const first = await a.runs.create(t.thread_id, "slow", { input: {} });
       await gate.reached(1);
       const out = await b.runs.wait(t.thread_id, "chain", { input: {}, multitaskStrategy: "interrupt" });
-      expect(out).toMatchObject({ log: ["a", "b", "c"] });
+      expect(out).toMatchObject({ log: [`first:${first.run_id}`, "a", "b", "c"] });
       expect(await a.runs.get(t.thread_id, first.run_id)).toMatchObject({ status: "interrupted" });
     });
 
@@ -125,7 +125,7 @@ export function sharedStoreContract(name: string, pair: StorePair): void {
       await gate.reached(1);
       const queued = await a.runs.create(t.thread_id, "chain", { input: {}, multitaskStrategy: "enqueue" });
       await a.close();
-      expect(await b.runs.join(t.thread_id, queued.run_id)).toMatchObject({ log: ["a", "b", "c"] });
+      expect(await b.runs.join(t.thread_id, queued.run_id)).toMatchObject({ log: [`first:${slow.run_id}`, "a", "b", "c"] });
       expect(await b.runs.get(t.thread_id, slow.run_id)).toMatchObject({ status: "interrupted" });
       const other = await b.threads.create();
       expect(await b.runs.wait(other.thread_id, "chain", { input: {} })).toMatchObject({ log: ["a", "b", "c"] });
