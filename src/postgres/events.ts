@@ -415,6 +415,10 @@ export class PgRunEvents implements RunEventPort {
     return rows[0]?.n ?? 0;
   }
 
+  reopen(): void {
+    this.closed = false;
+  }
+
   async close(): Promise<void> {
     await this.flush();
     this.closed = true;

@@ -183,8 +183,18 @@ export class PostgresStore implements Store {
     return this.poolInstance;
   }
 
+  /** Opens the store; a closed store opens again (a runtime closed and created again on it). */
   open(): Promise<void> {
-    return (this.opening ??= this.doOpen());
+    if (this.opening && !this.closing) return this.opening;
+    const after = this.closing ?? Promise.resolve();
+    this.opening = after.then(() => {
+      this.closing = undefined;
+      this.closed = false;
+      this.events.reopen();
+      if (this.ownPool) this.poolInstance = undefined;
+      return this.doOpen();
+    });
+    return this.opening;
   }
 
   private async doOpen(): Promise<void> {
@@ -267,6 +277,7 @@ export class PostgresStore implements Store {
   }
 
   close(): Promise<void> {
+    if (!this.opening) return Promise.resolve();
     return (this.closing ??= this.doClose());
   }
 
