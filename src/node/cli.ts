@@ -5,7 +5,7 @@
 import { parseArgs } from "node:util";
 import { redact, serveConfig } from "./config.js";
 
-const USAGE = "usage: agentdock serve --config graph.json [--store memory|json:<dir>|postgres://user@host:port/db] [--port 2024] [--host 127.0.0.1] [--heartbeat-ms 5000] [--api-key KEY]\n  --api-key (or AGENTDOCK_API_KEY): x-api-key required by the experiment upload endpoints";
+const USAGE = "usage: agentdock serve --config graph.json [--store memory|json:<dir>|postgres://user@host:port/db] [--port 2024] [--host 127.0.0.1] [--heartbeat-ms 5000] [--lease-ms 30000] [--api-key KEY]\n  --api-key (or AGENTDOCK_API_KEY): x-api-key required by the experiment upload endpoints";
 
 async function main(argv: string[]): Promise<void> {
   const { positionals, values } = parseArgs({
@@ -17,6 +17,7 @@ async function main(argv: string[]): Promise<void> {
       port: { type: "string", short: "p" },
       host: { type: "string", default: "127.0.0.1" },
       "heartbeat-ms": { type: "string" },
+      "lease-ms": { type: "string" },
       "api-key": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
@@ -39,6 +40,7 @@ async function main(argv: string[]): Promise<void> {
     host: values.host,
     heartbeatMs: values["heartbeat-ms"] === undefined ? undefined : Number(values["heartbeat-ms"]),
     apiKey,
+    ...(values["lease-ms"] !== undefined ? { leaseMs: Number(values["lease-ms"]) } : {}),
   });
   if (apiKey === undefined && !server.hasAuth) {
     console.log(

@@ -29,6 +29,8 @@ export interface ServeConfigOptions extends ServeOptions {
    * `postgres://user@host:port/db` (`agentdock/postgres`; needs the `pg` package).
    */
   store?: string;
+  /** The runtime's run lease in ms (`createRuntime`'s `leaseMs`). */
+  leaseMs?: number;
 }
 
 /** A server started from graph.json, with the runtime behind it. */
@@ -87,10 +89,10 @@ export async function loadGraphs(configPath: string): Promise<{ config: GraphCon
 
 /** Loads graph.json, creates the runtime on the chosen store and serves it. */
 export async function serveConfig(options: ServeConfigOptions): Promise<ConfigServer> {
-  const { config: configPath, store: storeSpec, ...serveOptions } = options;
+  const { config: configPath, store: storeSpec, leaseMs, ...serveOptions } = options;
   const { config, graphs } = await loadGraphs(configPath);
   const auth = await loadAuth(config, dirname(resolve(configPath)));
-  const runtime = await createRuntime({ graphs, store: await openStore(storeSpec), auth });
+  const runtime = await createRuntime({ graphs, store: await openStore(storeSpec), auth, ...(leaseMs !== undefined ? { leaseMs } : {}) });
   try {
     const handle = await serve(runtime, serveOptions);
     return {
