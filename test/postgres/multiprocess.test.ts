@@ -85,7 +85,7 @@ describe("three agentdock serve processes on one database", () => {
   it("a process SIGKILLed mid-run: its run ends error once its lease expires and the thread takes new runs through the others", async () => {
     const [a, b] = clients as [Client, Client, Client];
     const thread = await a.threads.create();
-    const run = await a.runs.create(thread.thread_id, "ticker", { input: { every: 20, count: 5000 }, streamResumable: true });
+    const run = await a.runs.create(thread.thread_id, "ticker", { input: { every: 20, count: 5000 }, streamResumable: true, streamMode: ["custom"] });
     // Wait until the run executes, then kill whichever process executes it.
     const pid = await until(async () => {
       for await (const part of b.runs.joinStream(thread.thread_id, run.run_id, { lastEventId: "-1" } as never)) {
