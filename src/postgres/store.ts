@@ -136,6 +136,21 @@ function checkOp(op: WriteOp): void {
   }
 }
 
+/** Ops that are one statement when they succeed (a failed one may read more, writing nothing). */
+function SINGLE_STATEMENT(op: WriteOp): boolean {
+  switch (op.op) {
+    case "checkpoint.put":
+    case "writes.put":
+    case "notify":
+      return false;
+    case "thread.delete":
+    case "run.delete":
+      return !op.expect;
+    default:
+      return true;
+  }
+}
+
 const num = (v: unknown) => (typeof v === "number" ? v : Number(v));
 
 /** The PostgreSQL `Store`. Create it with {@link postgresStore}. */
@@ -162,6 +177,15 @@ export class PostgresStore implements Store {
   /** (thread, ns) -> the arrays of the last checkpoint put there (only committed puts). */
   private readonly lastPut = new Map<string, PutArrays>();
   private notifySeq = 0;
+  /** Statement text -> prepared statement name (the fixed statements of commits and point reads). */
+  private readonly names = new Map<string, string>();
+
+  /** Runs a fixed statement as a named prepared statement (parsed once per connection). */
+  private q<R extends Row = Row>(c: Pick<PoolClient, "query">, text: string, values: unknown[] = []): Promise<pg.QueryResult<R>> {
+    let name = this.names.get(text);
+    if (!name) this.names.set(text, (name = `agentdock_${this.names.size}`));
+    return c.query<R>({ name, text, values });
+  }
 
   constructor(private readonly options: PostgresStoreOptions) {
     if (!options.pool && !options.connectionString) throw invalidInput("postgresStore: give `connectionString` or `pool`");
@@ -329,19 +353,24 @@ export class PostgresStore implements Store {
   async commit(ops: readonly WriteOp[]): Promise<void> {
     for (const op of ops) checkOp(op);
     if (ops.length === 0) return;
+    // One op that is one statement needs no transaction block (a statement is atomic): saves two round trips.
+    const single = ops.length === 1 && SINGLE_STATEMENT(ops[0]!);
     for (let attempt = 0; ; attempt++) {
       const staged = new Map<string, PutArrays>();
       const client = await this.pool.connect();
       let broken = false;
       try {
-        await client.query("BEGIN");
-        const notes: string[] = [];
-        for (const op of ops) await this.apply(client, op, staged, notes);
-        if (notes.length) await client.query("SELECT pg_notify($1, n) FROM unnest($2::text[]) AS n", [this.channel, notes]);
-        await client.query("COMMIT");
+        if (single) await this.apply(client, ops[0]!, staged, []);
+        else {
+          await client.query("BEGIN");
+          const notes: string[] = [];
+          for (const op of ops) await this.apply(client, op, staged, notes);
+          if (notes.length) await this.q(client, "SELECT pg_notify($1, n) FROM unnest($2::text[]) AS n", [this.channel, notes]);
+          await client.query("COMMIT");
+        }
       } catch (err) {
         try {
-          await client.query("ROLLBACK");
+          if (!single) await client.query("ROLLBACK");
         } catch {
           broken = true;
         }
@@ -374,7 +403,7 @@ export class PostgresStore implements Store {
       case "assistant.put": {
         const { metadata, ...rest } = op.assistant;
         const a = op.assistant;
-        await c.query(
+        await this.q(c, 
           `INSERT INTO ${s}.assistants (assistant_id, graph_id, name, created_at, updated_at, metadata, doc)
            VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7::json)
            ON CONFLICT (assistant_id) DO UPDATE SET graph_id = EXCLUDED.graph_id, name = EXCLUDED.name, created_at = EXCLUDED.created_at,
@@ -384,14 +413,14 @@ export class PostgresStore implements Store {
         return;
       }
       case "assistant.delete":
-        await c.query(
+        await this.q(c, 
           `WITH v AS (DELETE FROM ${s}.assistant_versions WHERE assistant_id = $1) DELETE FROM ${s}.assistants WHERE assistant_id = $1`,
           [op.assistant_id],
         );
         return;
       case "assistant_version.put": {
         const { metadata, ...rest } = op.version;
-        await c.query(
+        await this.q(c, 
           `INSERT INTO ${s}.assistant_versions (assistant_id, version, metadata, doc) VALUES ($1, $2, $3::jsonb, $4::json)
            ON CONFLICT (assistant_id, version) DO UPDATE SET metadata = EXCLUDED.metadata, doc = EXCLUDED.doc`,
           [op.version.assistant_id, op.version.version, JSON.stringify(metadata ?? {}), JSON.stringify(rest)],
@@ -402,7 +431,7 @@ export class PostgresStore implements Store {
         return this.putThread(c, op);
       case "thread.delete": {
         if (op.expect) await this.checkThread(c, op, op.thread_id, op.expect);
-        await c.query(
+        await this.q(c, 
           `WITH t AS (DELETE FROM ${s}.threads WHERE thread_id = $1),
                 cp AS (DELETE FROM ${s}.checkpoints WHERE thread_id = $1),
                 w AS (DELETE FROM ${s}.cp_writes WHERE thread_id = $1),
@@ -422,7 +451,7 @@ export class PostgresStore implements Store {
       case "checkpoint.delete": {
         if (op.checkpoint_ids.length === 0) return;
         const ns = op.checkpoint_ns ?? "";
-        await c.query(
+        await this.q(c, 
           `WITH w AS (DELETE FROM ${s}.cp_writes WHERE thread_id = $1 AND ns = $2 AND checkpoint_id = ANY($3::text[]))
            DELETE FROM ${s}.checkpoints WHERE thread_id = $1 AND ns = $2 AND checkpoint_id = ANY($3::text[])`,
           [op.thread_id, ns, [...op.checkpoint_ids]],
@@ -431,7 +460,7 @@ export class PostgresStore implements Store {
       }
       case "writes.put": {
         const ns = op.checkpoint_ns ?? "";
-        const found = await c.query(`SELECT 1 FROM ${s}.checkpoints WHERE thread_id = $1 AND ns = $2 AND checkpoint_id = $3 FOR SHARE`, [
+        const found = await this.q(c, `SELECT 1 FROM ${s}.checkpoints WHERE thread_id = $1 AND ns = $2 AND checkpoint_id = $3 FOR SHARE`, [
           op.thread_id,
           ns,
           op.checkpoint_id,
@@ -439,7 +468,7 @@ export class PostgresStore implements Store {
         if (found.rowCount === 0) {
           throw notFound(`writes for checkpoint ${op.checkpoint_id} (namespace "${ns}") of thread ${op.thread_id}: no such checkpoint`);
         }
-        await c.query(
+        await this.q(c, 
           `WITH d AS (DELETE FROM ${s}.cp_writes WHERE thread_id = $1 AND ns = $2 AND checkpoint_id = $3 AND task_id = $4)
            ${this.insertWritesSql("$1", "$2", "$3", "$5")}`,
           [op.thread_id, ns, op.checkpoint_id, op.task_id, JSON.stringify(op.writes)],
@@ -450,11 +479,11 @@ export class PostgresStore implements Store {
         return this.putRun(c, op);
       case "run.delete": {
         if (op.expect) await this.checkRun(c, op, op.run_id, op.expect);
-        await c.query(`WITH c AS (DELETE FROM ${s}.cancels WHERE run_id = $1) DELETE FROM ${s}.runs WHERE run_id = $1`, [op.run_id]);
+        await this.q(c, `WITH c AS (DELETE FROM ${s}.cancels WHERE run_id = $1) DELETE FROM ${s}.runs WHERE run_id = $1`, [op.run_id]);
         return;
       }
       case "cancel.put":
-        await c.query(
+        await this.q(c, 
           `INSERT INTO ${s}.cancels (run_id, thread_id, doc) VALUES ($1, $2, $3::json)
            ON CONFLICT (run_id) DO UPDATE SET thread_id = EXCLUDED.thread_id, doc = EXCLUDED.doc`,
           [op.request.run_id, op.request.thread_id, JSON.stringify(op.request)],
@@ -463,17 +492,17 @@ export class PostgresStore implements Store {
       case "lease.put":
         return this.putLease(c, op);
       case "lease.delete":
-        await c.query(`DELETE FROM ${s}.leases WHERE key = $1 AND ($2::text IS NULL OR owner = $2)`, [op.key, op.owner ?? null]);
+        await this.q(c, `DELETE FROM ${s}.leases WHERE key = $1 AND ($2::text IS NULL OR owner = $2)`, [op.key, op.owner ?? null]);
         return;
       case "doc.put":
-        await c.query(
+        await this.q(c, 
           `INSERT INTO ${s}.docs (collection, id, parent, seq, doc) VALUES ($1, $2, $3, nextval('${s}.doc_seq'), $4::json)
            ON CONFLICT (collection, id) DO UPDATE SET parent = EXCLUDED.parent, doc = EXCLUDED.doc`,
           [op.collection, op.id, op.parent, JSON.stringify(op.doc) ?? "null"],
         );
         return;
       case "doc.delete":
-        await c.query(`DELETE FROM ${s}.docs WHERE collection = $1 AND id = $2`, [op.collection, op.id]);
+        await this.q(c, `DELETE FROM ${s}.docs WHERE collection = $1 AND id = $2`, [op.collection, op.id]);
         return;
       case "notify": {
         const note = `n${JSON.stringify(op.payload === undefined ? { t: op.topic, i: this.notifySeq++ } : { t: op.topic, p: op.payload, i: this.notifySeq++ })}`;
@@ -495,7 +524,7 @@ export class PostgresStore implements Store {
   }
 
   private async checkThread(c: PoolClient, op: WriteOp, threadId: string, expect: ThreadExpectation): Promise<void> {
-    const { rows } = await c.query<{ status: string; revision: string }>(`SELECT status, revision FROM ${this.s}.threads WHERE thread_id = $1 FOR UPDATE`, [
+    const { rows } = await this.q<{ status: string; revision: string }>(c, `SELECT status, revision FROM ${this.s}.threads WHERE thread_id = $1 FOR UPDATE`, [
       threadId,
     ]);
     const t = rows[0];
@@ -515,7 +544,7 @@ export class PostgresStore implements Store {
     const t = op.thread;
     const { metadata, values, ...rest } = t;
     const e = op.expect;
-    const params = [
+    const params: unknown[] = [
       t.thread_id,
       t.status,
       t.created_at,
@@ -525,15 +554,38 @@ export class PostgresStore implements Store {
       JSON.stringify(values ?? {}),
       JSON.stringify(rest),
     ];
-    const insert = `INSERT INTO ${this.s}.threads (thread_id, status, created_at, updated_at, state_updated_at, metadata, vals, doc, revision)
-                    VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7::json, $8::json, nextval('${this.s}.revisions'))`;
+    const s = this.s;
+    const insert = `INSERT INTO ${s}.threads (thread_id, status, created_at, updated_at, state_updated_at, metadata, vals, doc, revision)
+                    VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7::json, $8::json, nextval('${s}.revisions'))`;
     if (e && e.exists === false && !e.status && !e.sameAs) {
-      const r = await c.query(`${insert} ON CONFLICT (thread_id) DO NOTHING`, params);
+      const r = await this.q(c, `${insert} ON CONFLICT (thread_id) DO NOTHING`, params);
       if (r.rowCount === 0) throw conflict(`${describeOp(op)}: expected the thread not to exist`);
       return;
     }
+    if (e && e.exists !== false && (e.exists === true || e.status || e.sameAs)) {
+      // One conditional UPDATE: it locks the row and judges the expectation on the latest version.
+      let revision = -1;
+      if (e.sameAs) {
+        const read = this.revisions.get(e.sameAs);
+        if (read === undefined) throw conflict(`${describeOp(op)}: the thread changed since it was read`);
+        revision = read;
+      }
+      const r = await this.q(
+        c,
+        `UPDATE ${s}.threads SET status = $2, created_at = $3, updated_at = $4, state_updated_at = $5, metadata = $6::jsonb, vals = $7::json,
+           doc = $8::json, revision = nextval('${s}.revisions')
+          WHERE thread_id = $1 AND ($9::text[] IS NULL OR status = ANY($9::text[])) AND ($10::bigint < 0 OR revision = $10::bigint)`,
+        [...params, e.status ? [...e.status] : null, revision],
+      );
+      if (r.rowCount === 0) {
+        await this.checkThread(c, op, t.thread_id, e);
+        throw conflict(`${describeOp(op)}: the thread changed since it was read`);
+      }
+      return;
+    }
     if (e) await this.checkThread(c, op, t.thread_id, e);
-    await c.query(
+    await this.q(
+      c,
       `${insert} ON CONFLICT (thread_id) DO UPDATE SET status = EXCLUDED.status, created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at,
          state_updated_at = EXCLUDED.state_updated_at, metadata = EXCLUDED.metadata, vals = EXCLUDED.vals, doc = EXCLUDED.doc, revision = EXCLUDED.revision`,
       params,
@@ -541,7 +593,7 @@ export class PostgresStore implements Store {
   }
 
   private async checkRun(c: PoolClient, op: WriteOp, runId: string, expect: { exists?: boolean; status?: readonly string[] }): Promise<void> {
-    const { rows } = await c.query<{ status: string }>(`SELECT status FROM ${this.s}.runs WHERE run_id = $1 FOR UPDATE`, [runId]);
+    const { rows } = await this.q<{ status: string }>(c, `SELECT status FROM ${this.s}.runs WHERE run_id = $1 FOR UPDATE`, [runId]);
     const had = rows[0];
     if (expect.exists !== undefined && expect.exists !== (had !== undefined)) {
       throw conflict(`${describeOp(op)}: expected the run ${expect.exists ? "to exist" : "not to exist"}`);
@@ -554,22 +606,36 @@ export class PostgresStore implements Store {
   private async putRun(c: PoolClient, op: Extract<WriteOp, { op: "run.put" }>): Promise<void> {
     const r = op.run;
     const e = op.expect;
-    const params = [r.run_id, r.thread_id, r.assistant_id, r.status, r.created_at, JSON.stringify(r)];
-    const insert = `INSERT INTO ${this.s}.runs (run_id, thread_id, assistant_id, status, created_at, queue_seq, doc)
-                    VALUES ($1, $2, $3, $4, $5, nextval('${this.s}.run_queue'), $6::json)`;
+    const s = this.s;
+    const params: unknown[] = [r.run_id, r.thread_id, r.assistant_id, r.status, r.created_at, JSON.stringify(r)];
+    const insert = `INSERT INTO ${s}.runs (run_id, thread_id, assistant_id, status, created_at, queue_seq, doc)
+                    VALUES ($1, $2, $3, $4, $5, nextval('${s}.run_queue'), $6::json)`;
     if (e && e.exists === false && !e.status) {
-      const res = await c.query(`${insert} ON CONFLICT (run_id) DO NOTHING`, params);
+      const res = await this.q(c, `${insert} ON CONFLICT (run_id) DO NOTHING`, params);
       if (res.rowCount === 0) throw conflict(`${describeOp(op)}: expected the run not to exist`);
       return;
     }
-    if (e) await this.checkRun(c, op, r.run_id, e);
-    const res = await c.query(
-      `${insert} ON CONFLICT (run_id) DO UPDATE SET assistant_id = EXCLUDED.assistant_id, status = EXCLUDED.status,
-         created_at = EXCLUDED.created_at, doc = EXCLUDED.doc WHERE ${this.s}.runs.thread_id = EXCLUDED.thread_id`,
-      params,
-    );
+    let res: pg.QueryResult<Row>;
+    if (e && e.exists !== false && (e.exists === true || e.status)) {
+      // One conditional UPDATE (the queue position is kept).
+      res = await this.q(
+        c,
+        `UPDATE ${s}.runs SET assistant_id = $3, status = $4, created_at = $5, doc = $6::json
+          WHERE run_id = $1 AND thread_id = $2 AND ($7::text[] IS NULL OR status = ANY($7::text[]))`,
+        [...params, e.status ? [...e.status] : null],
+      );
+      if (res.rowCount === 0) await this.checkRun(c, op, r.run_id, e);
+    } else {
+      if (e) await this.checkRun(c, op, r.run_id, e);
+      res = await this.q(
+        c,
+        `${insert} ON CONFLICT (run_id) DO UPDATE SET assistant_id = EXCLUDED.assistant_id, status = EXCLUDED.status,
+           created_at = EXCLUDED.created_at, doc = EXCLUDED.doc WHERE ${s}.runs.thread_id = EXCLUDED.thread_id`,
+        params,
+      );
+    }
     if (res.rowCount === 0) {
-      const { rows } = await c.query<{ thread_id: string }>(`SELECT thread_id FROM ${this.s}.runs WHERE run_id = $1`, [r.run_id]);
+      const { rows } = await this.q<{ thread_id: string }>(c, `SELECT thread_id FROM ${s}.runs WHERE run_id = $1`, [r.run_id]);
       throw invalidInput(`${describeOp(op)}: a run cannot move from thread ${rows[0]?.thread_id} to ${r.thread_id}`);
     }
   }
@@ -581,22 +647,22 @@ export class PostgresStore implements Store {
     const insert = `INSERT INTO ${s}.leases (key, owner, expires_at, data) VALUES ($1, $2, $3, $4::json)`;
     const set = `owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at, data = EXCLUDED.data`;
     if (!op.expect) {
-      await c.query(`${insert} ON CONFLICT (key) DO UPDATE SET ${set}`, params);
+      await this.q(c, `${insert} ON CONFLICT (key) DO UPDATE SET ${set}`, params);
       return;
     }
     const now = op.expect.now;
     let res;
     if (op.expect.state === "free") {
       // Taken only if absent or expired as of `now`; a concurrent taker waits for us, then sees it live.
-      res = await c.query(`${insert} ON CONFLICT (key) DO UPDATE SET ${set} WHERE ${s}.leases.expires_at < $5`, [...params, now]);
+      res = await this.q(c, `${insert} ON CONFLICT (key) DO UPDATE SET ${set} WHERE ${s}.leases.expires_at < $5`, [...params, now]);
     } else {
-      res = await c.query(`UPDATE ${s}.leases SET owner = $2, expires_at = $3, data = $4::json WHERE key = $1 AND owner = $2 AND expires_at >= $5`, [
+      res = await this.q(c, `UPDATE ${s}.leases SET owner = $2, expires_at = $3, data = $4::json WHERE key = $1 AND owner = $2 AND expires_at >= $5`, [
         ...params,
         now,
       ]);
     }
     if (res.rowCount === 0) {
-      const { rows } = await c.query<{ owner: string; expires_at: string }>(`SELECT owner, expires_at FROM ${s}.leases WHERE key = $1`, [key]);
+      const { rows } = await this.q<{ owner: string; expires_at: string }>(c, `SELECT owner, expires_at FROM ${s}.leases WHERE key = $1`, [key]);
       const cur = rows[0];
       const live = cur !== undefined && num(cur.expires_at) >= now;
       throw conflict(
@@ -632,7 +698,7 @@ export class PostgresStore implements Store {
     for (const r of refs) need.set(r.log, Math.max(need.get(r.log) ?? 0, r.n));
     const out = new Map<number, unknown[]>();
     if (need.size === 0) return out;
-    const { rows } = await q.query<{ log_id: string; items: unknown[] }>(
+    const { rows } = await this.q<{ log_id: string; items: unknown[] }>(q, 
       `SELECT c.log_id, c.items FROM ${this.s}.cp_chunks c
          JOIN unnest($2::bigint[], $3::int[]) AS r(log_id, n) ON c.log_id = r.log_id AND c.start < r.n
         WHERE c.thread_id = $1 ORDER BY c.log_id, c.start`,
@@ -673,11 +739,11 @@ export class PostgresStore implements Store {
         if (i === common) {
           if (v.length <= p.n) {
             // A prefix of the parent's items: share them, if the log still exists (a thread deleted elsewhere drops its logs).
-            const r = await c.query(`SELECT 1 FROM ${s}.cp_logs WHERE log_id = $1 FOR SHARE`, [p.log]);
+            const r = await this.q(c, `SELECT 1 FROM ${s}.cp_logs WHERE log_id = $1 FOR SHARE`, [p.log]);
             if (r.rowCount === 1) ref = { log: p.log, n: v.length };
           } else {
             // Append the new items when nobody appended to the log after the parent's prefix.
-            const r = await c.query(
+            const r = await this.q(c, 
               `WITH l AS (UPDATE ${s}.cp_logs SET len = $4 WHERE log_id = $2 AND len = $3 RETURNING log_id)
                INSERT INTO ${s}.cp_chunks (thread_id, log_id, start, items) SELECT $1, log_id, $3, $5::json FROM l`,
               [threadId, p.log, p.n, v.length, JSON.stringify(v.slice(p.n))],
@@ -687,7 +753,7 @@ export class PostgresStore implements Store {
         }
       }
       if (!ref) {
-        const r = await c.query<{ log_id: string }>(
+        const r = await this.q<{ log_id: string }>(c, 
           `WITH l AS (INSERT INTO ${s}.cp_logs (log_id, thread_id, len) VALUES (nextval('${s}.cp_log_ids'), $1, $2) RETURNING log_id)
            INSERT INTO ${s}.cp_chunks (thread_id, log_id, start, items) SELECT $1, log_id, 0, $3::json FROM l RETURNING log_id`,
           [threadId, v.length, JSON.stringify(v)],
@@ -700,7 +766,7 @@ export class PostgresStore implements Store {
       anyRef = true;
     }
     const checkpoint = { ...input.checkpoint, channel_values: stored };
-    await c.query(
+    await this.q(c, 
       `WITH w AS (DELETE FROM ${s}.cp_writes WHERE thread_id = $1 AND ns = $2 AND checkpoint_id = $3),
             cp AS (INSERT INTO ${s}.checkpoints (thread_id, ns, checkpoint_id, seq, parent_id, metadata, checkpoint, refs)
                    VALUES ($1, $2, $3, nextval('${s}.cp_seq'), $4, $5::jsonb, $6::json, $7::json)
@@ -759,8 +825,8 @@ export class PostgresStore implements Store {
     const ns = key.checkpoint_ns ?? "";
     const { rows } =
       key.checkpoint_id === undefined
-        ? await this.pool.query(`${this.checkpointSelect()} WHERE c.thread_id = $1 AND c.ns = $2 ORDER BY c.seq DESC LIMIT 1`, [key.thread_id, ns])
-        : await this.pool.query(`${this.checkpointSelect()} WHERE c.thread_id = $1 AND c.ns = $2 AND c.checkpoint_id = $3`, [key.thread_id, ns, key.checkpoint_id]);
+        ? await this.q(this.pool, `${this.checkpointSelect()} WHERE c.thread_id = $1 AND c.ns = $2 ORDER BY c.seq DESC LIMIT 1`, [key.thread_id, ns])
+        : await this.q(this.pool, `${this.checkpointSelect()} WHERE c.thread_id = $1 AND c.ns = $2 AND c.checkpoint_id = $3`, [key.thread_id, ns, key.checkpoint_id]);
     if (rows.length === 0) return undefined;
     return (await this.toCheckpoints(key.thread_id, rows))[0];
   }
@@ -779,7 +845,7 @@ export class PostgresStore implements Store {
   }
 
   async listCheckpointNamespaces(threadId: string): Promise<string[]> {
-    const { rows } = await this.pool.query<{ ns: string }>(`SELECT DISTINCT ns FROM ${this.s}.checkpoints WHERE thread_id = $1 ORDER BY ns`, [threadId]);
+    const { rows } = await this.q<{ ns: string }>(this.pool, `SELECT DISTINCT ns FROM ${this.s}.checkpoints WHERE thread_id = $1 ORDER BY ns`, [threadId]);
     return rows.map((r) => r.ns);
   }
 
@@ -797,7 +863,7 @@ export class PostgresStore implements Store {
   }
 
   async getAssistant(assistantId: string): Promise<AssistantRecord | undefined> {
-    const { rows } = await this.pool.query(`SELECT doc, metadata FROM ${this.s}.assistants WHERE assistant_id = $1`, [assistantId]);
+    const { rows } = await this.q(this.pool, `SELECT doc, metadata FROM ${this.s}.assistants WHERE assistant_id = $1`, [assistantId]);
     return rows[0] ? this.toAssistant(rows[0]) : undefined;
   }
 
@@ -839,7 +905,7 @@ export class PostgresStore implements Store {
   }
 
   async getThread(threadId: string): Promise<ThreadRecord | undefined> {
-    const { rows } = await this.pool.query(`SELECT doc, metadata, vals, revision FROM ${this.s}.threads WHERE thread_id = $1`, [threadId]);
+    const { rows } = await this.q(this.pool, `SELECT doc, metadata, vals, revision FROM ${this.s}.threads WHERE thread_id = $1`, [threadId]);
     return rows[0] ? this.toThread(rows[0]) : undefined;
   }
 
@@ -874,7 +940,7 @@ export class PostgresStore implements Store {
   }
 
   async getRun(runId: string): Promise<RunRecord | undefined> {
-    const { rows } = await this.pool.query(`SELECT doc FROM ${this.s}.runs WHERE run_id = $1`, [runId]);
+    const { rows } = await this.q(this.pool, `SELECT doc FROM ${this.s}.runs WHERE run_id = $1`, [runId]);
     return rows[0]?.doc as RunRecord | undefined;
   }
 
@@ -909,7 +975,7 @@ export class PostgresStore implements Store {
   }
 
   async getCancelRequest(runId: string): Promise<CancelRequest | undefined> {
-    const { rows } = await this.pool.query(`SELECT doc FROM ${this.s}.cancels WHERE run_id = $1`, [runId]);
+    const { rows } = await this.q(this.pool, `SELECT doc FROM ${this.s}.cancels WHERE run_id = $1`, [runId]);
     return rows[0]?.doc as CancelRequest | undefined;
   }
 
@@ -918,7 +984,7 @@ export class PostgresStore implements Store {
   }
 
   async getLease(key: string): Promise<Lease | undefined> {
-    const { rows } = await this.pool.query(`SELECT key, owner, expires_at, data FROM ${this.s}.leases WHERE key = $1`, [key]);
+    const { rows } = await this.q(this.pool, `SELECT key, owner, expires_at, data FROM ${this.s}.leases WHERE key = $1`, [key]);
     return rows[0] ? this.toLease(rows[0]) : undefined;
   }
 
@@ -933,7 +999,7 @@ export class PostgresStore implements Store {
   }
 
   async getDoc<T = unknown>(collection: DocCollection, id: string): Promise<StoredDoc<T> | undefined> {
-    const { rows } = await this.pool.query(`SELECT id, parent, doc FROM ${this.s}.docs WHERE collection = $1 AND id = $2`, [collection, id]);
+    const { rows } = await this.q(this.pool, `SELECT id, parent, doc FROM ${this.s}.docs WHERE collection = $1 AND id = $2`, [collection, id]);
     return rows[0] ? ({ id: rows[0].id, parent: rows[0].parent ?? null, doc: rows[0].doc } as StoredDoc<T>) : undefined;
   }
 
