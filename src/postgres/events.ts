@@ -8,6 +8,9 @@
  *   marks, and a NOTIFY per run touched), so readers elsewhere are woken on commit.
  * - Readers in the publishing process read the memory copy; others read the table from their
  *   position and wait for a NOTIFY of the run (or a short poll as a fallback).
+ * - A resumable log is always written to the table. A non-resumable one only once a reader in
+ *   another process asks for it (NOTIFY `r<run id>`): the publisher then writes every event it
+ *   still holds and the following ones. Its end is always recorded.
  * - `end` flushes and marks the log ended in the same statement as its last events. A
  *   non-resumable log does not replay to readers that attach after its end; every ended log is
  *   pruned after its retention window (`resumable` logs: `resumableRetentionMs`).
@@ -18,6 +21,10 @@ import type { RunEventPort, RunEventReadOptions, RunEventRecord } from "../persi
 /** A log this process publishes: every event since it opened the log here. */
 class LocalLog {
   events: RunEventRecord[] = [];
+  /** How many of `events` were queued for the table (all of a resumable log's; a non-resumable log's once shared). */
+  persisted = 0;
+  /** A non-resumable log a reader in another process reads: its events go to the table too. */
+  shared = false;
   ended = false;
   dropped = false;
   private wake: (() => void) | undefined;
@@ -166,18 +173,37 @@ export class PgRunEvents implements RunEventPort {
     if (!log || log.ended) return;
     const seq = log.next;
     log.events.push({ seq, event, data });
-    let json: string;
-    try {
-      json = JSON.stringify(data) ?? "null";
-    } catch (err) {
-      if (!this.warnedJson) {
-        this.warnedJson = true;
-        console.error(`agentdock/postgres: an event of run ${runId} is not JSON; stored as null for other processes`, err);
-      }
-      json = "null";
-    }
-    this.enqueue({ kind: "event", runId, seq, event, json });
+    if (log.resumable || log.shared) this.persist(runId, log);
     log.notify();
+  }
+
+  /** Queues the log's events not queued yet for the table. */
+  private persist(runId: string, log: LocalLog): void {
+    for (; log.persisted < log.events.length; log.persisted++) {
+      const { seq, event, data } = log.events[log.persisted]!;
+      let json: string;
+      try {
+        json = JSON.stringify(data) ?? "null";
+      } catch (err) {
+        if (!this.warnedJson) {
+          this.warnedJson = true;
+          console.error(`agentdock/postgres: an event of run ${runId} is not JSON; stored as null for other processes`, err);
+        }
+        json = "null";
+      }
+      this.enqueue({ kind: "event", runId, seq, event, json });
+    }
+  }
+
+  /**
+   * A reader in another process reads this non-resumable log (its NOTIFY): from now on its
+   * events go to the table too, starting with every one this process still holds.
+   */
+  share(runId: string): void {
+    const log = this.local.get(runId);
+    if (!log || log.resumable || log.shared || log.ended) return;
+    log.shared = true;
+    this.persist(runId, log);
   }
 
   async end(runId: string): Promise<void> {
@@ -366,6 +392,7 @@ export class PgRunEvents implements RunEventPort {
             if (!attached) {
               if (row.ended && !row.resumable && !waitedForOpen) return;
               attached = true;
+              if (!row.resumable && !row.ended) void this.askShare(runId);
               if (pos === undefined) {
                 pos = waitedForOpen ? 0 : row.next;
                 continue;
@@ -385,15 +412,27 @@ export class PgRunEvents implements RunEventPort {
             if (now && pos! >= now.first) continue;
           }
           let timer: ReturnType<typeof setTimeout> | undefined;
-          const poll = new Promise<void>((r) => (timer = setTimeout(r, this.options.pollMs)));
+          let polled = false;
+          const poll = new Promise<void>((r) => (timer = setTimeout(() => ((polled = true), r()), this.options.pollMs)));
           await Promise.race([change.promise, poll, aborted]);
           clearTimeout(timer);
+          // Nothing arrived for a while: ask again (the publisher may have missed it, or changed).
+          if (polled && row && !row.resumable) void this.askShare(runId);
         } finally {
           change.cancel();
         }
       }
     } finally {
       signal?.removeEventListener("abort", onAbort);
+    }
+  }
+
+  /** Asks the process publishing a non-resumable log to write it to the table (NOTIFY `r<run id>`). */
+  private async askShare(runId: string): Promise<void> {
+    try {
+      await this.pool().query("SELECT pg_notify($1, $2)", [this.channel, `r${runId}`]);
+    } catch {
+      // The poll asks again.
     }
   }
 

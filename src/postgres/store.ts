@@ -282,6 +282,10 @@ export class PostgresStore implements Store {
       this.events.wake(payload.slice(1));
       return;
     }
+    if (payload.startsWith("r")) {
+      this.events.share(payload.slice(1));
+      return;
+    }
     if (!payload.startsWith("n")) return;
     let parsed: { t: string; p?: string };
     try {

@@ -44,9 +44,24 @@ describe("three agentdock serve processes on one database", () => {
     await joined;
     expect(cancelMs).toBeLessThan(3000);
     const ticks = seen.filter((p) => p.event === "custom").map((p) => (p.data as { tick: number }).tick);
-    expect(ticks).toEqual(ticks.map((_, i) => i));
+    // Joined without Last-Event-ID: from the join on, every tick once, in order.
+    expect(ticks).toEqual(ticks.map((_, i) => ticks[0]! + i));
     expect(await a.threads.get(thread.thread_id)).toMatchObject({ status: "idle" });
     console.log(`multi-process: cancel from the third process took ${cancelMs} ms; the join on the second saw ${ticks.length} ticks`);
+  });
+
+  it("a non-resumable run streams live to a reader on another process, which ends with the run", async () => {
+    const [a, b] = clients as [Client, Client, Client];
+    const thread = await a.threads.create();
+    const run = await a.runs.create(thread.thread_id, "ticker", { input: { every: 20, count: 60 }, streamMode: ["custom"] });
+    const ticks: number[] = [];
+    for await (const part of b.runs.joinStream(thread.thread_id, run.run_id)) {
+      if (part.event === "custom") ticks.push((part.data as { tick: number }).tick);
+    }
+    expect(ticks.length).toBeGreaterThan(10);
+    expect(ticks).toEqual(ticks.map((_, i) => ticks[0]! + i));
+    expect(ticks.at(-1)).toBe(59);
+    expect(await b.runs.get(thread.thread_id, run.run_id)).toMatchObject({ status: "success" });
   });
 
   it("120 enqueued runs on 12 threads, created round-robin, all succeed in order, never two at once on a thread", async () => {
