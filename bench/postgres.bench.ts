@@ -26,7 +26,8 @@ const line = (label: string, value: string, target = "", ok?: boolean) =>
   console.log(`${label.padEnd(60)} ${value.padStart(14)}   ${target.padEnd(16)} ${ok === undefined ? "" : ok ? "ok" : "MISSED"}`);
 
 const CALLERS = 16;
-const SECONDS = Number(process.env.AGENTDOCK_BENCH_SECONDS ?? 8);
+const SECONDS = Number(process.env.AGENTDOCK_BENCH_SECONDS ?? 5);
+const ROUNDS = Number(process.env.AGENTDOCK_BENCH_ROUNDS ?? 3);
 
 /** Runs/s of `ordered` runs through `runs.wait`, callers spread round-robin over the servers. */
 async function throughput(servers: Server[]): Promise<number> {
@@ -47,15 +48,6 @@ async function throughput(servers: Server[]): Promise<number> {
     }),
   );
   return done / ((performance.now() - start) / 1000);
-}
-
-async function withServers<T>(store: string, n: number, fn: (servers: Server[]) => Promise<T>): Promise<T> {
-  const servers = await Promise.all(Array.from({ length: n }, () => startServer(store)));
-  try {
-    return await fn(servers);
-  } finally {
-    await Promise.all(servers.map((s) => s.stop()));
-  }
 }
 
 const cp = (i: number, values: Record<string, unknown>): StoredCheckpoint => ({
@@ -81,12 +73,25 @@ export default async function (): Promise<void> {
   const tag = `${process.pid}_${Date.now() % 100000}`;
   try {
     // --- runs/s over HTTP ----------------------------------------------------------------------
-    const mem = await withServers("memory", 1, throughput);
-    const one = await withServers(`${url}?schema=b1_${tag}`, 1, throughput);
-    const two = await withServers(`${url}?schema=b2_${tag}`, 2, throughput);
-    line("runs/s over HTTP, memory store, 1 process", mem.toFixed(0));
-    line("runs/s over HTTP, postgres, 1 process", one.toFixed(0), `${((one / mem) * 100).toFixed(0)}% of memory`);
-    line("runs/s over HTTP, postgres, 2 processes", two.toFixed(0), "target >= 1.4x", two >= 1.4 * one);
+    // Every configuration is up at once and measured in turns, best of ROUNDS: the machine is
+    // shared, so the best round of each is the least disturbed one.
+    const configs = {
+      memory: await Promise.all([startServer("memory")]),
+      one: await Promise.all([startServer(`${url}?schema=b1_${tag}`)]),
+      two: await Promise.all([0, 1].map(() => startServer(`${url}?schema=b2_${tag}`))),
+    };
+    const best = { memory: 0, one: 0, two: 0 };
+    try {
+      for (let r = 0; r < ROUNDS; r++) {
+        for (const key of ["memory", "one", "two"] as const) best[key] = Math.max(best[key], await throughput(configs[key]));
+      }
+    } finally {
+      await Promise.all(Object.values(configs).flat().map((s) => s.stop()));
+    }
+    const { memory: mem, one, two } = best;
+    line(`runs/s over HTTP, memory store, 1 process (best of ${ROUNDS})`, mem.toFixed(0));
+    line(`runs/s over HTTP, postgres, 1 process (best of ${ROUNDS})`, one.toFixed(0), `${((one / mem) * 100).toFixed(0)}% of memory`);
+    line(`runs/s over HTTP, postgres, 2 processes (best of ${ROUNDS})`, two.toFixed(0), "target >= 1.4x", two >= 1.4 * one);
     line("  2 processes / 1 process", `${(two / one).toFixed(2)}x`);
 
     // --- history(limit 10) ---------------------------------------------------------------------

@@ -140,7 +140,6 @@ function checkOp(op: WriteOp): void {
 function SINGLE_STATEMENT(op: WriteOp): boolean {
   switch (op.op) {
     case "checkpoint.put":
-    case "writes.put":
     case "notify":
       return false;
     case "thread.delete":
@@ -464,19 +463,18 @@ export class PostgresStore implements Store {
       }
       case "writes.put": {
         const ns = op.checkpoint_ns ?? "";
-        const found = await this.q(c, `SELECT 1 FROM ${s}.checkpoints WHERE thread_id = $1 AND ns = $2 AND checkpoint_id = $3 FOR SHARE`, [
-          op.thread_id,
-          ns,
-          op.checkpoint_id,
-        ]);
-        if (found.rowCount === 0) {
-          throw notFound(`writes for checkpoint ${op.checkpoint_id} (namespace "${ns}") of thread ${op.thread_id}: no such checkpoint`);
-        }
-        await this.q(c, 
-          `WITH d AS (DELETE FROM ${s}.cp_writes WHERE thread_id = $1 AND ns = $2 AND checkpoint_id = $3 AND task_id = $4)
-           ${this.insertWritesSql("$1", "$2", "$3", "$5")}`,
+        // One statement: the checkpoint must exist (locked against a concurrent delete), then the task's writes are replaced.
+        const r = await this.q<{ found: boolean }>(
+          c,
+          `WITH cp AS (SELECT 1 FROM ${s}.checkpoints WHERE thread_id = $1 AND ns = $2 AND checkpoint_id = $3 FOR SHARE),
+                d AS (DELETE FROM ${s}.cp_writes WHERE thread_id = $1 AND ns = $2 AND checkpoint_id = $3 AND task_id = $4 AND EXISTS (SELECT 1 FROM cp)),
+                ins AS (${this.insertWritesSql("$1", "$2", "$3", "$5")} WHERE EXISTS (SELECT 1 FROM cp))
+           SELECT EXISTS (SELECT 1 FROM cp) AS found`,
           [op.thread_id, ns, op.checkpoint_id, op.task_id, JSON.stringify(op.writes)],
         );
+        if (!r.rows[0]?.found) {
+          throw notFound(`writes for checkpoint ${op.checkpoint_id} (namespace "${ns}") of thread ${op.thread_id}: no such checkpoint`);
+        }
         return;
       }
       case "run.put":
