@@ -50,90 +50,104 @@ export { isPlainObject };
  */
 export const MAX_DEPTH = 512;
 
-/**
- * Frozen containers already found to hold only JSON, with their height (1 for a container of
- * primitives). Only containers whose whole tree is frozen are remembered, since they cannot
- * change; a value that shares them with data stored earlier (a checkpoint's unchanged channels,
- * the messages a new list shares with the last one) is checked in time proportional to what is new.
- */
-const knownJson = new WeakMap<object, number>();
-
 type PathKey = string | number;
+
+/** A problem found by `walkJson`; the levels it unwinds through add their keys (innermost first). */
+class JsonProblem {
+  readonly keys: PathKey[] = [];
+  readonly containers: unknown[] = [];
+  constructor(
+    readonly message: string,
+    /** Found at the depth limit (a cycle or too deep). */
+    readonly deep = false,
+  ) {}
+}
+
+function describe(v: unknown): string {
+  return typeof v === "number" ? `is ${v}, which JSON cannot hold` : `is ${typeof v === "undefined" ? "undefined" : `a ${typeof v}`}, which JSON cannot hold`;
+}
+
+function walkJson(v: unknown, at: number, max: number): void {
+  switch (typeof v) {
+    case "string":
+    case "boolean":
+      return;
+    case "number":
+      if (!Number.isFinite(v)) throw new JsonProblem(describe(v));
+      return;
+    case "object":
+      if (v === null) return;
+      break;
+    default:
+      throw new JsonProblem(describe(v));
+  }
+  if (at >= max) {
+    const p = new JsonProblem("", true);
+    p.containers.push(v);
+    throw p;
+  }
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      const x = v[i];
+      if (typeof x === "string" || typeof x === "boolean" || x === null || (typeof x === "number" && Number.isFinite(x))) continue;
+      try {
+        walkJson(x, at + 1, max);
+      } catch (err) {
+        if (err instanceof JsonProblem) {
+          err.keys.push(i);
+          err.containers.push(v);
+        }
+        throw err;
+      }
+    }
+    return;
+  }
+  const proto = Object.getPrototypeOf(v);
+  if (proto !== Object.prototype && proto !== null) {
+    const name = (v as { constructor?: { name?: string } }).constructor?.name;
+    throw new JsonProblem(`is ${name ? `a ${name}` : "an object with a prototype"}, not a plain object`);
+  }
+  for (const key in v as Record<string, unknown>) {
+    const x = (v as Record<string, unknown>)[key];
+    if (x === undefined || typeof x === "string" || typeof x === "boolean" || x === null || (typeof x === "number" && Number.isFinite(x))) continue;
+    try {
+      walkJson(x, at + 1, max);
+    } catch (err) {
+      if (err instanceof JsonProblem) {
+        err.keys.push(key);
+        err.containers.push(v);
+      }
+      throw err;
+    }
+  }
+}
 
 /**
  * Throws `invalid_input` naming the path (`where` then `.key` / `[i]`) of the first part of
  * `value` that is not storable JSON: anything but plain objects, arrays, strings, finite numbers,
  * booleans and null; an `undefined` array item or top-level value (an `undefined` property is
- * fine: JSON leaves it out); a cycle; nesting deeper than `maxDepth`.
+ * fine: JSON leaves it out); a cycle; nesting deeper than `maxDepth` levels. Walks the whole
+ * value: callers that store data sharing parts with data they checked before (a checkpoint's
+ * unchanged channels, the items a list shares with its parent's) check only the new parts,
+ * passing the depth those parts sit at as `depth` (the root of `value` is at `depth`), and the
+ * key of `value` in its container as `key` (added to `where` only in the error message).
  */
-export function checkJson(value: unknown, where: string, maxDepth: number = MAX_DEPTH): void {
-  const keys: PathKey[] = [];
-  const stack: object[] = [];
-
-  const fail = (depth: number, message: string): never => {
+export function checkJson(value: unknown, where: string, depth = 0, maxDepth: number = MAX_DEPTH, key?: PathKey): void {
+  try {
+    walkJson(value, depth, maxDepth);
+  } catch (err) {
+    if (!(err instanceof JsonProblem)) throw err;
+    if (key !== undefined) err.keys.push(key);
     let path = where;
-    for (let i = 0; i < depth; i++) {
-      const k = keys[i]!;
+    for (let i = err.keys.length - 1; i >= 0; i--) {
+      const k = err.keys[i]!;
       path += typeof k === "number" ? `[${k}]` : /^[A-Za-z_$][\w$]*$/.test(k) ? `.${k}` : `[${JSON.stringify(k)}]`;
     }
+    let message = err.message;
+    if (err.deep) {
+      const cyclic = new Set(err.containers).size < err.containers.length;
+      message = cyclic ? "refers back to itself (a cycle)" : `nests deeper than ${maxDepth} levels`;
+    }
     throw invalidInput(`${path} ${message}`, [{ path, message }]);
-  };
-
-  // Returns the value's height * 2, plus 1 when its whole tree is frozen.
-  const walk = (v: unknown, depth: number): number => {
-    switch (typeof v) {
-      case "string":
-      case "boolean":
-        return 1;
-      case "number":
-        return Number.isFinite(v) ? 1 : fail(depth, `is ${v}, which JSON cannot hold`);
-      case "object":
-        if (v === null) return 1;
-        break;
-      case "undefined":
-        return fail(depth, "is undefined, which JSON cannot hold");
-      default:
-        return fail(depth, `is a ${typeof v}, which JSON cannot hold`);
-    }
-    const obj = v as object;
-    const known = knownJson.get(obj);
-    if (known !== undefined) {
-      if (depth + known > maxDepth) fail(depth, `nests deeper than ${maxDepth} levels`);
-      return known * 2 + 1;
-    }
-    if (depth >= maxDepth) {
-      const cyclic = new Set(stack.slice(0, depth)).size < depth || stack.slice(0, depth).includes(obj);
-      fail(depth, cyclic ? "refers back to itself (a cycle)" : `nests deeper than ${maxDepth} levels`);
-    }
-    stack[depth] = obj;
-    let height = 0;
-    let frozen = Object.isFrozen(obj);
-    if (Array.isArray(obj)) {
-      for (let i = 0; i < obj.length; i++) {
-        keys[depth] = i;
-        const r = walk(obj[i], depth + 1);
-        if ((r & 1) === 0) frozen = false;
-        if (r >> 1 > height) height = r >> 1;
-      }
-    } else {
-      const proto = Object.getPrototypeOf(obj);
-      if (proto !== Object.prototype && proto !== null) {
-        const name = (obj as { constructor?: { name?: string } }).constructor?.name;
-        fail(depth, `is ${name ? `a ${name}` : "an object with a prototype"}, not a plain object`);
-      }
-      for (const key of Object.keys(obj)) {
-        const x = (obj as Record<string, unknown>)[key];
-        if (x === undefined) continue;
-        keys[depth] = key;
-        const r = walk(x, depth + 1);
-        if ((r & 1) === 0) frozen = false;
-        if (r >> 1 > height) height = r >> 1;
-      }
-    }
-    height += 1;
-    if (frozen) knownJson.set(obj, height);
-    return height * 2 + (frozen ? 1 : 0);
-  };
-
-  walk(value, 0);
+  }
 }

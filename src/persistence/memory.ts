@@ -15,7 +15,7 @@
  * Reads materialize `log.slice(0, n)` (frozen); the last reads of each namespace are cached.
  */
 import { conflict, invalidInput, notFound } from "../errors.js";
-import { checkJson, contains, jsonEqual } from "../json.js";
+import { MAX_DEPTH, checkJson, contains, jsonEqual } from "../json.js";
 import type { AssistantRecord, AssistantVersionRecord, RunRecord, RunStatus, ThreadRecord } from "../types.js";
 import { MemoryRunEvents } from "./memory-events.js";
 import {
@@ -35,7 +35,6 @@ import type {
   DocCollection,
   Lease,
   ListCheckpointsOptions,
-  PendingWrite,
   RunEventPort,
   RunQuery,
   Store,
@@ -58,24 +57,32 @@ class ArrayRef {
 }
 
 const sameItem = (a: unknown, b: unknown) => a === b || jsonEqual(a, b);
+const noCheck = () => {};
+const isCheckpointKey = (key: string) => key === "checkpoint";
+const isChannelValuesKey = (key: string) => key === "channel_values";
+const CHANNEL_VALUES = "checkpoint.checkpoint.channel_values.";
 
 /**
  * The stored form of `value` (a channel value of a checkpoint whose parent stored `parent` for
- * the same channel), and an undo for any append to a shared log.
+ * the same channel), checking with `check` every item it did not find among what is stored
+ * already; pushes an undo for any append to a shared log.
  */
-function pack(value: unknown, parent: unknown, undo: Array<() => void>): unknown {
-  if (!Array.isArray(value) || value.length === 0) return value;
+function pack(value: unknown[], parent: unknown, check: (item: unknown, index: number) => void, undo: Array<() => void>): unknown {
   if (parent instanceof ArrayRef) {
     const { log, n } = parent;
-    if (value.length < n) return value;
-    for (let i = 0; i < n; i++) if (!sameItem(value[i], log[i])) return value;
+    let i = 0;
+    if (value.length >= n) while (i < n && sameItem(value[i], log[i])) i++;
+    if (i < n) {
+      for (let k = 0; k < value.length; k++) check(value[k], k);
+      return value;
+    }
     // The value extends the parent's items; does it also agree with what the log holds after them?
     const common = Math.min(value.length, log.length);
-    let i = n;
     while (i < common && sameItem(value[i], log[i])) i++;
     if (i === common) {
       if (value.length > log.length) {
         const before = log.length;
+        for (let k = before; k < value.length; k++) check(value[k], k);
         for (let k = before; k < value.length; k++) log.push(value[k]);
         undo.push(() => {
           log.length = before;
@@ -83,14 +90,38 @@ function pack(value: unknown, parent: unknown, undo: Array<() => void>): unknown
       }
       return new ArrayRef(log, value.length);
     }
-    // A fork whose items differ from the log: a new log.
+    // A fork whose items differ from the log after the parent's: a new log.
+    for (let k = n; k < value.length; k++) check(value[k], k);
     return new ArrayRef(value.slice(), value.length);
   }
-  if (Array.isArray(parent) && value.length > parent.length && parent.length > 0) {
-    for (let i = 0; i < parent.length; i++) if (!sameItem(value[i], parent[i])) return value;
-    return new ArrayRef(value.slice(), value.length);
+  if (Array.isArray(parent) && parent.length > 0 && value.length > parent.length) {
+    let i = 0;
+    while (i < parent.length && sameItem(value[i], parent[i])) i++;
+    if (i === parent.length) {
+      for (let k = i; k < value.length; k++) check(value[k], k);
+      return new ArrayRef(value.slice(), value.length);
+    }
   }
+  if (value !== parent) for (let k = 0; k < value.length; k++) check(value[k], k);
   return value;
+}
+
+/**
+ * Checks that the fields of `record` are JSON, skipping those identical to the stored record's
+ * (`prev`): they were checked when it was stored.
+ */
+function checkRecord(record: unknown, prev: object | undefined, where: string, skip?: (key: string, value: unknown) => boolean): void {
+  const proto = typeof record === "object" && record !== null ? Object.getPrototypeOf(record) : undefined;
+  if (Array.isArray(record) || (proto !== Object.prototype && proto !== null)) {
+    checkJson(record, where);
+    throw invalidInput(`${where} must be a plain object`);
+  }
+  const before = prev as Record<string, unknown> | undefined;
+  for (const key in record as Record<string, unknown>) {
+    const v = (record as Record<string, unknown>)[key];
+    if (v === undefined || typeof v === "string" || (before !== undefined && before[key] === v) || skip?.(key, v)) continue;
+    checkJson(v, where, 1, MAX_DEPTH, key);
+  }
 }
 
 function hasRefs(values: Record<string, unknown>): boolean {
@@ -134,7 +165,12 @@ interface CachedRead {
   read?: StoredCheckpoint;
 }
 
-const READ_CACHE = 2;
+/**
+ * Materialized reads kept per namespace. One is enough for the engine's pattern (it reads the
+ * latest, then puts its successors, which are cached as they come); more would hold a copy of
+ * a long list per thread for little gain.
+ */
+const READ_CACHE = 1;
 
 const ACTIVE: ReadonlySet<RunStatus> = new Set<RunStatus>(["pending", "running"]);
 
@@ -170,8 +206,14 @@ export class MemoryData {
   /** Assistant id -> versions ascending. */
   versions = new Map<string, AssistantVersionRecord[]>();
   threads = new Map<string, ThreadRecord>();
-  /** Thread id -> namespace -> checkpoints. */
-  checkpoints = new Map<string, Map<string, NamespaceCheckpoints>>();
+  /**
+   * Thread id -> the checkpoints of its root namespace `""`, in their stored form (channel
+   * arrays may be `ArrayRef`s into shared logs): read them through `getCheckpoint` and
+   * `listCheckpoints`, which hand out plain JSON.
+   */
+  checkpoints = new Map<string, NamespaceCheckpoints>();
+  /** Thread id -> subgraph namespace -> checkpoints. */
+  subCheckpoints = new Map<string, Map<string, NamespaceCheckpoints>>();
   /** Every run in queue order. */
   runs = new Map<string, RunEntry>();
   /** Thread id -> its runs in queue order. */
@@ -189,19 +231,29 @@ export class MemoryData {
   /** Set while undoing: run maps must be put back in queue order. */
   private runOrderDirty = false;
 
+  /** False while replaying ops that were checked when first committed. */
+  private checking = true;
+
   /**
    * Applies ops in order, all or nothing: it checks each op's data and expectation before
    * applying it, and if one throws (`invalid_input`, `conflict`, `not_found`), the ones already
    * applied are undone and the data is as before the call. `notify` ops change nothing here.
+   *
+   * `replay: true` is for ops this data (or a store's log of it) already accepted once, replayed
+   * to rebuild it: their data is not checked again and their expectations are ignored (they held
+   * when first committed; a `sameAs` cannot hold across processes).
    */
-  apply(ops: readonly WriteOp[]): void {
+  apply(ops: readonly WriteOp[], options: { replay?: boolean } = {}): void {
     const undo: Array<() => void> = [];
+    this.checking = options.replay !== true;
     try {
       for (const op of ops) this.applyOne(op, undo);
     } catch (err) {
       for (let i = undo.length - 1; i >= 0; i--) undo[i]!();
       if (this.runOrderDirty) this.reorderRuns();
       throw err;
+    } finally {
+      this.checking = true;
     }
   }
 
@@ -224,7 +276,7 @@ export class MemoryData {
   }
 
   private checkThread(op: WriteOp, threadId: string, expect: ThreadExpectation | undefined): void {
-    if (!expect) return;
+    if (!expect || !this.checking) return;
     const t = this.threads.get(threadId);
     if (expect.exists !== undefined && expect.exists !== (t !== undefined)) {
       throw conflict(`${describeOp(op)}: expected the thread ${expect.exists ? "to exist" : "not to exist"}`);
@@ -240,7 +292,7 @@ export class MemoryData {
   private applyOne(op: WriteOp, undo: Array<() => void>): void {
     switch (op.op) {
       case "assistant.put": {
-        checkJson(op.assistant, "assistant");
+        if (this.checking) checkRecord(op.assistant, this.assistants.get(op.assistant.assistant_id), "assistant");
         this.setIn(this.assistants, op.assistant.assistant_id, Object.freeze({ ...op.assistant }), undo);
         return;
       }
@@ -249,7 +301,7 @@ export class MemoryData {
         this.setIn(this.versions, op.assistant_id, undefined, undo);
         return;
       case "assistant_version.put": {
-        checkJson(op.version, "assistant version");
+        if (this.checking) checkJson(op.version, "assistant version");
         const id = op.version.assistant_id;
         const list = (this.versions.get(id) ?? []).filter((v) => v.version !== op.version.version);
         list.push(Object.freeze({ ...op.version }));
@@ -258,8 +310,9 @@ export class MemoryData {
         return;
       }
       case "thread.put": {
-        checkJson(op.thread, "thread");
         const id = op.thread.thread_id;
+        const prev = this.threads.get(id);
+        if (this.checking) checkRecord(op.thread, prev, "thread", (key, values) => key === "values" && this.knownValues(id, prev, values));
         this.checkThread(op, id, op.expect);
         const record = Object.freeze({ ...op.thread });
         this.revisions.set(record, ++this.nextRevision);
@@ -271,6 +324,7 @@ export class MemoryData {
         this.checkThread(op, id, op.expect);
         this.setIn(this.threads, id, undefined, undo);
         this.setIn(this.checkpoints, id, undefined, undo);
+        this.setIn(this.subCheckpoints, id, undefined, undo);
         const runs = this.runsByThread.get(id);
         if (runs) {
           for (const runId of runs.keys()) {
@@ -285,43 +339,40 @@ export class MemoryData {
         return;
       }
       case "checkpoint.put":
-        checkJson(op.checkpoint, "checkpoint");
         this.putCheckpoint(op.checkpoint, undo);
         return;
       case "checkpoint.delete": {
-        const spaces = this.checkpoints.get(op.thread_id);
         const ns = op.checkpoint_ns ?? "";
-        const prev = spaces?.get(ns);
-        if (!spaces || !prev) return;
+        const prev = this.space(op.thread_id, ns);
+        if (!prev) return;
         const drop = new Set(op.checkpoint_ids);
         const list = prev.list.filter((c) => !drop.has(c.checkpoint.id));
         if (list.length === prev.list.length) return;
         const index = new Map(list.map((c, i) => [c.checkpoint.id, i]));
-        this.setIn(spaces, ns, list.length > 0 ? { list, index, cache: [] } : undefined, undo);
+        this.setSpace(op.thread_id, ns, list.length > 0 ? { list, index, cache: [] } : undefined, undo);
         return;
       }
       case "writes.put": {
-        checkJson(op.writes, "writes");
+        if (this.checking) checkJson(op.writes, "writes");
         const ns = op.checkpoint_ns ?? "";
-        const nc = this.checkpoints.get(op.thread_id)?.get(ns);
+        const nc = this.space(op.thread_id, ns);
         const at = nc?.index.get(op.checkpoint_id);
         if (!nc || at === undefined) {
           throw notFound(`writes for checkpoint ${op.checkpoint_id} (namespace "${ns}") of thread ${op.thread_id}: no such checkpoint`);
         }
         const cp = nc.list[at]!;
         const kept = cp.pending_writes.filter((w) => w[0] !== op.task_id);
-        const writes = op.writes.map((w) => (Object.isFrozen(w) ? w : (Object.freeze([...w]) as unknown as PendingWrite)));
-        nc.list[at] = Object.freeze({ ...cp, pending_writes: Object.freeze([...kept, ...writes]) });
+        nc.list[at] = Object.freeze({ ...cp, pending_writes: Object.freeze([...kept, ...op.writes]) });
         undo.push(() => {
           nc.list[at] = cp;
         });
         return;
       }
       case "run.put": {
-        checkJson(op.run, "run");
         const id = op.run.run_id;
         const had = this.runs.get(id);
-        if (op.expect) {
+        if (this.checking) checkRecord(op.run, had?.run, "run");
+        if (op.expect && this.checking) {
           if (op.expect.exists !== undefined && op.expect.exists !== (had !== undefined)) {
             throw conflict(`${describeOp(op)}: expected the run ${op.expect.exists ? "to exist" : "not to exist"}`);
           }
@@ -346,7 +397,7 @@ export class MemoryData {
       }
       case "run.delete": {
         const had = this.runs.get(op.run_id);
-        if (op.expect) {
+        if (op.expect && this.checking) {
           if (op.expect.exists !== undefined && op.expect.exists !== (had !== undefined)) {
             throw conflict(`${describeOp(op)}: expected the run ${op.expect.exists ? "to exist" : "not to exist"}`);
           }
@@ -367,13 +418,13 @@ export class MemoryData {
         return;
       }
       case "cancel.put":
-        checkJson(op.request, "cancel request");
+        if (this.checking) checkJson(op.request, "cancel request");
         this.setIn(this.cancels, op.request.run_id, Object.freeze({ ...op.request }), undo);
         return;
       case "lease.put": {
-        checkJson(op.lease, "lease");
+        if (this.checking) checkJson(op.lease, "lease");
         const { key, owner } = op.lease;
-        if (op.expect) {
+        if (op.expect && this.checking) {
           const cur = this.leases.get(key);
           const live = cur !== undefined && cur.expires_at >= op.expect.now;
           const ok = op.expect.state === "free" ? !live : live && cur.owner === owner;
@@ -393,7 +444,7 @@ export class MemoryData {
         return;
       }
       case "doc.put": {
-        checkJson(op.doc, "doc");
+        if (this.checking) checkJson(op.doc, "doc");
         let coll = this.docs.get(op.collection);
         if (!coll) {
           coll = new Map();
@@ -422,35 +473,57 @@ export class MemoryData {
   private putCheckpoint(input: StoredCheckpoint, undo: Array<() => void>): void {
     const threadId = input.thread_id;
     const ns = input.checkpoint_ns ?? "";
-    let spaces = this.checkpoints.get(threadId);
-    if (!spaces) {
-      spaces = new Map();
-      this.setIn(this.checkpoints, threadId, spaces, undo);
-    }
-    let nc = spaces.get(ns);
+    let nc = this.space(threadId, ns);
     if (!nc) {
       nc = { list: [], index: new Map(), cache: [] };
-      this.setIn(spaces, ns, nc, undo);
+      this.setSpace(threadId, ns, nc, undo);
     }
     const id = input.checkpoint.id;
     const parentAt = input.parent_checkpoint_id === null ? undefined : nc.index.get(input.parent_checkpoint_id);
-    const parentValues = parentAt === undefined ? undefined : nc.list[parentAt]!.checkpoint.channel_values;
+    const parent = parentAt === undefined ? undefined : nc.list[parentAt]!.checkpoint;
+    const parentValues = parent?.channel_values;
+
+    // Check what is new (what the parent shares was checked when it was stored).
+    const cp = input.checkpoint;
+    const values = cp.channel_values;
+    if (this.checking) {
+      checkRecord(input, undefined, "checkpoint", isCheckpointKey);
+      checkRecord(cp, parent, "checkpoint.checkpoint", isChannelValuesKey);
+      checkRecord(values, undefined, "checkpoint.checkpoint.channel_values", (key, v) => Array.isArray(v) || v === parentValues?.[key]);
+    }
 
     // The stored form: arrays that extend the parent's become references into shared logs.
-    const values = input.checkpoint.channel_values;
     let packed: Record<string, unknown> | undefined;
     for (const key of Object.keys(values)) {
       const v = values[key];
       if (!Array.isArray(v)) continue;
-      const p = pack(v, parentValues?.[key], undo);
+      const where = CHANNEL_VALUES + key;
+      const p = pack(v, parentValues?.[key], this.checking ? (item, i) => checkJson(item, where, 4, MAX_DEPTH, i) : noCheck, undo);
       if (p !== v || !Object.isFrozen(v)) {
         packed ??= { ...values };
         packed[key] = p === v ? Object.freeze(v.slice()) : p;
       }
     }
     const pending = Object.isFrozen(input.pending_writes) ? input.pending_writes : Object.freeze([...input.pending_writes]);
-    const checkpoint = packed ? Object.freeze({ ...input.checkpoint, channel_values: Object.freeze(packed) }) : input.checkpoint;
-    const stored: StoredCheckpoint = Object.freeze({ ...input, checkpoint_ns: ns, checkpoint, pending_writes: pending });
+    // The stored form with references is internal (reads hand out materialized copies): not frozen.
+    const checkpoint = packed
+      ? {
+          v: cp.v,
+          id: cp.id,
+          ts: cp.ts,
+          channel_values: packed,
+          channel_versions: cp.channel_versions,
+          versions_seen: cp.versions_seen,
+        }
+      : cp;
+    const stored: StoredCheckpoint = Object.freeze({
+      thread_id: threadId,
+      checkpoint_ns: ns,
+      checkpoint,
+      metadata: input.metadata,
+      parent_checkpoint_id: input.parent_checkpoint_id,
+      pending_writes: pending,
+    });
 
     const at = nc.index.get(id);
     if (at === undefined) {
@@ -470,31 +543,75 @@ export class MemoryData {
         list[at] = old;
       });
     }
-    // What the engine handed in reads back as is when it is frozen (it is, from the engine).
-    if (packed && frozenValues(values) && Object.isFrozen(input.checkpoint)) {
-      const target = nc;
-      const before = target.cache;
-      target.cache = [{ packed: checkpoint, checkpoint: input.checkpoint }, ...before.slice(0, READ_CACHE - 1)];
-      undo.push(() => {
-        target.cache = before;
-      });
+    // What the engine handed in reads back as is when it is frozen (it is, from the engine). A
+    // failed commit leaves this entry behind harmlessly: its key is no stored checkpoint.
+    if (packed && Object.isFrozen(cp) && frozenValues(values)) {
+      const cache = nc.cache;
+      if (cache.length >= READ_CACHE) cache.pop();
+      cache.unshift({ packed: checkpoint, checkpoint: cp });
     }
+  }
+
+  /**
+   * True when every value of a thread's `values` is one already stored: the same as the stored
+   * thread's, or as the latest root checkpoint's (stored or as last read).
+   */
+  private knownValues(threadId: string, prev: ThreadRecord | undefined, values: unknown): boolean {
+    if (typeof values !== "object" || values === null || Array.isArray(values)) return false;
+    const proto = Object.getPrototypeOf(values);
+    if (proto !== Object.prototype && proto !== null) return false;
+    const nc = this.checkpoints.get(threadId);
+    const latest = nc?.list[nc.list.length - 1]?.checkpoint.channel_values;
+    for (const key in values) {
+      const v = (values as Record<string, unknown>)[key];
+      if (v === undefined) continue;
+      if (typeof v !== "object" || v === null) {
+        checkJson(v, "thread.values", 2, MAX_DEPTH, key);
+        continue;
+      }
+      if (prev?.values[key] === v || latest?.[key] === v) continue;
+      if (nc?.cache.some((c) => c.checkpoint.channel_values[key] === v)) continue;
+      checkJson(v, "thread.values", 2, MAX_DEPTH, key);
+    }
+    return true;
   }
 
   /** The checkpoint as handed out: stored form with its shared arrays materialized. */
   private materialize(nc: NamespaceCheckpoints, stored: StoredCheckpoint): StoredCheckpoint {
     const values = stored.checkpoint.channel_values;
     if (!hasRefs(values)) return stored;
-    let hit = nc.cache.find((c) => c.packed === stored.checkpoint);
+    const cache = nc.cache;
+    let hit: CachedRead | undefined;
+    for (let i = 0; i < cache.length; i++) if (cache[i]!.packed === stored.checkpoint) hit = cache[i];
     if (!hit) {
       hit = { packed: stored.checkpoint, checkpoint: Object.freeze({ ...stored.checkpoint, channel_values: unpackValues(values) }) };
-      nc.cache = [hit, ...nc.cache.slice(0, READ_CACHE - 1)];
+      if (cache.length >= READ_CACHE) cache.pop();
+      cache.unshift(hit);
     }
     if (hit.stored !== stored) {
       hit.stored = stored;
       hit.read = Object.freeze({ ...stored, checkpoint: hit.checkpoint });
     }
     return hit.read!;
+  }
+
+  private space(threadId: string, ns: string): NamespaceCheckpoints | undefined {
+    return ns === "" ? this.checkpoints.get(threadId) : this.subCheckpoints.get(threadId)?.get(ns);
+  }
+
+  private setSpace(threadId: string, ns: string, nc: NamespaceCheckpoints | undefined, undo: Array<() => void>): void {
+    if (ns === "") {
+      this.setIn(this.checkpoints, threadId, nc, undo);
+      return;
+    }
+    let spaces = this.subCheckpoints.get(threadId);
+    if (!spaces) {
+      if (!nc) return;
+      spaces = new Map();
+      this.setIn(this.subCheckpoints, threadId, spaces, undo);
+    }
+    this.setIn(spaces, ns, nc, undo);
+    if (spaces.size === 0) this.setIn(this.subCheckpoints, threadId, undefined, undo);
   }
 
   private reorderRuns(): void {
@@ -509,7 +626,7 @@ export class MemoryData {
   // Reads.
 
   getCheckpoint(key: CheckpointKey): StoredCheckpoint | undefined {
-    const nc = this.checkpoints.get(key.thread_id)?.get(key.checkpoint_ns ?? "");
+    const nc = this.space(key.thread_id, key.checkpoint_ns ?? "");
     if (!nc) return undefined;
     const at = key.checkpoint_id === undefined ? nc.list.length - 1 : nc.index.get(key.checkpoint_id);
     if (at === undefined || at < 0) return undefined;
@@ -517,7 +634,7 @@ export class MemoryData {
   }
 
   listCheckpoints(threadId: string, options: ListCheckpointsOptions = {}): StoredCheckpoint[] {
-    const nc = this.checkpoints.get(threadId)?.get(options.checkpoint_ns ?? "");
+    const nc = this.space(threadId, options.checkpoint_ns ?? "");
     if (!nc) return [];
     let start = nc.list.length - 1;
     if (options.before !== undefined) {
@@ -535,12 +652,10 @@ export class MemoryData {
   }
 
   listCheckpointNamespaces(threadId: string): string[] {
-    const spaces = this.checkpoints.get(threadId);
-    if (!spaces) return [];
     const out: string[] = [];
-    for (const [ns, nc] of spaces) if (ns !== "" && nc.list.length > 0) out.push(ns);
+    for (const [ns, nc] of this.subCheckpoints.get(threadId) ?? []) if (nc.list.length > 0) out.push(ns);
     out.sort();
-    if ((spaces.get("")?.list.length ?? 0) > 0) out.unshift("");
+    if ((this.checkpoints.get(threadId)?.list.length ?? 0) > 0) out.unshift("");
     return out;
   }
 

@@ -757,6 +757,34 @@ export function storeContract({ name, create, reopen }: StoreContractOptions): v
         for (const cp of chain("t1", 4)) expect(await store.getCheckpoint({ thread_id: "t1", checkpoint_id: cp.checkpoint.id })).toEqual(cp);
       });
 
+      it("a failed commit that deleted runs leaves the queue order as it was", async () => {
+        await store.commit([
+          { op: "run.put", run: run("r1", "t1", { status: "pending" }) },
+          { op: "run.put", run: run("r2", "t1", { status: "pending" }) },
+          { op: "run.put", run: run("r3", "t2", { status: "pending" }) },
+          { op: "run.put", run: run("r4", "t1", { status: "running" }) },
+        ]);
+        const queue = async () => ({
+          all: (await store.queryRuns({ sortBy: "queue" })).map((r) => r.run_id),
+          t1: (await store.queryRuns({ thread_id: "t1", sortBy: "queue" })).map((r) => r.run_id),
+          active: (await store.queryRuns({ status: ["pending", "running"], sortBy: "queue" })).map((r) => r.run_id),
+        });
+        const before = await queue();
+        expect(before).toEqual({ all: ["r1", "r2", "r3", "r4"], t1: ["r1", "r2", "r4"], active: ["r1", "r2", "r3", "r4"] });
+        await expectConflict(
+          store.commit([
+            { op: "run.delete", run_id: "r1" },
+            { op: "run.put", run: run("r2", "t1", { status: "success" }) },
+            { op: "thread.delete", thread_id: "t2" },
+            { op: "run.put", run: run("r5", "t1"), expect: { exists: true } },
+          ]),
+        );
+        expect(await queue()).toEqual(before);
+        await store.commit([{ op: "run.put", run: run("r6", "t1", { status: "pending" }) }]);
+        expect((await queue()).t1).toEqual(["r1", "r2", "r4", "r6"]);
+        expect((await queue()).active).toEqual(["r1", "r2", "r3", "r4", "r6"]);
+      });
+
       it("sameAs: a put based on a stale read conflicts, one based on a fresh read goes through", async () => {
         await store.commit([{ op: "thread.put", thread: thread("t1") }]);
         const read = (await store.getThread("t1"))!;

@@ -1,5 +1,10 @@
-import { memoryStore } from "../../src/persistence/memory.js";
-import { storeContract } from "./contract.js";
+import { describe, expect, it } from "vitest";
+import { AgentdockError } from "../../src/errors.js";
+import { MAX_DEPTH, checkJson } from "../../src/json.js";
+import { MemoryRunEvents } from "../../src/persistence/memory-events.js";
+import { MemoryData, MemoryStore, memoryStore } from "../../src/persistence/memory.js";
+import type { RunEventRecord } from "../../src/persistence/types.js";
+import { checkpoint, cpId, messages, storeContract, thread } from "./contract.js";
 
 storeContract({
   name: "memoryStore",
@@ -8,4 +13,291 @@ storeContract({
     await store.open();
     return store;
   },
+});
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of items) out.push(item);
+  return out;
+}
+
+/** Exposes the data of a memory store to look at how it holds checkpoints. */
+class InspectableStore extends MemoryStore {
+  get inner(): MemoryData {
+    return this.data;
+  }
+}
+
+const storedMessages = (store: InspectableStore, threadId: string, i: number) =>
+  store.inner.checkpoints.get(threadId)!.list[i]!.checkpoint.channel_values.messages as unknown;
+
+describe("checkJson", () => {
+  const problem = (value: unknown, where = "v") => {
+    try {
+      checkJson(value, where);
+    } catch (err) {
+      expect(AgentdockError.is(err, "invalid_input")).toBe(true);
+      return (err as AgentdockError).problems![0]!;
+    }
+    return undefined;
+  };
+
+  it("accepts JSON, undefined properties and objects without a prototype", () => {
+    expect(problem({ a: [1, "x", null, true, { b: -0.5 }], c: undefined })).toBeUndefined();
+    expect(problem(Object.assign(Object.create(null), { a: 1 }))).toBeUndefined();
+    expect(problem(Object.freeze({ a: Object.freeze([1]) }))).toBeUndefined();
+    expect(problem("plain")).toBeUndefined();
+  });
+
+  it("names the path of the first problem", () => {
+    expect(problem({ a: [1, { f: () => 1 }] })).toEqual({ path: "v.a[1].f", message: "is a function, which JSON cannot hold" });
+    expect(problem({ "odd key": [Number.NaN] }, "doc")?.path).toBe('doc["odd key"][0]');
+    expect(problem([undefined])?.message).toMatch(/undefined/);
+    expect(problem({ n: BigInt(1) })?.message).toMatch(/bigint/);
+    expect(problem({ d: new Date(0) })?.message).toMatch(/a Date, not a plain object/);
+    expect(problem(new Map())?.message).toMatch(/a Map/);
+    expect(problem({ s: Symbol("x") })?.message).toMatch(/symbol/);
+    expect(problem(Number.NEGATIVE_INFINITY)?.message).toMatch(/-Infinity/);
+  });
+
+  it("tells cycles from deep nesting, and allows exactly MAX_DEPTH levels", () => {
+    const cycle: Record<string, unknown> = {};
+    cycle.next = [cycle];
+    expect(problem(cycle)?.message).toMatch(/cycle/);
+    const nest = (levels: number) => {
+      let v: unknown = 1;
+      for (let i = 0; i < levels; i++) v = [v];
+      return v;
+    };
+    expect(problem(nest(MAX_DEPTH))).toBeUndefined();
+    expect(problem(nest(MAX_DEPTH + 1))?.message).toBe(`nests deeper than ${MAX_DEPTH} levels`);
+    expect(problem(nest(100_000))?.message).toMatch(/nests deeper/);
+    // A value placed deeper has fewer levels left.
+    expect(() => checkJson(nest(MAX_DEPTH - 2), "v", 2)).not.toThrow();
+    expect(() => checkJson(nest(MAX_DEPTH - 1), "v", 2)).toThrow(/nests deeper/);
+  });
+});
+
+describe("memory store: shared array prefixes", () => {
+  it("keeps a growing list once: each checkpoint refers to a prefix of one log", async () => {
+    const store = new InspectableStore();
+    let msgs: readonly unknown[] = [];
+    const cps = [];
+    for (let i = 0; i < 30; i++) {
+      msgs = Object.freeze([...msgs, Object.freeze({ id: `m${i}` })]);
+      cps.push(checkpoint("t1", cpId(i), i === 0 ? null : cpId(i - 1), { messages: msgs }));
+      await store.commit([{ op: "checkpoint.put", checkpoint: cps[i]! }]);
+    }
+    const first = storedMessages(store, "t1", 1) as { log: unknown[]; n: number };
+    const last = storedMessages(store, "t1", 29) as { log: unknown[]; n: number };
+    expect(Array.isArray(first)).toBe(false);
+    expect(last.log).toBe(first.log);
+    expect([first.n, last.n, last.log.length]).toEqual([2, 30, 30]);
+    // Reads are plain frozen arrays, equal to what was put, sharing the items.
+    const read = (await store.getCheckpoint({ thread_id: "t1", checkpoint_id: cpId(10) }))!.checkpoint.channel_values.messages as unknown[];
+    expect(read).toEqual(cps[10]!.checkpoint.channel_values.messages);
+    expect(Object.isFrozen(read)).toBe(true);
+    expect(read[3]).toBe(msgs[3]);
+    // The latest reads back cheaply: twice the same object.
+    const a = await store.getCheckpoint({ thread_id: "t1" });
+    expect(await store.getCheckpoint({ thread_id: "t1" })).toBe(a);
+  });
+
+  it("starts a new log for a fork whose items differ, and leaves the old one intact", async () => {
+    const store = new InspectableStore();
+    const base = (n: number) => messages(n);
+    for (let i = 0; i < 5; i++) await store.commit([{ op: "checkpoint.put", checkpoint: checkpoint("t1", cpId(i), i === 0 ? null : cpId(i - 1), { messages: base(i + 1) }) }]);
+    // Fork from checkpoint 2 (3 items) with a different 4th item.
+    const fork = checkpoint("t1", cpId(10), cpId(2), { messages: [...base(3), { id: "other" }, { id: "more" }] });
+    // And a sibling of checkpoint 3 that agrees with the log: it reuses it.
+    const sibling = checkpoint("t1", cpId(11), cpId(2), { messages: base(4) });
+    await store.commit([{ op: "checkpoint.put", checkpoint: fork }, { op: "checkpoint.put", checkpoint: sibling }]);
+    const main = storedMessages(store, "t1", 4) as { log: unknown[] };
+    const forked = storedMessages(store, "t1", 5) as { log: unknown[] };
+    const sib = storedMessages(store, "t1", 6) as { log: unknown[] };
+    expect(forked.log).not.toBe(main.log);
+    expect(sib.log).toBe(main.log);
+    expect(main.log).toHaveLength(5);
+    for (let i = 0; i < 5; i++) {
+      expect((await store.getCheckpoint({ thread_id: "t1", checkpoint_id: cpId(i) }))!.checkpoint.channel_values.messages).toEqual(base(i + 1));
+    }
+    expect((await store.getCheckpoint({ thread_id: "t1", checkpoint_id: cpId(10) }))!.checkpoint).toEqual(fork.checkpoint);
+    expect((await store.getCheckpoint({ thread_id: "t1", checkpoint_id: cpId(11) }))!.checkpoint).toEqual(sibling.checkpoint);
+  });
+
+  it("shares by JSON equality when identities differ (data that went through JSON)", async () => {
+    const store = new InspectableStore();
+    for (let i = 0; i < 4; i++) {
+      const cp = JSON.parse(JSON.stringify(checkpoint("t1", cpId(i), i === 0 ? null : cpId(i - 1), { messages: messages(i + 1) })));
+      await store.commit([{ op: "checkpoint.put", checkpoint: cp }]);
+    }
+    expect((storedMessages(store, "t1", 3) as { log: unknown[] }).log).toBe((storedMessages(store, "t1", 1) as { log: unknown[] }).log);
+    expect((await store.getCheckpoint({ thread_id: "t1" }))!.checkpoint.channel_values.messages).toEqual(messages(4));
+  });
+
+  it("undoes appends to a log when the commit fails", async () => {
+    const store = new InspectableStore();
+    for (let i = 0; i < 3; i++) await store.commit([{ op: "checkpoint.put", checkpoint: checkpoint("t1", cpId(i), i === 0 ? null : cpId(i - 1), { messages: messages(i + 1) }) }]);
+    const log = (storedMessages(store, "t1", 2) as { log: unknown[] }).log;
+    await expect(
+      store.commit([
+        { op: "checkpoint.put", checkpoint: checkpoint("t1", cpId(3), cpId(2), { messages: messages(4) }) },
+        { op: "checkpoint.put", checkpoint: checkpoint("t1", cpId(4), cpId(3), { messages: [...messages(4), { bad: () => 1 }] }) },
+      ]),
+    ).rejects.toThrow(/checkpoint\.checkpoint\.channel_values\.messages\[4\]\.bad is a function/);
+    expect(log).toHaveLength(3);
+    await store.commit([{ op: "checkpoint.put", checkpoint: checkpoint("t1", cpId(3), cpId(2), { messages: [...messages(3), { id: "x" }] }) }]);
+    expect((await store.getCheckpoint({ thread_id: "t1" }))!.checkpoint.channel_values.messages).toEqual([...messages(3), { id: "x" }]);
+  });
+
+  it("checks thread values that mirror the latest checkpoint without walking them again, but checks new ones", async () => {
+    const store = new InspectableStore();
+    const msgs = Object.freeze(messages(3).map((m) => Object.freeze(m)));
+    await store.commit([{ op: "checkpoint.put", checkpoint: checkpoint("t1", cpId(0), null, { messages: msgs }) }]);
+    await store.commit([{ op: "thread.put", thread: thread("t1", { values: { messages: msgs } }) }]);
+    const err = await store.commit([{ op: "thread.put", thread: thread("t1", { values: { messages: [...msgs, { n: Number.NaN }] } }) }]).catch((e: unknown) => e);
+    expect(AgentdockError.is(err, "invalid_input")).toBe(true);
+    expect((err as Error).message).toMatch(/thread\.values\.messages\[3\]\.n is NaN/);
+  });
+});
+
+describe("MemoryData.apply", () => {
+  it("replays ops accepted before without their expectations, still all or nothing", () => {
+    const data = new MemoryData();
+    const foreign = thread("t1");
+    const ops = [
+      { op: "thread.put" as const, thread: thread("t1"), expect: { exists: false } },
+      { op: "thread.put" as const, thread: thread("t1", { status: "busy" }), expect: { sameAs: foreign } },
+    ];
+    expect(() => data.apply(ops)).toThrow(/changed since it was read/);
+    expect(data.threads.size).toBe(0);
+    data.apply(ops, { replay: true });
+    expect(data.threads.get("t1")?.status).toBe("busy");
+    expect(() =>
+      data.apply(
+        [
+          { op: "thread.put", thread: thread("t2") },
+          { op: "writes.put", thread_id: "t1", checkpoint_id: "missing", task_id: "k", writes: [] },
+        ],
+        { replay: true },
+      ),
+    ).toThrow(/no such checkpoint/);
+    expect(data.threads.has("t2")).toBe(false);
+    // Checking is back on after a replay.
+    expect(() => data.apply([{ op: "doc.put", collection: "datasets", id: "d", parent: null, doc: { n: Number.NaN } }])).toThrow(/NaN/);
+  });
+});
+
+describe("memory store: indexes", () => {
+  it("answers pending/running queries from the active set, and runs of a thread from its queue", async () => {
+    const store = new InspectableStore();
+    const ops = [];
+    for (let i = 0; i < 200; i++) ops.push({ op: "run.put" as const, run: { ...runRecord(`r${i}`, `t${i % 10}`), status: i % 50 === 0 ? ("pending" as const) : ("success" as const) } });
+    await store.commit(ops);
+    expect([...store.inner.activeRuns.keys()]).toEqual(["r0", "r50", "r100", "r150"]);
+    expect([...store.inner.runsByThread.get("t0")!.keys()]).toHaveLength(20);
+    await store.commit([{ op: "run.put", run: { ...runRecord("r50", "t0"), status: "success" } }]);
+    expect((await store.queryRuns({ status: "pending", sortBy: "queue" })).map((r) => r.run_id)).toEqual(["r0", "r100", "r150"]);
+  });
+});
+
+const runRecord = (run_id: string, thread_id: string) => ({
+  run_id,
+  thread_id,
+  assistant_id: "a",
+  created_at: "2026-01-01T00:00:00.000Z",
+  updated_at: "2026-01-01T00:00:00.000Z",
+  status: "pending" as const,
+  metadata: {},
+  kwargs: {},
+  multitask_strategy: null,
+});
+
+describe("memory run events: bounds", () => {
+  it("stops a reader of a non-resumable log that falls too far behind", async () => {
+    const ev = new MemoryRunEvents({ maxBacklog: 100 });
+    ev.open("r1", { resumable: false });
+    const slow = ev.read("r1", { after: -1 })[Symbol.asyncIterator]();
+    const fast = collect(ev.read("r1", { after: -1 }));
+    for (let i = 0; i < 150; i++) {
+      ev.publish("r1", "e", i);
+      if (i % 20 === 0) await sleep(0);
+    }
+    ev.end("r1");
+    await expect(slow.next()).rejects.toThrow(/fell more than 100 events behind/);
+    expect((await fast).length).toBe(150);
+  });
+
+  it("keeps nothing for a non-resumable log without readers, and only the unread part with readers", async () => {
+    const ev = new MemoryRunEvents();
+    ev.open("r1", { resumable: false });
+    for (let i = 0; i < 10; i++) ev.publish("r1", "e", i);
+    const reader = ev.read("r1", { after: -1 })[Symbol.asyncIterator]();
+    ev.publish("r1", "e", 10);
+    expect((await reader.next()).value).toEqual({ seq: 10, event: "e", data: 10 });
+    await reader.return!();
+  });
+
+  it("evicts the least recently read ended logs beyond the count bound, ending their readers at once", async () => {
+    const ev = new MemoryRunEvents({ maxEndedLogs: 3 });
+    for (const id of ["a", "b", "c", "d"]) {
+      ev.open(id, { resumable: true });
+      ev.publish(id, "e", id);
+      if (id === "d") expect(await collect(ev.read("a", { after: -1 }))).toHaveLength(1); // touches "a"
+      ev.end(id);
+    }
+    // "b" was the least recently used when "d" ended.
+    const t0 = Date.now();
+    expect(await collect(ev.read("b", { after: -1 }))).toEqual([]);
+    expect(Date.now() - t0).toBeLessThan(500);
+    for (const id of ["a", "c", "d"]) expect((await collect(ev.read(id, { after: -1 }))).map((e) => e.data)).toEqual([id]);
+  });
+
+  it("evicts beyond the byte bound but always keeps the latest ended log", async () => {
+    const ev = new MemoryRunEvents({ maxEndedBytes: 10_000 });
+    const big = "x".repeat(4000);
+    for (const id of ["a", "b", "c"]) {
+      ev.open(id, { resumable: true });
+      ev.publish(id, "e", big);
+      ev.end(id);
+    }
+    expect(await collect(ev.read("a", { after: -1 }))).toEqual([]);
+    expect(await collect(ev.read("b", { after: -1 }))).toHaveLength(1);
+    expect(await collect(ev.read("c", { after: -1 }))).toHaveLength(1);
+    ev.open("huge", { resumable: true });
+    ev.publish("huge", "e", "y".repeat(50_000));
+    ev.end("huge");
+    expect(await collect(ev.read("huge", { after: -1 }))).toHaveLength(1);
+    expect(await collect(ev.read("c", { after: -1 }))).toEqual([]);
+  });
+
+  it("drop ends attached readers; publishing to a log that is not open does nothing", async () => {
+    const ev = new MemoryRunEvents();
+    ev.publish("nope", "e", 1);
+    ev.open("r1", { resumable: true });
+    ev.publish("r1", "e", 1);
+    const reader = collect(ev.read("r1", { after: -1 }));
+    await sleep(10);
+    ev.drop("r1");
+    expect((await reader).map((e: RunEventRecord) => e.data)).toEqual([1]);
+    ev.publish("r1", "e", 2);
+    const late = new AbortController();
+    const waiting = collect(ev.read("r1", { after: -1, signal: late.signal }));
+    await sleep(10);
+    late.abort();
+    expect(await waiting).toEqual([]);
+  });
+
+  it("is shared by everything using one store instance", async () => {
+    const store = memoryStore();
+    const seen = collect(store.events.read("r1", { after: -1 }));
+    await store.events.open("r1", { resumable: false });
+    store.events.publish("r1", "e", 1);
+    await store.events.end("r1");
+    expect(await seen).toEqual([{ seq: 0, event: "e", data: 1 }]);
+    const shared = new MemoryRunEvents();
+    expect(new MemoryStore({ events: shared }).events).toBe(shared);
+  });
 });
