@@ -13,7 +13,9 @@ const KEYS: Record<string, { identity: string; role: string }> = {
 
 export const auth = new Auth()
   .authenticate(({ headers }) => {
-    const user = KEYS[headers["x-api-key"] ?? ""];
+    // Own properties only: a key such as "__proto__" or "constructor" must not find Object's.
+    const key = headers["x-api-key"] ?? "";
+    const user = Object.hasOwn(KEYS, key) ? KEYS[key] : undefined;
     if (!user) throw new HTTPException(401, { message: "Invalid API key: send a valid key in the x-api-key header" });
     return user;
   })

@@ -23,7 +23,7 @@ export const auth = new Auth()
     if (scheme?.toLowerCase() !== "bearer" || !token) throw unauthorized("Missing bearer token: send Authorization: Bearer <token>");
     try {
       const { payload } = await jwtVerify(token, secret, { algorithms: ["HS256"] });
-      if (!payload.sub) throw unauthorized("Token has no subject");
+      if (typeof payload.sub !== "string" || !payload.sub) throw unauthorized("Token has no subject");
       const scopes = Array.isArray(payload.scopes) ? payload.scopes.filter((s): s is string => typeof s === "string") : [];
       return { identity: payload.sub, permissions: scopes };
     } catch (err) {

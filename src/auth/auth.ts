@@ -213,7 +213,8 @@ function checkFilter(filter: Record<string, unknown>, event: string): AuthFilter
 function handlerFailure(err: unknown, what: string, fallback: "unauthenticated" | "forbidden"): Error {
   if (AgentdockError.is(err)) return err;
   if (HTTPException.is(err)) return httpExceptionToError(err, fallback);
-  const message = err instanceof Error ? err.message : String(err);
+  const message = (err instanceof Error ? err.message : String(err)).replace(/^agentdock: /, "");
+  // A bug in the handler: over HTTP a 500 whose body says nothing of it; the stack is in `cause`.
   return new Error(`agentdock: ${what} threw: ${message}`, { cause: err });
 }
 

@@ -5,6 +5,7 @@
  * authorizes (D13); this layer parses JSON, maps errors to statuses (D3) and speaks SSE (D11).
  */
 import { AgentdockError, invalidInput, notFound, unauthenticated, type ErrorCode } from "../errors.js";
+import { jsonTextDepth, MAX_JSON_DEPTH } from "../json.js";
 import { compareCsv, compareReport } from "../upload/report-entry.js";
 import { sseResponse, type StreamPart } from "./sse.js";
 import type { HttpClient, HttpRuntime } from "./types.js";
@@ -27,7 +28,125 @@ export interface FetchHandlerOptions {
   apiKey?: string;
   /** Extra fields merged into the `GET /info` answer. */
   info?: Record<string, unknown>;
+  /**
+   * Largest request body in bytes (default 16 MiB, {@link DEFAULT_MAX_BODY_BYTES}; D25). A body
+   * whose `Content-Length` is larger is refused with 413 before any of it is read; a body without
+   * one is read as a stream and refused with 413 as soon as it passes the limit, so the server
+   * never holds more than this much of one request.
+   */
+  maxBodyBytes?: number;
+  /**
+   * Deepest JSON nesting of objects and arrays accepted in a body (default 128,
+   * {@link MAX_JSON_DEPTH}; D25). Deeper bodies are refused with 422 by a scan of the text before
+   * it is parsed. The runtime refuses values deeper than 128 levels in any case, so a larger value
+   * only changes which of the two answers the 422.
+   */
+  maxDepth?: number;
+  /**
+   * Bytes of SSE output queued for one client that is not reading fast enough (default 4 MiB,
+   * {@link DEFAULT_SSE_BUFFER_BYTES}; D25). When the queue is full and another event arrives the
+   * stream is cut: the connection closes, everything held for that client is released, and the
+   * run goes on (unless `on_disconnect: "cancel"`); the client can resume with `Last-Event-ID` on a
+   * resumable run. One event larger than the limit is still sent to a client that keeps up.
+   */
+  sseBufferBytes?: number;
+  /**
+   * Called once for each internal fault, i.e. each 500 (default: `console.error` with the stack).
+   * The 500's body is always `{"detail": "Internal server error"}`, never the error's message.
+   */
+  onError?: (error: unknown, request?: Request) => void;
 }
+
+/** Default {@link FetchHandlerOptions.maxBodyBytes}: 16 MiB. */
+export const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
+/** Default {@link FetchHandlerOptions.sseBufferBytes}: 4 MiB. */
+export const DEFAULT_SSE_BUFFER_BYTES = 4 * 1024 * 1024;
+export { MAX_JSON_DEPTH };
+
+/** The limits in effect, checked once (a bad option is a programming error, thrown at creation). */
+export function resolveLimits(options: FetchHandlerOptions) {
+  const positive = (name: string, value: number | undefined, fallback: number) => {
+    if (value === undefined) return fallback;
+    if (typeof value !== "number" || !(value > 0) || !Number.isSafeInteger(value)) {
+      throw invalidInput(`agentdock: the ${name} option must be a positive integer, got ${String(value)}`, [{ path: name, message: "expected a positive integer" }]);
+    }
+    return value;
+  };
+  return {
+    maxBodyBytes: positive("maxBodyBytes", options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES),
+    maxDepth: positive("maxDepth", options.maxDepth, MAX_JSON_DEPTH),
+    sseBufferBytes: positive("sseBufferBytes", options.sseBufferBytes, DEFAULT_SSE_BUFFER_BYTES),
+  };
+}
+
+/** An answer decided by the HTTP layer itself (413, 400), outside the runtime's error codes. */
+export class HttpError extends Error {
+  override readonly name = "HttpError";
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+/** The body of every 500: a fixed text, never an internal message (the error is logged instead). */
+export const INTERNAL_ERROR_DETAIL = "Internal server error";
+
+/** Default {@link FetchHandlerOptions.onError}: one log line with the stack (and the cause's). */
+export function logInternalError(error: unknown, request?: Request): void {
+  let where = "";
+  try {
+    if (request) where = ` on ${request.method} ${new URL(request.url).pathname}`;
+  } catch {
+    // an odd URL is no reason to lose the log line
+  }
+  console.error(`agentdock: internal error${where}:`, error);
+}
+
+/**
+ * Reads a body as text, refusing it with 413 once it passes `max` bytes: at once when its
+ * `Content-Length` says so, else as soon as the bytes read pass it (the rest is never read).
+ */
+export async function readBodyText(request: Request, max: number): Promise<string> {
+  const tooLarge = () =>
+    new HttpError(413, `The request body is larger than the server's limit of ${max} bytes (maxBodyBytes); send a smaller body`, {
+      connection: "close",
+    });
+  const declared = request.headers.get("content-length");
+  if (declared !== null && /^\s*\d+\s*$/.test(declared) && Number(declared) > max) throw tooLarge();
+  if (!request.body) return "";
+  const reader = request.body.getReader();
+  // Bytes are kept as they came and decoded at the end: a refused body then costs what was read,
+  // without the garbage of decoding it piece by piece.
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    let chunk: ReadableStreamReadResult<Uint8Array>;
+    try {
+      chunk = await reader.read();
+    } catch {
+      throw new HttpError(400, "The request body could not be read (the connection failed while it was being sent)");
+    }
+    if (chunk.done) break;
+    size += chunk.value.byteLength;
+    if (size > max) {
+      chunks.length = 0;
+      void reader.cancel().catch(() => {});
+      throw tooLarge();
+    }
+    chunks.push(chunk.value);
+  }
+  const decoder = new TextDecoder();
+  let text = "";
+  for (let i = 0; i < chunks.length; i++) {
+    text += decoder.decode(chunks[i], { stream: true });
+    chunks[i] = EMPTY; // decoded: let it go
+  }
+  return text + decoder.decode();
+}
+const EMPTY = new Uint8Array(0);
 
 /** D3: the one table from error codes to HTTP statuses. */
 const STATUS: Record<ErrorCode, number> = {
@@ -154,6 +273,7 @@ function paged(items: unknown[], total: number, offset: number, limit: number): 
 
 export function createRouter(runtime: HttpRuntime, options: FetchHandlerOptions) {
   const heartbeatMs = options.heartbeatMs ?? 5000;
+  const limits = resolveLimits(options);
   const routes: Route[] = [];
   const on = (method: string, path: string, handle: Handle) => {
     const keys: string[] = [];
@@ -186,7 +306,14 @@ export function createRouter(runtime: HttpRuntime, options: FetchHandlerOptions)
       cancelOnDisconnect && runId && tid
         ? () => void client.runs.cancel(tid, runId, false, "interrupt").catch(() => {}) // already finished: nothing to cancel
         : undefined;
-    return sseResponse(first, it, { heartbeatMs, signal: c.request.signal, headers, onDisconnect });
+    return sseResponse(first, it, {
+      heartbeatMs,
+      signal: c.request.signal,
+      headers,
+      onDisconnect,
+      maxBufferBytes: limits.sseBufferBytes,
+      onError: (err) => (options.onError ?? logInternalError)(err, c.request),
+    });
   }
 
   const runOptions = (body: Body) => pick(body, RUN_FIELDS);
@@ -488,8 +615,14 @@ export function createRouter(runtime: HttpRuntime, options: FetchHandlerOptions)
     let client: Promise<HttpClient> | undefined;
     let parsed: Promise<unknown> | undefined;
     const readJson = () =>
-      (parsed ??= request.text().then((text) => {
+      (parsed ??= readBodyText(request, limits.maxBodyBytes).then((text) => {
         if (!text.trim()) return undefined;
+        // D25: measured on the text, so a 100,000-level body is refused before it is built.
+        if (jsonTextDepth(text, limits.maxDepth) > limits.maxDepth) {
+          throw invalidInput(`The JSON body nests deeper than ${limits.maxDepth} levels of objects and arrays (maxDepth)`, [
+            { path: "", message: `nested deeper than ${limits.maxDepth} levels` },
+          ]);
+        }
         try {
           return JSON.parse(text) as unknown;
         } catch (err) {
@@ -535,21 +668,33 @@ function lowerCaseHeaders(headers: Headers): Record<string, string> {
   return out;
 }
 
-/** D3: AgentdockError codes to statuses with a JSON `detail`; anything else is a genuine 500. */
-export function errorResponse(err: unknown): Response {
-  if (AgentdockError.is(err)) {
+/**
+ * D3: AgentdockError codes to statuses with a JSON `detail`; the HTTP layer's own refusals
+ * (413, 400) as they are; anything else is a genuine fault: 500 with a fixed detail, and
+ * `report` is called with the error (it is the caller's single place to log it).
+ */
+export function errorResponse(err: unknown, report?: (err: unknown) => void): Response {
+  if (err instanceof HttpError) return json({ detail: err.message }, err.status, new Headers(err.headers));
+  if (AgentdockError.is(err) && Object.hasOwn(STATUS, err.code)) {
     const body: Record<string, unknown> = { detail: err.message };
     if (err.problems) body.problems = err.problems;
     // An auth handler's HTTPException (the cause) may carry headers such as WWW-Authenticate.
     const headers = new Headers();
     const extra = (err.cause as { headers?: unknown } | undefined)?.headers;
     if (extra && typeof extra === "object") {
-      for (const [name, value] of Object.entries(extra)) if (typeof value === "string") headers.set(name, value);
+      for (const [name, value] of Object.entries(extra)) {
+        if (typeof value !== "string") continue;
+        try {
+          headers.set(name, value);
+        } catch {
+          // a header an auth handler got wrong (bad name or value) is dropped, not a 500
+        }
+      }
     }
-    return json(body, STATUS[err.code] ?? 500, headers);
+    return json(body, STATUS[err.code], headers);
   }
-  const message = err instanceof Error ? err.message : String(err);
-  return json({ detail: `agentdock: internal error: ${message}` }, 500);
+  report?.(err);
+  return json({ detail: INTERNAL_ERROR_DETAIL }, 500);
 }
 
 export function applyCors(request: Request, response: Response, cors: FetchHandlerOptions["cors"]): Response {

@@ -9,10 +9,11 @@
  * // or, with no network at all:
  * new Client({ apiUrl: "http://in-process", callerOptions: { fetch: (input, init) => handler(new Request(input, init)) } });
  */
-import { applyCors, createRouter, errorResponse, preflight, type FetchHandlerOptions } from "./handler.js";
+import { applyCors, createRouter, errorResponse, logInternalError, preflight, type FetchHandlerOptions } from "./handler.js";
 import type { HttpRuntime } from "./types.js";
 
 export type { FetchHandlerOptions } from "./handler.js";
+export { DEFAULT_MAX_BODY_BYTES, DEFAULT_SSE_BUFFER_BYTES, MAX_JSON_DEPTH, INTERNAL_ERROR_DETAIL, logInternalError } from "./handler.js";
 export type { HttpRuntime, HttpClient } from "./types.js";
 
 /** A fetch-style request handler. */
@@ -20,11 +21,20 @@ export type FetchHandler = (request: Request) => Promise<Response>;
 
 /**
  * Serves `runtime` over the agent-server HTTP API (api.md 1.1-1.5), SSE streams (D11), JSON
- * errors `{ detail }` with 404/409/422/401/403 (D3), pagination headers and CORS.
+ * errors `{ detail }` with 404/409/422/401/403 (D3), pagination headers and CORS. Bodies, JSON
+ * nesting and SSE send buffers are bounded (D25: `maxBodyBytes`, `maxDepth`, `sseBufferBytes`);
+ * an internal fault is a 500 `{"detail": "Internal server error"}`, reported once to `onError`.
  */
 export function createFetchHandler(runtime: HttpRuntime, options: FetchHandlerOptions = {}): FetchHandler {
   const router = createRouter(runtime, options);
   const base = (options.basePath ?? "").replace(/\/+$/, "");
+  const report = (err: unknown, request: Request) => {
+    try {
+      (options.onError ?? logInternalError)(err, request);
+    } catch {
+      // a failing logger must not turn a 500 into a crash
+    }
+  };
   return async (request) => {
     let response: Response;
     try {
@@ -35,7 +45,7 @@ export function createFetchHandler(runtime: HttpRuntime, options: FetchHandlerOp
           ? preflight(request, options.cors || undefined)
           : await router.route(request, path);
     } catch (err) {
-      response = errorResponse(err);
+      response = errorResponse(err, (e) => report(e, request));
     }
     return applyCors(request, response, options.cors);
   };

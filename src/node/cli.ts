@@ -1,11 +1,29 @@
 /**
  * The `agentdock` command:
- *   agentdock serve --config graph.json [--store memory|json:<dir>|postgres://user@host:port/db] [--port 2024] [--host 127.0.0.1]
+ *   agentdock serve --config graph.json [--store memory|json:<dir>|postgres://user@host:port/db] [--port 2024] [--host 127.0.0.1] [--verbose]
+ * Built to dist/cli.js; it needs only the package's own dependencies (tsx is loaded only for
+ * graph files written in TypeScript, when it is installed).
  */
 import { parseArgs } from "node:util";
-import { redact, serveConfig } from "./config.js";
+import { limitOptions, redact, serveConfig } from "./config.js";
 
-const USAGE = "usage: agentdock serve --config graph.json [--store memory|json:<dir>|postgres://user@host:port/db] [--port 2024] [--host 127.0.0.1] [--heartbeat-ms 5000] [--lease-ms 30000] [--api-key KEY]\n  --api-key (or AGENTDOCK_API_KEY): x-api-key required by the experiment upload endpoints";
+const USAGE = `usage: agentdock serve --config graph.json [options]
+  --config, -c FILE     graph.json: { "graphs": { "<id>": "./file.js:export" }, "auth"?: { "path": "./auth.js:auth" } }
+  --store SPEC          memory (default), json:<directory>, or postgres://user:pass@host:port/db[?schema=name]
+                        (agentdock/postgres; needs the pg package)
+  --lease-ms N          run lease: a run of a process that died ends error after this (default 30000)
+  --port, -p N          port (default 2024; 0 picks a free one); a port in use is an error, as with serve()
+  --host HOST           interface (default 127.0.0.1)
+  --heartbeat-ms N      SSE heartbeat interval (default 5000; 0 disables)
+  --api-key KEY         x-api-key required by the experiment upload endpoints (or AGENTDOCK_API_KEY)
+  --max-body-bytes N    larger request bodies are refused with 413 (default 16777216)
+  --max-depth N         JSON nested deeper is refused with 422 (default 128)
+  --sse-buffer-bytes N  a stream client that leaves this much unread is disconnected; it can
+                        resume with Last-Event-ID (default 4194304)
+  --verbose             print stack traces of errors
+TypeScript graph files load when tsx is installed (npm install --save-dev tsx).`;
+
+let verbose = false;
 
 async function main(argv: string[]): Promise<void> {
   const { positionals, values } = parseArgs({
@@ -19,16 +37,20 @@ async function main(argv: string[]): Promise<void> {
       "heartbeat-ms": { type: "string" },
       "lease-ms": { type: "string" },
       "api-key": { type: "string" },
+      verbose: { type: "boolean" },
+      "max-body-bytes": { type: "string" },
+      "max-depth": { type: "string" },
+      "sse-buffer-bytes": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
+  verbose = values.verbose === true;
   if (values.help || positionals[0] !== "serve" || !values.config) {
     console.log(USAGE);
     if (!values.help) process.exitCode = 2;
     return;
   }
-  // Without --port: 2024, or the next free port when it is taken (a development server); with
-  // --port: exactly that port or an error.
+  // The same rule as serve(): the port asked for (default 2024) or an error; 0 picks a free one.
   const port = Number(values.port ?? 2024);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be an integer 0..65535, got "${values.port}"`);
   const apiKey = values["api-key"] ?? process.env.AGENTDOCK_API_KEY;
@@ -36,19 +58,18 @@ async function main(argv: string[]): Promise<void> {
     config: values.config,
     store: values.store,
     port,
-    strictPort: values.port !== undefined,
     host: values.host,
     heartbeatMs: values["heartbeat-ms"] === undefined ? undefined : Number(values["heartbeat-ms"]),
     apiKey,
     ...(values["lease-ms"] !== undefined ? { leaseMs: Number(values["lease-ms"]) } : {}),
+    ...limitOptions(values),
   });
   if (apiKey === undefined && !server.hasAuth) {
     console.log(
       "agentdock: warning: the experiment upload endpoints (/api/v1/...) are open to anyone who can reach this server; set --api-key (or AGENTDOCK_API_KEY) or name an auth handler in graph.json",
     );
   }
-  const moved = server.port !== port && port !== 0 ? ` (port ${port} was in use)` : "";
-  console.log(`agentdock: serving graphs ${server.graphIds.join(", ")} on ${server.url}${moved} (store: ${redact(values.store)})`);
+  console.log(`agentdock: serving graphs ${server.graphIds.join(", ")} on ${server.url} (store: ${redact(values.store)})`);
   const stop = async () => {
     console.log("agentdock: shutting down");
     await server.close();
@@ -58,7 +79,23 @@ async function main(argv: string[]): Promise<void> {
   process.once("SIGTERM", stop);
 }
 
-main(process.argv.slice(2)).catch((err: Error) => {
-  console.error(`agentdock: ${err.message}`);
+/** The error's message (once prefixed), and with --verbose its stack and the stacks of its causes. */
+function report(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  let text = `agentdock: ${message.replace(/^agentdock: /, "")}`;
+  // serve() says which port is taken; the command's way to choose another is its flag.
+  if (/\bis in use\b/.test(message) && !message.includes("--port")) text += "; choose another with --port (0 picks a free one)";
+  if (!verbose) {
+    if (err instanceof Error && err.cause !== undefined) text += "\n(run with --verbose for the stack trace)";
+    return text;
+  }
+  for (let e: unknown = err, depth = 0; e !== undefined && depth < 5; e = (e as Error).cause, depth++) {
+    text += `\n${depth === 0 ? "" : "caused by: "}${e instanceof Error ? (e.stack ?? String(e)) : String(e)}`;
+  }
+  return text;
+}
+
+main(process.argv.slice(2)).catch((err: unknown) => {
+  console.error(report(err));
   process.exit(1);
 });

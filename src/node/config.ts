@@ -65,6 +65,32 @@ export function redact(spec: string): string {
   return spec.replace(/^(postgres(?:ql)?:\/\/[^:/@]*):[^@/]*@/, "$1:***@");
 }
 
+/** The command-line flags of the D25 limits, and the handler options they set. */
+export const LIMIT_FLAGS = {
+  "max-body-bytes": "maxBodyBytes",
+  "max-depth": "maxDepth",
+  "sse-buffer-bytes": "sseBufferBytes",
+} as const;
+
+/**
+ * Turns the limit flags (`--max-body-bytes 16777216`, `--max-depth 128`, `--sse-buffer-bytes
+ * 4194304`; absent = the default) into handler options; anything but a positive integer is an
+ * error naming the flag.
+ */
+export function limitOptions(flags: Partial<Record<keyof typeof LIMIT_FLAGS, string | undefined>>): Pick<ServeOptions, (typeof LIMIT_FLAGS)[keyof typeof LIMIT_FLAGS]> {
+  const out: Partial<Record<(typeof LIMIT_FLAGS)[keyof typeof LIMIT_FLAGS], number>> = {};
+  for (const [flag, option] of Object.entries(LIMIT_FLAGS) as Array<[keyof typeof LIMIT_FLAGS, (typeof LIMIT_FLAGS)[keyof typeof LIMIT_FLAGS]]>) {
+    const raw = flags[flag];
+    if (raw === undefined) continue;
+    const n = Number(raw);
+    if (!/^\s*\d+\s*$/.test(raw) || !Number.isSafeInteger(n) || n <= 0) {
+      throw invalidInput(`agentdock: --${flag} must be a positive integer, got "${raw}"`, [{ path: flag, message: "expected a positive integer" }]);
+    }
+    out[option] = n;
+  }
+  return out;
+}
+
 /** Reads graph.json and imports every graph it names (TypeScript files load through tsx). */
 export async function loadGraphs(configPath: string): Promise<{ config: GraphConfig; graphs: Record<string, CompiledGraph> }> {
   const file = resolve(configPath);

@@ -4,8 +4,8 @@
  * the graph.json loaders.
  */
 export { serve, toNodeListener } from "./serve.js";
-export type { ServeHandle, ServeOptions } from "./serve.js";
-export { serveConfig, loadGraphs, openStore } from "./config.js";
+export type { NodeListener, NodeListenerOptions, ServeHandle, ServeOptions } from "./serve.js";
+export { serveConfig, loadGraphs, openStore, limitOptions, LIMIT_FLAGS } from "./config.js";
 export type { ConfigServer, GraphConfig, ServeConfigOptions } from "./config.js";
 export { loadExport, parseSpecifier } from "./load.js";
 export { loadAuth } from "./auth-loader.js";

@@ -1,13 +1,25 @@
 /**
  * `serve(runtime, options)`: the fetch handler of `agentdock/http` on `node:http`. The listener
  * turns each `IncomingMessage` into a `Request` whose `signal` aborts when the client goes away
- * (so streams apply `on_disconnect`), and writes the `Response` back, streams included.
+ * (so streams apply `on_disconnect`) and whose body streams from the socket (the handler caps
+ * it), and writes the `Response` back, streams included, with backpressure.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createFetchHandler, type FetchHandler, type FetchHandlerOptions, type HttpRuntime } from "../http/index.js";
+import {
+  createFetchHandler,
+  INTERNAL_ERROR_DETAIL,
+  logInternalError,
+  type FetchHandler,
+  type FetchHandlerOptions,
+  type HttpRuntime,
+} from "../http/index.js";
 
-/** Options of {@link serve}: where to listen, plus the fetch handler's options. */
+/**
+ * Options of {@link serve}: where to listen, plus the fetch handler's options, limits included
+ * (D25: `maxBodyBytes` default 16 MiB, `maxDepth` default 128, `sseBufferBytes` default 4 MiB)
+ * and `onError`, which also receives the listener's own faults.
+ */
 export interface ServeOptions extends FetchHandlerOptions {
   /** Port (default 2024; 0 picks a free one). */
   port?: number;
@@ -31,53 +43,203 @@ export interface ServeHandle {
   close(): Promise<void>;
 }
 
-/** Adapts a fetch handler to a `node:http` request listener. */
-export function toNodeListener(handler: FetchHandler) {
-  return async (req: IncomingMessage, res: ServerResponse) => {
+/** Methods `Request` cannot carry (fetch forbids them); answered 405 here instead of failing. */
+const FORBIDDEN_METHODS = new Set(["CONNECT", "TRACE", "TRACK"]);
+
+/** Options of {@link toNodeListener}. */
+export interface NodeListenerOptions {
+  /** Called once for each internal fault of the listener itself (default: `console.error`). */
+  onError?: (error: unknown, request?: Request) => void;
+}
+
+/** A request listener that can also serve `checkContinue` (see {@link toNodeListener}). */
+export type NodeListener = ((req: IncomingMessage, res: ServerResponse) => Promise<void>) & {
+  /**
+   * For `server.on("checkContinue", listener.checkContinue)`: a request sent with
+   * `Expect: 100-continue` gets its `100 Continue` only when the handler starts reading the body,
+   * so a body refused up front (413 on its Content-Length, 401, 404) is never sent at all.
+   */
+  checkContinue: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+};
+
+/** Writes a small JSON answer; the connection closes afterwards unless the request was read. */
+function answer(req: IncomingMessage, res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
+  const text = JSON.stringify(body);
+  const out: Record<string, string> = { ...headers, "content-type": "application/json", "content-length": String(Buffer.byteLength(text)) };
+  if (!req.complete) out.connection = "close";
+  res.writeHead(status, out);
+  res.end(text);
+}
+
+/**
+ * The request body as a web stream that reads the socket only as fast as it is consumed
+ * (pull-based, no read-ahead): the fetch handler counts the bytes and stops at its
+ * `maxBodyBytes`, so an oversized body is never buffered (D25).
+ */
+function bodyStream(req: IncomingMessage, onFirstPull?: () => void): ReadableStream<Uint8Array> {
+  return new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        req.on("data", (chunk: Buffer) => {
+          controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+          if ((controller.desiredSize ?? 0) <= 0) req.pause();
+        });
+        req.once("end", () => {
+          try {
+            controller.close();
+          } catch {
+            // cancelled
+          }
+        });
+        const fail = (err: unknown) => {
+          try {
+            controller.error(err);
+          } catch {
+            // cancelled
+          }
+        };
+        req.once("error", fail);
+        // The client went away mid-body: the handler's read fails (400) instead of waiting forever.
+        req.once("close", () => !req.complete && fail(new Error("The client closed the connection before the body ended")));
+        req.pause();
+      },
+      pull() {
+        onFirstPull?.();
+        onFirstPull = undefined;
+        req.resume();
+      },
+      cancel() {
+        // The handler has all it will read (or refused the body): stop reading the socket. The
+        // answer then closes the connection, since the rest of the body is never read.
+        req.pause();
+        req.removeAllListeners("data");
+      },
+    },
+    // No read-ahead: the socket is read only when the handler reads (so `100 Continue` goes out
+    // only then, and a body refused up front is never pulled in).
+    { highWaterMark: 0 },
+  );
+}
+
+/** Path and query of the request target (origin-form or absolute-form), or null when malformed. */
+function targetOf(url: string | undefined): string | null {
+  if (!url) return null;
+  try {
+    const parsed = new URL(url, "http://localhost");
+    return parsed.pathname + parsed.search;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Adapts a fetch handler to a `node:http` request listener. Request bodies stream into the
+ * handler (it enforces its body limit while reading); SSE bodies are written only as fast as the
+ * socket takes them (`write()` returning false waits for `drain`), so a client that does not read
+ * leaves its backlog in the handler's bounded stream queue, which cuts it off when full.
+ */
+export function toNodeListener(handler: FetchHandler, options: NodeListenerOptions = {}): NodeListener {
+  const report = (err: unknown, request?: Request) => {
+    try {
+      (options.onError ?? logInternalError)(err, request);
+    } catch {
+      // a failing logger must not crash the server
+    }
+  };
+  const listen = async (req: IncomingMessage, res: ServerResponse, expectsContinue: boolean) => {
     const abort = new AbortController();
     // The client closed the connection before the response finished (@hono/node-server does the same).
     res.on("close", () => {
       if (!res.writableFinished) abort.abort(new Error("Client connection closed"));
     });
+    let request: Request | undefined;
     try {
-      const chunks: Buffer[] = [];
-      if (req.method !== "GET" && req.method !== "HEAD") for await (const chunk of req) chunks.push(chunk as Buffer);
+      const method = req.method ?? "GET";
+      if (FORBIDDEN_METHODS.has(method)) {
+        return answer(req, res, 405, { detail: `Method ${method} is not supported by this server` }, { allow: "GET, POST, PATCH, DELETE, OPTIONS" });
+      }
+      const target = targetOf(req.url);
+      if (target === null) return answer(req, res, 400, { detail: "Malformed request target" });
       const headers: [string, string][] = [];
-      for (let i = 0; i < req.rawHeaders.length; i += 2) headers.push([req.rawHeaders[i], req.rawHeaders[i + 1]]);
+      for (let i = 0; i < req.rawHeaders.length; i += 2) headers.push([req.rawHeaders[i]!, req.rawHeaders[i + 1]!]);
       const host = /^[\w.:[\]-]+$/.test(req.headers.host ?? "") ? req.headers.host : "localhost";
-      const request = new Request(`http://${host}${req.url ?? "/"}`, {
-        method: req.method,
-        headers,
-        body: chunks.length ? Buffer.concat(chunks) : undefined,
-        signal: abort.signal,
-      });
+      const hasBody = method !== "GET" && method !== "HEAD";
+      try {
+        request = new Request(`http://${host}${target}`, {
+          method,
+          headers,
+          body: hasBody ? bodyStream(req, expectsContinue ? () => res.writeContinue() : undefined) : undefined,
+          signal: abort.signal,
+          // @ts-expect-error Node's fetch needs it for a stream body; the DOM types lack it
+          duplex: "half",
+        });
+      } catch {
+        // Something node:http let through that fetch refuses (a header value, a method name).
+        return answer(req, res, 400, { detail: "Malformed request: a header or the method is not valid" });
+      }
       const response = await handler(request);
       const outHeaders = Object.fromEntries(response.headers);
+      // The body was not read to its end (refused, or not needed): do not read the rest.
+      const closeAfter = () => {
+        if (!req.complete) outHeaders.connection = "close";
+      };
       if (!response.body || !outHeaders["content-type"]?.startsWith("text/event-stream")) {
         // A finite body: one write with its length (cheaper than pumping a stream).
         const body = response.body ? Buffer.from(await response.arrayBuffer()) : undefined;
         if (body) outHeaders["content-length"] = String(body.length);
+        closeAfter();
         res.writeHead(response.status, outHeaders);
         return void res.end(body);
       }
+      closeAfter();
       res.writeHead(response.status, outHeaders);
       res.flushHeaders();
-      const reader = response.body.getReader();
-      abort.signal.addEventListener("abort", () => void reader.cancel().catch(() => {}), { once: true });
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        if (!res.write(value)) await new Promise<void>((resolve) => res.once("drain", resolve).once("close", resolve));
-      }
-      res.end();
+      await pump(response.body, res, abort.signal);
     } catch (err) {
       if (abort.signal.aborted) return;
-      if (!res.headersSent) {
-        res.writeHead(500, { "content-type": "application/json" });
-        res.end(JSON.stringify({ detail: `agentdock: internal error: ${(err as Error).message}` }));
-      } else res.destroy(err as Error);
+      if ((err as { name?: unknown } | null)?.name === "SlowReaderError") return void res.destroy();
+      report(err, request);
+      if (!res.headersSent) answer(req, res, 500, { detail: INTERNAL_ERROR_DETAIL });
+      else res.destroy();
     }
   };
+  return Object.assign((req: IncomingMessage, res: ServerResponse) => listen(req, res, false), {
+    checkContinue: (req: IncomingMessage, res: ServerResponse) => listen(req, res, true),
+  });
+}
+
+/**
+ * Copies a stream body to the socket with backpressure: after a `write()` that returns false,
+ * nothing more is read until `drain` (or the connection closes, or the stream fails, e.g. cut
+ * off as a slow reader). One wake-up callback, so long streams accumulate no listeners.
+ */
+async function pump(body: ReadableStream<Uint8Array>, res: ServerResponse, signal: AbortSignal): Promise<void> {
+  const reader = body.getReader();
+  let wake: (() => void) | null = null;
+  const wakeUp = () => wake?.();
+  const onAbort = () => {
+    wakeUp();
+    void reader.cancel().catch(() => {});
+  };
+  signal.addEventListener("abort", onAbort, { once: true });
+  res.on("drain", wakeUp);
+  res.on("close", wakeUp);
+  reader.closed.then(wakeUp, wakeUp);
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (!res.write(value) && !res.destroyed) {
+        await new Promise<void>((resolve) => (wake = resolve));
+        wake = null;
+      }
+    }
+    res.end();
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+    res.off("drain", wakeUp);
+    res.off("close", wakeUp);
+  }
 }
 
 /**
@@ -90,7 +252,9 @@ export function toNodeListener(handler: FetchHandler) {
  */
 export async function serve(runtime: HttpRuntime, options: ServeOptions = {}): Promise<ServeHandle> {
   const { port = 2024, host = "127.0.0.1", strictPort = true, ...handlerOptions } = options;
-  const server = createServer(toNodeListener(createFetchHandler(runtime, handlerOptions)));
+  const listener = toNodeListener(createFetchHandler(runtime, handlerOptions), { onError: handlerOptions.onError });
+  const server = createServer(listener);
+  server.on("checkContinue", listener.checkContinue);
   const listen = (p: number) =>
     new Promise<void>((resolve, reject) => {
       server.once("error", reject);

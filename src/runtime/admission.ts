@@ -11,7 +11,7 @@ import { isPlainObject } from "../json.js";
 import type { WriteOp } from "../persistence/types.js";
 import type { AssistantRecord, Config, Metadata, MultitaskStrategy, RunRecord, ThreadRecord } from "../types.js";
 import type { Caller, Core } from "./core.js";
-import { commitIf, retryLostRaces } from "./mutex.js";
+import { commitIf, retryLostRaces } from "./races.js";
 import { IN_FLIGHT, threadKey, withoutExecution } from "./outcome.js";
 import type { schemas } from "./schemas.js";
 import type { StreamMode } from "./types.js";

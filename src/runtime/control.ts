@@ -8,7 +8,7 @@ import type { RunRecord } from "../types.js";
 import { endEmptyLog } from "./admission.js";
 import type { Core } from "./core.js";
 import type { Executor } from "./execution.js";
-import { LostRace, commitIf } from "./mutex.js";
+import { LostRace, commitIf } from "./races.js";
 import { IN_FLIGHT, graphIdOf, isFinal, projectThread, runEnded, withoutExecution } from "./outcome.js";
 import type { CancelAction, RunEvent } from "./types.js";
 

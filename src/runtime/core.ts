@@ -11,7 +11,7 @@ import type { CompiledGraph } from "../graph/types.js";
 import { defaultAssistantId, uuid4, type Clock, type Ids } from "../ids.js";
 import type { Store } from "../persistence/types.js";
 import type { AssistantRecord, MultitaskStrategy, ThreadRecord } from "../types.js";
-import { KeyedMutex } from "./mutex.js";
+import { KeyedMutex } from "../mutex.js";
 import type { RuntimeEvent, WebhookOptions } from "./types.js";
 
 /** Who is calling: resolved lazily, so the unbound runtime authenticates on every call (D13). */

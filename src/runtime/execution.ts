@@ -14,7 +14,7 @@ import type { CancelRequest, CheckpointStore, PendingWrite, WriteOp } from "../p
 import type { RunRecord, RunStatus, ThreadStatus } from "../types.js";
 import { asModes, breakpointsOf, engineModes, toEngineInput } from "./admission.js";
 import type { Core } from "./core.js";
-import { LostRace, commitIf, retryLostRaces } from "./mutex.js";
+import { LostRace, commitIf, retryLostRaces } from "./races.js";
 import {
   IN_FLIGHT,
   readyThread,

@@ -10,6 +10,7 @@ import * as z from "zod/mini";
 import en from "zod/v4/locales/en.js";
 import { invalidInput } from "../errors.js";
 import { UUID_RE } from "../ids.js";
+import { jsonDepth, MAX_JSON_DEPTH } from "../json.js";
 
 const record = z.record(z.string(), z.unknown());
 /** Metadata: an object; `null` is the same as absent (the SDK's `Metadata` allows it). */
@@ -199,9 +200,15 @@ const english = en().localeError;
 
 /**
  * Parses `input` with `schema`; on failure throws `invalid_input` whose message starts with
- * `what` (naming the call and ids) and lists each problem.
+ * `what` (naming the call and ids) and lists each problem. Values nested deeper than
+ * `MAX_JSON_DEPTH` (128, D25) are refused first, so nothing deeper reaches a store.
  */
 export function parse<S extends z.ZodMiniType>(schema: S, input: unknown, what: string): z.output<S> {
+  if (jsonDepth(input, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
+    throw invalidInput(`agentdock: invalid input to ${what}: values may nest at most ${MAX_JSON_DEPTH} levels of objects and arrays`, [
+      { path: "", message: `nested deeper than ${MAX_JSON_DEPTH} levels` },
+    ]);
+  }
   // English messages per parse, whatever locale the app's own zod is configured with.
   const result = schema.safeParse(input, { error: english });
   if (result.success) return result.data;

@@ -8,7 +8,7 @@ import type { ThreadQuery, WriteOp } from "../persistence/types.js";
 import type { Metadata, ThreadRecord, ThreadStatus } from "../types.js";
 import type { RunControl } from "./control.js";
 import { type Caller, type Core, pick } from "./core.js";
-import { LostRace, commitIf, retryLostRaces } from "./mutex.js";
+import { LostRace, commitIf, retryLostRaces } from "./races.js";
 import { graphIdOf, interruptsOf, runsReady, threadKey } from "./outcome.js";
 import { parse, schemas } from "./schemas.js";
 import type { Thread, ThreadsApi, ThreadState } from "./types.js";

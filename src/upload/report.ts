@@ -48,6 +48,29 @@ const labels = (stats: FeedbackStats | null) =>
     .map(([k, v]) => `<span>${esc(k)} <b>${v}</b></span>`)
     .join(" · ");
 
+/** Label counts with their share of the experiment's scored examples, most frequent first. */
+const labelShares = (stats: FeedbackStats | null) => {
+  const entries = Object.entries(stats?.values ?? {}).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+  const total = entries.reduce((n, [, v]) => n + v, 0);
+  return entries.length === 0
+    ? "–"
+    : entries.map(([k, v]) => `<span class="tag">${esc(k)} <b>${v}</b> <small>${pct(v / total)}</small></span>`).join(" ");
+};
+
+/**
+ * The shortest suffix (at least 8 characters) that tells every example id apart: generated ids
+ * (UUIDv7, prefixed ids) often share their beginning, so a prefix would not.
+ */
+export function shortIds(ids: string[]): Map<string, string> {
+  const out = new Map<string, string>();
+  const unique = [...new Set(ids)];
+  const longest = Math.max(0, ...unique.map((id) => id.length));
+  let n = Math.min(8, longest);
+  while (n < longest && new Set(unique.map((id) => id.slice(-n))).size < unique.length) n++;
+  for (const id of unique) out.set(id, id.length > n ? `…${id.slice(-n)}` : id);
+  return out;
+}
+
 /** One self-contained HTML page showing the comparison. */
 export function compareReport(comparison: Comparison, options: CompareReportOptions = {}): string {
   const c = comparison;
@@ -73,15 +96,6 @@ export function compareReport(comparison: Comparison, options: CompareReportOpti
     .join("\n");
 
   const keyTable = (k: KeyComparison) => {
-    const rows = k.experiments
-      .map(({ experiment_id: id, stats, vs_baseline: vs }) => {
-        const t = vs ? tone(vs.delta, k.higher_is_better, vs) : "";
-        return `<tr><td>${chip(id)}</td><td class="n">${stats?.n ?? 0}</td><td class="n">${num(stats?.avg)}</td><td class="n">${num(stats?.stdev)}</td>
-<td class="n delta ${t}">${vs ? signed(vs.delta) : ""}</td><td class="n ci">${vs ? ci(vs) : ""}</td>
-<td class="n good-t">${vs ? vs.improved : ""}</td><td class="n bad-t">${vs ? vs.regressed : ""}</td><td class="n">${vs ? vs.unchanged : ""}</td>
-<td class="n">${vs ? vs.missing : ""}</td><td class="n">${vs ? vs.unscored : ""}</td><td class="labels">${labels(stats)}</td></tr>`;
-      })
-      .join("\n");
     const moves = k.experiments
       .filter((e) => e.vs_baseline && e.vs_baseline.transitions.some((t) => t.from !== t.to))
       .map(
@@ -91,8 +105,35 @@ export function compareReport(comparison: Comparison, options: CompareReportOpti
             .join(" ")}</p>`,
       )
       .join("\n");
+    const counts = (vs: VersusBaseline | null) =>
+      vs ? `<span class="good-t">${vs.improved}</span> / <span class="bad-t">${vs.regressed}</span> / ${vs.unchanged}` : "";
+    const gaps = (vs: VersusBaseline | null) => (vs ? `${vs.missing} / ${vs.unscored}` : "");
+    // A key scored only with labels (no numeric score anywhere): label shares and how they moved.
+    if (k.experiments.every((e) => e.stats?.avg == null)) {
+      const rows = k.experiments
+        .map(({ experiment_id: id, stats, vs_baseline: vs }) => {
+          const changed = vs ? vs.transitions.filter((t) => t.from !== t.to).reduce((n, t) => n + t.count, 0) : null;
+          const same = vs ? vs.transitions.filter((t) => t.from === t.to).reduce((n, t) => n + t.count, 0) : null;
+          const labelled = Object.values(stats?.values ?? {}).reduce((n, v) => n + v, 0);
+          return `<tr><td>${chip(id)}</td><td class="n">${labelled}</td><td class="shares">${labelShares(stats)}</td>
+<td class="n">${changed ?? ""}</td><td class="n">${same ?? ""}</td><td class="n">${vs ? vs.missing : ""}</td></tr>`;
+        })
+        .join("\n");
+      return `<section class="panel"><h3>${esc(k.key)} <small>labels</small></h3>
+<table><thead><tr><th>Experiment</th><th>Labelled</th><th>Labels <small>count, share</small></th><th>Changed vs baseline</th><th>Same label</th><th>Missing</th></tr></thead>
+<tbody>${rows}</tbody></table>${moves}</section>`;
+    }
+    const rows = k.experiments
+      .map(({ experiment_id: id, stats, vs_baseline: vs }) => {
+        const t = vs ? tone(vs.delta, k.higher_is_better, vs) : "";
+        const sd = stats?.stdev == null ? "" : ` <small class="sd">± ${num(stats.stdev)}</small>`;
+        return `<tr><td>${chip(id)}</td><td class="n">${stats?.n ?? 0}</td><td class="n">${num(stats?.avg)}${sd}</td>
+<td class="n delta ${t}">${vs ? signed(vs.delta) : ""}</td><td class="n ci">${vs ? ci(vs) : ""}</td>
+<td class="n">${counts(vs)}</td><td class="n">${gaps(vs)}</td><td class="labels">${labels(stats)}</td></tr>`;
+      })
+      .join("\n");
     return `<section class="panel"><h3>${esc(k.key)} <small>${k.higher_is_better ? "higher is better" : "lower is better"}</small></h3>
-<table><thead><tr><th>Experiment</th><th>n</th><th>Mean</th><th>Stdev</th><th>Δ vs baseline</th><th>${level} (paired)</th><th>Improved</th><th>Regressed</th><th>Same</th><th>Missing</th><th>Unscored</th><th>Labels</th></tr></thead>
+<table><thead><tr><th>Experiment</th><th>n</th><th>Mean <small>± sd</small></th><th>Δ vs baseline</th><th>${level} <small>paired</small></th><th>Improved / regressed / same</th><th>Missing / unscored</th><th>Labels</th></tr></thead>
 <tbody>${rows}</tbody></table>${moves}</section>`;
   };
 
@@ -102,7 +143,7 @@ export function compareReport(comparison: Comparison, options: CompareReportOpti
       return `<tr><td>${chip(id)}</td><td class="n">${secs(p50)}</td><td class="n">${secs(p99)}</td><td class="n">${secs(avg)}</td>
 <td class="n delta ${t}">${vs ? `${signed(vs.delta)} s` : ""}</td><td class="n ci">${vs ? ci(vs) : ""}</td>
 <td class="n delta ${vs ? tone(vs.p50_delta, false) : ""}">${vs ? `${signed(vs.p50_delta)} s` : ""}</td><td class="n delta ${vs ? tone(vs.p99_delta, false) : ""}">${vs ? `${signed(vs.p99_delta)} s` : ""}</td>
-<td class="n good-t">${vs ? vs.improved : ""}</td><td class="n bad-t">${vs ? vs.regressed : ""}</td></tr>`;
+<td class="n">${vs ? `<span class="good-t">${vs.improved}</span> / <span class="bad-t">${vs.regressed}</span>` : ""}</td></tr>`;
     })
     .join("\n");
 
@@ -117,7 +158,8 @@ ${c.experiments.map((e) => `<tr><td>${chip(e.id)}</td>${sessionKeys.map((k) => `
   const max = options.maxExamples ?? 1000;
   const ordered = orderExamples(c);
   const shown = ordered.slice(0, max);
-  const exampleRows = shown.map((ex, i) => exampleRow(c, ex, chip, i === 0)).join("\n");
+  const short = shortIds(c.examples.map((ex) => ex.example_id));
+  const exampleRows = shown.map((ex, i) => exampleRow(c, ex, chip, short.get(ex.example_id)!, i === 0)).join("\n");
   const more = ordered.length > shown.length ? `<p class="muted">${ordered.length - shown.length} more examples are in the CSV export.</p>` : "";
 
   return `<!doctype html>
@@ -133,7 +175,7 @@ ${c.experiments.map((e) => `<tr><td>${chip(e.id)}</td>${sessionKeys.map((k) => `
 ${c.keys.map(keyTable).join("\n") || '<p class="muted">No evaluation scores were uploaded.</p>'}
 ${sessionTable}
 <h2>Latency</h2>
-<section class="panel"><table><thead><tr><th>Experiment</th><th>p50</th><th>p99</th><th>Mean</th><th>Δ mean</th><th>${level} (paired)</th><th>Δ p50</th><th>Δ p99</th><th>Faster</th><th>Slower</th></tr></thead>
+<section class="panel"><table><thead><tr><th>Experiment</th><th>p50</th><th>p99</th><th>Mean</th><th>Δ mean</th><th>${level} <small>paired</small></th><th>Δ p50</th><th>Δ p99</th><th>Faster / slower</th></tr></thead>
 <tbody>${latencyRows}</tbody></table></section>
 <h2>Examples <small>regressions first; click a row for inputs and outputs</small></h2>
 <section class="examples" style="--n:${c.experiments.length}"><div class="ex-head"><span>Example</span><span>Inputs</span>${c.experiments.map((e) => `<span>${chip(e.id)}<small>${esc(c.keys.map((k) => k.key).join(" · "))}</small></span>`).join("")}</div>
@@ -158,7 +200,7 @@ function orderExamples(c: Comparison): ExampleComparison[] {
     .map((x) => x.ex);
 }
 
-function exampleRow(c: Comparison, ex: ExampleComparison, chip: (id: string) => string, open: boolean): string {
+function exampleRow(c: Comparison, ex: ExampleComparison, chip: (id: string) => string, shortId: string, open: boolean): string {
   const baseCell = ex.runs.find((r) => r.experiment_id === c.baseline_id)!;
   const badge = (cell: ExampleRunCell) => {
     if (cell.status === "missing") return `<span class="pill missing">missing</span>`;
@@ -178,8 +220,8 @@ function exampleRow(c: Comparison, ex: ExampleComparison, chip: (id: string) => 
         ? '<p class="muted">Not run by this experiment.</p>'
         : `${cell.error ? `<pre class="err">${esc(cell.error)}</pre>` : ""}<pre>${json(cell.outputs)}</pre>`
     }</div>`;
-  return `<details${open ? " open" : ""}><summary><code>${esc(ex.example_id.slice(0, 8))}</code><span class="inp">${esc(preview(ex.inputs))}</span>${summaryCells}</summary>
-<div class="grid"><div class="col"><h4>Inputs</h4><pre>${json(ex.inputs)}</pre><h4>Expected</h4><pre>${json(ex.expected_outputs)}</pre></div>${ex.runs.map(column).join("")}</div></details>`;
+  return `<details${open ? " open" : ""}><summary><code title="${esc(ex.example_id)}">${esc(shortId)}</code><span class="inp">${esc(preview(ex.inputs))}</span>${summaryCells}</summary>
+<div class="grid"><div class="col"><h4>Example <code class="id">${esc(ex.example_id)}</code></h4><h4>Inputs</h4><pre>${json(ex.inputs)}</pre><h4>Expected</h4><pre>${json(ex.expected_outputs)}</pre></div>${ex.runs.map(column).join("")}</div></details>`;
 }
 
 /** Grouped bars: mean score per numeric key, one bar per experiment. */
@@ -245,17 +287,17 @@ h3{font-size:15px;margin:0 0 10px}.muted{color:var(--muted)}
 .card dt{font-size:11px;color:var(--muted);text-transform:uppercase;letter-spacing:.04em}.card dd{margin:0;font-weight:600;font-variant-numeric:tabular-nums}.card dd small{font-weight:400;color:var(--muted)}
 .exp{display:inline-flex;align-items:center;gap:6px;font-weight:600;white-space:nowrap}.exp i{width:10px;height:10px;border-radius:3px;display:inline-block}
 .base{font-style:normal;font-size:10px;text-transform:uppercase;letter-spacing:.05em;background:#eef2ff;color:#4338ca;border-radius:4px;padding:1px 5px}
-.charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(420px,1fr));gap:14px}figure{margin:0}figcaption{font-weight:600;margin-bottom:6px}svg{width:100%;height:auto}
+.charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(420px,100%),1fr));gap:14px}figure{margin:0}figcaption{font-weight:600;margin-bottom:6px}svg{width:100%;height:auto}
 .gl{stroke:var(--line)}.ax{fill:var(--muted);font-size:11px}.val{fill:var(--fg);font-size:11px;font-weight:600}.p99{stroke:var(--fg);stroke-width:2}.p99.thin{stroke-width:1;stroke-dasharray:3 2}
-.panel{margin-bottom:14px;overflow-x:auto}table{border-collapse:collapse;width:100%}th,td{padding:7px 8px;border-bottom:1px solid var(--line);text-align:left;vertical-align:middle}
-th{font-size:11px;text-transform:uppercase;letter-spacing:.04em;color:var(--muted);font-weight:600;white-space:nowrap}tr:last-child td{border-bottom:0}
+.panel{margin-bottom:14px;overflow-x:auto}table{border-collapse:collapse;width:100%}th,td{padding:7px 6px;border-bottom:1px solid var(--line);text-align:left;vertical-align:middle}
+th{font-size:11px;text-transform:uppercase;letter-spacing:.04em;color:var(--muted);font-weight:600}th small{text-transform:none;font-weight:400}.sd{color:var(--muted);font-weight:400}tr:last-child td{border-bottom:0}
 .n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}.ci{color:var(--muted);font-size:12px}
 .delta{font-weight:700}.delta.good{color:var(--good)}.delta.bad{color:var(--bad)}.delta.sure.good{background:var(--good-bg)}.delta.sure.bad{background:var(--bad-bg)}.delta.flat{color:var(--muted)}
-.labels{font-size:12px;color:var(--muted);min-width:150px}.labels span{white-space:nowrap}.labels b{color:var(--fg)}.good-t{color:var(--good)}.bad-t{color:var(--bad)}
+.labels,.shares{font-size:12px;color:var(--muted)}.shares .tag{color:var(--fg)}.shares small{color:var(--muted)}.labels span{white-space:nowrap}.labels b{color:var(--fg)}.good-t{color:var(--good)}.bad-t{color:var(--bad)}
 .tag{display:inline-block;background:#f3f4f6;border-radius:5px;padding:1px 6px;margin:1px 2px;font-size:12px}.tag.move{background:#fef3c7}.moves{margin:10px 0 0;font-size:13px}
-.examples details{background:#fff;border:1px solid var(--line);border-radius:8px;margin-bottom:6px}
-summary,.ex-head{cursor:pointer;padding:8px 12px;display:grid;grid-template-columns:74px minmax(160px,1fr) repeat(var(--n),minmax(170px,220px));align-items:center;gap:10px}
-.ex-head{cursor:default;padding-bottom:4px;font-size:12px}.ex-head small{display:block;color:var(--muted);font-weight:400;font-size:11px;margin-left:16px}summary code{color:var(--muted);font-size:12px}
+.examples{overflow-x:auto}.examples details{background:#fff;border:1px solid var(--line);border-radius:8px;margin-bottom:6px}
+summary,.ex-head{cursor:pointer;padding:8px 12px;display:grid;grid-template-columns:minmax(0,auto) minmax(80px,1fr) repeat(var(--n),minmax(0,220px));align-items:center;gap:10px}.ex-head>span{min-width:0;overflow:hidden}.exp{max-width:100%}
+.ex-head{cursor:default;padding-bottom:4px;font-size:12px}.ex-head small{display:block;color:var(--muted);font-weight:400;font-size:11px;margin-left:16px;white-space:normal}summary code{color:var(--muted);font-size:12px;white-space:nowrap}code.id{font-weight:400;color:var(--muted);word-break:break-all}
 .inp{min-width:0;overflow:hidden;text-overflow:ellipsis;white-space:nowrap;font-family:ui-monospace,Menlo,monospace;font-size:12px}
 .cell{display:flex;gap:3px;flex-wrap:wrap}
 .pill{font-size:11px;border-radius:999px;padding:1px 7px;background:#f3f4f6;color:var(--fg);white-space:nowrap}.pill.good{background:var(--good-bg);color:var(--good)}.pill.bad{background:var(--bad-bg);color:var(--bad)}.pill.missing{background:#fff;border:1px dashed #9ca3af;color:var(--muted)}

@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { AuthProvider } from "../../src/auth/index.js";
 import { AgentdockError } from "../../src/errors.js";
+import { createFetchHandler } from "../../src/http/index.js";
 import { loadAuth } from "../../src/node/auth-loader.js";
 import { loadExport } from "../../src/node/load.js";
 import { createRuntime } from "../../src/runtime/index.js";
@@ -17,6 +18,24 @@ describe("examples/node/auth-api-key.ts", () => {
     expect(await auth.authenticate({ headers: { "x-api-key": "key-alice" } })).toMatchObject({ identity: "alice", role: "admin" });
     await fails(auth.authenticate({ headers: { "x-api-key": "wrong" } }), "unauthenticated");
     await expect(auth.authenticate({ headers: {} })).rejects.toThrow(/x-api-key/);
+  });
+
+  it("looks keys up as own properties: __proto__, constructor and friends are 401s, also over HTTP", async () => {
+    const auth = await load("auth-api-key.ts");
+    for (const key of ["__proto__", "constructor", "toString", "hasOwnProperty", "valueOf", "prototype"]) {
+      await fails(auth.authenticate({ headers: { "x-api-key": key } }), "unauthenticated");
+    }
+    const runtime = await createRuntime({ graphs: matrixGraphs(), auth });
+    try {
+      const handler = createFetchHandler(runtime);
+      for (const key of ["__proto__", "constructor"]) {
+        const res = await handler(new Request("http://in-process/threads/search", { method: "POST", headers: { "x-api-key": key }, body: "{}" }));
+        expect(res.status).toBe(401);
+        expect((await res.json()).detail).toMatch(/x-api-key/);
+      }
+    } finally {
+      await runtime.close();
+    }
   });
 
   it("stamps the owner on creations and filters by it", async () => {

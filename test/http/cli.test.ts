@@ -97,7 +97,24 @@ describe("agentdock serve", () => {
     }
   });
 
-  it("fails with a clear message for a missing config", async () => {
-    await expect(start(["serve", "--config", "does-not-exist.json", "--port", "0"])).rejects.toThrow(/cannot read graph config/);
+  it("fails with a clear message for a missing config (one agentdock: prefix)", async () => {
+    const failure = start(["serve", "--config", "does-not-exist.json", "--port", "0"]);
+    await expect(failure).rejects.toThrow(/cannot read graph config/);
+    await expect(failure).rejects.not.toThrow(/agentdock: agentdock:/);
+  });
+
+  it("takes the D25 limits as flags: --max-body-bytes, --max-depth, --sse-buffer-bytes", async () => {
+    const server = await start(["serve", "--config", "examples/graph.json", "--port", "0", "--max-body-bytes", "1000", "--max-depth", "4", "--sse-buffer-bytes", "65536"]);
+    try {
+      const post = (body: string) => fetch(`${server.url}/threads/search`, { method: "POST", headers: { "content-type": "application/json" }, body });
+      const big = await post(JSON.stringify({ metadata: { pad: "x".repeat(1000) } }));
+      expect(big.status).toBe(413);
+      expect((await big.json()).detail).toMatch(/1000 bytes/);
+      expect((await post('{"metadata":{"a":{"b":{}}}}')).status).toBe(200);
+      expect((await post('{"metadata":{"a":{"b":{"c":{}}}}}')).status).toBe(422);
+    } finally {
+      await server.stop();
+    }
+    await expect(start(["serve", "--config", "examples/graph.json", "--port", "0", "--max-depth", "deep"])).rejects.toThrow(/--max-depth must be a positive integer/);
   });
 });

@@ -81,15 +81,22 @@ describe("meta, errors and status codes (D3)", () => {
     expect((await call(handler, "POST", `/threads/${id}/runs`, { input: {} })).status).toBe(422);
   });
 
-  it("answers 500 with a JSON detail only for a genuine crash (not an AgentdockError)", async () => {
-    const crashing = createFetchHandler({
-      client: async () => {
-        throw new Error("store unreachable");
+  it("answers 500 only for a genuine crash, with a fixed detail, and reports the error once", async () => {
+    const logged: Array<[unknown, Request | undefined]> = [];
+    const crashing = createFetchHandler(
+      {
+        client: async () => {
+          throw new Error("store unreachable");
+        },
       },
-    });
+      { onError: (err, request) => logged.push([err, request]) },
+    );
     const res = await call(crashing, "GET", "/threads/x");
     expect(res.status).toBe(500);
-    expect((await res.json()).detail).toContain("store unreachable");
+    expect(await res.json()).toEqual({ detail: "Internal server error" });
+    expect(logged).toHaveLength(1);
+    expect((logged[0]![0] as Error).message).toBe("store unreachable");
+    expect(new URL(logged[0]![1]!.url).pathname).toBe("/threads/x");
     expect((await call(crashing, "GET", "/ok")).status).toBe(200);
   });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { sseFrame, sseResponse, type StreamPart } from "../../src/http/sse.js";
+import { AgentdockError } from "../../src/errors.js";
+import { SlowReaderError, sseFrame, sseResponse, type StreamPart } from "../../src/http/sse.js";
 import { readSse } from "./helpers.js";
 
 /** An iterator over `parts` that records whether it was stopped early, optionally blocking at the end. */
@@ -53,10 +54,22 @@ describe("SSE framing (D11)", () => {
   });
 
   it("sends an error thrown after the first event in-band and closes with no terminal event", async () => {
-    const { response } = await open([{ event: "metadata", data: { run_id: "r" }, id: "0" }], { failWith: new TypeError("boom") });
+    const { response } = await open([{ event: "metadata", data: { run_id: "r" }, id: "0" }], {
+      failWith: new AgentdockError("not_found", "run r was deleted"),
+    });
     const { events } = await readSse(response);
     expect(events.map((e) => e.event)).toEqual(["metadata", "error"]);
-    expect(events[1].data).toEqual({ error: "TypeError", message: "boom" });
+    expect(events[1].data).toEqual({ error: "AgentdockError", message: "run r was deleted" });
+  });
+
+  it("sends a fault thrown mid-stream as a bare internal error, reporting it once", async () => {
+    const { it: iterator } = source([{ event: "metadata", data: { run_id: "r" }, id: "0" }], { failWith: new TypeError("secret detail") });
+    const faults: unknown[] = [];
+    const response = sseResponse(await iterator.next(), iterator, { heartbeatMs: 0, signal: new AbortController().signal, headers: new Headers(), onError: (e) => faults.push(e) });
+    const { events } = await readSse(response);
+    expect(events[1]!.data).toEqual({ error: "InternalServerError", message: "Internal server error" });
+    expect(faults).toHaveLength(1);
+    expect((faults[0] as Error).message).toBe("secret detail");
   });
 
   it("sends heartbeat comments while the run is quiet", async () => {
@@ -78,5 +91,28 @@ describe("SSE framing (D11)", () => {
     abort.abort();
     expect(state.returned).toBe(true);
     expect((await reader.read()).done).toBe(true);
+  });
+
+  it("cuts off a reader that leaves its bounded queue full, stopping the iteration and dropping the queue", async () => {
+    const parts = Array.from({ length: 200 }, (_, i) => ({ event: "custom", data: "x".repeat(1000), id: String(i) }));
+    let disconnected = 0;
+    const { it: iterator, state } = source(parts, { blockAtEnd: true });
+    const first = await iterator.next();
+    const response = sseResponse(first, iterator, { heartbeatMs: 0, signal: new AbortController().signal, headers: new Headers(), maxBufferBytes: 16 * 1024, onDisconnect: () => disconnected++ });
+    const reader = response.body!.getReader();
+    // Nobody reads while the events arrive; `closed` settles without reading anything.
+    await expect(reader.closed).rejects.toBeInstanceOf(SlowReaderError);
+    expect(state.returned).toBe(true);
+    expect(disconnected).toBe(1);
+    await expect(reader.read()).rejects.toBeInstanceOf(SlowReaderError);
+  });
+
+  it("lets a reader that keeps up have every event through the same small queue", async () => {
+    const parts = Array.from({ length: 200 }, (_, i) => ({ event: "custom", data: "x".repeat(1000), id: String(i) }));
+    const { it: iterator } = source(parts);
+    const first = await iterator.next();
+    const response = sseResponse(first, iterator, { heartbeatMs: 0, signal: new AbortController().signal, headers: new Headers(), maxBufferBytes: 16 * 1024 });
+    const { events } = await readSse(response);
+    expect(events).toHaveLength(200);
   });
 });

@@ -132,10 +132,13 @@ export function sharedStoreContract(name: string, pair: StorePair): void {
       expect(await b.threads.search({ limit: 10 })).toHaveLength(2);
     });
 
-    it("a run whose runtime stopped renewing its lease ends error within the lease time, and its thread takes new runs", async () => {
+    it("a run whose runtime stopped renewing its lease ends error within the lease time, its task shows the error, and its thread takes new runs", async () => {
       await b.close();
       b = await createRuntime({ graphs: graphs(), store: stores[1], leaseMs: 300 });
       const t = await b.threads.create({ graphId: "slow" });
+      // A head checkpoint with a pending task (`wait`), as a run stopped mid-way leaves it.
+      await b.threads.updateState(t.thread_id, { values: { log: ["first"] }, asNode: "first" });
+      expect((await b.threads.getState(t.thread_id)).next).toEqual(["wait"]);
       // What a runtime that died mid-run leaves: the run running, the thread busy, a lease that
       // nobody renews.
       const now = new Date().toISOString();
@@ -161,8 +164,11 @@ export function sharedStoreContract(name: string, pair: StorePair): void {
       ]);
       await vi.waitFor(async () => expect((await b.runs.get(t.thread_id, runId)).status).toBe("error"), { timeout: 5_000, interval: 50 });
       expect(await b.threads.get(t.thread_id)).toMatchObject({ status: "error", error: { error: "ProcessStopped" } });
+      // The error is on the task, so clients reading task errors show an error, not a breakpoint.
+      const state = await b.threads.getState(t.thread_id);
+      expect(state.tasks).toMatchObject([{ name: "wait", error: expect.stringContaining("ProcessStopped") }]);
       expect(await b.runs.join(t.thread_id, runId)).toMatchObject({ __error__: { error: "ProcessStopped" } });
-      expect(await b.runs.wait(t.thread_id, "chain", { input: {} })).toMatchObject({ log: ["a", "b", "c"] });
+      expect(await b.runs.wait(t.thread_id, "chain", { input: {} })).toMatchObject({ log: ["first", "a", "b", "c"] });
     });
   });
 }

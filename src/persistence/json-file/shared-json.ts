@@ -1,5 +1,7 @@
 /**
- * Compact JSON for the JSON-file store (format 2): plain JSON in which
+ * Compact JSON: the encoding of JSON-file format 2 (which the JSON-file store now only reads, to
+ * migrate directories written by earlier releases; see ./legacy.ts) and of the IndexedDB store's
+ * pages. Plain JSON in which
  *
  * - a value shared by several records, as structured clone keeps them (a run step puts the same
  *   message object in a task's pending writes, in `metadata.writes` and in the message list), or

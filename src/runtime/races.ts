@@ -1,29 +1,9 @@
 /**
- * A keyed mutex for one runtime: `run(key, fn)` runs `fn` after every earlier `fn` of the same
- * key has settled. It only spares a runtime retries of its own conditional commits (several
- * admissions on one thread at once); correctness across runtimes comes from the store's
- * conditional commits, never from this lock.
+ * Conditional commits that may lose a race with another runtime on the same store, and the
+ * retry loop around them.
  */
 import { AgentdockError } from "../errors.js";
 import type { Store, WriteOp } from "../persistence/types.js";
-
-export class KeyedMutex {
-  private readonly tails = new Map<string, Promise<unknown>>();
-
-  run<T>(key: string, fn: () => Promise<T>): Promise<T> {
-    const prev = this.tails.get(key);
-    const result = prev ? prev.then(fn, fn) : fn();
-    const tail = result.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.tails.set(key, tail);
-    void tail.then(() => {
-      if (this.tails.get(key) === tail) this.tails.delete(key);
-    });
-    return result;
-  }
-}
 
 /** A conditional commit that lost a race with another runtime: read again and retry. */
 export class LostRace extends Error {

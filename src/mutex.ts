@@ -1,0 +1,24 @@
+/**
+ * A keyed mutex within one process: `run(key, fn)` runs `fn` after every earlier `fn` of the same
+ * key has settled. The runtime uses it only to spare itself retries of its own conditional commits
+ * (several admissions on one thread at once); correctness across runtimes comes from the store's
+ * conditional commits, never from this lock. Core-safe.
+ */
+export class KeyedMutex {
+  private readonly tails = new Map<string, Promise<unknown>>();
+
+  run<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    const prev = this.tails.get(key);
+    const result = prev ? prev.then(fn, fn) : fn();
+    const tail = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.tails.set(key, tail);
+    void tail.then(() => {
+      if (this.tails.get(key) === tail) this.tails.delete(key);
+    });
+    return result;
+  }
+}
+
