@@ -190,6 +190,7 @@ export class PostgresStore implements Store {
     if (!options.pool && !options.connectionString) throw invalidInput("postgresStore: give `connectionString` or `pool`");
     this.schema = options.schema ?? "agentdock";
     if (!/^[A-Za-z_][A-Za-z0-9_]{0,40}$/.test(this.schema)) throw invalidInput(`postgresStore: schema "${this.schema}" must be an identifier of at most 41 characters`);
+    if (/^pg_/i.test(this.schema)) throw invalidInput(`postgresStore: schema "${this.schema}": names starting with pg_ are reserved by PostgreSQL`);
     this.s = quoteIdent(this.schema);
     this.channel = `agentdock_${this.schema}`;
     this.ownPool = !options.pool;
