@@ -66,6 +66,7 @@ export interface PgRunEventsOptions {
 }
 
 const MAX_BATCH = 2000;
+const ENDED_GRACE_MS = 5000;
 const READ_BATCH = 1000;
 
 export class PgRunEvents implements RunEventPort {
@@ -130,6 +131,19 @@ export class PgRunEvents implements RunEventPort {
     if (had && !had.ended) return;
     await this.flush();
     const s = this.s;
+    // The common case in one statement: a log never opened before.
+    const fast = await this.pool().query<{ inserted: boolean }>(
+      `WITH ins AS (INSERT INTO ${s}.run_logs (run_id, resumable) VALUES ($1, $2) ON CONFLICT (run_id) DO NOTHING RETURNING run_id)
+       SELECT EXISTS (SELECT 1 FROM ins) AS inserted, pg_notify($3, $4)`,
+      [runId, options.resumable, this.channel, `e${runId}`],
+    );
+    if (fast.rows[0]?.inserted) {
+      const current = this.local.get(runId);
+      if (current && !current.ended) return;
+      this.local.set(runId, new LocalLog(options.resumable, 0));
+      this.wake(runId);
+      return;
+    }
     const client = await this.pool().connect();
     let first = 0;
     try {
@@ -214,7 +228,12 @@ export class PgRunEvents implements RunEventPort {
       log.notify();
       const upTo = this.enqueue({ kind: "end", runId });
       await this.flushed(upTo);
-      if (this.local.get(runId) === log) this.local.delete(runId);
+      // Kept a moment for readers of this process that found the log open and have not switched
+      // to reading it yet (a non-resumable log's events may exist only here).
+      const timer = setTimeout(() => {
+        if (this.local.get(runId) === log) this.local.delete(runId);
+      }, ENDED_GRACE_MS);
+      (timer as { unref?: () => void }).unref?.();
       return;
     }
     await this.flush();
@@ -384,6 +403,9 @@ export class PgRunEvents implements RunEventPort {
             [runId, from],
           );
           const row = rows[0];
+          // Opened by this process meanwhile (its NOTIFY can arrive before open() returns): read the memory copy.
+          const opened = this.local.get(runId);
+          if (opened && (pos === undefined || pos >= opened.first)) continue;
           if (!row) {
             if (attached || options.ifAbsent === "end") return;
             if (this.local.has(runId)) continue;

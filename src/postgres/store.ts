@@ -806,32 +806,48 @@ export class PostgresStore implements Store {
       if (r) for (const [log, n] of Object.values(r)) refs.push({ log: num(log), n });
     }
     const items = refs.length ? await this.loadRefs(this.pool, threadId, refs) : new Map<number, unknown[]>();
-    return rows.map((row) => {
-      const cp = row.checkpoint as StoredCheckpoint["checkpoint"];
-      const r = row.refs as Record<string, [number | string, number]> | null;
-      if (r) {
-        const values = cp.channel_values;
-        for (const [channel, [log, n]] of Object.entries(r)) values[channel] = items.get(num(log))!.slice(0, n);
-      }
-      return {
-        thread_id: row.thread_id as string,
-        checkpoint_ns: row.ns as string,
-        checkpoint: cp,
-        metadata: row.metadata as StoredCheckpoint["metadata"],
-        parent_checkpoint_id: (row.parent_id as string | null) ?? null,
-        pending_writes: (row.writes as PendingWrite[] | null) ?? [],
-      };
-    });
+    return rows.map((row) => this.assemble(row, items));
+  }
+
+  /** A checkpoint row with its arrays put back from the items of their logs. */
+  private assemble(row: Row, items: Map<number, unknown[]>): StoredCheckpoint {
+    const cp = row.checkpoint as StoredCheckpoint["checkpoint"];
+    const r = row.refs as Record<string, [number | string, number]> | null;
+    if (r) {
+      const values = cp.channel_values;
+      for (const [channel, [log, n]] of Object.entries(r)) values[channel] = (items.get(num(log)) ?? []).slice(0, n);
+    }
+    return {
+      thread_id: row.thread_id as string,
+      checkpoint_ns: row.ns as string,
+      checkpoint: cp,
+      metadata: row.metadata as StoredCheckpoint["metadata"],
+      parent_checkpoint_id: (row.parent_id as string | null) ?? null,
+      pending_writes: (row.writes as PendingWrite[] | null) ?? [],
+    };
   }
 
   async getCheckpoint(key: CheckpointKey): Promise<StoredCheckpoint | undefined> {
     const ns = key.checkpoint_ns ?? "";
+    // One query: the row, its pending writes and the chunks of its arrays.
+    const chunks = `(SELECT json_agg(json_build_array(ch.log_id, ch.start, ch.items) ORDER BY ch.log_id, ch.start)
+                       FROM json_each(c.refs) r, ${this.s}.cp_chunks ch
+                      WHERE ch.thread_id = c.thread_id AND ch.log_id = (r.value ->> 0)::bigint AND ch.start < (r.value ->> 1)::int) AS chunks`;
+    const select = this.checkpointSelect().replace("AS writes", `AS writes, ${chunks}`);
     const { rows } =
       key.checkpoint_id === undefined
-        ? await this.q(this.pool, `${this.checkpointSelect()} WHERE c.thread_id = $1 AND c.ns = $2 ORDER BY c.seq DESC LIMIT 1`, [key.thread_id, ns])
-        : await this.q(this.pool, `${this.checkpointSelect()} WHERE c.thread_id = $1 AND c.ns = $2 AND c.checkpoint_id = $3`, [key.thread_id, ns, key.checkpoint_id]);
-    if (rows.length === 0) return undefined;
-    return (await this.toCheckpoints(key.thread_id, rows))[0];
+        ? await this.q(this.pool, `${select} WHERE c.thread_id = $1 AND c.ns = $2 ORDER BY c.seq DESC LIMIT 1`, [key.thread_id, ns])
+        : await this.q(this.pool, `${select} WHERE c.thread_id = $1 AND c.ns = $2 AND c.checkpoint_id = $3`, [key.thread_id, ns, key.checkpoint_id]);
+    const row = rows[0];
+    if (!row) return undefined;
+    const items = new Map<number, unknown[]>();
+    for (const [log, , part] of (row.chunks as Array<[number | string, number, unknown[]]> | null) ?? []) {
+      const id = num(log);
+      let list = items.get(id);
+      if (!list) items.set(id, (list = []));
+      for (const item of part) list.push(item);
+    }
+    return this.assemble(row, items);
   }
 
   async listCheckpoints(threadId: string, options: ListCheckpointsOptions = {}): Promise<StoredCheckpoint[]> {
