@@ -16,6 +16,7 @@
  * - `sameAs`: thread rows carry a revision (from a sequence); records this store returns are
  *   mapped to their revision in a WeakMap.
  */
+import { createHash } from "node:crypto";
 import pg from "pg";
 import type { Pool, PoolClient, Notification } from "pg";
 import { AgentdockError, conflict, invalidInput, notFound } from "../errors.js";
@@ -45,7 +46,7 @@ import { authWhere, dir, page, Params, where } from "./sql.js";
 export interface PostgresStoreOptions {
   /** `postgres://user:password@host:port/database`; or give `pool`. */
   connectionString?: string;
-  /** A `pg` Pool to use (not ended by `close`). One of its connections is held for LISTEN. */
+  /** A `pg` Pool to use (not ended by `close`). LISTEN uses one more connection with the pool's settings. */
   pool?: Pool;
   /** The schema holding agentdock's tables (or `?schema=` in the URL). Default `agentdock`. */
   schema?: string;
@@ -182,7 +183,8 @@ export class PostgresStore implements Store {
   /** Runs a fixed statement as a named prepared statement (parsed once per connection). */
   private q<R extends Row = Row>(c: Pick<PoolClient, "query">, text: string, values: unknown[] = []): Promise<pg.QueryResult<R>> {
     let name = this.names.get(text);
-    if (!name) this.names.set(text, (name = `agentdock_${this.names.size}`));
+    // Named by the text's hash: stores sharing a pool (other schemas, or the same one) never clash.
+    if (!name) this.names.set(text, (name = `agentdock_${createHash("sha1").update(text).digest("hex").slice(0, 24)}`));
     return c.query<R>({ name, text, values });
   }
 
@@ -246,11 +248,13 @@ export class PostgresStore implements Store {
 
   /** Holds one connection that LISTENs on the schema's channel; reconnects when it drops. */
   private async listen(): Promise<void> {
-    let client: PoolClient | pg.Client;
-    if (this.ownPool) {
-      client = new pg.Client({ connectionString: this.options.connectionString });
-      await client.connect();
-    } else client = await this.pool.connect();
+    // Its own connection, outside the pool (a caller's pool keeps all its connections), configured
+    // as the pool's are.
+    const config: pg.ClientConfig = this.ownPool
+      ? { connectionString: this.options.connectionString }
+      : { ...((this.pool as unknown as { options?: pg.ClientConfig }).options ?? {}) };
+    const client: PoolClient | pg.Client = new pg.Client(config);
+    await client.connect();
     const lost = (err?: Error) => {
       if (this.listener !== client) return;
       this.listener = undefined;

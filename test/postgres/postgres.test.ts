@@ -59,7 +59,7 @@ describe("postgresStore", () => {
         stores.map((s, i) =>
           s.commit([
             { op: "lease.put", lease: { key: "thread:t", owner: `o${i}`, expires_at: now + 60_000, data: { run_id: runId } }, expect: { state: "free", now } },
-            { op: "run.put", run: { ...(undefined as never), run_id: runId, thread_id: "t", assistant_id: "a", created_at: "x", updated_at: "x", status: "running", metadata: {}, kwargs: {}, multitask_strategy: null }, expect: { status: ["pending"] } },
+            { op: "run.put", run: { run_id: runId, thread_id: "t", assistant_id: "a", created_at: "x", updated_at: "x", status: "running", metadata: {}, kwargs: {}, multitask_strategy: null }, expect: { status: ["pending"] } },
           ]),
         ),
       );
@@ -67,6 +67,27 @@ describe("postgresStore", () => {
       expect(won).toHaveLength(1);
       for (const r of results) if (r.status === "rejected") expect(AgentdockError.is(r.reason, "conflict")).toBe(true);
       await stores[1]!.commit([{ op: "lease.delete", key: "thread:t" }, { op: "run.put", run: { run_id: runId, thread_id: "t", assistant_id: "a", created_at: "x", updated_at: "x", status: "success", metadata: {}, kwargs: {}, multitask_strategy: null } }]);
+    }
+  });
+
+  it("works on a pool of the caller's, shared by stores of two schemas (not ended by close)", async () => {
+    const pool = new pg.Pool({ connectionString: url, max: 2 });
+    try {
+      const [x, y] = [postgresStore({ pool, schema: fresh() }), postgresStore({ pool, schema: fresh() })];
+      await Promise.all([x.open(), y.open()]);
+      const thread = (id: string) => ({ thread_id: id, created_at: "t", updated_at: "t", state_updated_at: "t", metadata: {}, status: "idle" as const, config: {}, values: {}, interrupts: {} });
+      for (let i = 0; i < 5; i++) {
+        await x.commit([{ op: "thread.put", thread: thread(`x${i}`) }]);
+        await y.commit([{ op: "thread.put", thread: thread(`y${i}`) }]);
+      }
+      expect((await x.queryThreads({ sortBy: "thread_id", sortOrder: "asc" })).map((t) => t.thread_id)).toEqual(["x0", "x1", "x2", "x3", "x4"]);
+      expect(await y.getThread("x0")).toBeUndefined();
+      expect((await y.getThread("y3"))?.thread_id).toBe("y3");
+      await x.close();
+      await y.close();
+      expect((await pool.query("SELECT 1 AS one")).rows).toEqual([{ one: 1 }]);
+    } finally {
+      await pool.end();
     }
   });
 
