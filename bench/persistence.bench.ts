@@ -1,8 +1,8 @@
 // `npm run bench -- persistence`: per store (memory, json-file, indexeddb on fake-indexeddb):
 // persisted runs/s on an echo graph (and the ratio to memory), bytes stored for a 500-turn chat
 // with ~400-character and with ~40-character messages over the JSON size of its final state
-// (target <= 3), time to open a store holding 10,000 threads, and history(limit 10) on a
-// 1,000-checkpoint thread. Runs go through the runtime.
+// (target <= 3), start-up time with 10,000 and 100,000 threads (store open, createRuntime, first
+// read, a search), and history(limit 10) on a 1,000-checkpoint thread. Runs go through the runtime.
 import "fake-indexeddb/auto";
 import { openDB } from "idb";
 import { mkdtemp, readdir, rm, stat } from "node:fs/promises";
@@ -115,47 +115,57 @@ export default async function (): Promise<void> {
             `ratio ${fmt(closed / state, 2)} (target <= 3, ${fmt(3 / (closed / state), 2)}x margin); ${fmt(open / state, 2)} before close`,
         );
       }
-      // 3. Open a store holding 10,000 threads (one run's checkpoints each).
-      if (made.reopen) {
-        const { store, reopen } = await kind.create();
-        await store.open();
-        for (let b = 0; b < 100; b++) {
+      // 3. Start-up with 10,000 and 100,000 threads (one checkpoint each): opening the store, then
+      // createRuntime on it (which must not scan the store), then a first read and a search.
+      for (const count of [10_000, 100_000]) {
+        const made = await kind.create();
+        await made.store.open();
+        const t = new Date().toISOString();
+        for (let b = 0; b < count / 1000; b++) {
           const ops: WriteOp[] = [];
-          for (let i = 0; i < 100; i++) {
-            const id = `th-${b * 100 + i}`;
-            const t = new Date().toISOString();
+          for (let i = 0; i < 1000; i++) {
+            const id = `th-${b * 1000 + i}`;
             ops.push({
               op: "thread.put",
-              thread: { thread_id: id, created_at: t, updated_at: t, state_updated_at: t, metadata: { n: i }, status: "idle", config: {}, values: { messages: [] }, interrupts: {} },
+              thread: { thread_id: id, created_at: t, updated_at: t, state_updated_at: t, metadata: { n: i % 100 }, status: "idle", config: {}, values: {}, interrupts: {} },
             });
             ops.push({
               op: "checkpoint.put",
               checkpoint: {
                 thread_id: id,
                 checkpoint_ns: "",
-                checkpoint: { v: 1, id: `cp-${id}`, ts: t, channel_values: { messages: [{ type: "human", content: said(i) }] }, channel_versions: { messages: 1 }, versions_seen: {} },
+                checkpoint: { v: 1, id: `cp-${id}`, ts: t, channel_values: { messages: [{ type: "human", content: saidShort(i) }] }, channel_versions: { messages: 1 }, versions_seen: {} },
                 metadata: { source: "input", step: -1, parents: {} },
                 parent_checkpoint_id: null,
                 pending_writes: [],
               },
             });
           }
-          await store.commit(ops);
+          await made.store.commit(ops);
         }
-        await store.close();
-        const again = reopen!();
-        const t0 = performance.now();
-        await again.open();
-        const opened = ms(t0);
-        await again.getThread("th-5000");
-        const firstRead = ms(t0);
+        let store = made.store;
+        let opened = 0;
+        if (made.reopen) {
+          await store.close();
+          store = made.reopen();
+          const t0 = performance.now();
+          await store.open();
+          opened = ms(t0);
+        }
         const t1 = performance.now();
-        const all = await again.listThreads();
+        const runtime = await runtimeOn(store);
+        const started = ms(t1);
+        const t2 = performance.now();
+        await runtime.threads.get(`th-${count / 2}`);
+        const firstRead = ms(t2);
+        const t3 = performance.now();
+        const hits = await runtime.threads.search({ metadata: { n: 7 }, limit: 10 });
+        const searched = ms(t3);
         console.log(
-          `${kind.name}: open with 10,000 threads ${fmt(opened)} ms (first read after ${fmt(firstRead)} ms; ` +
-            `listing all ${all.length} threads ${fmt(ms(t1))} ms)`,
+          `${kind.name}: ${count.toLocaleString("en")} threads: store open ${fmt(opened)} ms, createRuntime ${fmt(started)} ms, ` +
+            `first read ${fmt(firstRead)} ms, search (metadata filter, ${hits.length} hits) ${fmt(searched)} ms`,
         );
-        await again.close();
+        await runtime.close();
       }
       // 4. history(limit 10) on a 1,000-checkpoint thread (334 turns, 3 checkpoints each).
       {

@@ -4,9 +4,13 @@
  * - `runs.stream` time to first event (target < 1 ms),
  * - thread search with a metadata filter over 10,000 threads (target < 20 ms),
  * - history(limit 10) on a 1,000-checkpoint thread (target < 2 ms, independent of length; a
- *   counter graph, whose state does not grow, so only the history length differs).
+ *   counter graph, whose state does not grow, so only the history length differs),
+ * - heap retained per chat turn (a human and an AI message of ~200 characters) on the memory
+ *   store, everything the runtime keeps included (checkpoints, run records, thread record).
  */
 import { performance } from "node:perf_hooks";
+import v8 from "node:v8";
+import vm from "node:vm";
 import { END, START, StateGraph, createRuntime } from "../src/index.js";
 import { echo } from "../examples/node/agent.js";
 
@@ -19,6 +23,33 @@ async function timeEach(n: number, fn: (i: number) => Promise<unknown>): Promise
   const start = performance.now();
   for (let i = 0; i < n; i++) await fn(i);
   return (performance.now() - start) / n;
+}
+
+v8.setFlagsFromString("--expose-gc");
+const gc = vm.runInNewContext("gc") as () => void;
+/** Heap in use after full collections (a few, with turns of the event loop for finalizers). */
+async function heap(): Promise<number> {
+  for (let i = 0; i < 4; i++) {
+    gc();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  return process.memoryUsage().heapUsed;
+}
+
+/** Heap retained per turn of a chat on one thread, between `from` and `to` turns. */
+async function heapPerTurn(from: number, to: number): Promise<number> {
+  const runtime = await createRuntime({ graphs: { echo } });
+  try {
+    const text = (i: number) => `${"x".repeat(190)} turn ${i}`;
+    const { thread_id } = await runtime.threads.create();
+    let i = 0;
+    for (; i < from; i++) await runtime.runs.wait(thread_id, "echo", { input: { messages: [{ role: "user", content: text(i) }] } });
+    const before = await heap();
+    for (; i < to; i++) await runtime.runs.wait(thread_id, "echo", { input: { messages: [{ role: "user", content: text(i) }] } });
+    return ((await heap()) - before) / (to - from);
+  } finally {
+    await runtime.close();
+  }
 }
 
 export default async function (): Promise<void> {
@@ -88,6 +119,11 @@ export default async function (): Promise<void> {
     line(`history(limit 10) on a ${small.len}-checkpoint thread (ms)`, fmt(small.ms), "", true);
     const ratio = large.ms / small.ms;
     line("history cost ratio 1000 vs 100 checkpoints", fmt(ratio, 2), "~1", ratio < 2);
+    // Two trials each, the smaller kept: a collection can leave unrelated garbage behind.
+    const early = Math.min(await heapPerTurn(20, 120), await heapPerTurn(20, 120));
+    const late = Math.min(await heapPerTurn(300, 400), await heapPerTurn(300, 400));
+    line("heap per 2-message chat turn, turns 20-120 (B)", fmt(early, 0), "<= 3072", early <= 3072);
+    line("heap per 2-message chat turn, turns 300-400 (B)", fmt(late, 0), "<= 3072", late <= 3072);
   } finally {
     await runtime.close();
   }

@@ -14,3 +14,4 @@ export { createIds, sequentialIds, systemClock, defaultAssistantId, uuid5 } from
 export type { Clock, Ids } from "./ids.js";
 export { contains } from "./json.js";
 export type * from "./types.js";
+export * from "./protocol-v2/index.js";

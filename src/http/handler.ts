@@ -7,6 +7,7 @@
 import { AgentdockError, invalidInput, notFound, unauthenticated, type ErrorCode } from "../errors.js";
 import { jsonTextDepth, MAX_JSON_DEPTH } from "../json.js";
 import { compareCsv, compareReport } from "../upload/report-entry.js";
+import { protocolV2Http, type ProtocolV2HttpOptions } from "../protocol-v2/http.js";
 import { sseResponse, type StreamPart } from "./sse.js";
 import type { HttpClient, HttpRuntime } from "./types.js";
 
@@ -55,6 +56,8 @@ export interface FetchHandlerOptions {
    * The 500's body is always `{"detail": "Internal server error"}`, never the error's message.
    */
   onError?: (error: unknown, request?: Request) => void;
+  /** Options of the v2 streaming protocol routes (D24): replay buffer size, idle sessions. */
+  protocolV2?: ProtocolV2HttpOptions;
 }
 
 /** Default {@link FetchHandlerOptions.maxBodyBytes}: 16 MiB. */
@@ -428,6 +431,10 @@ export function createRouter(runtime: HttpRuntime, options: FetchHandlerOptions)
     await (await c.client()).threads.delete(c.params.thread_id);
     return empty(204);
   });
+  // D24: the v2 streaming protocol (src/protocol-v2): commands, and one SSE subscription per request.
+  const v2 = protocolV2Http(runtime, { ...(options.heartbeatMs !== undefined ? { heartbeatMs: options.heartbeatMs } : {}), ...options.protocolV2 });
+  on("POST", "/threads/:thread_id/commands", async (c) => v2.commands(c.params.thread_id, await c.client(), await c.json()));
+  on("POST", "/threads/:thread_id/stream/events", async (c) => v2.events(c.request, c.params.thread_id, await c.client(), await c.json()));
   on("POST", "/threads/:thread_id/copy", async (c) => json(await (await c.client()).threads.copy(c.params.thread_id)));
   on("GET", "/threads/:thread_id/state", async (c) =>
     json(await (await c.client()).threads.getState(c.params.thread_id, undefined, { subgraphs: queryBool(c.query, "subgraphs") })),
@@ -661,6 +668,12 @@ function decodeSegment(segment: string): string {
   }
 }
 
+/** `graphId.fooBar` -> `graph_id.fooBar`: the first segment of a problem path in its wire name. */
+function snakePath(path: string): string {
+  const [head = "", ...rest] = path.split(".");
+  return [head.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), ...rest].join(".");
+}
+
 /** Request headers as the auth hook receives them: lower-case names (auth.md, AuthRequest). */
 function lowerCaseHeaders(headers: Headers): Record<string, string> {
   const out: Record<string, string> = {};
@@ -677,7 +690,15 @@ export function errorResponse(err: unknown, report?: (err: unknown) => void): Re
   if (err instanceof HttpError) return json({ detail: err.message }, err.status, new Headers(err.headers));
   if (AgentdockError.is(err) && Object.hasOwn(STATUS, err.code)) {
     const body: Record<string, unknown> = { detail: err.message };
-    if (err.problems) body.problems = err.problems;
+    if (err.problems) {
+      // Field names as the HTTP caller wrote them: the runtime validates the SDK's camelCase
+      // options, the wire has their snake_case names (graphId -> graph_id).
+      const renamed = err.problems.map((p) => ({ ...p, path: snakePath(p.path) }));
+      let detail = err.message;
+      for (const [i, p] of err.problems.entries()) if (p.path !== renamed[i]!.path) detail = detail.split(`${p.path}:`).join(`${renamed[i]!.path}:`);
+      body.detail = detail;
+      body.problems = renamed;
+    }
     // An auth handler's HTTPException (the cause) may carry headers such as WWW-Authenticate.
     const headers = new Headers();
     const extra = (err.cause as { headers?: unknown } | undefined)?.headers;

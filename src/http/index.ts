@@ -50,3 +50,5 @@ export function createFetchHandler(runtime: HttpRuntime, options: FetchHandlerOp
     return applyCors(request, response, options.cors);
   };
 }
+export { InProcessTransport, protocolV2Http, SessionRegistry } from "../protocol-v2/index.js";
+export type { InProcessTransportOptions, ProtocolV2HttpOptions, ProtocolV2Options } from "../protocol-v2/index.js";

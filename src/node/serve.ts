@@ -14,6 +14,7 @@ import {
   type FetchHandlerOptions,
   type HttpRuntime,
 } from "../http/index.js";
+import { attachProtocolV2WebSocket } from "./protocol-v2-ws.js";
 
 /**
  * Options of {@link serve}: where to listen, plus the fetch handler's options, limits included
@@ -255,6 +256,7 @@ export async function serve(runtime: HttpRuntime, options: ServeOptions = {}): P
   const listener = toNodeListener(createFetchHandler(runtime, handlerOptions), { onError: handlerOptions.onError });
   const server = createServer(listener);
   server.on("checkContinue", listener.checkContinue);
+  const closeSockets = attachProtocolV2WebSocket(server, runtime, handlerOptions); // the v2 protocol over WebSocket
   const listen = (p: number) =>
     new Promise<void>((resolve, reject) => {
       server.once("error", reject);
@@ -285,6 +287,7 @@ export async function serve(runtime: HttpRuntime, options: ServeOptions = {}): P
       new Promise<void>((resolve, reject) => {
         server.close((err) => (err ? reject(err) : resolve()));
         server.closeAllConnections();
+        closeSockets();
       }),
   };
 }

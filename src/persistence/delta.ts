@@ -12,9 +12,8 @@
  * reading any checkpoint rebuilds it from one record plus one slice per list (no delta chain: the
  * "full snapshot every k" of a chain-based codec is k = 1 here).
  *
- * The engine keeps long lists as `{ $chunks: [[...], [...]] }` (fixed-size chunks shared between
- * checkpoints in memory). Such a value with regular chunks is stored as a flat list too, with its
- * chunk size (`c`), and rebuilt in the same shape.
+ * The codec knows nothing of the engine: any top-level channel value that is a JSON array is a
+ * list candidate; every other value is stored inline.
  *
  * Logs are prefix-immutable: items are only ever appended, and a fork whose items differ from
  * what the log already holds past the parent's length starts a new log. A cached prefix of a log
@@ -30,14 +29,15 @@ import type { ThreadRecord } from "../types.js";
 /** Arrays shorter than this are stored inline. */
 export const LIST_MIN = 4;
 
-/**
- * One stored channel value: inline, or the first `n` items of list log `l` (as an array, or as
- * `{ $chunks }` of `c` items each when `c` is set).
- */
+/** One stored channel value: inline, or the first `n` items of list log `l`. */
 export type EncodedValue = { v: unknown } | ListRef;
 export interface ListRef {
   l: string;
   n: number;
+  /**
+   * Legacy (stores written before the engine dropped its chunked-list form): the list was a
+   * `{ $chunks }` value of `c` items per chunk. Read back as the plain array.
+   */
   c?: number;
 }
 export type EncodedValues = Record<string, EncodedValue>;
@@ -74,18 +74,6 @@ export function encodeValues(
   return { values: out, appends };
 }
 
-/** The chunk size of a `{ $chunks }` value whose chunks are all full but the last, else undefined. */
-function chunkSize(value: unknown): number | undefined {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
-  const chunks = (value as { $chunks?: unknown }).$chunks;
-  if (Object.keys(value).length !== 1 || !Array.isArray(chunks) || chunks.length === 0) return undefined;
-  if (!chunks.every(Array.isArray)) return undefined;
-  const size = (chunks[0] as unknown[]).length;
-  const last = (chunks[chunks.length - 1] as unknown[]).length;
-  const regular = chunks.every((c: unknown[], i) => (i < chunks.length - 1 ? c.length === size : c.length > 0 && c.length <= size));
-  return size > 0 && regular && last > 0 ? size : undefined;
-}
-
 function encodeOne(
   value: unknown,
   prev: EncodedValue | undefined,
@@ -94,10 +82,9 @@ function encodeOne(
   append: boolean,
   appends: ListAppend[],
 ): EncodedValue {
-  const c = chunkSize(value);
-  const flat = c ? (value as { $chunks: unknown[][] }).$chunks.flat(1) : value;
+  const flat = value;
   if (!Array.isArray(flat)) return { v: value };
-  const ref = (l: string, n: number): ListRef => (c ? { l, n, c } : { l, n });
+  const ref = (l: string, n: number): ListRef => ({ l, n });
   const items = prev && "l" in prev ? lists(prev.l) : undefined;
   if (prev && "l" in prev && items && flat.length >= prev.n) {
     let k = 0;
@@ -128,14 +115,7 @@ export function decodeValues(values: EncodedValues, lists: ListLookup): Record<s
     if (!items || items.length < enc.n) {
       throw new Error(`agentdock store: list ${enc.l} of channel "${channel}" is missing or short (corrupt store)`);
     }
-    const flat = items.slice(0, enc.n);
-    if (!enc.c) {
-      out[channel] = flat;
-      continue;
-    }
-    const chunks: unknown[][] = [];
-    for (let i = 0; i < flat.length; i += enc.c) chunks.push(flat.slice(i, i + enc.c));
-    out[channel] = { $chunks: chunks };
+    out[channel] = items.slice(0, enc.n);
   }
   return out;
 }

@@ -302,7 +302,7 @@ export class MemoryRunEvents implements RunEventPort {
     if (log) {
       if (log.ended && this.endedLogs.delete(runId)) this.endedLogs.set(runId, log);
       reader.attach(log, false);
-    } else if (this.endedIds.has(runId)) {
+    } else if (this.endedIds.has(runId) || options.ifAbsent === "end") {
       reader.endNow();
     } else {
       let set = this.pending.get(runId);

@@ -11,7 +11,7 @@ import { isPlainObject } from "../json.js";
 import type { WriteOp } from "../persistence/types.js";
 import type { AssistantRecord, Config, Metadata, MultitaskStrategy, RunRecord, ThreadRecord } from "../types.js";
 import type { Caller, Core } from "./core.js";
-import { commitIf, retryLostRaces } from "./races.js";
+import { LostRace, commitIf, retryLostRaces } from "./races.js";
 import { IN_FLIGHT, threadKey, withoutExecution } from "./outcome.js";
 import type { schemas } from "./schemas.js";
 import type { StreamMode } from "./types.js";
@@ -190,7 +190,10 @@ export async function checkRun(core: Core, caller: Caller, threadIdArg: string |
 
 /** A run as stored by its admission, with the thread it was admitted on. */
 export interface Admitted {
+  /** The run as created (`pending`). */
   run: RunRecord;
+  /** The run as stored when its admission also claimed it for this runtime (`running`): start it. */
+  claimed: RunRecord | undefined;
   thread: ThreadRecord;
   previousStatus: ThreadRecord["status"] | null;
 }
@@ -249,6 +252,7 @@ export async function admitRun(
 
   // One admission per thread at a time in this runtime (no self-inflicted retries); across
   // runtimes the conditional commit decides.
+  let fastClaim = true;
   return core.mutex.run(threadKey(threadId), () =>
     retryLostRaces(async () => {
       let stored = threadIdArg === null ? undefined : await core.store.getThread(threadId);
@@ -271,7 +275,9 @@ export async function admitRun(
         interrupts: {},
       };
       await core.requireCheckpoint(threadId, checkpointId);
-      const inFlight = thread ? await core.store.queryRuns({ thread_id: threadId, status: IN_FLIGHT, sortBy: "queue" }) : [];
+      // A thread has runs in flight exactly while it is busy (every commit that changes one
+      // changes the other), so an idle thread needs no look at the queue.
+      const inFlight = thread?.status === "busy" ? await core.store.queryRuns({ thread_id: threadId, status: IN_FLIGHT, sortBy: "queue" }) : [];
       // Against the thread's state (a resume needs a pending interrupt) only when no run ahead
       // of this one may still change it; the static checks passed in `checkRun`.
       if (!inFlight.length) {
@@ -309,10 +315,22 @@ export async function admitRun(
         metadata: { ...base.metadata, graph_id: assistant.graph_id, assistant_id: assistant.assistant_id },
         config: base.status === "busy" ? base.config : carriedConfig(config),
       };
+      // With nothing ahead of it, the run is claimed in the same commit (the lease taken, the run
+      // marked running), so this runtime starts it at once without another round trip.
+      const nowMs = core.clock();
+      const claim = fastClaim && !inFlight.length && run.execution!.not_before <= nowMs;
+      const admitted: RunRecord = claim ? { ...run, status: "running" } : run;
       const ops: WriteOp[] = [
         { op: "thread.put", thread: next, expect: thread ? { sameAs: thread } : { exists: false } },
-        { op: "run.put", run, expect: { exists: false } },
+        { op: "run.put", run: admitted, expect: { exists: false } },
       ];
+      if (claim) {
+        ops.push({
+          op: "lease.put",
+          lease: { key: threadKey(threadId), owner: core.owner, expires_at: nowMs + core.leaseMs, data: { run_id: runId } },
+          expect: { state: "free", now: nowMs },
+        });
+      }
       // D9: interrupt / rollback end every in-flight run; the new one starts after them.
       if (strategy === "interrupt" || strategy === "rollback") {
         for (const old of inFlight) {
@@ -331,12 +349,18 @@ export async function admitRun(
           }
         }
       }
-      await commitIf(core.store, ops);
+      try {
+        await commitIf(core.store, ops);
+      } catch (err) {
+        // The lease may be held without a run (a state update): admit the run as queued instead.
+        if (err instanceof LostRace && claim) fastClaim = false;
+        throw err;
+      }
       // Runs ended before they started: their (empty) event logs end, so their readers end too.
       if (strategy === "interrupt" || strategy === "rollback") {
         for (const old of inFlight) if (old.status === "pending") await endEmptyLog(core, old.run_id);
       }
-      return { run, thread: next, previousStatus: thread ? thread.status : null };
+      return { run, claimed: claim ? admitted : undefined, thread: next, previousStatus: thread ? thread.status : null };
     }),
   );
 }

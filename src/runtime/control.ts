@@ -12,6 +12,9 @@ import { LostRace, commitIf } from "./races.js";
 import { IN_FLIGHT, graphIdOf, isFinal, projectThread, runEnded, withoutExecution } from "./outcome.js";
 import type { CancelAction, RunEvent } from "./types.js";
 
+/** The abort reason of a reader that is done: a constant, so detaching builds no exception. */
+const DETACHED = Object.freeze({ reason: "detached" });
+
 export class RunControl {
   constructor(
     private readonly core: Core,
@@ -124,7 +127,7 @@ export function readRunEvents(
     } catch (err) {
       if (!controller.signal.aborted) throw err;
     } finally {
-      controller.abort();
+      controller.abort(DETACHED);
       await source.return?.(undefined);
       options.onStop?.(finished);
     }
@@ -133,7 +136,7 @@ export function readRunEvents(
   // A generator returned before its first next() never runs its finally block: detach here too.
   const finish = out.return.bind(out);
   out.return = (value) => {
-    controller.abort();
+    controller.abort(DETACHED);
     void source.return?.(undefined);
     return finish(value);
   };

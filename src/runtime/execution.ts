@@ -61,7 +61,7 @@ export class Executor {
   constructor(private readonly core: Core) {}
 
   /** Starts listening for queued runs and sweeping expired leases. */
-  start(): void {
+  listen(): void {
     const { store } = this.core;
     this.unsubscribe.push(store.subscribe("runs", (payload) => {
         const threadId = readyThread(this.core, payload);
@@ -132,9 +132,15 @@ export class Executor {
         if (err instanceof LostRace) continue; // someone else claimed it, or it was cancelled: look again
         throw err;
       }
-      await this.execute(running);
+      await this.execute(running, true);
       return;
     }
+  }
+
+  /** Starts a run its admission claimed for this runtime (no cancel can be waiting for it yet). */
+  async startClaimed(run: RunRecord): Promise<void> {
+    if (this.closed) return; // the lease lapses; another runtime ends it
+    await this.execute(run, false).catch((err) => console.error("agentdock: starting run", run.run_id, "failed", err));
   }
 
   private later(ms: number, fn: () => void): void {
@@ -147,7 +153,7 @@ export class Executor {
   }
 
   /** Starts a claimed run; resolves once it is running (not when it ends). */
-  private async execute(run: RunRecord): Promise<void> {
+  private async execute(run: RunRecord, mayHaveCancel: boolean): Promise<void> {
     const { core } = this;
     const { store } = core;
     let resolve!: (r: RunResult) => void;
@@ -170,7 +176,7 @@ export class Executor {
     (renewal as { unref?: () => void }).unref?.();
     core.emit({ type: "run.started", run: publicRun(run) });
     // A cancel requested before the lease was taken is already in the store.
-    await this.readCancel(local);
+    if (mayHaveCancel) await this.readCancel(local);
     void this.run(local).finally(() => {
       clearInterval(renewal);
       offCancel();
@@ -301,8 +307,11 @@ export class Executor {
     await Promise.allSettled([...local.commits]);
     try {
       if (!local.lost) {
+        let attempt = 0;
         await retryLostRaces(async () => {
-          const stored = await store.getRun(runId);
+          // First try with the run as this runtime holds it (the commit's expectations check it);
+          // after a lost race, read it: it may have been ended by someone else.
+          const stored = attempt++ === 0 ? run : await store.getRun(runId);
           if (!stored || stored.status !== "running") return; // ended by someone else (thread deleted, lease taken over)
           const thread = await store.getThread(threadId);
           const now = core.now();

@@ -6,6 +6,7 @@ import { OWNER_USER, type AuthUser } from "../auth/types.js";
 import { invalidInput } from "../errors.js";
 import { createIds, systemClock } from "../ids.js";
 import { memoryStore } from "../persistence/memory.js";
+import type { Store } from "../persistence/types.js";
 import { createUploadApi, userTenantId } from "../upload/api.js";
 import { LOCAL_TENANT_ID } from "../upload/types.js";
 import { assistantsApi, ensureDefaultAssistants } from "./assistants.js";
@@ -23,6 +24,12 @@ const lowerCaseHeaders = (headers: ClientRequest["headers"]): Record<string, str
   else for (const [k, v] of Object.entries(headers)) out[k.toLowerCase()] = v;
   return out;
 };
+
+/**
+ * Runtimes of this process using each store object: a store shared by several runtimes (several
+ * runtimes over one `memoryStore()`, one `jsonFileStore()` object) is closed by the last of them.
+ */
+const storeUsers = new WeakMap<Store, number>();
 
 /** Default lease of a running run: a runtime that stops renewing it for this long loses its runs (D10, D20). */
 export const DEFAULT_LEASE_MS = 30_000;
@@ -61,10 +68,11 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Runt
     options.leaseMs ?? DEFAULT_LEASE_MS,
   );
   await store.open();
+  storeUsers.set(store, (storeUsers.get(store) ?? 0) + 1);
   await ensureDefaultAssistants(core);
   const executor = new Executor(core);
   const control = new RunControl(core, executor);
-  executor.start();
+  executor.listen();
   const upload = createUploadApi({ store, ids: core.ids, clock });
 
   const bind = (caller: Caller): RuntimeClient => ({
@@ -114,7 +122,12 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Runt
       closing ??= (async () => {
         core.closed = true;
         await executor.shutdown();
-        await store.close();
+        const users = (storeUsers.get(store) ?? 1) - 1;
+        if (users > 0) storeUsers.set(store, users);
+        else {
+          storeUsers.delete(store);
+          await store.close();
+        }
         core.emitter.removeAllListeners();
       })();
       return closing;

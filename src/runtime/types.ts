@@ -469,7 +469,11 @@ export interface Runtime extends RuntimeClient {
   subscribe<T extends RuntimeEventType>(type: T, listener: RuntimeListener<T>): () => void;
   /** The registered graph ids. */
   readonly graphIds: readonly string[];
-  /** Cancels active runs, waits for them, and closes the store. Idempotent. */
+  /**
+   * Interrupts the runs this runtime executes and waits for their outcomes; runs it had queued stay
+   * queued for the other runtimes on the store. Closes the store when no other runtime of this
+   * process uses the same store object. Idempotent.
+   */
   close(): Promise<void>;
 }
 

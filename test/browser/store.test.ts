@@ -45,6 +45,99 @@ describe("IndexedDB store in Chromium", () => {
   }, 60_000);
 });
 
+describe("two tabs, two stores, one database", () => {
+  type StoreWindow = Window & {
+    store: import("../../src/persistence/types").Store;
+    thread: typeof import("../persistence/contract").thread;
+    seen: Array<string | undefined>;
+  };
+  let a: Page;
+  let b: Page;
+
+  beforeAll(async () => {
+    await bundlePage(`import "./test/browser/page/store-tab.ts";`, join(dir.path, "store-tab"));
+    const open = async () => {
+      const page = await browser.newPage();
+      await page.goto(`${server.url}/store-tab/`);
+      await page.waitForFunction(() => "store" in window);
+      return page;
+    };
+    a = await open();
+    b = await open();
+  });
+
+  it("delivers a notify committed in one tab to the other, after the commit", async () => {
+    await a.evaluate(async () => {
+      const { store, thread } = window as unknown as StoreWindow;
+      await store.commit([{ op: "thread.put", thread: thread("t-notify") }, { op: "notify", topic: "wake", payload: "from a" }]);
+    });
+    await b.waitForFunction(() => (window as unknown as StoreWindow).seen.length > 0);
+    expect(await b.evaluate(() => (window as unknown as StoreWindow).seen)).toEqual(["from a"]);
+    expect(await b.evaluate(async () => (await (window as unknown as StoreWindow).store.getThread("t-notify"))?.thread_id)).toBe("t-notify");
+  });
+
+  it("streams run events published in one tab live to the other, and replays them there", async () => {
+    const reading = b.evaluate(async () => {
+      const { store } = window as unknown as StoreWindow;
+      const out: number[] = [];
+      for await (const e of store.events.read("run-1", { after: -1 })) out.push(e.seq);
+      return out;
+    });
+    await a.evaluate(async () => {
+      const { store } = window as unknown as StoreWindow;
+      await store.events.open("run-1", { resumable: true });
+      for (let i = 0; i < 50; i++) {
+        store.events.publish("run-1", "values", { i });
+        if (i % 10 === 9) await new Promise((r) => setTimeout(r, 5));
+      }
+      await store.events.end("run-1");
+    });
+    const all = Array.from({ length: 50 }, (_, i) => i);
+    expect(await reading).toEqual(all);
+    const replay = await b.evaluate(async () => {
+      const { store } = window as unknown as StoreWindow;
+      const out: unknown[] = [];
+      for await (const e of store.events.read("run-1", { after: 44 })) out.push(e.data);
+      return out;
+    });
+    expect(replay).toEqual([{ i: 45 }, { i: 46 }, { i: 47 }, { i: 48 }, { i: 49 }]);
+  });
+
+  it("lets exactly one of two tabs' racing conditional commits win", async () => {
+    await a.evaluate(async () => {
+      const { store, thread } = window as unknown as StoreWindow;
+      await store.commit([{ op: "thread.put", thread: thread("t-race") }]);
+    });
+    for (let round = 0; round < 5; round++) {
+      // Both tabs read, then both commit based on their read at once.
+      const read = (page: Page) =>
+        page.evaluate(async () => {
+          const w = window as unknown as StoreWindow & { read?: unknown };
+          w.read = await w.store.getThread("t-race");
+        });
+      await Promise.all([read(a), read(b)]);
+      const attempt = (page: Page, who: string) =>
+        page.evaluate(
+          async ([by, r]) => {
+            const { store, thread, read } = window as unknown as StoreWindow & { read: import("../../src/types").ThreadRecord };
+            try {
+              await store.commit([{ op: "thread.put", thread: thread("t-race", { metadata: { by, r } }), expect: { sameAs: read } }]);
+              return "won";
+            } catch (err) {
+              return (err as { code?: string }).code ?? String(err);
+            }
+          },
+          [who, round] as const,
+        );
+      const results = await Promise.all([attempt(a, "a"), attempt(b, "b")]);
+      expect([...results].sort()).toEqual(["conflict", "won"]);
+      const winner = results[0] === "won" ? "a" : "b";
+      expect(await b.evaluate(async () => (await (window as unknown as StoreWindow).store.getThread("t-race"))?.metadata)).toEqual({ by: winner, r: round });
+    }
+    expect(browser.errors).toEqual([]);
+  });
+});
+
 describe("two tabs, two runtimes, one database", () => {
   let a: Page;
   let b: Page;

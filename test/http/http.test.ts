@@ -244,6 +244,18 @@ describe("runs over HTTP (D11)", () => {
     expect(await joined.json()).toEqual({ text: "b!" });
   });
 
+  it("names invalid fields as the HTTP caller wrote them (snake_case), in detail and problems", async () => {
+    const { handler } = await setup();
+    const res = await call(handler, "POST", "/runs/wait", { assistant_id: "echo", if_not_exists: "x", stream_mode: 4 });
+    expect(res.status).toBe(422);
+    const body = await res.json();
+    expect(body.problems.map((p: { path: string }) => p.path)).toEqual(["if_not_exists", "stream_mode"]);
+    expect(body.detail).toContain("if_not_exists:");
+    expect(body.detail).not.toContain("ifNotExists");
+    const assistant = await (await call(handler, "POST", "/assistants", { graph_id: 5 })).json();
+    expect(assistant.problems).toEqual([expect.objectContaining({ path: "graph_id" })]);
+  });
+
   it("cancels with 202, or 204 after waiting", async () => {
     const gated = gatedGraph();
     const { handler } = await setup({ gated: gated.graph });

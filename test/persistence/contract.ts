@@ -1031,6 +1031,15 @@ export function storeContract({ name, create, reopen }: StoreContractOptions): v
         expect(await collect(ev.read("r1", { after: -1 }))).toHaveLength(3);
       });
 
+      it("ifAbsent \"end\": a reader of a log that is not open ends at once; a retained log is still read", async () => {
+        const ev = store.events;
+        expect(await collect(ev.read("never-opened", { after: -1, ifAbsent: "end" }))).toEqual([]);
+        await ev.open("kept", { resumable: true });
+        ev.publish("kept", "metadata", { run_id: "kept" });
+        await ev.end("kept");
+        expect((await collect(ev.read("kept", { after: -1, ifAbsent: "end" }))).map((e) => e.seq)).toEqual([0]);
+      });
+
       it("a reader attached before publishing sees every event in order, live", async () => {
         const ev = store.events;
         await ev.open("r1", { resumable: false });

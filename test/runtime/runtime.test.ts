@@ -105,6 +105,28 @@ describe("runtime options", () => {
     await first.close();
   });
 
+  it("a store object shared by two runtimes stays open until the last of them closes (json-file)", async () => {
+    const { mkdtempSync, rmSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const { join } = await import("node:path");
+    const { jsonFileStore } = await import("../../src/persistence/json-file/index.js");
+    const dir = mkdtempSync(join(tmpdir(), "agentdock-shared-"));
+    try {
+      const store = jsonFileStore(dir);
+      const first = await createRuntime({ graphs: { echo: echoGraph() }, store });
+      const second = await createRuntime({ graphs: { echo: echoGraph() }, store });
+      const t = await first.threads.create();
+      await first.close();
+      expect(await second.runs.wait(t.thread_id, "echo", { input: hi })).toMatchObject({ messages: expect.any(Array) });
+      await second.close();
+      const again = await createRuntime({ graphs: { echo: echoGraph() }, store: jsonFileStore(dir) });
+      expect((await again.threads.getState(t.thread_id)).values).toMatchObject({ messages: expect.any(Array) });
+      await again.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("close cancels in-flight runs and is idempotent", async () => {
     const gate = new Gate();
     const runtime = await createRuntime({ graphs: testGraphs(gate) });

@@ -1,178 +1,145 @@
 /**
  * `agentdock/indexeddb`: a durable store in an IndexedDB database, for browser apps and workers
- * (no Node built-ins; under Node it runs on `fake-indexeddb`).
+ * (no Node built-ins; under Node it runs on `fake-indexeddb`). Several tabs on one database act
+ * as one service (D20): the database is the only source of truth, tabs learn of each other's
+ * commits, notifications and run events through a BroadcastChannel named after the database.
  *
- * Typed `AgentdockDB` schema, one versioned upgrade ladder (schema 2; schema-1 databases are
- * migrated on open). Checkpoints and runs are kept in pages of `PAGE` records per thread, list
- * logs in chunks (./pages.ts): a checkpoint costs the keys that changed since the one before it,
- * and a message is stored once, in its list log. Every `commit` is one readwrite transaction and
- * resolves on `tx.done`, so a run step (checkpoint + writes + run + thread) is all or nothing; the
- * pages it changes are written back once, at its end. Reads go to IndexedDB every time, so a
- * runtime sees what another tab committed (a commit locks only the object stores its ops touch).
- * Two caches skip decoding, never reading: list-log items (append-only, keyed by random ids, so a
- * cached prefix is never stale) and decoded pages, used only while the page's stamp, read in the
- * same transaction, is the one they were decoded at (every write of a page draws a new stamp).
- * Two tabs coordinate with `withLock` (Web Locks, else an in-process lock) and learn of each
- * other's commits through `onExternalChange` (BroadcastChannel).
+ * Schema 3 (./rows.ts): one record per thread, checkpoint, run, list item, lease, cancel request
+ * and persisted run event, so a commit writes only what it changes. Every `commit` is one
+ * readwrite transaction: expectations are checked inside it before anything is written, so of
+ * two tabs racing on the same expectation exactly one wins; a failed expectation or op aborts
+ * it (nothing written). Values are checked before the transaction opens (`invalid_input`).
+ * Reads go to IndexedDB every time; the only caches are of immutable data (a prefix of an
+ * append-only list log, checkpoint bases), which cannot disagree with the database.
+ *
+ * Schema 1 (one record per checkpoint, item, run) and schema 2 (pages and chunks) are migrated
+ * inside the upgrade transaction on first open (./migrate.ts); a newer schema or format is
+ * refused with `conflict`. Opening otherwise reads one record.
  */
 import { openDB, type DBSchema, type IDBPDatabase, type IDBPTransaction, type StoreNames } from "idb";
-import { conflict } from "../../errors.js";
+import { AgentdockError, conflict, invalidInput } from "../../errors.js";
 import { uuid4 } from "../../ids.js";
-import { contains } from "../../json.js";
-import type { AssistantRecord, AssistantVersionRecord, RunRecord } from "../../types.js";
+import { checkJson, contains } from "../../json.js";
+import type { AssistantRecord, AssistantVersionRecord, RunRecord, ThreadRecord } from "../../types.js";
 import {
-  decodeCheckpoint,
-  decodeThread,
+  decodeValues,
   encodeCheckpoint,
-  encodedValuesOf,
   encodeThread,
+  LIST_MIN,
   listRefs,
-  type EncodedCheckpoint,
-  type EncodedThread,
   type EncodedValues,
   type ListLookup,
 } from "../delta.js";
+import {
+  queryAssistants as evalAssistants,
+  queryAssistantVersions as evalVersions,
+  queryRuns as evalRuns,
+  matchesThread,
+  matchesRun,
+  matchesAssistant,
+  sortAndPage,
+} from "../query.js";
 import type {
+  AssistantQuery,
+  AssistantVersionQuery,
+  CancelRequest,
+  CheckpointKey,
   DocCollection,
   ExternalChange,
+  Lease,
   ListCheckpointsOptions,
+  PendingWrite,
+  RunQuery,
   Store,
   StoredCheckpoint,
   StoredDoc,
+  ThreadQuery,
   WriteOp,
 } from "../types.js";
+import { IdbRunEvents, type EventMessage } from "./events.js";
+import { upgradeDatabase, type DocRow, type LogRow, type RunRow, type ThreadRow } from "./migrate.js";
 import {
-  CHUNK,
-  decodeChunk,
-  decodePage,
-  encodeChunk,
-  encodePage,
+  cpKey,
+  diffLeaves,
   indexItems,
   itemNeeds,
-  PAGE,
+  located,
+  patchLeaves,
+  reshareItems,
   resolveItems,
-  unchain,
-  type Entry,
+  rowBody,
+  rowRecord,
+  shareItems,
+  shortId,
+  storedRow,
+  type CpRecord,
+  type CpRow,
   type ItemIndex,
-} from "./pages.js";
+  type LeafDiff,
+  type StoredCpRow,
+} from "./rows.js";
 
-/** IndexedDB schema version; each step of `upgrade` brings the database one version further. */
-const DB_VERSION = 2;
+/** IndexedDB schema version; `upgradeDatabase` brings older databases to it. */
+export const DB_VERSION = 3;
 /**
  * Storage format of this store's data (`meta.format`): 1 = one record per checkpoint, list item
- * and run (schema 1); 2 = pages and chunks (./pages.ts, schema 2). Newer is refused.
+ * and run; 2 = pages and chunks; 3 = one record per checkpoint, run and list item with shared
+ * items and checkpoint bases (./rows.ts). Newer is refused.
  */
-export const INDEXEDDB_FORMAT = 2;
+export const INDEXEDDB_FORMAT = 3;
 
-/** Pages of checkpoints (`"c"`) or runs (`"r"`). */
-type Kind = "c" | "r";
-
-/** Schema-1 rows, read once by the migration to schema 2. */
-interface V1CheckpointRow {
-  thread_id: string;
-  seq: number;
-  cp: EncodedCheckpoint;
-}
-interface V1ItemRow {
-  t: string;
-  l: string;
-  i: number;
-  v: unknown;
-}
-
-interface DocRow {
-  collection: DocCollection;
-  id: string;
-  parent: string | null;
-  doc: unknown;
-  /** Insertion order within the collection. */
-  seq: number;
-}
-
-/** The database schema (version 2). Pages, slots and chunks have out-of-line keys. */
+/** The database schema (version 3). */
 export interface AgentdockDB extends DBSchema {
   meta: { key: string; value: { key: string; value: unknown } };
-  assistants: { key: string; value: AssistantRecord };
+  assistants: { key: string; value: AssistantRecord; indexes: { by_graph: string } };
   versions: { key: [string, number]; value: AssistantVersionRecord };
-  threads: { key: string; value: EncodedThread };
-  /** [kind, thread id, page number] -> up to `PAGE` records (./pages.ts). */
-  pages: { key: [Kind, string, number]; value: unknown };
-  /** Same keys as `pages` -> a random number that changes on every write of the page. */
-  stamps: { key: [Kind, string, number]; value: number };
-  /** [thread id, checkpoint id] -> the checkpoint's position in its thread (page * PAGE + slot). */
-  cpslots: { key: [string, string]; value: number };
-  /** run id -> [thread id, position]. */
-  runslots: { key: string; value: [string, number] };
-  /** [thread id, list id, chunk number] -> up to `CHUNK` list items (./pages.ts). */
-  chunks: { key: [string, string, number]; value: unknown };
+  threads: { key: string; value: ThreadRow; indexes: { by_status: string } };
+  /** [thread, namespace, put order] -> checkpoint row (./rows.ts). */
+  cps: { key: [string, string, number]; value: StoredCpRow; indexes: { by_id: string } };
+  /** [thread, namespace, base id] -> an immutable record rows diff against (runs: namespace `RUNS`). */
+  bases: { key: [string, string, number]; value: CpRecord };
+  /** [thread, list id, index] -> one item of a list log. */
+  items: { key: [string, string, number]; value: unknown };
+  runs: {
+    key: string;
+    value: RunRow;
+    indexes: { by_thread: [string, number]; by_q: number; by_status: [string, number]; by_thread_status: [string, string, number] };
+  };
+  cancels: { key: string; value: CancelRequest; indexes: { by_thread: string } };
+  leases: { key: string; value: Lease };
+  /** Run event logs (./events.ts). */
+  logs: { key: string; value: LogRow };
+  /** [run id, seq] -> a persisted event of a resumable log. */
+  events: { key: [string, number]; value: { event: string; data: unknown } };
   docs: { key: [string, string]; value: DocRow; indexes: { by_seq: [string, number] } };
 }
 
 type Names = StoreNames<AgentdockDB>;
-/** Helpers shared by commits and reads take the readwrite type; reads only call read methods. */
-type Tx = IDBPTransaction<AgentdockDB, Names[], "readwrite">;
-/** The object stores each op reads or writes: a commit locks only the union of its ops' stores. */
-const CHECKPOINTS: Names[] = ["pages", "stamps", "cpslots", "chunks"];
-const RUNS: Names[] = ["pages", "stamps", "runslots"];
+type Tx = IDBPTransaction<AgentdockDB, Names[], "readwrite" | "readonly">;
+type WTx = IDBPTransaction<AgentdockDB, Names[], "readwrite">;
+
+const CHECKPOINTS: Names[] = ["cps", "bases", "items"];
 const SCOPE: Record<WriteOp["op"], Names[]> = {
   "assistant.put": ["assistants"],
   "assistant.delete": ["assistants", "versions"],
   "assistant_version.put": ["versions"],
   "thread.put": ["threads", ...CHECKPOINTS],
-  "thread.delete": ["threads", ...RUNS, ...CHECKPOINTS],
+  "thread.delete": ["threads", "runs", "cancels", ...CHECKPOINTS],
   "checkpoint.put": CHECKPOINTS,
   "checkpoint.delete": CHECKPOINTS,
   "writes.put": CHECKPOINTS,
-  "run.put": RUNS,
-  "run.delete": RUNS,
+  "run.put": ["runs", "bases"],
+  "run.delete": ["runs", "cancels", "bases"],
+  "cancel.put": ["cancels"],
+  "lease.put": ["leases"],
+  "lease.delete": ["leases"],
   "doc.put": ["docs"],
   "doc.delete": ["docs"],
+  notify: [],
 };
 
-/** A page as read (item references resolved) and changed within one transaction. */
-interface Page {
-  kind: Kind;
-  thread: string;
-  p: number;
-  entries: Array<Entry | null>;
-  dirty: boolean;
-  /** The stamp read with the page; after `flush`, the one written. */
-  stamp?: number;
-}
-
-/** One transaction and the pages it has read or changed (written back by `flush`). */
-interface Ctx {
-  tx: Tx;
-  pages: Map<string, Page>;
-  /** kind + thread -> number of the thread's last page (-1: none). */
-  last: Map<string, number>;
-}
-
-const toEntry = ({ thread_id: _, ...rest }: { thread_id: string }): Entry => rest;
-const checkpointOf = (thread_id: string, e: Entry) => ({ thread_id, ...e }) as unknown as EncodedCheckpoint;
-const runOf = (thread_id: string, e: Entry) => ({ thread_id, ...e }) as unknown as RunRecord;
-
-/**
- * Where the messages of a checkpoint page may be shared with list items: the items of every list
- * its checkpoints reference, from a little before the shortest reference to a little after the longest (a task's writes
- * become items of the next checkpoint's list).
- */
-function pageIndex(entries: ReadonlyArray<Entry | null>, lists: ListLookup): ItemIndex {
-  const span = new Map<string, [number, number]>();
-  for (const e of entries) {
-    if (!e) continue;
-    for (const { l, n } of listRefs(encodedValuesOf(e as unknown as EncodedCheckpoint))) {
-      const [lo, hi] = span.get(l) ?? [n, n];
-      span.set(l, [Math.min(lo, n), Math.max(hi, n)]);
-    }
-  }
-  const index: ItemIndex = new Map();
-  for (const [l, [lo, hi]] of span) {
-    const items = lists(l) ?? [];
-    indexItems(index, l, items, lo - 2 * PAGE, Math.min(items.length, hi + 2 * PAGE));
-  }
-  return index;
-}
+/** Every checkpoint row after this many in a (thread, namespace) starts a new base. */
+const BASE_EVERY = 16;
 
 export interface IndexedDbStoreOptions {
   /** Called when opening waits for another tab that still has an older version open. */
@@ -181,37 +148,133 @@ export interface IndexedDbStoreOptions {
   cacheLists?: number;
 }
 
-/** Keys `[a]` < `[a, anything]` < `[a, []]`: every key of a thread (or collection, assistant). */
+/** Keys `[a]` < `[a, anything]` < `[a, []]`: every key under a prefix. */
 const under = (...prefix: Array<string | number>) => IDBKeyRange.bound(prefix, [...prefix, []]);
 
 /** In-process fallback for Web Locks: promise chains per lock name. */
 const localLocks = new Map<string, Promise<unknown>>();
-/** Most decoded pages kept in memory per store. */
-const PAGE_CACHE = 128;
+
+function checkOp(op: WriteOp): void {
+  switch (op.op) {
+    case "assistant.put":
+      return checkJson(op.assistant, `assistant ${op.assistant.assistant_id}`);
+    case "assistant_version.put":
+      return checkJson(op.version, `version ${op.version.version} of assistant ${op.version.assistant_id}`);
+    case "thread.put":
+      return checkJson(op.thread, `thread ${op.thread.thread_id}`);
+    case "checkpoint.put":
+      return checkJson(op.checkpoint, `checkpoint ${op.checkpoint.checkpoint?.id} of thread ${op.checkpoint.thread_id}`);
+    case "writes.put":
+      return checkJson(op.writes, `writes of task ${op.task_id} on checkpoint ${op.checkpoint_id}`);
+    case "run.put":
+      return checkJson(op.run, `run ${op.run.run_id}`);
+    case "cancel.put":
+      return checkJson(op.request, `cancel request of run ${op.request.run_id}`);
+    case "lease.put":
+      return checkJson(op.lease, `lease ${op.lease.key}`);
+    case "doc.put":
+      return checkJson(op.doc, `document ${op.id} of ${op.collection}`);
+    default:
+      return;
+  }
+}
+
+/** A transaction with the writes it issued (awaited together) and what it changed. */
+interface Ctx {
+  tx: Tx;
+  pending: Array<Promise<unknown>>;
+  threads: Set<string>;
+  notes: Array<{ topic: string; payload?: string }>;
+  /** Checkpoint rows read or written by this commit, by `rowKey`; `dirty` ones are put at its end. */
+  rows: Map<string, CpRow>;
+  dirty: Set<string>;
+  /** What this commit knows of the stored state (read up front, kept current by its ops). */
+  missing: Set<string>;
+  /** `thread\0ns` -> the latest row (null: none). */
+  latest: Map<string, CpRow | null>;
+  threadRows: Map<string, ThreadRow | undefined>;
+  runRows: Map<string, RunRow | undefined>;
+  /** The highest queue position in use. */
+  lastQ?: number;
+  /** list id -> its length in the database, as this commit left it. */
+  listLen: Map<string, number>;
+}
+
+const rowKey = (thread: string, ns: string, id: string) => `${thread}\u0000${ns}\u0000${id}`;
+/** The pseudo-namespace of run bases in `bases` (checkpoint namespaces are `""` or `node:task`). */
+const RUNS = "\u0001runs";
 
 class IndexedDbStore implements Store {
   readonly kind = "indexeddb";
   readonly capabilities = { persistent: true, shared: true };
+  readonly events: IdbRunEvents;
   private db: Promise<IDBPDatabase<AgentdockDB>> | undefined;
   private closed = false;
-  /** list id -> known prefix of its items. */
-  private cache = new Map<string, unknown[]>();
-  /** page key -> the page's records as of `stamp` (see `page`). */
-  private pageCache = new Map<string, { stamp: number; entries: Array<Entry | null> }>();
+  /** list id -> known prefix of its items (the objects a caller appended, or as read). */
+  private lists = new Map<string, unknown[]>();
+  /** [thread, ns, base id] joined -> base record (immutable). */
+  private bases = new Map<string, CpRecord>();
+  /** thread id -> a run base of the thread this instance made (checked before use). */
+  private runBases = new Map<string, number>();
+  /** Thread record returned by this store -> the revision of the row it was read from. */
+  private revisions = new WeakMap<object, number>();
   private channel: BroadcastChannel | undefined;
-  private listeners = new Set<(change: ExternalChange) => void>();
+  private changeListeners = new Set<(change: ExternalChange) => void>();
+  private topics = new Map<string, Set<(payload: string | undefined) => void>>();
+  private eventListeners = new Set<(m: EventMessage) => void>();
 
   constructor(
     private name: string,
     private options: IndexedDbStoreOptions,
-  ) {}
+  ) {
+    this.events = new IdbRunEvents({
+      putLog: async (run, log) => {
+        const db = await this.database();
+        await db.put("logs", { run_id: run, ...log });
+      },
+      getLog: async (run) => {
+        const db = await this.database();
+        const row = await db.get("logs", run);
+        return row && { resumable: row.resumable, ended: row.ended, last: row.last };
+      },
+      putEvents: async (batch) => {
+        const db = await this.database();
+        const tx = db.transaction("events", "readwrite");
+        for (const { run, rec } of batch) void tx.store.put({ event: rec.event, data: rec.data }, [run, rec.seq]).catch(() => undefined);
+        await tx.done;
+      },
+      readEvents: async (run, after) => {
+        const db = await this.database();
+        const range = IDBKeyRange.bound([run, after], [run, Infinity], true, false);
+        const tx = db.transaction("events", "readonly");
+        const [keys, values] = await Promise.all([tx.store.getAllKeys(range), tx.store.getAll(range)]);
+        return values.map((v, i) => ({ seq: keys[i]![1], event: v.event, data: v.data }));
+      },
+      dropLog: async (run) => {
+        const db = await this.database();
+        const tx = db.transaction(["logs", "events"], "readwrite");
+        void tx.objectStore("logs").delete(run);
+        void tx.objectStore("events").delete(under(run));
+        await tx.done;
+      },
+      post: (m) => this.post({ k: "event", m }),
+      listen: (fn) => {
+        this.eventListeners.add(fn);
+        return () => this.eventListeners.delete(fn);
+      },
+    });
+  }
 
   async open(): Promise<void> {
     this.closed = false;
     await this.database();
+    this.port();
+    this.events.attach();
   }
 
   async close(): Promise<void> {
+    if (this.closed) return;
+    await this.events.detach().catch(() => undefined);
     this.closed = true;
     const db = this.db;
     this.db = undefined;
@@ -239,36 +302,15 @@ class IndexedDbStore implements Store {
     try {
       db = await openDB<AgentdockDB>(this.name, DB_VERSION, {
         upgrade(db, oldVersion, _newVersion, tx) {
-          // Schema 1 as it was released; step 2 moves its records into pages.
-          const v1 = db as unknown as IDBPDatabase;
-          if (oldVersion < 1) {
-            v1.createObjectStore("meta", { keyPath: "key" });
-            v1.createObjectStore("assistants", { keyPath: "assistant_id" });
-            v1.createObjectStore("versions", { keyPath: ["assistant_id", "version"] });
-            v1.createObjectStore("threads", { keyPath: "thread_id" });
-            v1.createObjectStore("checkpoints", { keyPath: ["thread_id", "seq"] })
-              .createIndex("by_id", ["thread_id", "id"], { unique: true });
-            v1.createObjectStore("items", { keyPath: ["t", "l", "i"] });
-            v1.createObjectStore("runs", { keyPath: "run_id" }).createIndex("by_thread", "thread_id");
-            v1.createObjectStore("docs", { keyPath: ["collection", "id"] }).createIndex("by_seq", ["collection", "seq"]);
-          }
-          if (oldVersion < 2) {
-            db.createObjectStore("pages");
-            db.createObjectStore("stamps");
-            db.createObjectStore("cpslots");
-            db.createObjectStore("runslots");
-            db.createObjectStore("chunks");
-            migration = migrateToPages(db, tx);
-            // A failed migration aborts the upgrade: the database stays at schema 1, unchanged.
-            migration.catch(() => {
-              try {
-                tx.abort();
-              } catch {
-                // already finished
-              }
-            });
-          }
-          // Later versions add `if (oldVersion < 3) { ... }` here, migrating data in `tx`.
+          migration = upgradeDatabase(db as unknown as IDBPDatabase, oldVersion, tx as unknown as IDBPTransaction<unknown, string[], "versionchange">);
+          // A failed migration aborts the upgrade: the database stays as it was.
+          migration.catch(() => {
+            try {
+              tx.abort();
+            } catch {
+              // already finished
+            }
+          });
         },
         blocked: () => this.options.onBlocked?.(),
         // Another tab wants to upgrade: step aside; the next call reopens (and then refuses the
@@ -303,178 +345,179 @@ class IndexedDbStore implements Store {
   }
 
   // ---------------------------------------------------------------------------------------------
-  // List items.
+  // List logs and bases.
 
   private remember(list: string, items: unknown[]) {
-    this.cache.delete(list);
-    this.cache.set(list, items);
+    this.lists.delete(list);
+    this.lists.set(list, items);
     const max = this.options.cacheLists ?? 256;
-    for (const key of this.cache.keys()) {
-      if (this.cache.size <= max) break;
-      this.cache.delete(key);
+    for (const key of this.lists.keys()) {
+      if (this.lists.size <= max) break;
+      this.lists.delete(key);
     }
   }
 
   /**
-   * Loads the first `n` items of each list (all of it when `n` is undefined) and returns a lookup
-   * over them. The cache only speeds this up: a list evicted meanwhile (more lists than
-   * `cacheLists`) is still in the returned lookup.
+   * Loads lists and returns a lookup over them: for each list, its first `n` items, or with
+   * `n` undefined all of it (its length read from the database, as another tab may have
+   * appended). The cache only saves reading items; the lookup holds what this call loaded.
    */
-  private async loadLists(tx: Tx, thread: string, refs: Array<{ l: string; n?: number }>): Promise<ListLookup> {
+  private async loadLists(tx: Tx, thread: string, needs: Map<string, number | undefined>, ctx?: Ctx): Promise<ListLookup> {
     const loaded = new Map<string, unknown[]>();
+    const store = tx.objectStore("items");
     await Promise.all(
-      refs.map(async ({ l, n }) => {
-        const known = this.cache.get(l) ?? [];
-        if (n !== undefined && known.length >= n) {
-          loaded.set(l, known);
-          return;
+      [...needs].map(async ([l, n]) => {
+        let want = n ?? ctx?.listLen.get(l);
+        if (want === undefined) {
+          want = await this.listLength(tx, thread, l);
+          ctx?.listLen.set(l, want);
         }
-        const from = Math.floor(known.length / CHUNK);
-        const upper = n === undefined ? [thread, l, []] : [thread, l, Math.floor((n - 1) / CHUNK)];
-        const rows = await tx.objectStore("chunks").getAll(IDBKeyRange.bound([thread, l, from], upper));
-        const items = this.cache.get(l) ?? [];
-        // Chunks are written in order and never change but for the last: take what extends the prefix.
-        rows.forEach((row, k) => {
-          const chunk = decodeChunk(row);
-          const at = (from + k) * CHUNK;
-          if (at <= items.length) items.push(...chunk.slice(items.length - at));
-        });
-        this.remember(l, items);
-        loaded.set(l, items);
+        let items = this.lists.get(l) ?? [];
+        if (items.length < want) {
+          const from = items.length;
+          const rows = await store.getAll(IDBKeyRange.bound([thread, l, from], [thread, l, want - 1]));
+          items = this.lists.get(l) ?? items; // a parallel load may have extended it
+          for (let k = 0; k < rows.length; k++) if (from + k === items.length) items.push(deepFreeze(rows[k]));
+          this.remember(l, items);
+        }
+        loaded.set(l, n === undefined && items.length > want ? items.slice(0, want) : items);
       }),
     );
-    return (list) => loaded.get(list) ?? this.cache.get(list);
+    return (list) => loaded.get(list);
   }
 
-  private async decodeThread(tx: Tx, t: EncodedThread) {
-    return decodeThread(t, await this.loadLists(tx, t.thread_id, listRefs(t.values as EncodedValues)));
+  /** How many items the list log holds in the database. */
+  private async listLength(tx: Tx, thread: string, list: string): Promise<number> {
+    const lastKey = await tx.objectStore("items").openKeyCursor(under(thread, list), "prev");
+    return lastKey ? lastKey.key[2] + 1 : 0;
   }
 
-  private async decodeCheckpoints(tx: Tx, thread: string, cps: EncodedCheckpoint[]): Promise<StoredCheckpoint[]> {
-    const need = new Map<string, number>();
-    for (const cp of cps) for (const { l, n } of listRefs(encodedValuesOf(cp))) need.set(l, Math.max(n, need.get(l) ?? 0));
-    const lookup = await this.loadLists(tx, thread, [...need].map(([l, n]) => ({ l, n })));
-    return cps.map((cp) => decodeCheckpoint(cp, lookup));
+  private base(tx: Tx, row: CpRow): Promise<CpRecord | undefined> {
+    return row.b === undefined ? Promise.resolve(undefined) : this.baseById(tx, row.thread_id, row.checkpoint_ns, row.b);
   }
 
-  // ---------------------------------------------------------------------------------------------
-  // Pages.
-
-  /** A page's records as stored, item references resolved (loading the items they need). */
-  private async unpack(tx: Tx, thread: string, stored: unknown): Promise<Array<Entry | null>> {
-    const entries = decodePage(stored);
-    const needs = itemNeeds(entries);
-    const lookup = await this.loadLists(tx, thread, [...needs].map(([l, n]) => ({ l, n })));
-    return unchain(resolveItems(entries, lookup) as unknown[]);
-  }
-
-  /**
-   * A page, from this transaction's pages, else from the page cache when its stamp is unchanged
-   * (no tab wrote it since), else read and decoded.
-   */
-  private async page(ctx: Ctx, kind: Kind, thread: string, p: number): Promise<Page> {
-    const key = `${kind}\u0000${thread}\u0000${p}`;
-    let page = ctx.pages.get(key);
-    if (!page) {
-      const stamp = await ctx.tx.objectStore("stamps").get([kind, thread, p]);
-      const cached = this.pageCache.get(key);
-      let entries: Array<Entry | null>;
-      if (cached && stamp !== undefined && cached.stamp === stamp) {
-        entries = [...cached.entries];
-      } else {
-        const stored = await ctx.tx.objectStore("pages").get([kind, thread, p]);
-        entries = stored === undefined ? [] : await this.unpack(ctx.tx, thread, stored);
-        if (stamp !== undefined) this.cachePage(key, stamp, entries);
-      }
-      page = ctx.pages.get(key) ?? { kind, thread, p, entries, dirty: false, stamp };
-      ctx.pages.set(key, page);
-    }
-    return page;
-  }
-
-  private cachePage(key: string, stamp: number, entries: Array<Entry | null>) {
-    this.pageCache.delete(key);
-    this.pageCache.set(key, { stamp, entries: [...entries] });
-    for (const k of this.pageCache.keys()) {
-      if (this.pageCache.size <= PAGE_CACHE) break;
-      this.pageCache.delete(k);
-    }
-  }
-
-  private async lastPage(ctx: Ctx, kind: Kind, thread: string): Promise<number> {
-    const key = `${kind}\u0000${thread}`;
-    let p = ctx.last.get(key);
-    if (p === undefined) {
-      const cursor = await ctx.tx.objectStore("pages").openKeyCursor(under(kind, thread), "prev");
-      p = cursor ? cursor.key[2] : -1;
-      ctx.last.set(key, p);
-    }
-    return p;
-  }
-
-  /** The record at `seq` of a thread, or undefined. */
-  private async entry(ctx: Ctx, kind: Kind, thread: string, seq: number): Promise<Entry | undefined> {
-    return (await this.page(ctx, kind, thread, Math.floor(seq / PAGE))).entries[seq % PAGE] ?? undefined;
-  }
-
-  private async setEntry(ctx: Ctx, kind: Kind, thread: string, seq: number, e: Entry | null): Promise<void> {
-    const page = await this.page(ctx, kind, thread, Math.floor(seq / PAGE));
-    page.entries[seq % PAGE] = e;
-    page.dirty = true;
-  }
-
-  /** Adds a record after the thread's last one; returns its position. */
-  private async append(ctx: Ctx, kind: Kind, thread: string, e: Entry): Promise<number> {
-    let p = await this.lastPage(ctx, kind, thread);
-    let page = p < 0 ? undefined : await this.page(ctx, kind, thread, p);
-    if (!page || page.entries.length >= PAGE) {
-      page = await this.page(ctx, kind, thread, ++p);
-      ctx.last.set(`${kind}\u0000${thread}`, p);
-    }
-    page.entries.push(e);
-    page.dirty = true;
-    return p * PAGE + page.entries.length - 1;
-  }
-
-  /** The thread's latest checkpoint (the last put) with its position. */
-  private async latest(ctx: Ctx, thread: string): Promise<{ seq: number; cp: EncodedCheckpoint } | undefined> {
-    for (let p = await this.lastPage(ctx, "c", thread); p >= 0; p--) {
-      const { entries } = await this.page(ctx, "c", thread, p);
-      for (let i = entries.length - 1; i >= 0; i--) {
-        const e = entries[i];
-        if (e) return { seq: p * PAGE + i, cp: checkpointOf(thread, e) };
+  /** A base record (immutable, with an id never used twice: cached). */
+  private async baseById(tx: Tx, thread: string, ns: string, b: number): Promise<CpRecord | undefined> {
+    const key = `${thread}\u0000${ns}\u0000${b}`;
+    let base = this.bases.get(key);
+    if (!base) {
+      base = await tx.objectStore("bases").get([thread, ns, b]);
+      if (base) {
+        this.bases.set(key, base);
+        for (const k of this.bases.keys()) {
+          if (this.bases.size <= 256) break;
+          this.bases.delete(k);
+        }
       }
     }
+    return base;
+  }
+
+  /** A row's record with item references still in place (lists refs are in its channel values). */
+  private async recordOf(tx: Tx, row: CpRow): Promise<CpRecord> {
+    return rowRecord(row, await this.base(tx, row));
+  }
+
+  private async decodeRows(tx: Tx, rows: CpRow[]): Promise<StoredCheckpoint[]> {
+    const records = await Promise.all(rows.map((row) => this.recordOf(tx, row)));
+    const byThread = new Map<string, Map<string, number>>();
+    records.forEach((rec, i) => {
+      const needs = byThread.get(rows[i]!.thread_id) ?? new Map<string, number>();
+      byThread.set(rows[i]!.thread_id, needs);
+      itemNeeds(rec, needs);
+      itemNeeds(rows[i]!.w, needs);
+      const values = (rec.checkpoint as { channel_values: EncodedValues }).channel_values;
+      for (const { l, n } of listRefs(values)) needs.set(l, Math.max(n, needs.get(l) ?? 0));
+    });
+    const lookups = new Map<string, ListLookup>();
+    for (const [thread, needs] of byThread) lookups.set(thread, await this.loadLists(tx, thread, needs));
+    return records.map((rec, i) => {
+      const row = rows[i]!;
+      const lookup = lookups.get(row.thread_id)!;
+      const plain = resolveItems(rec, lookup) as CpRecord & { checkpoint: StoredCheckpoint["checkpoint"] };
+      const channel_values = decodeValues(plain.checkpoint.channel_values as EncodedValues, lookup);
+      return {
+        thread_id: row.thread_id,
+        checkpoint_ns: row.checkpoint_ns,
+        checkpoint: { ...plain.checkpoint, id: row.id, channel_values },
+        metadata: plain.metadata as StoredCheckpoint["metadata"],
+        parent_checkpoint_id: plain.parent_checkpoint_id as string | null,
+        pending_writes: resolveItems(row.w, lookup) as PendingWrite[],
+      };
+    });
+  }
+
+  /** The latest row of a namespace (as this commit left it, with `ctx`). */
+  private async latestRow(tx: Tx, thread: string, ns: string, ctx?: Ctx): Promise<CpRow | undefined> {
+    const k = `${thread}\u0000${ns}`;
+    let found: CpRow | null | undefined = ctx?.latest.get(k);
+    if (found === undefined) {
+      const c = await tx.objectStore("cps").openCursor(under(thread, ns), "prev");
+      found = c ? located(c.primaryKey, c.value) : null;
+      ctx?.latest.set(k, found);
+    }
+    if (!found) return undefined;
+    return ctx?.rows.get(rowKey(thread, ns, found.id)) ?? found;
+  }
+
+  /** A row by checkpoint id (as this commit left it, with `ctx`). */
+  private async rowById(tx: Tx, thread: string, ns: string, id: string, ctx?: Ctx): Promise<CpRow | undefined> {
+    const known = ctx?.rows.get(rowKey(thread, ns, id));
+    if (known || ctx?.missing.has(rowKey(thread, ns, id))) return known;
+    // Checkpoint ids are unique in practice; the index holds the id alone (keys are not stored twice).
+    for (let c = await tx.objectStore("cps").index("by_id").openCursor(IDBKeyRange.only(id)); c; c = await c.continue()) {
+      const key = c.primaryKey;
+      if (key[0] === thread && key[1] === ns) {
+        const row = located(key, c.value);
+        ctx?.rows.set(rowKey(thread, ns, id), row);
+        return row;
+      }
+    }
+    ctx?.missing.add(rowKey(thread, ns, id));
     return undefined;
   }
 
-  private async checkpointById(ctx: Ctx, thread: string, id: string): Promise<{ seq: number; cp: EncodedCheckpoint } | undefined> {
-    const seq = await ctx.tx.objectStore("cpslots").get([thread, id]);
-    const e = seq === undefined ? undefined : await this.entry(ctx, "c", thread, seq);
-    return e && { seq: seq!, cp: checkpointOf(thread, e) };
-  }
-
-  /** Writes back the pages changed in this transaction (a page left empty is removed). */
-  private async flush(ctx: Ctx): Promise<void> {
-    for (const page of ctx.pages.values()) {
-      if (!page.dirty) continue;
-      const pages = ctx.tx.objectStore("pages");
-      const key: [Kind, string, number] = [page.kind, page.thread, page.p];
-      if (page.entries.every((e) => !e)) {
-        await pages.delete(key);
-        await ctx.tx.objectStore("stamps").delete(key);
-        page.stamp = undefined;
-        continue;
+  /** Reads what the commit's ops will look at, all at once (one round trip instead of one per op). */
+  private async prefetch(ctx: Ctx, ops: readonly WriteOp[]): Promise<void> {
+    const { tx } = ctx;
+    const reads: Array<Promise<unknown>> = [];
+    const threadIds = new Set<string>();
+    const runIds = new Set<string>();
+    const cps = new Map<string, [string, string, string]>();
+    const latest = new Map<string, [string, string]>();
+    for (const op of ops) {
+      if (op.op === "thread.put") threadIds.add(op.thread.thread_id);
+      else if (op.op === "thread.delete") threadIds.add(op.thread_id);
+      else if (op.op === "run.put") runIds.add(op.run.run_id);
+      else if (op.op === "run.delete") runIds.add(op.run_id);
+      else if (op.op === "writes.put") cps.set(rowKey(op.thread_id, op.checkpoint_ns ?? "", op.checkpoint_id), [op.thread_id, op.checkpoint_ns ?? "", op.checkpoint_id]);
+      else if (op.op === "checkpoint.put") {
+        const { thread_id, checkpoint_ns, checkpoint, parent_checkpoint_id } = op.checkpoint;
+        const ns = checkpoint_ns ?? "";
+        cps.set(rowKey(thread_id, ns, checkpoint.id), [thread_id, ns, checkpoint.id]);
+        if (parent_checkpoint_id !== null) {
+          // The parent, then the lengths of its lists (an append needs them), in the same batch.
+          reads.push(
+            this.rowById(tx, thread_id, ns, parent_checkpoint_id, ctx).then(async (row) => {
+              if (!row) return;
+              const values = ((await this.recordOf(tx, row)).checkpoint as { channel_values: EncodedValues }).channel_values;
+              await Promise.all(
+                listRefs(values).map(async ({ l }) => {
+                  const len = await this.listLength(tx, thread_id, l);
+                  if (!ctx.listLen.has(l)) ctx.listLen.set(l, len);
+                }),
+              );
+            }),
+          );
+        }
+        latest.set(`${thread_id}\u0000${ns}`, [thread_id, ns]);
       }
-      page.stamp = Math.floor(Math.random() * 2 ** 52);
-      await ctx.tx.objectStore("stamps").put(page.stamp, key);
-      let index: ItemIndex = new Map();
-      if (page.kind === "c") {
-        const refs = page.entries.flatMap((e) => (e ? listRefs(encodedValuesOf(checkpointOf(page.thread, e))) : []));
-        index = pageIndex(page.entries, await this.loadLists(ctx.tx, page.thread, refs));
-      }
-      await pages.put(encodePage(page.entries, index), key);
     }
+    for (const id of threadIds) reads.push(tx.objectStore("threads").get(id).then((row) => ctx.threadRows.set(id, row)));
+    for (const id of runIds) reads.push(tx.objectStore("runs").get(id).then((row) => ctx.runRows.set(id, row)));
+    for (const [t, ns, id] of cps.values()) reads.push(this.rowById(tx, t, ns, id, ctx));
+    for (const [t, ns] of latest.values()) reads.push(this.latestRow(tx, t, ns, ctx));
+    await Promise.all(reads);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -482,252 +525,615 @@ class IndexedDbStore implements Store {
 
   async commit(ops: readonly WriteOp[]): Promise<void> {
     if (ops.length === 0) return;
-    const db = await this.database();
     const scope = new Set<Names>();
     for (const op of ops) {
       const names = SCOPE[op.op] as Names[] | undefined;
-      if (!names) throw new Error(`agentdock store: unknown write op ${JSON.stringify(op)}`);
+      if (!names) throw invalidInput(`agentdock store: unknown write op ${JSON.stringify(op)}`);
       for (const name of names) scope.add(name);
+      checkOp(op);
     }
-    const ctx: Ctx = { tx: db.transaction([...scope], "readwrite") as unknown as Tx, pages: new Map(), last: new Map() };
-    const touched = new Set<string>();
+    const notes: Ctx["notes"] = [];
     const threads = new Set<string>();
-    try {
-      for (const op of ops) await this.applyOne(ctx, op, touched, threads);
-      await this.flush(ctx);
-      await ctx.tx.done;
-      for (const [key, page] of ctx.pages) if (page.dirty && page.stamp !== undefined) this.cachePage(key, page.stamp, page.entries);
-    } catch (err) {
-      // Aborting undoes every op of the commit; items it added to the cache go too.
+    if (scope.size > 0) {
+      const db = await this.database();
+      const tx = db.transaction([...scope], "readwrite");
+      const ctx: Ctx = {
+        tx,
+        pending: [],
+        threads,
+        notes,
+        rows: new Map(),
+        dirty: new Set(),
+        missing: new Set(),
+        latest: new Map(),
+        threadRows: new Map(),
+        runRows: new Map(),
+        listLen: new Map(),
+      };
+      /** Lists this commit appended to: their cached items are dropped if it fails. */
+      const touched = new Set<string>();
       try {
-        ctx.tx.abort();
-      } catch {
-        // already finished or aborted
+        await this.prefetch(ctx, ops);
+        for (const op of ops) await this.applyOne(ctx, op, touched);
+        for (const key of ctx.dirty) {
+          const row = ctx.rows.get(key)!;
+          ctx.pending.push((tx as WTx).objectStore("cps").put(storedRow(row), cpKey(row)));
+        }
+        await Promise.all(ctx.pending);
+        await tx.done;
+      } catch (err) {
+        try {
+          tx.abort();
+        } catch {
+          // already finished or aborted
+        }
+        await tx.done.catch(() => undefined);
+        await Promise.allSettled(ctx.pending);
+        for (const list of touched) this.lists.delete(list);
+        if ((err as { name?: string }).name === "DataCloneError") throw invalidInput(`agentdock indexeddb: ${(err as Error).message}`);
+        throw err;
       }
-      await ctx.tx.done.catch(() => undefined);
-      for (const list of touched) this.cache.delete(list);
-      throw err;
+    } else {
+      for (const op of ops) if (op.op === "notify") notes.push({ topic: op.topic, payload: op.payload });
     }
-    this.port()?.postMessage({ threadIds: [...threads] } satisfies ExternalChange);
+    if (threads.size > 0) this.post({ k: "change", change: { threadIds: [...threads] } });
+    for (const note of notes) {
+      this.deliver(note.topic, note.payload);
+      this.post({ k: "notify", topic: note.topic, payload: note.payload });
+    }
   }
 
-  private async applyOne(ctx: Ctx, op: WriteOp, touched: Set<string>, threads: Set<string>): Promise<void> {
-    const { tx } = ctx;
+  private threadConflict(id: string, why: string) {
+    return conflict(`agentdock indexeddb: thread ${id} ${why}; the commit wrote nothing`);
+  }
+
+  private async checkThread(ctx: Ctx, id: string, expect: NonNullable<Extract<WriteOp, { op: "thread.put" }>["expect"]> | undefined) {
+    const row = ctx.threadRows.has(id) ? ctx.threadRows.get(id) : await ctx.tx.objectStore("threads").get(id);
+    if (!expect) return row;
+    if (expect.exists !== undefined && expect.exists !== (row !== undefined)) {
+      throw this.threadConflict(id, expect.exists ? "does not exist" : "already exists");
+    }
+    if (expect.status && (!row || !expect.status.includes(row.status))) {
+      throw this.threadConflict(id, `is ${row ? row.status : "missing"}, not ${expect.status.join(" or ")}`);
+    }
+    if (expect.sameAs) {
+      const rev = this.revisions.get(expect.sameAs);
+      if (rev === undefined) throw this.threadConflict(id, "is not known to be unchanged (expect.sameAs is not a record this store returned)");
+      if (!row || (row.$rev ?? 0) !== rev) throw this.threadConflict(id, "changed since it was read");
+    }
+    return row;
+  }
+
+  private async applyOne(ctx: Ctx, op: WriteOp, touched: Set<string>): Promise<void> {
+    const tx = ctx.tx as WTx;
+    const track = (p: Promise<unknown>) => {
+      ctx.pending.push(p);
+      p.catch(() => undefined);
+    };
     switch (op.op) {
       case "assistant.put":
-        await tx.objectStore("assistants").put(op.assistant);
+        track(tx.objectStore("assistants").put(op.assistant));
         return;
       case "assistant.delete":
-        await tx.objectStore("assistants").delete(op.assistant_id);
-        await tx.objectStore("versions").delete(under(op.assistant_id));
+        track(tx.objectStore("assistants").delete(op.assistant_id));
+        track(tx.objectStore("versions").delete(under(op.assistant_id)));
         return;
       case "assistant_version.put":
-        await tx.objectStore("versions").put(op.version);
+        track(tx.objectStore("versions").put(op.version));
         return;
       case "thread.put": {
         const id = op.thread.thread_id;
-        threads.add(id);
-        const latest = (await this.latest(ctx, id))?.cp;
-        const lookup = await this.loadLists(tx, id, latest ? listRefs(encodedValuesOf(latest)) : []);
-        await tx.objectStore("threads").put(encodeThread(op.thread, latest, lookup));
+        ctx.threads.add(id);
+        const row = await this.checkThread(ctx, id, op.expect);
+        const stored: ThreadRow = { ...(await this.encodeThreadValues(ctx, op.thread, row)), $rev: nextRevision(row?.$rev) };
+        ctx.threadRows.set(id, stored);
+        track(tx.objectStore("threads").put(stored));
         return;
       }
       case "thread.delete": {
         const id = op.thread_id;
-        threads.add(id);
-        const runslots = tx.objectStore("runslots");
-        for (const stored of await tx.objectStore("pages").getAll(under("r", id))) {
-          for (const e of await this.unpack(tx, id, stored)) if (e) await runslots.delete(e.run_id as string);
+        ctx.threads.add(id);
+        await this.checkThread(ctx, id, op.expect);
+        for (const [key, row] of ctx.rows) {
+          if (row.thread_id !== id) continue;
+          ctx.rows.delete(key);
+          ctx.dirty.delete(key);
         }
-        await tx.objectStore("threads").delete(id);
-        for (const kind of ["c", "r"] as const) {
-          await tx.objectStore("pages").delete(under(kind, id));
-          await tx.objectStore("stamps").delete(under(kind, id));
-        }
-        await tx.objectStore("cpslots").delete(under(id));
-        await tx.objectStore("chunks").delete(under(id));
-        for (const [key, page] of ctx.pages) if (page.thread === id) ctx.pages.delete(key);
-        ctx.last.delete(`c\u0000${id}`);
-        ctx.last.delete(`r\u0000${id}`);
+        ctx.threadRows.set(id, undefined);
+        ctx.listLen.clear();
+        for (const [runId, run] of ctx.runRows) if (run?.thread_id === id) ctx.runRows.set(runId, undefined);
+        for (const key of ctx.latest.keys()) if (key.startsWith(`${id}\u0000`)) ctx.latest.set(key, null);
+        track(tx.objectStore("threads").delete(id));
+        track(tx.objectStore("cps").delete(under(id)));
+        track(tx.objectStore("bases").delete(under(id)));
+        track(tx.objectStore("items").delete(under(id)));
+        const [runKeys, cancelKeys] = await Promise.all([
+          tx.objectStore("runs").index("by_thread").getAllKeys(under(id)),
+          tx.objectStore("cancels").index("by_thread").getAllKeys(id),
+        ]);
+        for (const key of runKeys) track(tx.objectStore("runs").delete(key));
+        for (const key of cancelKeys) track(tx.objectStore("cancels").delete(key));
         return;
       }
-      case "checkpoint.put": {
-        const { thread_id, parent_checkpoint_id } = op.checkpoint;
-        threads.add(thread_id);
-        const id = op.checkpoint.checkpoint.id;
-        const existing = await tx.objectStore("cpslots").get([thread_id, id]);
-        const parent =
-          parent_checkpoint_id === null ? undefined : (await this.checkpointById(ctx, thread_id, parent_checkpoint_id))?.cp;
-        const lookup = await this.loadLists(tx, thread_id, parent ? listRefs(encodedValuesOf(parent)).map(({ l }) => ({ l })) : []);
-        const { checkpoint, appends } = encodeCheckpoint(op.checkpoint, parent, lookup, uuid4);
-        const chunks = tx.objectStore("chunks");
-        for (const { list, at, items: added } of appends) {
-          touched.add(list);
-          // The store's own array (loaded above or new): appended in place, as lists only grow.
-          const cached = (lookup(list) ?? []) as unknown[];
-          if (cached.length !== at) throw new Error(`agentdock indexeddb: list ${list} is not loaded before an append (bug)`);
-          cached.push(...added);
-          this.remember(list, cached);
-          for (let c = Math.floor(at / CHUNK); c * CHUNK < cached.length; c++) {
-            await chunks.put(encodeChunk(cached.slice(c * CHUNK, (c + 1) * CHUNK)), [thread_id, list, c]);
-          }
-        }
-        if (existing !== undefined) await this.setEntry(ctx, "c", thread_id, existing, toEntry(checkpoint));
-        else await tx.objectStore("cpslots").put(await this.append(ctx, "c", thread_id, toEntry(checkpoint)), [thread_id, id]);
+      case "checkpoint.put":
+        ctx.threads.add(op.checkpoint.thread_id);
+        await this.putCheckpoint(ctx, op.checkpoint, touched, track);
         return;
-      }
       case "checkpoint.delete": {
-        threads.add(op.thread_id);
-        const slots = tx.objectStore("cpslots");
-        for (const id of op.checkpoint_ids) {
-          const seq = await slots.get([op.thread_id, id]);
-          if (seq === undefined) continue;
-          await this.setEntry(ctx, "c", op.thread_id, seq, null);
-          await slots.delete([op.thread_id, id]);
+        ctx.threads.add(op.thread_id);
+        const ns = op.checkpoint_ns ?? "";
+        const rows = await Promise.all(op.checkpoint_ids.map((id) => this.rowById(tx, op.thread_id, ns, id, ctx)));
+        for (const row of rows) {
+          if (!row) continue;
+          const key = rowKey(row.thread_id, row.checkpoint_ns, row.id);
+          ctx.rows.delete(key);
+          ctx.dirty.delete(key);
+          ctx.missing.add(key);
+          ctx.latest.delete(`${row.thread_id}\u0000${row.checkpoint_ns}`);
+          track(tx.objectStore("cps").delete(cpKey(row)));
         }
         return;
       }
       case "writes.put": {
-        threads.add(op.thread_id);
-        const found = await this.checkpointById(ctx, op.thread_id, op.checkpoint_id);
-        if (!found) {
-          throw new Error(`agentdock store: writes for unknown checkpoint ${op.checkpoint_id} of thread ${op.thread_id}`);
+        ctx.threads.add(op.thread_id);
+        const ns = op.checkpoint_ns ?? "";
+        const row = await this.rowById(tx, op.thread_id, ns, op.checkpoint_id, ctx);
+        if (!row) {
+          throw new AgentdockError(
+            "not_found",
+            `agentdock store: writes for unknown checkpoint ${op.checkpoint_id} of thread ${op.thread_id}`,
+          );
         }
-        const kept = found.cp.pending_writes.filter((w) => w[0] !== op.task_id);
-        const cp = { ...found.cp, pending_writes: [...kept, ...op.writes] };
-        await this.setEntry(ctx, "c", op.thread_id, found.seq, toEntry(cp));
+        const kept = (row.w as unknown[]).filter((w) => (w as PendingWrite)[0] !== op.task_id);
+        const key = rowKey(op.thread_id, ns, op.checkpoint_id);
+        ctx.rows.set(key, { ...row, w: [...kept, ...(shareItems(op.writes, new Map()) as unknown[])] });
+        ctx.dirty.add(key);
         return;
       }
       case "run.put": {
-        const { run_id, thread_id } = op.run;
-        threads.add(thread_id);
-        const slot = await tx.objectStore("runslots").get(run_id);
-        if (slot && slot[0] === thread_id) {
-          await this.setEntry(ctx, "r", thread_id, slot[1], toEntry(op.run));
-          return;
+        const runs = tx.objectStore("runs");
+        const row = ctx.runRows.has(op.run.run_id) ? ctx.runRows.get(op.run.run_id) : await runs.get(op.run.run_id);
+        if (op.expect) {
+          if (op.expect.exists !== undefined && op.expect.exists !== (row !== undefined)) {
+            throw conflict(`agentdock indexeddb: run ${op.run.run_id} ${op.expect.exists ? "does not exist" : "already exists"}; the commit wrote nothing`);
+          }
+          if (op.expect.status && (!row || !op.expect.status.includes(row.status))) {
+            throw conflict(
+              `agentdock indexeddb: run ${op.run.run_id} is ${row ? row.status : "missing"}, not ${op.expect.status.join(" or ")}; the commit wrote nothing`,
+            );
+          }
         }
-        if (slot) await this.setEntry(ctx, "r", slot[0], slot[1], null);
-        await tx.objectStore("runslots").put([thread_id, await this.append(ctx, "r", thread_id, toEntry(op.run))], run_id);
+        ctx.threads.add(op.run.thread_id);
+        let q = row?.q;
+        if (q === undefined) {
+          if (ctx.lastQ === undefined) {
+            const last = await runs.index("by_q").openKeyCursor(null, "prev");
+            ctx.lastQ = last ? (last.key as number) : -1;
+          }
+          q = ++ctx.lastQ;
+        }
+        const { run_id, thread_id, assistant_id, status, created_at, ...rest } = op.run;
+        // The rest is kept as a diff against a base run of the thread (kwargs and metadata repeat).
+        let b: number | undefined;
+        let base: Record<string, unknown> | undefined;
+        if (row && row.thread_id === thread_id && row.b !== undefined) {
+          b = row.b;
+          base = await this.baseById(tx, thread_id, RUNS, b);
+        } else {
+          const hint = this.runBases.get(thread_id);
+          // The hint is checked in this transaction: another tab may have deleted the thread.
+          base = hint === undefined ? undefined : await tx.objectStore("bases").get([thread_id, RUNS, hint]);
+          if (base) b = hint;
+          else {
+            b = Math.random();
+            base = rest;
+            track(tx.objectStore("bases").put(rest, [thread_id, RUNS, b]));
+            this.runBases.delete(thread_id);
+            this.runBases.set(thread_id, b);
+            for (const old of this.runBases.keys()) {
+              if (this.runBases.size <= 4096) break;
+              this.runBases.delete(old);
+            }
+          }
+        }
+        const stored: RunRow = { run_id, thread_id, assistant_id, status, created_at, q, b, r: diffLeaves(rest, base ?? {}) as unknown as Record<string, unknown> };
+        ctx.runRows.set(run_id, stored);
+        track(runs.put(stored));
         return;
       }
       case "run.delete": {
-        const slot = await tx.objectStore("runslots").get(op.run_id);
-        if (!slot) return;
-        threads.add(slot[0]);
-        await this.setEntry(ctx, "r", slot[0], slot[1], null);
-        await tx.objectStore("runslots").delete(op.run_id);
+        const row = ctx.runRows.has(op.run_id) ? ctx.runRows.get(op.run_id) : await tx.objectStore("runs").get(op.run_id);
+        if (op.expect) {
+          if (op.expect.exists !== undefined && op.expect.exists !== (row !== undefined)) {
+            throw conflict(`agentdock indexeddb: run ${op.run_id} ${op.expect.exists ? "does not exist" : "already exists"}; the commit wrote nothing`);
+          }
+          if (op.expect.status && (!row || !op.expect.status.includes(row.status))) {
+            throw conflict(`agentdock indexeddb: run ${op.run_id} is ${row ? row.status : "missing"}, not ${op.expect.status.join(" or ")}; the commit wrote nothing`);
+          }
+        }
+        if (row) ctx.threads.add(row.thread_id);
+        ctx.runRows.set(op.run_id, undefined);
+        track(tx.objectStore("runs").delete(op.run_id));
+        track(tx.objectStore("cancels").delete(op.run_id));
+        return;
+      }
+      case "cancel.put":
+        ctx.threads.add(op.request.thread_id);
+        track(tx.objectStore("cancels").put(op.request));
+        return;
+      case "lease.put": {
+        if (op.expect) {
+          const held = await tx.objectStore("leases").get(op.lease.key);
+          const now = op.expect.now;
+          const live = held !== undefined && held.expires_at >= now;
+          const ok = op.expect.state === "free" ? !live : live && held!.owner === op.lease.owner;
+          if (!ok) {
+            throw conflict(
+              `agentdock indexeddb: lease ${op.lease.key} is not ${op.expect.state}` +
+                (held ? ` (held by ${held.owner} until ${held.expires_at})` : "") +
+                "; the commit wrote nothing",
+            );
+          }
+        }
+        track(tx.objectStore("leases").put(op.lease));
+        return;
+      }
+      case "lease.delete": {
+        if (op.owner !== undefined) {
+          const held = await tx.objectStore("leases").get(op.key);
+          if (!held || held.owner !== op.owner) return;
+        }
+        track(tx.objectStore("leases").delete(op.key));
         return;
       }
       case "doc.put": {
         const docs = tx.objectStore("docs");
-        const existing = await docs.get([op.collection, op.id]);
-        const last = await docs.index("by_seq").openKeyCursor(under(op.collection), "prev");
+        const [existing, last] = await Promise.all([
+          docs.get([op.collection, op.id]),
+          docs.index("by_seq").openKeyCursor(under(op.collection), "prev"),
+        ]);
         const seq = existing?.seq ?? (last ? (last.key[1] as number) + 1 : 0);
-        await docs.put({ collection: op.collection, id: op.id, parent: op.parent, doc: op.doc, seq });
+        track(docs.put({ collection: op.collection, id: op.id, parent: op.parent, doc: op.doc, seq }));
         return;
       }
       case "doc.delete":
-        await tx.objectStore("docs").delete([op.collection, op.id]);
+        track(tx.objectStore("docs").delete([op.collection, op.id]));
+        return;
+      case "notify":
+        ctx.notes.push({ topic: op.topic, payload: op.payload });
         return;
       default: {
         const never: never = op;
-        throw new Error(`agentdock store: unknown write op ${JSON.stringify(never)}`);
+        throw invalidInput(`agentdock store: unknown write op ${JSON.stringify(never)}`);
       }
     }
+  }
+
+  /**
+   * A thread with its values encoded by reference to list logs where they match: first the logs
+   * its stored row already refers to (a thread's values usually extend them), else those of the
+   * latest checkpoint of the root namespace.
+   */
+  private async encodeThreadValues(ctx: Ctx, thread: ThreadRecord, row: ThreadRow | undefined): Promise<ThreadRecord> {
+    const values = thread.values ?? {};
+    const longest = Math.max(0, ...Object.values(values).map((v) => (Array.isArray(v) ? v.length : 0)));
+    const inline = (): ThreadRecord => ({ ...thread, values: Object.fromEntries(Object.entries(values).map(([k, v]) => [k, { v }])) });
+    if (longest < LIST_MIN) return inline();
+    const allListed = (t: ThreadRecord) =>
+      Object.entries(values).every(([k, v]) => !Array.isArray(v) || v.length < LIST_MIN || "l" in ((t.values as EncodedValues)[k] ?? {}));
+    const attempt = async (base: EncodedValues) => {
+      const needs = new Map<string, number>(listRefs(base).map(({ l }) => [l, longest]));
+      const lookup = await this.loadLists(ctx.tx, thread.thread_id, needs);
+      return encodeThread(thread, { checkpoint: { channel_values: base } } as unknown as StoredCheckpoint, lookup);
+    };
+    if (row && listRefs(row.values as EncodedValues).length > 0) {
+      const encoded = await attempt(row.values as EncodedValues);
+      if (allListed(encoded)) return encoded;
+    }
+    const latest = await this.latestRow(ctx.tx, thread.thread_id, "", ctx);
+    if (!latest) return inline();
+    const rec = await this.recordOf(ctx.tx, latest);
+    return attempt((rec.checkpoint as { channel_values: EncodedValues }).channel_values);
+  }
+
+  /**
+   * Puts a checkpoint: its list channels extend the parent's logs (appending only new items);
+   * values elsewhere that are items of its lists become references; the parent row is shared
+   * again against the items this one appended (a task's writes become the next list items).
+   */
+  private async putCheckpoint(ctx: Ctx, cp: StoredCheckpoint, touched: Set<string>, track: (p: Promise<unknown>) => void) {
+    const tx = ctx.tx as WTx;
+    const thread = cp.thread_id;
+    const ns = cp.checkpoint_ns ?? "";
+    const id = cp.checkpoint.id;
+    const [existing, parentRow, latest] = await Promise.all([
+      this.rowById(tx, thread, ns, id, ctx),
+      cp.parent_checkpoint_id === null ? undefined : this.rowById(tx, thread, ns, cp.parent_checkpoint_id, ctx),
+      this.latestRow(tx, thread, ns, ctx),
+    ]);
+    const parentRecord = parentRow && (await this.recordOf(tx, parentRow));
+    const parentValues = parentRecord && (parentRecord.checkpoint as { channel_values: EncodedValues }).channel_values;
+    // Appending needs each log's true length (another tab may have forked it): undefined = all.
+    const needs = new Map<string, number | undefined>(parentValues ? listRefs(parentValues).map(({ l }) => [l, undefined]) : []);
+    const lookup = await this.loadLists(tx, thread, needs, ctx);
+    const { checkpoint: encoded, appends } = encodeCheckpoint(
+      cp,
+      parentValues && ({ checkpoint: { channel_values: parentValues } } as unknown as StoredCheckpoint),
+      lookup,
+      shortId,
+    );
+    const items = tx.objectStore("items");
+    const appended: ItemIndex = new Map();
+    const lists = new Map<string, unknown[]>();
+    for (const { list, at, items: added } of appends) {
+      touched.add(list);
+      const known = (lookup(list) as unknown[] | undefined) ?? [];
+      if (known.length !== at) throw new Error(`agentdock indexeddb: list ${list} is not loaded before an append (bug)`);
+      // The cache keeps items as stored: frozen (callers get them in the values they read), and a
+      // caller's item that is not frozen is copied first, so changing it later changes nothing here.
+      const kept = added.map((item) => (typeof item === "object" && item !== null && !Object.isFrozen(item) ? deepFreeze(structuredClone(item)) : item));
+      const all = at === 0 ? kept : known;
+      if (at > 0) all.push(...kept);
+      this.remember(list, all);
+      lists.set(list, all);
+      ctx.listLen.set(list, all.length);
+      kept.forEach((item, k) => track(items.put(item, [thread, list, at + k])));
+      indexItems(appended, list, all, at);
+    }
+    // Objects that are items of this checkpoint's lists (near their ends) become references.
+    const index: ItemIndex = new Map(appended);
+    for (const { l, n } of listRefs(encoded.checkpoint.channel_values as EncodedValues)) {
+      const all = lists.get(l) ?? (lookup(l) as unknown[] | undefined);
+      if (all) indexItems(index, l, all, n - 8, n);
+    }
+    const { id: _id, ...checkpointRest } = encoded.checkpoint;
+    const record = shareItems({ checkpoint: checkpointRest, metadata: encoded.metadata, parent_checkpoint_id: encoded.parent_checkpoint_id }, index) as CpRecord;
+    const w = shareItems(encoded.pending_writes, index);
+    const s = existing?.s ?? (latest ? latest.s + 1 : 0);
+    // The parent's writes and inline values may hold what this checkpoint appended: its row is
+    // shared again (a task's writes become the next checkpoint's list items).
+    let parentShared: CpRecord | undefined;
+    if (parentRow && parentRecord) {
+      const hit = { hit: false };
+      parentShared = appended.size > 0 ? (reshareItems(parentRecord, appended, hit) as CpRecord) : parentRecord;
+      const w2 = appended.size > 0 ? reshareItems(parentRow.w, appended, hit) : parentRow.w;
+      if (hit.hit) {
+        const parentBase = await this.base(tx, parentRow);
+        const key = rowKey(thread, ns, parentRow.id);
+        ctx.rows.set(key, { ...parentRow, ...rowBody(parentShared, parentBase && { id: parentRow.b!, record: parentBase }), w: w2 });
+        ctx.dirty.add(key);
+      }
+    }
+    // The base: the parent's while it is recent, else a new one copied from the parent's record
+    // (after the sharing above, so the base holds references, not copies). No parent: whole.
+    let base: { id: number; record: CpRecord } | undefined;
+    if (parentRow && parentShared) {
+      const since = parentRow.b === undefined ? Infinity : s - Math.floor(parentRow.b);
+      const parentBase = since < BASE_EVERY ? await this.base(tx, parentRow) : undefined;
+      if (parentBase) base = { id: parentRow.b!, record: parentBase };
+      else {
+        base = { id: s + Math.random(), record: parentShared };
+        track(tx.objectStore("bases").put(parentShared, [thread, ns, base.id]));
+      }
+    }
+    const row: CpRow = { thread_id: thread, checkpoint_ns: ns, s, id, ...rowBody(record, base), w };
+    const key = rowKey(thread, ns, id);
+    ctx.rows.set(key, row);
+    ctx.dirty.delete(key);
+    ctx.missing.delete(key);
+    if (!latest || s >= latest.s) ctx.latest.set(`${thread}\u0000${ns}`, row);
+    track(tx.objectStore("cps").put(storedRow(row), cpKey(row)));
   }
 
   // ---------------------------------------------------------------------------------------------
   // Reads.
 
-  private async read<T>(names: Names[], fn: (ctx: Ctx) => Promise<T>): Promise<T> {
+  private async read<T>(names: Names[], fn: (tx: Tx) => Promise<T>): Promise<T> {
     const db = await this.database();
-    return fn({ tx: db.transaction(names, "readonly") as unknown as Tx, pages: new Map(), last: new Map() });
+    return fn(db.transaction(names, "readonly") as unknown as Tx);
   }
 
   getAssistant(id: string) {
-    return this.read(["assistants"], ({ tx }) => tx.objectStore("assistants").get(id));
+    return this.read(["assistants"], (tx) => tx.objectStore("assistants").get(id));
   }
-  listAssistants() {
-    return this.read(["assistants"], ({ tx }) => tx.objectStore("assistants").getAll());
+
+  private assistantRows(q: AssistantQuery) {
+    return this.read(["assistants"], async (tx) => {
+      const store = tx.objectStore("assistants");
+      if (q.ids && q.ids.length > 0) return (await Promise.all(q.ids.map((id) => store.get(id)))).filter((a): a is AssistantRecord => !!a);
+      if (q.graph_id !== undefined) return store.index("by_graph").getAll(q.graph_id);
+      return store.getAll();
+    });
   }
-  listAssistantVersions(id: string) {
-    return this.read(["versions"], ({ tx }) => tx.objectStore("versions").getAll(under(id)));
+  async queryAssistants(q: AssistantQuery) {
+    return evalAssistants(await this.assistantRows(q), q);
+  }
+  async countAssistants(q: AssistantQuery) {
+    return (await this.assistantRows(q)).filter((a) => matchesAssistant(a, q)).length;
+  }
+  queryAssistantVersions(q: AssistantVersionQuery) {
+    return this.read(["versions"], async (tx) => evalVersions(await tx.objectStore("versions").getAll(under(q.assistant_id)), q));
+  }
+
+  /** A thread row as the caller sees it, with its revision remembered for `sameAs`. */
+  private threadOut(row: ThreadRow, lookup: ListLookup): ThreadRecord {
+    const { $rev, ...rest } = row;
+    const record = { ...rest, values: decodeValues(row.values as EncodedValues, lookup) } as ThreadRecord;
+    this.revisions.set(record, $rev ?? 0);
+    return record;
+  }
+
+  private async decodeThreads(tx: Tx, rows: ThreadRow[]): Promise<ThreadRecord[]> {
+    const out: ThreadRecord[] = [];
+    for (const row of rows) {
+      const needs = new Map<string, number>(listRefs(row.values as EncodedValues).map(({ l, n }) => [l, n]));
+      out.push(this.threadOut(row, needs.size ? await this.loadLists(tx, row.thread_id, needs) : () => undefined));
+    }
+    return out;
   }
 
   getThread(id: string) {
-    return this.read(["threads", "chunks"], async ({ tx }) => {
-      const t = await tx.objectStore("threads").get(id);
-      return t && this.decodeThread(tx, t);
-    });
-  }
-  listThreads() {
-    return this.read(["threads", "chunks"], async ({ tx }) => {
-      const all = await tx.objectStore("threads").getAll();
-      return Promise.all(all.map((t) => this.decodeThread(tx, t)));
+    return this.read(["threads", "items"], async (tx) => {
+      const row = await tx.objectStore("threads").get(id);
+      return row && (await this.decodeThreads(tx, [row]))[0];
     });
   }
 
-  getCheckpoint(threadId: string, checkpointId?: string) {
-    return this.read(CHECKPOINTS, async (ctx) => {
-      const found = checkpointId === undefined ? await this.latest(ctx, threadId) : await this.checkpointById(ctx, threadId, checkpointId);
-      return found && (await this.decodeCheckpoints(ctx.tx, threadId, [found.cp]))[0];
+  private async threadRows(tx: Tx, q: ThreadQuery): Promise<ThreadRow[]> {
+    const store = tx.objectStore("threads");
+    let rows: ThreadRow[];
+    if (q.ids && q.ids.length > 0) rows = (await Promise.all(q.ids.map((id) => store.get(id)))).filter((t): t is ThreadRow => !!t);
+    else if (q.status !== undefined) rows = await store.index("by_status").getAll(q.status);
+    else rows = await store.getAll();
+    if (q.values === undefined) return rows.filter((row) => matchesThread(row, q));
+    // Only a `values` filter needs the values: rebuilt for the rows that pass the others.
+    const others = rows.filter((row) => matchesThread(row, { ...q, values: undefined }));
+    const decoded = await this.decodeThreads(tx, others);
+    return others.filter((_, i) => contains(decoded[i]!.values, q.values));
+  }
+
+  queryThreads(q: ThreadQuery) {
+    return this.read(["threads", "items"], async (tx) => {
+      const hits = await this.threadRows(tx, q);
+      const page = sortAndPage(hits, q.sortBy ?? "created_at", q.sortOrder ?? "desc", "thread_id", q);
+      return this.decodeThreads(tx, page);
+    });
+  }
+  countThreads(q: ThreadQuery) {
+    return this.read(["threads", "items"], async (tx) => (await this.threadRows(tx, q)).length);
+  }
+
+  getCheckpoint(key: CheckpointKey) {
+    return this.read(CHECKPOINTS, async (tx) => {
+      const ns = key.checkpoint_ns ?? "";
+      const row = key.checkpoint_id === undefined ? await this.latestRow(tx, key.thread_id, ns) : await this.rowById(tx, key.thread_id, ns, key.checkpoint_id);
+      return row && (await this.decodeRows(tx, [row]))[0];
     });
   }
 
   listCheckpoints(threadId: string, options: ListCheckpointsOptions = {}) {
-    return this.read(CHECKPOINTS, async (ctx) => {
-      let start = (await this.lastPage(ctx, "c", threadId)) * PAGE + PAGE - 1;
-      if (options.before !== undefined) {
-        const before = await ctx.tx.objectStore("cpslots").get([threadId, options.before]);
-        if (before === undefined) return [];
-        start = before - 1;
-      }
+    return this.read(CHECKPOINTS, async (tx) => {
+      const ns = options.checkpoint_ns ?? "";
       const limit = options.limit ?? Infinity;
-      const found: EncodedCheckpoint[] = [];
-      for (let seq = start; seq >= 0 && found.length < limit; seq--) {
-        const e = await this.entry(ctx, "c", threadId, seq);
-        if (!e) continue;
-        const cp = checkpointOf(threadId, e);
-        if (!options.filter || contains(cp.metadata, options.filter)) found.push(cp);
+      if (limit <= 0) return [];
+      let upper: number | [] = [];
+      if (options.before !== undefined) {
+        const before = await this.rowById(tx, threadId, ns, options.before);
+        if (!before) return [];
+        upper = before.s;
       }
-      return this.decodeCheckpoints(ctx.tx, threadId, found);
+      const range = IDBKeyRange.bound([threadId, ns], [threadId, ns, upper], false, true);
+      const rows: CpRow[] = [];
+      const store = tx.objectStore("cps");
+      if (!options.filter && limit !== Infinity) {
+        for (let c = await store.openCursor(range, "prev"); c && rows.length < limit; c = await c.continue()) rows.push(located(c.primaryKey, c.value));
+        return this.decodeRows(tx, rows);
+      }
+      if (!options.filter) {
+        const [keys, values] = await Promise.all([store.getAllKeys(range), store.getAll(range)]);
+        return this.decodeRows(tx, values.map((v, i) => located(keys[i]!, v)).reverse());
+      }
+      for (let c = await store.openCursor(range, "prev"); c && rows.length < limit; c = await c.continue()) {
+        const row = located(c.primaryKey, c.value);
+        const rec = await this.recordOf(tx, row);
+        let metadata = rec.metadata;
+        const needs = itemNeeds(metadata);
+        if (needs.size > 0) metadata = resolveItems(metadata, await this.loadLists(tx, threadId, needs));
+        if (contains(metadata, options.filter)) rows.push(row);
+      }
+      return this.decodeRows(tx, rows);
     });
   }
 
-  getRun(id: string) {
-    return this.read(RUNS, async (ctx) => {
-      const slot = await ctx.tx.objectStore("runslots").get(id);
-      const e = slot && (await this.entry(ctx, "r", slot[0], slot[1]));
-      return e ? runOf(slot![0], e) : undefined;
+  listCheckpointNamespaces(threadId: string) {
+    return this.read(["cps"], async (tx) => {
+      const out: string[] = [];
+      let c = await tx.objectStore("cps").openKeyCursor(under(threadId));
+      while (c) {
+        const ns = c.key[1];
+        out.push(ns);
+        c = await c.continue([threadId, ns, []] as unknown as [string, string, number]);
+      }
+      return out;
     });
   }
-  listRuns(threadId?: string) {
-    return this.read(["pages"], async ({ tx }) => {
-      const range = threadId === undefined ? under("r") : under("r", threadId);
-      const pages = tx.objectStore("pages");
-      const [keys, values] = await Promise.all([pages.getAllKeys(range), pages.getAll(range)]);
-      const pagesOfRuns = await Promise.all(keys.map((key, k) => this.unpack(tx, key[1], values[k])));
-      return pagesOfRuns.flatMap((entries, k) => entries.flatMap((e) => (e ? [runOf(keys[k]![1], e)] : [])));
+
+  /** A run as the caller sees it. */
+  private async runOut(tx: Tx, row: RunRow): Promise<RunRecord> {
+    const { run_id, thread_id, assistant_id, status, created_at, b, r } = row;
+    let rest = r;
+    if (b !== undefined) {
+      const base = await this.baseById(tx, thread_id, RUNS, b);
+      if (!base) throw new Error(`agentdock indexeddb: base ${b} of run ${run_id} is missing (corrupt store)`);
+      rest = patchLeaves(base, r as unknown as LeafDiff);
+    }
+    return { run_id, thread_id, assistant_id, ...rest, created_at, status } as RunRecord;
+  }
+
+  getRun(id: string) {
+    return this.read(["runs", "bases"], async (tx) => {
+      const row = await tx.objectStore("runs").get(id);
+      return row && this.runOut(tx, row);
+    });
+  }
+
+  /** Runs that may match, in queue order (the fields queries filter on are stored whole). */
+  private async runRows(tx: Tx, q: RunQuery): Promise<RunRow[]> {
+    const store = tx.objectStore("runs");
+    if (q.thread_id !== undefined && q.status !== undefined) {
+      // A thread's runs of some statuses (its queue): only those are read, however long its history.
+      const statuses = typeof q.status === "string" ? [q.status] : [...new Set(q.status)];
+      const index = store.index("by_thread_status");
+      const parts = await Promise.all(statuses.map((st) => index.getAll(under(q.thread_id!, st))));
+      return parts.length === 1 ? parts[0]! : parts.flat().sort((a, b) => a.q - b.q);
+    }
+    if (q.thread_id !== undefined) return store.index("by_thread").getAll(under(q.thread_id));
+    if (typeof q.status === "string") return store.index("by_status").getAll(under(q.status));
+    return store.index("by_q").getAll();
+  }
+  queryRuns(q: RunQuery) {
+    return this.read(["runs", "bases"], async (tx) => {
+      // Filtered, sorted and paged on the stored fields; only the page is rebuilt.
+      const page = evalRuns((await this.runRows(tx, q)) as unknown as RunRecord[], q) as unknown as RunRow[];
+      return Promise.all(page.map((row) => this.runOut(tx, row)));
+    });
+  }
+  countRuns(q: RunQuery) {
+    return this.read(["runs"], async (tx) => (await this.runRows(tx, q)).filter((r) => matchesRun(r as unknown as RunRecord, q)).length);
+  }
+  getCancelRequest(runId: string) {
+    return this.read(["cancels"], (tx) => tx.objectStore("cancels").get(runId));
+  }
+
+  getLease(key: string) {
+    return this.read(["leases"], (tx) => tx.objectStore("leases").get(key));
+  }
+  expiredLeases(prefix: string, now: number, limit = Infinity) {
+    return this.read(["leases"], async (tx) => {
+      const out: Lease[] = [];
+      const range = IDBKeyRange.bound(prefix, `${prefix}\uffff`, false, false);
+      for (let c = await tx.objectStore("leases").openCursor(range); c && out.length < limit; c = await c.continue()) {
+        if (c.value.key.startsWith(prefix) && c.value.expires_at < now) out.push(c.value);
+      }
+      return out;
     });
   }
 
   getDoc<T>(collection: DocCollection, id: string) {
-    return this.read(["docs"], async ({ tx }) => {
+    return this.read(["docs"], async (tx) => {
       const row = await tx.objectStore("docs").get([collection, id]);
       return row && ({ id: row.id, parent: row.parent, doc: row.doc } as StoredDoc<T>);
     });
   }
   listDocs<T>(collection: DocCollection, parent?: string) {
-    return this.read(["docs"], async ({ tx }) => {
+    return this.read(["docs"], async (tx) => {
       const rows = await tx.objectStore("docs").index("by_seq").getAll(under(collection));
-      return rows
-        .filter((r) => parent === undefined || r.parent === parent)
-        .map((r) => ({ id: r.id, parent: r.parent, doc: r.doc }) as StoredDoc<T>);
+      return rows.filter((r) => parent === undefined || r.parent === parent).map((r) => ({ id: r.id, parent: r.parent, doc: r.doc }) as StoredDoc<T>);
     });
   }
 
   // ---------------------------------------------------------------------------------------------
-  // Two tabs.
+  // Other tabs.
 
   /** The channel to the other runtimes on this database, where BroadcastChannel exists. */
   private port(): BroadcastChannel | undefined {
@@ -735,17 +1141,51 @@ class IndexedDbStore implements Store {
       this.channel = new BroadcastChannel(`agentdock:${this.name}`);
       // Node keeps the process alive for an open channel; browsers have no unref.
       (this.channel as { unref?: () => void }).unref?.();
-      this.channel.onmessage = (event: MessageEvent<ExternalChange>) => {
-        for (const l of this.listeners) l(event.data);
-      };
+      this.channel.onmessage = (event: MessageEvent<TabMessage>) => this.receive(event.data);
     }
     return this.channel;
   }
 
+  private post(message: TabMessage) {
+    try {
+      this.port()?.postMessage(message);
+    } catch {
+      // a value the channel cannot clone: other tabs miss it (run events read back from storage)
+    }
+  }
+
+  private receive(message: TabMessage) {
+    if (message.k === "change") for (const l of this.changeListeners) l(message.change);
+    else if (message.k === "notify") this.deliver(message.topic, message.payload);
+    else if (message.k === "event") for (const l of this.eventListeners) l(message.m);
+  }
+
+  private deliver(topic: string, payload: string | undefined) {
+    for (const listener of this.topics.get(topic) ?? []) {
+      try {
+        listener(payload);
+      } catch {
+        // a listener's failure is its own
+      }
+    }
+  }
+
+  subscribe(topic: string, listener: (payload: string | undefined) => void): () => void {
+    this.port();
+    let set = this.topics.get(topic);
+    if (!set) this.topics.set(topic, (set = new Set()));
+    const mine = (payload: string | undefined) => listener(payload);
+    set.add(mine);
+    return () => {
+      set!.delete(mine);
+      if (set!.size === 0 && this.topics.get(topic) === set) this.topics.delete(topic);
+    };
+  }
+
   onExternalChange(listener: (change: ExternalChange) => void): () => void {
     this.port();
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    this.changeListeners.add(listener);
+    return () => this.changeListeners.delete(listener);
   }
 
   withLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
@@ -762,73 +1202,34 @@ class IndexedDbStore implements Store {
   }
 }
 
+/** What tabs tell each other on the database's channel. */
+type TabMessage =
+  | { k: "change"; change: ExternalChange }
+  | { k: "notify"; topic: string; payload?: string }
+  | { k: "event"; m: EventMessage };
+
+/** Freezes a JSON value and everything in it. */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/** A new revision, different from `prev` (random, so a deleted and recreated thread never repeats one). */
+function nextRevision(prev: number | undefined): number {
+  let rev = Math.floor(Math.random() * 2 ** 48) + 1;
+  if (rev === prev) rev++;
+  return rev;
+}
+
 /**
- * A store in the IndexedDB database `name` (created on first open). Safe for several tabs on the
- * same database: commits are transactions, reads always see other tabs' commits, and
- * `withLock` / `onExternalChange` let runtimes coordinate.
+ * A store in the IndexedDB database `name` (created on first open). Several tabs on the same
+ * database act as one store: commits are transactions with expectations checked inside them,
+ * reads always see other tabs' commits, and notifications and run events reach every tab.
  */
 export function indexedDbStore(name: string, options: IndexedDbStoreOptions = {}): Store {
   return new IndexedDbStore(name, options);
 }
 
-/**
- * Schema 1 -> 2, inside the upgrade transaction: list items move into chunks, checkpoints and runs
- * into pages (positions keep each thread's order), then the schema-1 stores are dropped. Reads the
- * old records whole, once.
- */
-async function migrateToPages(
-  db: IDBPDatabase<AgentdockDB>,
-  tx: IDBPTransaction<AgentdockDB, Names[], "versionchange">,
-): Promise<void> {
-  const old = tx as unknown as IDBPTransaction<unknown, string[], "versionchange">;
-  const [items, cps, runs] = await Promise.all([
-    old.objectStore("items").getAll() as Promise<V1ItemRow[]>,
-    old.objectStore("checkpoints").getAll() as Promise<V1CheckpointRow[]>,
-    old.objectStore("runs").getAll() as Promise<RunRecord[]>,
-  ]);
-  const puts: Array<Promise<unknown>> = [];
-  const lists = new Map<string, { t: string; items: unknown[] }>();
-  for (const { t, l, i, v } of items) {
-    const list = lists.get(l) ?? { t, items: [] };
-    if (i !== list.items.length) throw new Error(`agentdock indexeddb: list ${l} of thread ${t} has a gap at ${i} (corrupt store)`);
-    list.items.push(v);
-    lists.set(l, list);
-  }
-  for (const [l, { t, items: all }] of lists) {
-    for (let c = 0; c * CHUNK < all.length; c++) puts.push(tx.objectStore("chunks").put(encodeChunk(all.slice(c * CHUNK, (c + 1) * CHUNK)), [t, l, c]));
-  }
-  const lookup: ListLookup = (l) => lists.get(l)?.items;
-  const paginate = (kind: Kind, byThread: Map<string, Entry[]>) => {
-    for (const [thread, entries] of byThread) {
-      for (let p = 0; p * PAGE < entries.length; p++) {
-        const page = entries.slice(p * PAGE, (p + 1) * PAGE);
-        puts.push(tx.objectStore("pages").put(encodePage(page, kind === "c" ? pageIndex(page, lookup) : new Map()), [kind, thread, p]));
-      }
-    }
-  };
-  const group = <T extends { thread_id: string }>(records: T[]) => {
-    const out = new Map<string, Entry[]>();
-    for (const r of records) out.set(r.thread_id, [...(out.get(r.thread_id) ?? []), toEntry(r)]);
-    return out;
-  };
-  // Rows come in key order: by thread, then put order.
-  const checkpoints = cps.map((row) => row.cp);
-  paginate("c", group(checkpoints));
-  const seen = new Map<string, number>();
-  for (const cp of checkpoints) {
-    const seq = seen.get(cp.thread_id) ?? 0;
-    seen.set(cp.thread_id, seq + 1);
-    puts.push(tx.objectStore("cpslots").put(seq, [cp.thread_id, cp.checkpoint.id]));
-  }
-  paginate("r", group(runs));
-  seen.clear();
-  for (const run of runs) {
-    const seq = seen.get(run.thread_id) ?? 0;
-    seen.set(run.thread_id, seq + 1);
-    puts.push(tx.objectStore("runslots").put([run.thread_id, seq], run.run_id));
-  }
-  puts.push(tx.objectStore("meta").put({ key: "format", value: INDEXEDDB_FORMAT }));
-  await Promise.all(puts);
-  const v1 = db as unknown as IDBPDatabase;
-  for (const name of ["checkpoints", "items", "runs"]) v1.deleteObjectStore(name);
-}

@@ -1,9 +1,11 @@
 /**
  * The persistence contract suite, bundled for a page: `indexedDbStore` on the browser's real
  * IndexedDB, one fresh database per store the suite creates; `reopen` closes the store and opens
- * a new one on the same database.
+ * a new one on the same database. Then two store instances on one database (as two tabs: they
+ * share the database and its BroadcastChannel exactly as tabs do).
  */
 import { storeContract } from "../../persistence/contract";
+import { twoTabsSuite } from "../../persistence/indexeddb-tabs";
 import { indexedDbStore } from "../../../src/persistence/indexeddb/index";
 import type { Store } from "../../../src/persistence/types";
 
@@ -29,4 +31,10 @@ storeContract({
     await again.open();
     return again;
   },
+});
+
+twoTabsSuite("indexedDbStore in Chromium", async (name) => {
+  const store = open(name);
+  await store.open();
+  return store;
 });

@@ -1,0 +1,14 @@
+import { END, START, StateGraph, createRuntime } from "../src/index.js";
+const counter = new StateGraph({ n: { default: () => 0 } }).addNode("inc", (s) => ({ n: s.n + 1 })).addEdge(START, "inc").addEdge("inc", END).compile();
+const runtime = await createRuntime({ graphs: { counter } });
+const t = await runtime.threads.create();
+for (let i = 0; i < 333; i++) await runtime.runs.wait(t.thread_id, "counter", { input: {} });
+for (let i = 0; i < 20000; i++) await runtime.threads.getHistory(t.thread_id, { limit: 10 });
+const t0 = performance.now();
+for (let i = 0; i < 20000; i++) await runtime.threads.getHistory(t.thread_id, { limit: 10 });
+console.log("history ms", (performance.now() - t0) / 20000);
+for (let i = 0; i < 10000; i++) await runtime.threads.create({ metadata: { user: `u${i % 100}`, i } });
+const t1 = performance.now();
+for (let i = 0; i < 50; i++) await runtime.threads.search({ metadata: { user: "u7" }, limit: 10 });
+console.log("search ms", (performance.now() - t1) / 50);
+await runtime.close();

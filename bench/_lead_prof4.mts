@@ -1,0 +1,11 @@
+import { createRuntime, StateGraph, START, END, messagesState } from "../src/index.js";
+const echo = new StateGraph(messagesState).addNode("echo", (s) => ({ messages: [{ type: "ai", content: `You said: ${String((s.messages.at(-1) as { content: unknown }).content)}` }] })).addEdge(START, "echo").addEdge("echo", END).compile();
+const runtime = await createRuntime({ graphs: { echo } });
+const { thread_id } = await runtime.threads.create();
+let t0 = performance.now();
+for (let i = 0; i < 334; i++) await runtime.runs.wait(thread_id, "echo", { input: { messages: [{ type: "human", content: `Turn ${i} ` + "x".repeat(380) }] } });
+console.log("334 turns ms/turn", ((performance.now() - t0) / 334).toFixed(3));
+t0 = performance.now();
+for (let r = 0; r < 200; r++) await runtime.threads.getHistory(thread_id, { limit: 10 });
+console.log("history ms", ((performance.now() - t0) / 200).toFixed(3));
+await runtime.close();

@@ -1,0 +1,190 @@
+// `npm run bench -- persistence` (or `-- indexeddb`): the IndexedDB store at store level, with
+// the traffic of echo runs replayed without the runtime (./echo-workload.ts), against the
+// memory store the same way:
+// - runs/s and the ratio to memory, on fake-indexeddb in Node and on real IndexedDB in Chromium
+//   (a page bundled and driven like the browser tests; skipped with a note when Chromium is
+//   missing);
+// - bytes stored for a 500-turn chat (~400- and ~40-character messages) over the JSON size of its
+//   final state (target <= 3; JSON size of every stored value, as fake-indexeddb keeps no files);
+// - opening a database holding 10,000 threads, and history(limit 10) on a 1,000-checkpoint thread.
+import "fake-indexeddb/auto";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { openDB } from "idb";
+import { indexedDbStore } from "../src/persistence/indexeddb/index.js";
+import { memoryStore } from "../src/persistence/memory.js";
+import type { WriteOp } from "../src/persistence/types.js";
+import { echoRate, echoTurn, newChat, said, saidShort } from "./echo-workload.js";
+
+const fmt = (x: number, d = 1) => x.toFixed(d);
+let n = 0;
+
+async function storedBytes(name: string): Promise<number> {
+  const db = await openDB(name);
+  let total = 0;
+  for (const s of db.objectStoreNames) for (const v of await db.getAll(s)) total += JSON.stringify(v).length;
+  db.close();
+  return total;
+}
+
+async function chromium(): Promise<void> {
+  const harness = await import("../test/browser/harness.js");
+  if (!existsSync(harness.CHROMIUM)) {
+    console.log(`indexeddb (Chromium): skipped, no Chromium at ${harness.CHROMIUM}`);
+    return;
+  }
+  const dir = harness.tempDir("bench-idb");
+  const server = await harness.serveDir(dir.path);
+  const browser = await harness.launchBrowser();
+  try {
+    await harness.bundlePage(
+      `import { echoRate } from "./bench/echo-workload.ts";
+import { memoryStore } from "./src/persistence/memory.ts";
+import { indexedDbStore } from "./src/persistence/indexeddb/index.ts";
+import { createRuntime, StateGraph, START, END, messagesState } from "./src/index.ts";
+const echo = new StateGraph(messagesState)
+  .addNode("echo", (s) => ({ messages: [{ type: "ai", content: "You said: " + String(s.messages.at(-1).content) }] }))
+  .addEdge(START, "echo")
+  .addEdge("echo", END)
+  .compile();
+/** Echo runs per second through the runtime (runs.wait), 20 threads, after 20 warm-up runs. */
+async function runtimeRate(store) {
+  const runtime = await createRuntime({ graphs: { echo }, store });
+  const threads = [];
+  for (let i = 0; i < 20; i++) threads.push((await runtime.threads.create()).thread_id);
+  const turn = (i) => runtime.runs.wait(threads[i % 20], "echo", { input: { messages: [{ type: "human", content: "Turn " + i }] } });
+  for (let i = 0; i < 20; i++) await turn(i);
+  const t0 = performance.now();
+  for (let i = 0; i < 200; i++) await turn(i);
+  const rate = 200 / ((performance.now() - t0) / 1000);
+  await runtime.close();
+  return rate;
+}
+(async () => {
+  const out = {};
+  for (let round = 0; round < 3; round++) {
+    out["memory" + round] = await echoRate(memoryStore());
+    const store = indexedDbStore("bench-" + round);
+    await store.open();
+    out["indexeddb" + round] = await echoRate(store);
+    await store.close();
+    out["rtmemory" + round] = await runtimeRate(memoryStore());
+    out["rtindexeddb" + round] = await runtimeRate(indexedDbStore("bench-rt-" + round));
+  }
+  window.__bench = out;
+})().catch((e) => { window.__bench = { error: String(e && e.stack || e) }; });
+`,
+      join(dir.path, "page"),
+    );
+    const page = await browser.newPage();
+    await page.goto(`${server.url}/page/`);
+    await page.waitForFunction(() => (window as { __bench?: unknown }).__bench !== undefined, null, { timeout: 300_000 });
+    const out = (await page.evaluate(() => (window as unknown as { __bench: Record<string, number | string> }).__bench)) as Record<string, number>;
+    if ("error" in out) throw new Error(String(out.error));
+    const best = (k: string) => Math.max(out[`${k}0`]!, out[`${k}1`]!, out[`${k}2`]!);
+    const mem = best("memory");
+    const idb = best("indexeddb");
+    console.log(`memory (Chromium): ${fmt(mem, 0)} runs/s (store level, echo run traffic; best of 3)`);
+    console.log(`indexeddb (Chromium): ${fmt(idb, 0)} runs/s (${fmt(idb / mem, 2)}x memory; rounds ${[0, 1, 2].map((r) => fmt(out[`indexeddb${r}`]! / out[`memory${r}`]!, 2)).join(", ")})`);
+    const rtMem = best("rtmemory");
+    const rtIdb = best("rtindexeddb");
+    console.log(`memory (Chromium, through the runtime): ${fmt(rtMem, 0)} echo runs/s (runs.wait; best of 3)`);
+    console.log(
+      `indexeddb (Chromium, through the runtime): ${fmt(rtIdb, 0)} echo runs/s (${fmt(rtIdb / rtMem, 2)}x memory, target >= 0.25; rounds ` +
+        `${[0, 1, 2].map((r) => fmt(out[`rtindexeddb${r}`]! / out[`rtmemory${r}`]!, 2)).join(", ")})`,
+    );
+  } finally {
+    await browser.close();
+    await server.close();
+    dir.remove();
+  }
+}
+
+export default async function (): Promise<void> {
+  // 1. Runs/s, store level, fake-indexeddb.
+  const memoryRate = await echoRate(memoryStore());
+  console.log(`memory (Node): ${fmt(memoryRate, 0)} runs/s (store level, echo run traffic)`);
+  {
+    const store = indexedDbStore(`bench-${n++}`);
+    await store.open();
+    const rate = await echoRate(store);
+    console.log(`indexeddb (fake-indexeddb): ${fmt(rate, 0)} runs/s (${fmt(rate / memoryRate, 2)}x memory)`);
+    await store.close();
+  }
+  // 2. Bytes for a 500-turn chat.
+  for (const [variant, text] of [["~400-char", said], ["~40-char", saidShort]] as const) {
+    const name = `bench-${n++}`;
+    const store = indexedDbStore(name);
+    await store.open();
+    const chat = newChat();
+    let values: unknown;
+    for (let i = 0; i < 500; i++) values = await echoTurn(store, chat, text(i));
+    await store.close();
+    const bytes = await storedBytes(name);
+    const state = JSON.stringify(values).length;
+    console.log(
+      `indexeddb: 500-turn chat, ${variant} messages, stores ${fmt(bytes / 1024, 0)} KiB for a ${fmt(state / 1024, 0)} KiB state: ` +
+        `ratio ${fmt(bytes / state, 2)} (target <= 3)`,
+    );
+  }
+  // 3. Open with 10,000 threads.
+  {
+    const name = `bench-${n++}`;
+    const store = indexedDbStore(name);
+    await store.open();
+    for (let b = 0; b < 100; b++) {
+      const ops: WriteOp[] = [];
+      for (let i = 0; i < 100; i++) {
+        const id = `th-${b * 100 + i}`;
+        const t = new Date().toISOString();
+        ops.push({
+          op: "thread.put",
+          thread: { thread_id: id, created_at: t, updated_at: t, state_updated_at: t, metadata: { n: i }, status: "idle", config: {}, values: { messages: [] }, interrupts: {} },
+        });
+        ops.push({
+          op: "checkpoint.put",
+          checkpoint: {
+            thread_id: id,
+            checkpoint_ns: "",
+            checkpoint: { v: 1, id: `cp-${id}`, ts: t, channel_values: { messages: [{ type: "human", content: said(i) }] }, channel_versions: { messages: 1 }, versions_seen: {} },
+            metadata: { source: "input", step: -1, parents: {} },
+            parent_checkpoint_id: null,
+            pending_writes: [],
+          },
+        });
+      }
+      await store.commit(ops);
+    }
+    await store.close();
+    const again = indexedDbStore(name);
+    const t0 = performance.now();
+    await again.open();
+    const opened = performance.now() - t0;
+    await again.getThread("th-5000");
+    const firstRead = performance.now() - t0;
+    const t1 = performance.now();
+    const page = await again.queryThreads({ limit: 10 });
+    const t2 = performance.now();
+    const count = await again.countThreads({});
+    console.log(
+      `indexeddb: open with 10,000 threads ${fmt(opened)} ms (first read after ${fmt(firstRead)} ms; ` +
+        `search limit ${page.length} ${fmt(t2 - t1)} ms; count ${count} ${fmt(performance.now() - t2)} ms)`,
+    );
+    await again.close();
+  }
+  // 4. history(limit 10) on a 1,000-checkpoint thread.
+  {
+    const store = indexedDbStore(`bench-${n++}`);
+    await store.open();
+    const chat = newChat();
+    for (let i = 0; i < 334; i++) await echoTurn(store, chat, said(i));
+    const all = await store.listCheckpoints(chat.threadId);
+    const t0 = performance.now();
+    const reps = 20;
+    for (let r = 0; r < reps; r++) await store.listCheckpoints(chat.threadId, { limit: 10 });
+    console.log(`indexeddb: listCheckpoints(limit 10) on a ${all.length}-checkpoint thread ${fmt((performance.now() - t0) / reps, 2)} ms`);
+    await store.close();
+  }
+  // 5. Real IndexedDB.
+  await chromium();
+}

@@ -1,0 +1,277 @@
+/**
+ * How the IndexedDB store keeps records (schema 3). Core-safe: no Node built-ins.
+ *
+ * One IndexedDB record per checkpoint, run, list item and thread, so a commit writes only what
+ * it changes. A checkpoint row holds the checkpoint with its channel values delta-encoded
+ * (../delta.ts: list channels are references into the thread's append-only list logs, one item
+ * per record) and, to keep a chat's history small, values elsewhere in the record (pending
+ * writes, `metadata.writes`, inline channels) that are also items of one of the checkpoint's list
+ * logs are stored as references to that item: a JSON object with a string `id` identical to a
+ * list item becomes `{"\u0000i": [list, index]}` (an object whose only key starts with `\u0000`
+ * is escaped as `{"\u0000e": object}`). A task's writes are recorded before the next checkpoint
+ * appends them to the list: when it does, the parent row is shared again (`shareItems`).
+ *
+ * A checkpoint row that has a *base* stores its record as the keys that differ from that base
+ * (`diffObject`): the run metadata, namespace, channel names and unchanged versions repeat from
+ * one checkpoint to the next. Bases are immutable records of their own (a copy of the first
+ * record stored against them), so any row reads as two records at most, never a chain.
+ */
+import { isPlainObject, jsonEqual } from "../../json.js";
+import type { ListLookup } from "../delta.js";
+
+const REF = "\u0000i";
+const ESC = "\u0000e";
+
+/** Sets an own key (`__proto__` included) without touching the prototype. */
+const setOwn = (obj: Record<string, unknown>, key: string, value: unknown) => {
+  if (key === "__proto__") Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+  else obj[key] = value;
+};
+
+const isMarker = (v: Record<string, unknown>) => {
+  const keys = Object.keys(v);
+  return keys.length === 1 && keys[0]!.charCodeAt(0) === 0;
+};
+
+/** Where an object with this id sits in a list log (the item is compared before it is shared). */
+export type ItemIndex = Map<string, { list: string; at: number; item: unknown }>;
+
+/** Indexes the items `[from, to)` of `list` that have a string `id`. */
+export function indexItems(index: ItemIndex, list: string, items: readonly unknown[], from: number, to = items.length): void {
+  for (let at = Math.max(0, from); at < to; at++) {
+    const item = items[at];
+    if (isPlainObject(item) && typeof item.id === "string" && !index.has(item.id)) index.set(item.id, { list, at, item });
+  }
+}
+
+/**
+ * `value` (plain JSON) with every object found in `index` (same id, identical JSON) replaced by
+ * a reference, and marker-like objects escaped.
+ */
+export function shareItems(value: unknown, index: ItemIndex): unknown {
+  if (Array.isArray(value)) return value.map((v) => shareItems(v, index));
+  if (!isPlainObject(value)) return value;
+  if (typeof value.id === "string" && index.size > 0) {
+    const found = index.get(value.id);
+    if (found && (found.item === value || jsonEqual(found.item, value))) return { [REF]: [found.list, found.at] };
+  }
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(value)) if (x !== undefined) setOwn(out, k, shareItems(x, index));
+  return isMarker(out) ? { [ESC]: out } : out;
+}
+
+/**
+ * A value already shared (`shareItems`) shared again against more items: references and
+ * escapes stay, objects found in `index` become references (how a parent row picks up the
+ * items its child appended). `changed.hit` tells whether a reference was made.
+ */
+export function reshareItems(value: unknown, index: ItemIndex, changed: { hit: boolean }): unknown {
+  if (Array.isArray(value)) return value.map((v) => reshareItems(v, index, changed));
+  if (!isPlainObject(value)) return value;
+  if (isMarker(value)) {
+    if (Object.hasOwn(value, REF)) return value;
+    const inner: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(value[ESC] as Record<string, unknown>)) setOwn(inner, k, reshareItems(x, index, changed));
+    return { [ESC]: inner };
+  }
+  if (typeof value.id === "string" && index.size > 0 && !hasMarker(value)) {
+    // Without markers inside, the shared form is the value itself.
+    const found = index.get(value.id);
+    if (found && (found.item === value || jsonEqual(found.item, value))) {
+      changed.hit = true;
+      return { [REF]: [found.list, found.at] };
+    }
+  }
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(value)) setOwn(out, k, reshareItems(x, index, changed));
+  return out;
+}
+
+function hasMarker(value: unknown): boolean {
+  if (Array.isArray(value)) return value.some(hasMarker);
+  if (!isPlainObject(value)) return false;
+  return isMarker(value) || Object.values(value).some(hasMarker);
+}
+
+/** The list items each list must hold for `resolveItems` (list id -> count). */
+export function itemNeeds(value: unknown, needs = new Map<string, number>()): Map<string, number> {
+  if (Array.isArray(value)) {
+    for (const v of value) itemNeeds(v, needs);
+  } else if (isPlainObject(value)) {
+    const marker = isMarker(value);
+    const ref = marker ? (value[REF] as [string, number] | undefined) : undefined;
+    if (ref) needs.set(ref[0], Math.max(needs.get(ref[0]) ?? 0, ref[1] + 1));
+    else for (const v of Object.values(marker ? (value[ESC] as object) : value)) itemNeeds(v, needs);
+  }
+  return needs;
+}
+
+/** Replaces item references by the items (the lists of `itemNeeds` must be loaded). */
+export function resolveItems(value: unknown, lists: ListLookup): unknown {
+  if (Array.isArray(value)) return value.map((v) => resolveItems(v, lists));
+  if (!isPlainObject(value)) return value;
+  let obj = value;
+  if (isMarker(value)) {
+    const ref = value[REF] as [string, number] | undefined;
+    if (ref) {
+      const items = lists(ref[0]);
+      if (!items || items.length <= ref[1]) {
+        throw new Error(`agentdock indexeddb: item ${ref[1]} of list ${ref[0]} is missing (corrupt store)`);
+      }
+      return items[ref[1]];
+    }
+    obj = value[ESC] as Record<string, unknown>;
+  }
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(obj)) setOwn(out, k, resolveItems(v, lists));
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Checkpoint rows.
+
+/** The part of a checkpoint a row diffs against its base: everything but keys and writes. */
+export type CpRecord = Record<string, unknown>;
+
+/** A checkpoint row as stored, under the key `[thread_id, checkpoint_ns, s]`. */
+export interface StoredCpRow {
+  /** The checkpoint id (indexed; the record leaves it out). */
+  id: string;
+  /**
+   * Base id (key `[thread_id, checkpoint_ns, b]` in `bases`): the row's put order `s` when the
+   * base was made plus a random fraction, so ids never repeat, not even after a thread is
+   * deleted and created again. The record is then a diff against the base.
+   */
+  b?: number;
+  /** The shared record (`CpRecord` with item references), or its diff against the base. */
+  r: unknown;
+  /** Pending writes, shared. */
+  w: unknown;
+}
+
+/** A checkpoint row with its key. */
+export interface CpRow extends StoredCpRow {
+  thread_id: string;
+  checkpoint_ns: string;
+  /** Put order within (thread, namespace). */
+  s: number;
+}
+
+export const cpKey = (row: CpRow): [string, string, number] => [row.thread_id, row.checkpoint_ns, row.s];
+export const storedRow = ({ thread_id: _t, checkpoint_ns: _n, s: _s, ...stored }: CpRow): StoredCpRow => stored;
+export const located = (key: [string, string, number], stored: StoredCpRow): CpRow => ({
+  ...stored,
+  thread_id: key[0],
+  checkpoint_ns: key[1],
+  s: key[2],
+});
+
+/** A random 16-character id (96 bits): list log ids, which need no UUID's length. */
+export function shortId(): string {
+  const bytes = new Uint8Array(12);
+  globalThis.crypto.getRandomValues(bytes);
+  let out = "";
+  const abc = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+  for (let i = 0; i < 12; i += 3) {
+    const n = (bytes[i]! << 16) | (bytes[i + 1]! << 8) | bytes[i + 2]!;
+    out += abc[(n >> 18) & 63]! + abc[(n >> 12) & 63]! + abc[(n >> 6) & 63]! + abc[n & 63]!;
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Leaf diffs. A record is seen as its leaves: every value that is not a plain object with keys
+// (arrays, strings, numbers, ..., and `{}`), each at a path of keys. A base's leaves are listed
+// in a fixed order (`leavesOf`), so a diff names a changed leaf by its position in that list:
+// `[i, value]` sets leaf i, `[i]` removes it, `[[...path], value]` adds a leaf the base lacks.
+// Consecutive checkpoints change the same few leaves (id, time, versions, step, list lengths),
+// so a row costs about the size of the values that changed.
+
+export type LeafDiff = Array<[number] | [number, unknown] | [string[], unknown]>;
+type Leaves = Array<[string[], unknown]>;
+
+const leafCache = new WeakMap<object, Leaves>();
+
+/** The leaves of a record, in a fixed order (cached per record object: bases are immutable). */
+export function leavesOf(record: Record<string, unknown>): Leaves {
+  let leaves = leafCache.get(record);
+  if (!leaves) {
+    leaves = [];
+    collect(record, [], leaves);
+    leafCache.set(record, leaves);
+  }
+  return leaves;
+}
+
+function collect(v: Record<string, unknown>, path: string[], out: Leaves) {
+  for (const [k, x] of Object.entries(v)) {
+    if (x === undefined) continue;
+    const p = [...path, k];
+    if (isPlainObject(x) && Object.keys(x).length > 0) collect(x, p, out);
+    else out.push([p, x]);
+  }
+}
+
+const pathKey = (path: string[]) => JSON.stringify(path);
+
+export function diffLeaves(record: Record<string, unknown>, base: Record<string, unknown>): LeafDiff {
+  const baseLeaves = leavesOf(base);
+  const at = new Map<string, number>();
+  baseLeaves.forEach(([p], i) => at.set(pathKey(p), i));
+  const mine: Leaves = [];
+  collect(record, [], mine);
+  const diff: LeafDiff = [];
+  const seen = new Set<number>();
+  for (const [p, x] of mine) {
+    const i = at.get(pathKey(p));
+    if (i === undefined) diff.push([p, x]);
+    else {
+      seen.add(i);
+      const b = baseLeaves[i]![1];
+      if (!(b === x || jsonEqual(b, x))) diff.push([i, x]);
+    }
+  }
+  for (let i = 0; i < baseLeaves.length; i++) if (!seen.has(i)) diff.push([i]);
+  return diff;
+}
+
+export function patchLeaves(base: Record<string, unknown>, diff: LeafDiff): Record<string, unknown> {
+  const baseLeaves = leavesOf(base);
+  const values: unknown[] = baseLeaves.map(([, x]) => x);
+  const removed = new Set<number>();
+  const added: Leaves = [];
+  for (const d of diff) {
+    if (typeof d[0] === "number") {
+      if (d.length === 1) removed.add(d[0]);
+      else values[d[0]] = d[1];
+    } else added.push([d[0], d[1]]);
+  }
+  const out: Record<string, unknown> = {};
+  const put = (path: string[], x: unknown) => {
+    let node = out;
+    for (let i = 0; i < path.length - 1; i++) {
+      const k = path[i]!;
+      if (!Object.hasOwn(node, k) || !isPlainObject(node[k])) setOwn(node, k, {});
+      node = node[k] as Record<string, unknown>;
+    }
+    setOwn(node, path[path.length - 1]!, x);
+  };
+  baseLeaves.forEach(([p], i) => {
+    if (!removed.has(i)) put(p, values[i]);
+  });
+  for (const [p, x] of added) put(p, x);
+  return out;
+}
+
+/** The row's shared record (item references still in place). */
+export function rowRecord(row: CpRow, base: CpRecord | undefined): CpRecord {
+  if (row.b === undefined) return row.r as CpRecord;
+  if (!base) throw new Error(`agentdock indexeddb: base ${row.b} of checkpoint ${row.id} is missing (corrupt store)`);
+  return patchLeaves(base, row.r as LeafDiff);
+}
+
+/** What a row stores for `record` against `base` (`undefined`: no base). */
+export function rowBody(record: CpRecord, base: { id: number; record: CpRecord } | undefined): Pick<CpRow, "b" | "r"> {
+  if (!base) return { r: record };
+  return { b: base.id, r: diffLeaves(record, base.record) };
+}
