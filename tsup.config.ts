@@ -11,6 +11,7 @@ export default defineConfig([
       http: "src/http/index.ts",
       node: "src/node/index.ts",
       report: "src/upload/report-entry.ts",
+      postgres: "src/postgres/index.ts",
     },
     format: ["esm", "cjs"],
     dts: true,

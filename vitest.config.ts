@@ -2,10 +2,18 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
     testTimeout: 20_000,
     hookTimeout: 120_000,
     pool: "forks",
     typecheck: { enabled: true, include: ["test/**/*.test-d.ts"], tsconfig: "./tsconfig.json" },
+    // test/postgres runs against a throwaway PostgreSQL server that its global setup starts (D22);
+    // the setup runs only when a test of that project is selected.
+    projects: [
+      { extends: true, test: { name: "default", include: ["test/**/*.test.ts"], exclude: ["test/postgres/**", "**/node_modules/**"] } },
+      {
+        extends: true,
+        test: { name: "postgres", include: ["test/postgres/**/*.test.ts"], globalSetup: ["test/postgres/global-setup.ts"], typecheck: { enabled: false } },
+      },
+    ],
   },
 });

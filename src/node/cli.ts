@@ -1,15 +1,17 @@
 /**
  * The `agentdock` command:
- *   agentdock serve --config graph.json [--store memory|json:<dir>] [--port 2024] [--host 127.0.0.1] [--verbose]
+ *   agentdock serve --config graph.json [--store memory|json:<dir>|postgres://user@host:port/db] [--port 2024] [--host 127.0.0.1] [--verbose]
  * Built to dist/cli.js; it needs only the package's own dependencies (tsx is loaded only for
  * graph files written in TypeScript, when it is installed).
  */
 import { parseArgs } from "node:util";
-import { limitOptions, serveConfig } from "./config.js";
+import { limitOptions, redact, serveConfig } from "./config.js";
 
 const USAGE = `usage: agentdock serve --config graph.json [options]
   --config, -c FILE     graph.json: { "graphs": { "<id>": "./file.js:export" }, "auth"?: { "path": "./auth.js:auth" } }
-  --store SPEC          memory (default) or json:<directory>
+  --store SPEC          memory (default), json:<directory>, or postgres://user:pass@host:port/db[?schema=name]
+                        (agentdock/postgres; needs the pg package)
+  --lease-ms N          run lease: a run of a process that died ends error after this (default 30000)
   --port, -p N          port (default 2024; 0 picks a free one); a port in use is an error, as with serve()
   --host HOST           interface (default 127.0.0.1)
   --heartbeat-ms N      SSE heartbeat interval (default 5000; 0 disables)
@@ -33,6 +35,7 @@ async function main(argv: string[]): Promise<void> {
       port: { type: "string", short: "p" },
       host: { type: "string", default: "127.0.0.1" },
       "heartbeat-ms": { type: "string" },
+      "lease-ms": { type: "string" },
       "api-key": { type: "string" },
       verbose: { type: "boolean" },
       "max-body-bytes": { type: "string" },
@@ -58,6 +61,7 @@ async function main(argv: string[]): Promise<void> {
     host: values.host,
     heartbeatMs: values["heartbeat-ms"] === undefined ? undefined : Number(values["heartbeat-ms"]),
     apiKey,
+    ...(values["lease-ms"] !== undefined ? { leaseMs: Number(values["lease-ms"]) } : {}),
     ...limitOptions(values),
   });
   if (apiKey === undefined && !server.hasAuth) {
@@ -65,7 +69,7 @@ async function main(argv: string[]): Promise<void> {
       "agentdock: warning: the experiment upload endpoints (/api/v1/...) are open to anyone who can reach this server; set --api-key (or AGENTDOCK_API_KEY) or name an auth handler in graph.json",
     );
   }
-  console.log(`agentdock: serving graphs ${server.graphIds.join(", ")} on ${server.url} (store: ${values.store})`);
+  console.log(`agentdock: serving graphs ${server.graphIds.join(", ")} on ${server.url} (store: ${redact(values.store)})`);
   const stop = async () => {
     console.log("agentdock: shutting down");
     await server.close();

@@ -24,8 +24,13 @@ export interface GraphConfig {
 export interface ServeConfigOptions extends ServeOptions {
   /** Path of graph.json; graph and auth paths resolve against its directory. */
   config: string;
-  /** `memory` (default) or `json:<dir>` (the JSON-file store in that directory, relative to cwd). */
+  /**
+   * `memory` (default), `json:<dir>` (the JSON-file store in that directory, relative to cwd), or
+   * `postgres://user@host:port/db` (`agentdock/postgres`; needs the `pg` package).
+   */
   store?: string;
+  /** The runtime's run lease in ms (`createRuntime`'s `leaseMs`). */
+  leaseMs?: number;
 }
 
 /** A server started from graph.json, with the runtime behind it. */
@@ -36,11 +41,28 @@ export interface ConfigServer extends ServeHandle {
   hasAuth: boolean;
 }
 
-/** Parses `--store`: `memory` or `json:<dir>`. */
-export function openStore(spec: string | undefined): Store | undefined {
+/** Parses `--store`: `memory`, `json:<dir>` or a `postgres://` / `postgresql://` URL. */
+export async function openStore(spec: string | undefined): Promise<Store | undefined> {
   if (spec === undefined || spec === "memory") return undefined;
   if (spec.startsWith("json:") && spec.length > 5) return jsonFileStore(resolve(spec.slice(5)));
-  throw invalidInput(`agentdock: unknown store "${spec}": use "memory" or "json:<directory>"`, [{ path: "store", message: "memory | json:<dir>" }]);
+  if (/^postgres(ql)?:\/\//.test(spec)) {
+    // Loaded only when asked for: `pg` is an optional peer dependency.
+    let mod: typeof import("../postgres/index.js");
+    try {
+      mod = await import("../postgres/index.js");
+    } catch (err) {
+      throw invalidInput(`agentdock: --store ${redact(spec)} needs the \`pg\` package (npm install pg): ${(err as Error).message}`);
+    }
+    return mod.postgresStore({ connectionString: spec });
+  }
+  throw invalidInput(`agentdock: unknown store "${redact(spec)}": use "memory", "json:<directory>" or "postgres://user@host:port/db"`, [
+    { path: "store", message: "memory | json:<dir> | postgres://..." },
+  ]);
+}
+
+/** The store spec without a password, for messages. */
+export function redact(spec: string): string {
+  return spec.replace(/^(postgres(?:ql)?:\/\/[^:/@]*):[^@/]*@/, "$1:***@");
 }
 
 /** The command-line flags of the D25 limits, and the handler options they set. */
@@ -93,10 +115,10 @@ export async function loadGraphs(configPath: string): Promise<{ config: GraphCon
 
 /** Loads graph.json, creates the runtime on the chosen store and serves it. */
 export async function serveConfig(options: ServeConfigOptions): Promise<ConfigServer> {
-  const { config: configPath, store: storeSpec, ...serveOptions } = options;
+  const { config: configPath, store: storeSpec, leaseMs, ...serveOptions } = options;
   const { config, graphs } = await loadGraphs(configPath);
   const auth = await loadAuth(config, dirname(resolve(configPath)));
-  const runtime = await createRuntime({ graphs, store: openStore(storeSpec), auth });
+  const runtime = await createRuntime({ graphs, store: await openStore(storeSpec), auth, ...(leaseMs !== undefined ? { leaseMs } : {}) });
   try {
     const handle = await serve(runtime, serveOptions);
     return {

@@ -1,0 +1,489 @@
+/**
+ * Run events on PostgreSQL (D20): every run's log lives in `run_logs` / `run_events`, so a reader
+ * on any process can replay and follow a run executing on another.
+ *
+ * - `publish` is synchronous and hot (token streaming): it numbers the event, keeps it in the
+ *   publishing process's memory for local readers, and queues it; a background flusher writes
+ *   the queue in order with one statement per batch (INSERT of every queued event, the `ended`
+ *   marks, and a NOTIFY per run touched), so readers elsewhere are woken on commit.
+ * - Readers in the publishing process read the memory copy; others read the table from their
+ *   position and wait for a NOTIFY of the run (or a short poll as a fallback).
+ * - A resumable log is always written to the table. A non-resumable one only once a reader in
+ *   another process asks for it (NOTIFY `r<run id>`): the publisher then writes every event it
+ *   still holds and the following ones. Its end is always recorded.
+ * - `end` flushes and marks the log ended in the same statement as its last events. A
+ *   non-resumable log does not replay to readers that attach after its end; every ended log is
+ *   pruned after its retention window (`resumable` logs: `resumableRetentionMs`).
+ */
+import type { Pool } from "pg";
+import type { RunEventPort, RunEventReadOptions, RunEventRecord } from "../persistence/types.js";
+
+/** A log this process publishes: every event since it opened the log here. */
+class LocalLog {
+  events: RunEventRecord[] = [];
+  /** How many of `events` were queued for the table (all of a resumable log's; a non-resumable log's once shared). */
+  persisted = 0;
+  /** A non-resumable log a reader in another process reads: its events go to the table too. */
+  shared = false;
+  ended = false;
+  dropped = false;
+  private wake: (() => void) | undefined;
+  private waiting: Promise<void> | undefined;
+
+  constructor(
+    readonly resumable: boolean,
+    /** The seq of the first event published here (events before it were published elsewhere). */
+    readonly first: number,
+  ) {}
+
+  get next(): number {
+    return this.first + this.events.length;
+  }
+
+  changed(): Promise<void> {
+    return (this.waiting ??= new Promise<void>((resolve) => (this.wake = resolve)));
+  }
+
+  notify(): void {
+    const wake = this.wake;
+    if (wake) {
+      this.wake = undefined;
+      this.waiting = undefined;
+      wake();
+    }
+  }
+}
+
+type Item = { kind: "event"; runId: string; seq: number; event: string; json: string } | { kind: "end"; runId: string };
+
+export interface PgRunEventsOptions {
+  /** How often a waiting reader polls when no notification arrives. Default 1000 ms. */
+  pollMs: number;
+  /** How long ended resumable logs stay replayable. Default 15 minutes. */
+  resumableRetentionMs: number;
+  /** How long ended non-resumable logs stay for readers still draining them. Default 60 s. */
+  retentionMs: number;
+}
+
+const MAX_BATCH = 2000;
+const ENDED_GRACE_MS = 5000;
+const READ_BATCH = 1000;
+
+export class PgRunEvents implements RunEventPort {
+  private readonly local = new Map<string, LocalLog>();
+  private queue: Item[] = [];
+  /** Items ever queued, and ever written (their counts). */
+  private queued = 0;
+  private written = 0;
+  private flushing: Promise<void> | undefined;
+  private readonly flushWaiters: Array<{ upTo: number; resolve: () => void }> = [];
+  /** Readers waiting for a change of a run's log (in any process). */
+  private readonly waiters = new Map<string, Set<() => void>>();
+  private closed = false;
+  private warnedJson = false;
+
+  constructor(
+    private readonly pool: () => Pool,
+    private readonly s: string,
+    private readonly channel: string,
+    private readonly options: PgRunEventsOptions,
+  ) {}
+
+  // -------------------------------------------------------------------------------------------
+  // Wake-ups.
+
+  /** A promise resolved at the next change of the run's log seen by this process. */
+  private changed(runId: string): { promise: Promise<void>; cancel: () => void } {
+    let set = this.waiters.get(runId);
+    if (!set) this.waiters.set(runId, (set = new Set()));
+    let resolve!: () => void;
+    const promise = new Promise<void>((r) => (resolve = r));
+    const entry = () => resolve();
+    set.add(entry);
+    const s = set;
+    return {
+      promise,
+      cancel: () => {
+        s.delete(entry);
+        if (s.size === 0 && this.waiters.get(runId) === s) this.waiters.delete(runId);
+      },
+    };
+  }
+
+  /** Called for a NOTIFY of the run's log (from any process), and locally. */
+  wake(runId: string): void {
+    const set = this.waiters.get(runId);
+    if (!set) return;
+    this.waiters.delete(runId);
+    for (const w of set) w();
+  }
+
+  /** After a lost listener connection: notifications may have been missed. */
+  wakeAll(): void {
+    for (const runId of [...this.waiters.keys()]) this.wake(runId);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Writing.
+
+  async open(runId: string, options: { resumable: boolean }): Promise<void> {
+    const had = this.local.get(runId);
+    if (had && !had.ended) return;
+    await this.flush();
+    const s = this.s;
+    // The common case in one statement: a log never opened before.
+    const fast = await this.pool().query<{ inserted: boolean }>(
+      `WITH ins AS (INSERT INTO ${s}.run_logs (run_id, resumable) VALUES ($1, $2) ON CONFLICT (run_id) DO NOTHING RETURNING run_id)
+       SELECT EXISTS (SELECT 1 FROM ins) AS inserted, pg_notify($3, $4)`,
+      [runId, options.resumable, this.channel, `e${runId}`],
+    );
+    if (fast.rows[0]?.inserted) {
+      const current = this.local.get(runId);
+      if (current && !current.ended) return;
+      this.local.set(runId, new LocalLog(options.resumable, 0));
+      this.wake(runId);
+      return;
+    }
+    const client = await this.pool().connect();
+    let first = 0;
+    try {
+      await client.query("BEGIN");
+      const { rows } = await client.query<{ ended: boolean; next: number }>(
+        `SELECT ended_at IS NOT NULL AS ended,
+                COALESCE((SELECT max(seq) + 1 FROM ${s}.run_events WHERE run_id = $1), 0)::int AS next
+           FROM ${s}.run_logs WHERE run_id = $1 FOR UPDATE`,
+        [runId],
+      );
+      const row = rows[0];
+      if (row && !row.ended) {
+        // Open elsewhere (a runtime that stopped, or one ending its run): publish after its events.
+        first = row.next;
+      } else if (row) {
+        await client.query(`DELETE FROM ${s}.run_events WHERE run_id = $1`, [runId]);
+        await client.query(`UPDATE ${s}.run_logs SET resumable = $2, opened_at = now(), ended_at = NULL WHERE run_id = $1`, [runId, options.resumable]);
+      } else {
+        await client.query(
+          `INSERT INTO ${s}.run_logs (run_id, resumable) VALUES ($1, $2)
+             ON CONFLICT (run_id) DO UPDATE SET resumable = EXCLUDED.resumable, opened_at = now(), ended_at = NULL`,
+          [runId, options.resumable],
+        );
+      }
+      await client.query("SELECT pg_notify($1, $2)", [this.channel, `e${runId}`]);
+      await client.query("COMMIT");
+    } catch (err) {
+      await client.query("ROLLBACK").catch(() => undefined);
+      throw err;
+    } finally {
+      client.release();
+    }
+    const current = this.local.get(runId);
+    if (current && !current.ended) return;
+    this.local.set(runId, new LocalLog(options.resumable, first));
+    this.wake(runId);
+  }
+
+  publish(runId: string, event: string, data: unknown): void {
+    const log = this.local.get(runId);
+    if (!log || log.ended) return;
+    const seq = log.next;
+    log.events.push({ seq, event, data });
+    if (log.resumable || log.shared) this.persist(runId, log);
+    log.notify();
+  }
+
+  /** Queues the log's events not queued yet for the table. */
+  private persist(runId: string, log: LocalLog): void {
+    for (; log.persisted < log.events.length; log.persisted++) {
+      const { seq, event, data } = log.events[log.persisted]!;
+      let json: string;
+      try {
+        json = JSON.stringify(data) ?? "null";
+      } catch (err) {
+        if (!this.warnedJson) {
+          this.warnedJson = true;
+          console.error(`agentdock/postgres: an event of run ${runId} is not JSON; stored as null for other processes`, err);
+        }
+        json = "null";
+      }
+      this.enqueue({ kind: "event", runId, seq, event, json });
+    }
+  }
+
+  /**
+   * A reader in another process reads this non-resumable log (its NOTIFY): from now on its
+   * events go to the table too, starting with every one this process still holds.
+   */
+  share(runId: string): void {
+    const log = this.local.get(runId);
+    if (!log || log.resumable || log.shared || log.ended) return;
+    log.shared = true;
+    this.persist(runId, log);
+  }
+
+  async end(runId: string): Promise<void> {
+    const log = this.local.get(runId);
+    if (log) {
+      if (log.ended) return;
+      log.ended = true;
+      log.notify();
+      const upTo = this.enqueue({ kind: "end", runId });
+      await this.flushed(upTo);
+      // Kept a moment for readers of this process that found the log open and have not switched
+      // to reading it yet (a non-resumable log's events may exist only here).
+      const timer = setTimeout(() => {
+        if (this.local.get(runId) === log) this.local.delete(runId);
+      }, ENDED_GRACE_MS);
+      (timer as { unref?: () => void }).unref?.();
+      return;
+    }
+    await this.flush();
+    await this.pool().query(
+      `WITH e AS (UPDATE ${this.s}.run_logs SET ended_at = now() WHERE run_id = $1 AND ended_at IS NULL RETURNING run_id)
+       SELECT pg_notify($2, 'e' || run_id) FROM e`,
+      [runId, this.channel],
+    );
+  }
+
+  async drop(runId: string): Promise<void> {
+    const log = this.local.get(runId);
+    if (log) {
+      log.ended = true;
+      log.dropped = true;
+      log.events = [];
+      this.local.delete(runId);
+      log.notify();
+    }
+    await this.flush();
+    await this.pool().query(
+      `WITH a AS (DELETE FROM ${this.s}.run_events WHERE run_id = $1), b AS (DELETE FROM ${this.s}.run_logs WHERE run_id = $1)
+       SELECT pg_notify($2, $3)`,
+      [runId, this.channel, `e${runId}`],
+    );
+    this.wake(runId);
+  }
+
+  private enqueue(item: Item): number {
+    this.queue.push(item);
+    const n = ++this.queued;
+    if (!this.flushing) this.flushing = new Promise<void>((resolve) => setImmediate(() => void this.drain().finally(resolve)));
+    return n;
+  }
+
+  /** Resolves once every item queued so far is written. */
+  flush(): Promise<void> {
+    return this.flushed(this.queued);
+  }
+
+  private flushed(upTo: number): Promise<void> {
+    if (this.written >= upTo) return Promise.resolve();
+    return new Promise<void>((resolve) => this.flushWaiters.push({ upTo, resolve }));
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      while (this.queue.length > 0) {
+        const batch = this.queue.slice(0, MAX_BATCH);
+        try {
+          await this.write(batch);
+        } catch (err) {
+          if (this.closed) {
+            console.error("agentdock/postgres: run events could not be written before close", err);
+            this.queue = [];
+            this.written = this.queued;
+            break;
+          }
+          console.error("agentdock/postgres: writing run events failed; retrying", err);
+          await new Promise((r) => setTimeout(r, 200));
+          continue;
+        }
+        this.queue.splice(0, batch.length);
+        this.written += batch.length;
+        this.releaseWaiters();
+      }
+    } finally {
+      this.flushing = undefined;
+      this.releaseWaiters();
+      if (this.queue.length > 0) this.enqueueDrain();
+    }
+  }
+
+  private enqueueDrain(): void {
+    if (!this.flushing) this.flushing = new Promise<void>((resolve) => setImmediate(() => void this.drain().finally(resolve)));
+  }
+
+  private releaseWaiters(): void {
+    for (let i = this.flushWaiters.length - 1; i >= 0; i--) {
+      const w = this.flushWaiters[i]!;
+      if (this.written >= w.upTo) {
+        this.flushWaiters.splice(i, 1);
+        w.resolve();
+      }
+    }
+  }
+
+  /** One statement: the events, the end marks and a NOTIFY per run, atomically. */
+  private async write(batch: Item[]): Promise<void> {
+    const runIds: string[] = [];
+    const seqs: number[] = [];
+    const names: string[] = [];
+    const data: string[] = [];
+    const ended: string[] = [];
+    const touched = new Set<string>();
+    for (const item of batch) {
+      touched.add(item.runId);
+      if (item.kind === "event") {
+        runIds.push(item.runId);
+        seqs.push(item.seq);
+        names.push(item.event);
+        data.push(item.json);
+      } else ended.push(item.runId);
+    }
+    const s = this.s;
+    await this.pool().query(
+      `WITH ins AS (
+         INSERT INTO ${s}.run_events (run_id, seq, event, data)
+         SELECT r, q, e, d::json FROM unnest($1::text[], $2::int[], $3::text[], $4::text[]) AS u(r, q, e, d)
+         ON CONFLICT (run_id, seq) DO NOTHING),
+       ended AS (UPDATE ${s}.run_logs SET ended_at = now() WHERE run_id = ANY($5::text[]) AND ended_at IS NULL)
+       SELECT pg_notify($6, 'e' || r) FROM unnest($7::text[]) AS r`,
+      [runIds, seqs, names, data, ended, this.channel, [...touched]],
+    );
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Reading.
+
+  read(runId: string, options: RunEventReadOptions = {}): AsyncIterable<RunEventRecord> {
+    return this.reader(runId, options);
+  }
+
+  private async *reader(runId: string, options: RunEventReadOptions): AsyncGenerator<RunEventRecord, void, undefined> {
+    const { signal } = options;
+    if (signal?.aborted) return;
+    let abortResolve!: () => void;
+    const aborted = new Promise<void>((r) => (abortResolve = r));
+    const onAbort = () => abortResolve();
+    signal?.addEventListener("abort", onAbort, { once: true });
+    let pos: number | undefined = options.after === undefined ? undefined : Math.max(0, options.after + 1);
+    /** We saw the log open (attached); a log gone afterwards was dropped. */
+    let attached = false;
+    /** We found no log and waited for it: read it from its first event. */
+    let waitedForOpen = false;
+    try {
+      for (;;) {
+        if (signal?.aborted || this.closed) return;
+        const local = this.local.get(runId);
+        if (local && (pos === undefined || pos >= local.first)) {
+          if (!attached && !waitedForOpen && local.ended && !local.resumable) return;
+          attached = true;
+          if (pos === undefined) pos = waitedForOpen ? local.first : local.next;
+          // Read the memory copy until it ends.
+          for (;;) {
+            if (signal?.aborted || local.dropped) return;
+            if (pos < local.next) {
+              const event = local.events[pos - local.first]!;
+              pos++;
+              yield event;
+              continue;
+            }
+            if (local.ended) return;
+            await Promise.race([local.changed(), aborted]);
+          }
+        }
+        // Read the table (a log published elsewhere, or what was published before this process took it over).
+        const change = this.changed(runId);
+        try {
+          const from = pos ?? 2 ** 31 - 1;
+          const { rows } = await this.pool().query<{ resumable: boolean; ended: boolean; next: number; events: Array<[number, string, unknown]> | null }>(
+            `SELECT l.resumable, l.ended_at IS NOT NULL AS ended,
+                    COALESCE((SELECT max(seq) + 1 FROM ${this.s}.run_events WHERE run_id = $1), 0)::int AS next,
+                    (SELECT json_agg(json_build_array(e.seq, e.event, e.data) ORDER BY e.seq)
+                       FROM (SELECT seq, event, data FROM ${this.s}.run_events WHERE run_id = $1 AND seq >= $2 ORDER BY seq LIMIT ${READ_BATCH}) e) AS events
+               FROM ${this.s}.run_logs l WHERE l.run_id = $1`,
+            [runId, from],
+          );
+          const row = rows[0];
+          // Opened by this process meanwhile (its NOTIFY can arrive before open() returns): read the memory copy.
+          const opened = this.local.get(runId);
+          if (opened && (pos === undefined || pos >= opened.first)) continue;
+          if (!row) {
+            if (attached || options.ifAbsent === "end") return;
+            if (this.local.has(runId)) continue;
+            waitedForOpen = true;
+          } else {
+            if (!attached) {
+              if (row.ended && !row.resumable && !waitedForOpen) return;
+              attached = true;
+              if (!row.resumable && !row.ended) void this.askShare(runId);
+              if (pos === undefined) {
+                pos = waitedForOpen ? 0 : row.next;
+                continue;
+              }
+            }
+            const events = row.events ?? [];
+            for (const [seq, event, data] of events) {
+              if (seq < pos!) continue;
+              pos = seq + 1;
+              yield { seq, event, data };
+              if (signal?.aborted) return;
+            }
+            if (events.length >= READ_BATCH) continue;
+            if (row.ended) return;
+            // Taken over by this process meanwhile: read its memory copy.
+            const now = this.local.get(runId);
+            if (now && pos! >= now.first) continue;
+          }
+          let timer: ReturnType<typeof setTimeout> | undefined;
+          let polled = false;
+          const poll = new Promise<void>((r) => (timer = setTimeout(() => ((polled = true), r()), this.options.pollMs)));
+          await Promise.race([change.promise, poll, aborted]);
+          clearTimeout(timer);
+          // Nothing arrived for a while: ask again (the publisher may have missed it, or changed).
+          if (polled && row && !row.resumable) void this.askShare(runId);
+        } finally {
+          change.cancel();
+        }
+      }
+    } finally {
+      signal?.removeEventListener("abort", onAbort);
+    }
+  }
+
+  /** Asks the process publishing a non-resumable log to write it to the table (NOTIFY `r<run id>`). */
+  private async askShare(runId: string): Promise<void> {
+    try {
+      await this.pool().query("SELECT pg_notify($1, $2)", [this.channel, `r${runId}`]);
+    } catch {
+      // The poll asks again.
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------
+
+  /** Deletes logs whose run ended longer ago than their retention window. */
+  async prune(): Promise<number> {
+    const s = this.s;
+    const { rows } = await this.pool().query<{ n: number }>(
+      `WITH gone AS (
+         DELETE FROM ${s}.run_logs
+          WHERE ended_at IS NOT NULL
+            AND ended_at < now() - make_interval(secs => CASE WHEN resumable THEN $1::float8 ELSE $2::float8 END)
+         RETURNING run_id),
+       ev AS (DELETE FROM ${s}.run_events e USING gone WHERE e.run_id = gone.run_id)
+       SELECT count(*)::int AS n FROM gone`,
+      [this.options.resumableRetentionMs / 1000, this.options.retentionMs / 1000],
+    );
+    return rows[0]?.n ?? 0;
+  }
+
+  reopen(): void {
+    this.closed = false;
+  }
+
+  async close(): Promise<void> {
+    await this.flush();
+    this.closed = true;
+    for (const log of this.local.values()) log.notify();
+    this.wakeAll();
+  }
+}

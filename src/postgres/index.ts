@@ -1,0 +1,9 @@
+/**
+ * `agentdock/postgres`: the PostgreSQL store (D22), on the `pg` driver (an optional peer
+ * dependency; the core entry never imports it).
+ *
+ *   import { postgresStore } from "agentdock/postgres";
+ *   const runtime = await createRuntime({ graphs, store: postgresStore({ connectionString }) });
+ */
+export { postgresStore, PostgresStore, type PostgresStoreOptions } from "./store.js";
+export { PG_SCHEMA_VERSION } from "./schema.js";

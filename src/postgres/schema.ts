@@ -1,0 +1,178 @@
+/**
+ * The PostgreSQL schema of `agentdock/postgres`, versioned in `<schema>.meta` and migrated on
+ * open under a transaction-scoped advisory lock, so that several processes opening one database
+ * at once migrate it once (the others wait for the lock, then find it current).
+ *
+ * Conventions:
+ * - Every table lives in one schema (default `agentdock`); several stores can share a database
+ *   under different schemas.
+ * - Text columns that are sorted or compared as ids use `COLLATE "C"`: byte order, which is the
+ *   code-point order the in-memory evaluator (src/persistence/query.ts) sorts by.
+ * - `jsonb` only where the store filters (metadata, with GIN `jsonb_path_ops` indexes for `@>`);
+ *   every other value is `json`, stored as the exact text we wrote (key order kept, no re-encoding).
+ */
+import type { PoolClient } from "pg";
+
+/** The schema version this code reads and writes. */
+export const PG_SCHEMA_VERSION = 1;
+
+export const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
+
+/** Migration n takes a database at version n-1 to version n. */
+function migrations(s: string): string[][] {
+  return [
+    [],
+    [
+      `CREATE SEQUENCE ${s}.revisions`,
+      `CREATE SEQUENCE ${s}.run_queue`,
+      `CREATE SEQUENCE ${s}.write_seq`,
+      `CREATE SEQUENCE ${s}.cp_seq`,
+      `CREATE SEQUENCE ${s}.cp_log_ids`,
+      `CREATE SEQUENCE ${s}.doc_seq`,
+      `CREATE TABLE ${s}.assistants (
+        assistant_id text COLLATE "C" PRIMARY KEY,
+        graph_id text COLLATE "C" NOT NULL,
+        name text COLLATE "C" NOT NULL,
+        created_at text COLLATE "C" NOT NULL,
+        updated_at text COLLATE "C" NOT NULL,
+        metadata jsonb NOT NULL,
+        doc json NOT NULL)`,
+      `CREATE INDEX ON ${s}.assistants USING gin (metadata jsonb_path_ops)`,
+      `CREATE INDEX ON ${s}.assistants (created_at, assistant_id)`,
+      `CREATE INDEX ON ${s}.assistants (graph_id)`,
+      `CREATE TABLE ${s}.assistant_versions (
+        assistant_id text COLLATE "C" NOT NULL,
+        version integer NOT NULL,
+        metadata jsonb NOT NULL,
+        doc json NOT NULL,
+        PRIMARY KEY (assistant_id, version))`,
+      `CREATE TABLE ${s}.threads (
+        thread_id text COLLATE "C" PRIMARY KEY,
+        status text COLLATE "C" NOT NULL,
+        created_at text COLLATE "C" NOT NULL,
+        updated_at text COLLATE "C" NOT NULL,
+        state_updated_at text COLLATE "C" NOT NULL,
+        metadata jsonb NOT NULL,
+        vals json NOT NULL,
+        doc json NOT NULL,
+        revision bigint NOT NULL)`,
+      `CREATE INDEX ON ${s}.threads USING gin (metadata jsonb_path_ops)`,
+      `CREATE INDEX ON ${s}.threads (created_at, thread_id)`,
+      `CREATE INDEX ON ${s}.threads (updated_at, thread_id)`,
+      `CREATE INDEX ON ${s}.threads (status, thread_id)`,
+      // Checkpoints: one row each; `seq` is the put order (kept when a checkpoint is replaced).
+      // Top-level array channel values live in append-only logs (cp_logs / cp_chunks): `refs`
+      // maps a channel to [log_id, n] = the first n items of the log, so a checkpoint whose
+      // messages extend its parent's stores only the new items.
+      `CREATE TABLE ${s}.checkpoints (
+        thread_id text COLLATE "C" NOT NULL,
+        ns text COLLATE "C" NOT NULL,
+        checkpoint_id text COLLATE "C" NOT NULL,
+        seq bigint NOT NULL,
+        parent_id text,
+        metadata jsonb NOT NULL,
+        checkpoint json NOT NULL,
+        refs json,
+        PRIMARY KEY (thread_id, ns, checkpoint_id))`,
+      `CREATE INDEX ON ${s}.checkpoints (thread_id, ns, seq)`,
+      `CREATE TABLE ${s}.cp_logs (
+        log_id bigint PRIMARY KEY,
+        thread_id text COLLATE "C" NOT NULL,
+        len integer NOT NULL)`,
+      `CREATE INDEX ON ${s}.cp_logs (thread_id)`,
+      `CREATE TABLE ${s}.cp_chunks (
+        thread_id text COLLATE "C" NOT NULL,
+        log_id bigint NOT NULL,
+        start integer NOT NULL,
+        items json NOT NULL,
+        PRIMARY KEY (thread_id, log_id, start))`,
+      `CREATE TABLE ${s}.cp_writes (
+        thread_id text COLLATE "C" NOT NULL,
+        ns text COLLATE "C" NOT NULL,
+        checkpoint_id text COLLATE "C" NOT NULL,
+        task_id text NOT NULL,
+        seq bigint NOT NULL,
+        idx integer NOT NULL,
+        channel text NOT NULL,
+        value json NOT NULL,
+        PRIMARY KEY (thread_id, ns, checkpoint_id, seq, idx))`,
+      `CREATE TABLE ${s}.runs (
+        run_id text COLLATE "C" PRIMARY KEY,
+        thread_id text COLLATE "C" NOT NULL,
+        assistant_id text COLLATE "C" NOT NULL,
+        status text NOT NULL,
+        created_at text COLLATE "C" NOT NULL,
+        queue_seq bigint NOT NULL,
+        doc json NOT NULL)`,
+      `CREATE INDEX ON ${s}.runs (thread_id, queue_seq)`,
+      `CREATE INDEX ON ${s}.runs (queue_seq) WHERE status IN ('pending', 'running')`,
+      `CREATE INDEX ON ${s}.runs (created_at, run_id)`,
+      `CREATE INDEX ON ${s}.runs (assistant_id)`,
+      `CREATE TABLE ${s}.cancels (
+        run_id text COLLATE "C" PRIMARY KEY,
+        thread_id text COLLATE "C" NOT NULL,
+        doc json NOT NULL)`,
+      `CREATE INDEX ON ${s}.cancels (thread_id)`,
+      `CREATE TABLE ${s}.leases (
+        key text COLLATE "C" PRIMARY KEY,
+        owner text NOT NULL,
+        expires_at bigint NOT NULL,
+        data json NOT NULL)`,
+      `CREATE INDEX ON ${s}.leases (expires_at)`,
+      `CREATE TABLE ${s}.docs (
+        collection text COLLATE "C" NOT NULL,
+        id text COLLATE "C" NOT NULL,
+        parent text,
+        seq bigint NOT NULL,
+        doc json NOT NULL,
+        PRIMARY KEY (collection, id))`,
+      `CREATE INDEX ON ${s}.docs (collection, seq)`,
+      // Run events (D20): one log per run; ended logs are pruned after their retention window.
+      `CREATE TABLE ${s}.run_logs (
+        run_id text COLLATE "C" PRIMARY KEY,
+        resumable boolean NOT NULL,
+        opened_at timestamptz NOT NULL DEFAULT now(),
+        ended_at timestamptz)`,
+      `CREATE INDEX ON ${s}.run_logs (ended_at) WHERE ended_at IS NOT NULL`,
+      `CREATE TABLE ${s}.run_events (
+        run_id text COLLATE "C" NOT NULL,
+        seq integer NOT NULL,
+        event text NOT NULL,
+        data json NOT NULL,
+        PRIMARY KEY (run_id, seq))`,
+    ],
+  ];
+}
+
+/**
+ * Creates or migrates the schema in one transaction under an advisory lock. Refuses a database
+ * written by a newer agentdock.
+ */
+export async function migrate(client: PoolClient, schema: string): Promise<void> {
+  const s = quoteIdent(schema);
+  await client.query("BEGIN");
+  try {
+    await client.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [`agentdock:migrate:${schema}`]);
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
+    await client.query(`CREATE TABLE IF NOT EXISTS ${s}.meta (key text PRIMARY KEY, value text NOT NULL)`);
+    const { rows } = await client.query<{ value: string }>(`SELECT value FROM ${s}.meta WHERE key = 'schema_version'`);
+    const current = rows.length ? Number(rows[0]!.value) : 0;
+    if (current > PG_SCHEMA_VERSION) {
+      throw new Error(
+        `agentdock/postgres: schema "${schema}" is at version ${current}, newer than this agentdock understands (${PG_SCHEMA_VERSION}); upgrade agentdock`,
+      );
+    }
+    const steps = migrations(s);
+    for (let v = current + 1; v <= PG_SCHEMA_VERSION; v++) for (const sql of steps[v]!) await client.query(sql);
+    if (current !== PG_SCHEMA_VERSION) {
+      await client.query(
+        `INSERT INTO ${s}.meta (key, value) VALUES ('schema_version', $1) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`,
+        [String(PG_SCHEMA_VERSION)],
+      );
+    }
+    await client.query("COMMIT");
+  } catch (err) {
+    await client.query("ROLLBACK").catch(() => undefined);
+    throw err;
+  }
+}

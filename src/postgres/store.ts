@@ -1,0 +1,1052 @@
+/**
+ * The PostgreSQL store (D22): several processes on one database act as one service (D20).
+ *
+ * - `commit` runs its ops in one transaction, in order; each expectation is judged under a row
+ *   lock (or by an `INSERT ... ON CONFLICT` whose outcome is the judgement), against the state
+ *   the earlier ops of the transaction left. A failed expectation rolls everything back and
+ *   rejects with `conflict`; deadlocks and serialization failures are retried transparently
+ *   (nothing was written).
+ * - `notify` ops become `pg_notify` calls inside the transaction (delivered on commit) on one
+ *   channel per schema that every store instance LISTENs on with one dedicated connection.
+ * - Queries are SQL: containment with `@>` on jsonb (GIN indexed), the auth filter in the WHERE
+ *   clause, sort, paging and counts in the database.
+ * - Checkpoints are keyed by (thread, namespace, id); top-level array channel values are stored
+ *   as prefixes of append-only logs, so a growing chat costs one chunk of new items per
+ *   checkpoint, and any checkpoint reads back in two queries.
+ * - `sameAs`: thread rows carry a revision (from a sequence); records this store returns are
+ *   mapped to their revision in a WeakMap.
+ */
+import { createHash } from "node:crypto";
+import pg from "pg";
+import type { Pool, PoolClient, Notification } from "pg";
+import { AgentdockError, conflict, invalidInput, notFound } from "../errors.js";
+import { checkJson, jsonEqual } from "../json.js";
+import type {
+  AssistantQuery,
+  AssistantVersionQuery,
+  CancelRequest,
+  CheckpointKey,
+  DocCollection,
+  Lease,
+  ListCheckpointsOptions,
+  PendingWrite,
+  RunQuery,
+  Store,
+  StoredCheckpoint,
+  StoredDoc,
+  ThreadExpectation,
+  ThreadQuery,
+  WriteOp,
+} from "../persistence/types.js";
+import type { AssistantRecord, AssistantVersionRecord, RunRecord, ThreadRecord } from "../types.js";
+import { PgRunEvents } from "./events.js";
+import { migrate, quoteIdent } from "./schema.js";
+import { authWhere, dir, page, Params, where } from "./sql.js";
+
+export interface PostgresStoreOptions {
+  /** `postgres://user:password@host:port/database`; or give `pool`. */
+  connectionString?: string;
+  /** A `pg` Pool to use (not ended by `close`). LISTEN uses one more connection with the pool's settings. */
+  pool?: Pool;
+  /** The schema holding agentdock's tables (or `?schema=` in the URL). Default `agentdock`. */
+  schema?: string;
+  /** Size of the pool created from `connectionString`. Default 10. */
+  max?: number;
+  /** How often a reader of another process's run events polls without a notification. Default 1000 ms. */
+  eventPollMs?: number;
+  /** How long the events of an ended resumable run stay replayable. Default 15 minutes. */
+  resumableRetentionMs?: number;
+  /** How long the events of an ended non-resumable run stay for readers draining them. Default 60 s. */
+  eventRetentionMs?: number;
+  /** How often ended run event logs are pruned. Default 60 s. */
+  pruneEveryMs?: number;
+}
+
+type Row = Record<string, unknown>;
+
+/** A channel value stored as the first `n` items of log `log`. */
+interface ArrayRef {
+  log: number;
+  n: number;
+}
+
+/** What a recent checkpoint put stored for its array channels, with the items (immutable facts). */
+interface PutArrays {
+  id: string;
+  arrays: Map<string, { log: number; n: number; items: readonly unknown[] }>;
+}
+
+const sameItem = (a: unknown, b: unknown) => a === b || jsonEqual(a, b);
+const RETRYABLE = new Set(["40P01", "40001"]);
+const INVALID = new Set(["22P05", "22021", "22023", "54000", "22P02"]);
+const PUT_CACHE = 512;
+
+const describeOp = (op: WriteOp): string => {
+  switch (op.op) {
+    case "thread.put":
+      return `thread.put of thread ${op.thread.thread_id}`;
+    case "thread.delete":
+      return `thread.delete of thread ${op.thread_id}`;
+    case "run.put":
+      return `run.put of run ${op.run.run_id}`;
+    case "run.delete":
+      return `run.delete of run ${op.run_id}`;
+    case "lease.put":
+      return `lease.put of lease ${op.lease.key}`;
+    default:
+      return op.op;
+  }
+};
+
+function checkOp(op: WriteOp): void {
+  switch (op.op) {
+    case "assistant.put":
+      return checkJson(op.assistant, "assistant");
+    case "assistant_version.put":
+      return checkJson(op.version, "assistant version");
+    case "thread.put":
+      return checkJson(op.thread, "thread");
+    case "checkpoint.put":
+      return checkJson(op.checkpoint, "checkpoint");
+    case "writes.put":
+      return checkJson(op.writes, "writes");
+    case "run.put":
+      return checkJson(op.run, "run");
+    case "cancel.put":
+      return checkJson(op.request, "cancel request");
+    case "lease.put":
+      return checkJson(op.lease, "lease");
+    case "doc.put":
+      return checkJson(op.doc, "doc");
+    case "notify":
+      if (typeof op.topic !== "string" || (op.payload !== undefined && typeof op.payload !== "string")) {
+        throw invalidInput("notify: topic and payload must be strings");
+      }
+      return;
+    case "assistant.delete":
+    case "thread.delete":
+    case "checkpoint.delete":
+    case "run.delete":
+    case "lease.delete":
+    case "doc.delete":
+      return;
+    default: {
+      const never: never = op;
+      throw invalidInput(`agentdock store: unknown write op ${JSON.stringify((never as { op?: unknown }).op)}`);
+    }
+  }
+}
+
+/** Ops that are one statement when they succeed (a failed one may read more, writing nothing). */
+function SINGLE_STATEMENT(op: WriteOp): boolean {
+  switch (op.op) {
+    case "checkpoint.put":
+    case "notify":
+      return false;
+    case "thread.delete":
+    case "run.delete":
+      return !op.expect;
+    default:
+      return true;
+  }
+}
+
+const num = (v: unknown) => (typeof v === "number" ? v : Number(v));
+
+/** The PostgreSQL `Store`. Create it with {@link postgresStore}. */
+export class PostgresStore implements Store {
+  readonly kind = "postgres";
+  readonly capabilities = { persistent: true, shared: true };
+  readonly events: PgRunEvents;
+  readonly schema: string;
+  /** The NOTIFY channel of this schema. */
+  readonly channel: string;
+
+  private readonly s: string;
+  private poolInstance: Pool | undefined;
+  private readonly ownPool: boolean;
+  private opening: Promise<void> | undefined;
+  private closing: Promise<void> | undefined;
+  private closed = false;
+  private listener: PoolClient | pg.Client | undefined;
+  private reconnecting: ReturnType<typeof setTimeout> | undefined;
+  private pruner: ReturnType<typeof setInterval> | undefined;
+  private readonly listeners = new Map<string, Set<(payload: string | undefined) => void>>();
+  /** Thread records this store returned -> their revision (for `sameAs`). */
+  private readonly revisions = new WeakMap<object, number>();
+  /** (thread, ns) -> the arrays of the last checkpoint put there (only committed puts). */
+  private readonly lastPut = new Map<string, PutArrays>();
+  private notifySeq = 0;
+  /** Statement text -> prepared statement name (the fixed statements of commits and point reads). */
+  private readonly names = new Map<string, string>();
+
+  /** Runs a fixed statement as a named prepared statement (parsed once per connection). */
+  private q<R extends Row = Row>(c: Pick<PoolClient, "query">, text: string, values: unknown[] = []): Promise<pg.QueryResult<R>> {
+    let name = this.names.get(text);
+    // Named by the text's hash: stores sharing a pool (other schemas, or the same one) never clash.
+    if (!name) this.names.set(text, (name = `agentdock_${createHash("sha1").update(text).digest("hex").slice(0, 24)}`));
+    return c.query<R>({ name, text, values });
+  }
+
+  constructor(private readonly options: PostgresStoreOptions) {
+    if (!options.pool && !options.connectionString) throw invalidInput("postgresStore: give `connectionString` or `pool`");
+    this.schema = options.schema ?? "agentdock";
+    if (!/^[A-Za-z_][A-Za-z0-9_]{0,40}$/.test(this.schema)) throw invalidInput(`postgresStore: schema "${this.schema}" must be an identifier of at most 41 characters`);
+    if (/^pg_/i.test(this.schema)) throw invalidInput(`postgresStore: schema "${this.schema}": names starting with pg_ are reserved by PostgreSQL`);
+    this.s = quoteIdent(this.schema);
+    this.channel = `agentdock_${this.schema}`;
+    this.ownPool = !options.pool;
+    this.poolInstance = options.pool;
+    this.events = new PgRunEvents(() => this.pool, this.s, this.channel, {
+      pollMs: options.eventPollMs ?? 1000,
+      resumableRetentionMs: options.resumableRetentionMs ?? 15 * 60_000,
+      retentionMs: options.eventRetentionMs ?? 60_000,
+    });
+  }
+
+  private get pool(): Pool {
+    if (!this.poolInstance) throw new Error("agentdock/postgres: the store is not open (call open())");
+    return this.poolInstance;
+  }
+
+  /** Opens the store; a closed store opens again (a runtime closed and created again on it). */
+  open(): Promise<void> {
+    if (this.opening && !this.closing) return this.opening;
+    const after = this.closing ?? Promise.resolve();
+    this.opening = after.then(() => {
+      this.closing = undefined;
+      this.closed = false;
+      this.events.reopen();
+      if (this.ownPool) this.poolInstance = undefined;
+      return this.doOpen();
+    });
+    return this.opening;
+  }
+
+  private async doOpen(): Promise<void> {
+    if (!this.poolInstance) {
+      const pool = new pg.Pool({ connectionString: this.options.connectionString, max: this.options.max ?? 10 });
+      // An idle client losing its connection must not crash the process; the next query reconnects.
+      pool.on("error", (err) => console.error("agentdock/postgres: an idle connection failed", err.message));
+      this.poolInstance = pool;
+    }
+    const client = await this.pool.connect();
+    try {
+      await migrate(client, this.schema);
+    } finally {
+      client.release();
+    }
+    await this.listen();
+    const every = this.options.pruneEveryMs ?? 60_000;
+    this.pruner = setInterval(() => {
+      this.events.prune().catch((err) => {
+        if (!this.closed) console.error("agentdock/postgres: pruning run events failed", err);
+      });
+    }, every);
+    (this.pruner as { unref?: () => void }).unref?.();
+  }
+
+  /** Holds one connection that LISTENs on the schema's channel; reconnects when it drops. */
+  private async listen(): Promise<void> {
+    // Its own connection, outside the pool (a caller's pool keeps all its connections), configured
+    // as the pool's are.
+    const config: pg.ClientConfig = this.ownPool
+      ? { connectionString: this.options.connectionString }
+      : { ...((this.pool as unknown as { options?: pg.ClientConfig }).options ?? {}) };
+    const client: PoolClient | pg.Client = new pg.Client(config);
+    await client.connect();
+    const lost = (err?: Error) => {
+      if (this.listener !== client) return;
+      this.listener = undefined;
+      if (this.closed) return;
+      console.error("agentdock/postgres: the LISTEN connection was lost; reconnecting", err?.message ?? "");
+      try {
+        if ("release" in client) (client as PoolClient).release(true);
+        else void (client as pg.Client).end().catch(() => undefined);
+      } catch {
+        // already gone
+      }
+      this.reconnecting = setTimeout(() => {
+        this.reconnecting = undefined;
+        this.listen()
+          .then(() => this.events.wakeAll())
+          .catch(() => lost());
+      }, 250);
+    };
+    client.on("notification", (msg: Notification) => this.dispatch(msg));
+    client.on("error", (err: Error) => lost(err));
+    client.on("end", () => lost());
+    this.listener = client;
+    await client.query(`LISTEN ${quoteIdent(this.channel)}`);
+  }
+
+  private dispatch(msg: Notification): void {
+    const payload = msg.payload ?? "";
+    if (payload.startsWith("e")) {
+      this.events.wake(payload.slice(1));
+      return;
+    }
+    if (payload.startsWith("r")) {
+      this.events.share(payload.slice(1));
+      return;
+    }
+    if (!payload.startsWith("n")) return;
+    let parsed: { t: string; p?: string };
+    try {
+      parsed = JSON.parse(payload.slice(1)) as { t: string; p?: string };
+    } catch {
+      return;
+    }
+    const set = this.listeners.get(parsed.t);
+    if (!set) return;
+    for (const listener of [...set]) {
+      try {
+        listener(parsed.p);
+      } catch (err) {
+        console.error(`agentdock: a listener of "${parsed.t}" threw`, err);
+      }
+    }
+  }
+
+  close(): Promise<void> {
+    if (!this.opening) return Promise.resolve();
+    return (this.closing ??= this.doClose());
+  }
+
+  private async doClose(): Promise<void> {
+    if (this.opening) await this.opening.catch(() => undefined);
+    if (this.poolInstance) await this.events.close().catch(() => undefined);
+    this.closed = true;
+    if (this.pruner) clearInterval(this.pruner);
+    if (this.reconnecting) clearTimeout(this.reconnecting);
+    const listener = this.listener;
+    this.listener = undefined;
+    if (listener) {
+      if ("release" in listener) {
+        await listener.query(`UNLISTEN *`).catch(() => undefined);
+        (listener as PoolClient).release();
+      } else await (listener as pg.Client).end().catch(() => undefined);
+    }
+    if (this.ownPool && this.poolInstance) await this.poolInstance.end();
+  }
+
+  subscribe(topic: string, listener: (payload: string | undefined) => void): () => void {
+    let set = this.listeners.get(topic);
+    if (!set) this.listeners.set(topic, (set = new Set()));
+    const entry = (payload: string | undefined) => listener(payload);
+    set.add(entry);
+    return () => {
+      set.delete(entry);
+      if (set.size === 0 && this.listeners.get(topic) === set) this.listeners.delete(topic);
+    };
+  }
+
+  async withLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    try {
+      await client.query("SELECT pg_advisory_lock(hashtextextended($1, 0))", [`agentdock:${this.schema}:${key}`]);
+      try {
+        return await fn();
+      } finally {
+        await client.query("SELECT pg_advisory_unlock(hashtextextended($1, 0))", [`agentdock:${this.schema}:${key}`]);
+      }
+    } finally {
+      client.release();
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Commits.
+
+  async commit(ops: readonly WriteOp[]): Promise<void> {
+    for (const op of ops) checkOp(op);
+    if (ops.length === 0) return;
+    // One op that is one statement needs no transaction block (a statement is atomic): saves two round trips.
+    const single = ops.length === 1 && SINGLE_STATEMENT(ops[0]!);
+    for (let attempt = 0; ; attempt++) {
+      const staged = new Map<string, PutArrays>();
+      const client = await this.pool.connect();
+      let broken = false;
+      try {
+        if (single) await this.apply(client, ops[0]!, staged, []);
+        else {
+          await client.query("BEGIN");
+          const notes: string[] = [];
+          for (const op of ops) await this.apply(client, op, staged, notes);
+          if (notes.length) await this.q(client, "SELECT pg_notify($1, n) FROM unnest($2::text[]) AS n", [this.channel, notes]);
+          await client.query("COMMIT");
+        }
+      } catch (err) {
+        try {
+          if (!single) await client.query("ROLLBACK");
+        } catch {
+          broken = true;
+        }
+        const code = (err as { code?: string }).code;
+        if (code && RETRYABLE.has(code) && attempt < 8) {
+          client.release(broken);
+          await new Promise((r) => setTimeout(r, 5 + Math.random() * 20 * (attempt + 1)));
+          continue;
+        }
+        client.release(broken);
+        if (AgentdockError.is(err)) throw err;
+        if (code && INVALID.has(code)) throw invalidInput(`agentdock/postgres: a value cannot be stored: ${(err as Error).message}`);
+        throw err;
+      }
+      client.release();
+      for (const [key, put] of staged) this.remember(key, put);
+      return;
+    }
+  }
+
+  private remember(key: string, put: PutArrays): void {
+    this.lastPut.delete(key);
+    this.lastPut.set(key, put);
+    if (this.lastPut.size > PUT_CACHE) this.lastPut.delete(this.lastPut.keys().next().value as string);
+  }
+
+  private async apply(c: PoolClient, op: WriteOp, staged: Map<string, PutArrays>, notes: string[]): Promise<void> {
+    const s = this.s;
+    switch (op.op) {
+      case "assistant.put": {
+        const { metadata, ...rest } = op.assistant;
+        const a = op.assistant;
+        await this.q(c, 
+          `INSERT INTO ${s}.assistants (assistant_id, graph_id, name, created_at, updated_at, metadata, doc)
+           VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7::json)
+           ON CONFLICT (assistant_id) DO UPDATE SET graph_id = EXCLUDED.graph_id, name = EXCLUDED.name, created_at = EXCLUDED.created_at,
+             updated_at = EXCLUDED.updated_at, metadata = EXCLUDED.metadata, doc = EXCLUDED.doc`,
+          [a.assistant_id, a.graph_id, a.name, a.created_at, a.updated_at, JSON.stringify(metadata ?? {}), JSON.stringify(rest)],
+        );
+        return;
+      }
+      case "assistant.delete":
+        await this.q(c, 
+          `WITH v AS (DELETE FROM ${s}.assistant_versions WHERE assistant_id = $1) DELETE FROM ${s}.assistants WHERE assistant_id = $1`,
+          [op.assistant_id],
+        );
+        return;
+      case "assistant_version.put": {
+        const { metadata, ...rest } = op.version;
+        await this.q(c, 
+          `INSERT INTO ${s}.assistant_versions (assistant_id, version, metadata, doc) VALUES ($1, $2, $3::jsonb, $4::json)
+           ON CONFLICT (assistant_id, version) DO UPDATE SET metadata = EXCLUDED.metadata, doc = EXCLUDED.doc`,
+          [op.version.assistant_id, op.version.version, JSON.stringify(metadata ?? {}), JSON.stringify(rest)],
+        );
+        return;
+      }
+      case "thread.put":
+        return this.putThread(c, op);
+      case "thread.delete": {
+        if (op.expect) await this.checkThread(c, op, op.thread_id, op.expect);
+        await this.q(c, 
+          `WITH t AS (DELETE FROM ${s}.threads WHERE thread_id = $1),
+                cp AS (DELETE FROM ${s}.checkpoints WHERE thread_id = $1),
+                w AS (DELETE FROM ${s}.cp_writes WHERE thread_id = $1),
+                ch AS (DELETE FROM ${s}.cp_chunks WHERE thread_id = $1),
+                l AS (DELETE FROM ${s}.cp_logs WHERE thread_id = $1),
+                r AS (DELETE FROM ${s}.runs WHERE thread_id = $1 RETURNING run_id),
+                cr AS (DELETE FROM ${s}.cancels WHERE run_id IN (SELECT run_id FROM r))
+           DELETE FROM ${s}.cancels WHERE thread_id = $1`,
+          [op.thread_id],
+        );
+        for (const key of [...this.lastPut.keys()]) if (key.startsWith(`${op.thread_id}\u0000`)) this.lastPut.delete(key);
+        for (const key of [...staged.keys()]) if (key.startsWith(`${op.thread_id}\u0000`)) staged.delete(key);
+        return;
+      }
+      case "checkpoint.put":
+        return this.putCheckpoint(c, op.checkpoint, staged);
+      case "checkpoint.delete": {
+        if (op.checkpoint_ids.length === 0) return;
+        const ns = op.checkpoint_ns ?? "";
+        await this.q(c, 
+          `WITH w AS (DELETE FROM ${s}.cp_writes WHERE thread_id = $1 AND ns = $2 AND checkpoint_id = ANY($3::text[]))
+           DELETE FROM ${s}.checkpoints WHERE thread_id = $1 AND ns = $2 AND checkpoint_id = ANY($3::text[])`,
+          [op.thread_id, ns, [...op.checkpoint_ids]],
+        );
+        return;
+      }
+      case "writes.put": {
+        const ns = op.checkpoint_ns ?? "";
+        // One statement: the checkpoint must exist (locked against a concurrent delete), then the task's writes are replaced.
+        const r = await this.q<{ found: boolean }>(
+          c,
+          `WITH cp AS (SELECT 1 FROM ${s}.checkpoints WHERE thread_id = $1 AND ns = $2 AND checkpoint_id = $3 FOR SHARE),
+                d AS (DELETE FROM ${s}.cp_writes WHERE thread_id = $1 AND ns = $2 AND checkpoint_id = $3 AND task_id = $4 AND EXISTS (SELECT 1 FROM cp)),
+                ins AS (${this.insertWritesSql("$1", "$2", "$3", "$5")} WHERE EXISTS (SELECT 1 FROM cp))
+           SELECT EXISTS (SELECT 1 FROM cp) AS found`,
+          [op.thread_id, ns, op.checkpoint_id, op.task_id, JSON.stringify(op.writes)],
+        );
+        if (!r.rows[0]?.found) {
+          throw notFound(`writes for checkpoint ${op.checkpoint_id} (namespace "${ns}") of thread ${op.thread_id}: no such checkpoint`);
+        }
+        return;
+      }
+      case "run.put":
+        return this.putRun(c, op);
+      case "run.delete": {
+        if (op.expect) await this.checkRun(c, op, op.run_id, op.expect);
+        await this.q(c, `WITH c AS (DELETE FROM ${s}.cancels WHERE run_id = $1) DELETE FROM ${s}.runs WHERE run_id = $1`, [op.run_id]);
+        return;
+      }
+      case "cancel.put":
+        await this.q(c, 
+          `INSERT INTO ${s}.cancels (run_id, thread_id, doc) VALUES ($1, $2, $3::json)
+           ON CONFLICT (run_id) DO UPDATE SET thread_id = EXCLUDED.thread_id, doc = EXCLUDED.doc`,
+          [op.request.run_id, op.request.thread_id, JSON.stringify(op.request)],
+        );
+        return;
+      case "lease.put":
+        return this.putLease(c, op);
+      case "lease.delete":
+        await this.q(c, `DELETE FROM ${s}.leases WHERE key = $1 AND ($2::text IS NULL OR owner = $2)`, [op.key, op.owner ?? null]);
+        return;
+      case "doc.put":
+        await this.q(c, 
+          `INSERT INTO ${s}.docs (collection, id, parent, seq, doc) VALUES ($1, $2, $3, nextval('${s}.doc_seq'), $4::json)
+           ON CONFLICT (collection, id) DO UPDATE SET parent = EXCLUDED.parent, doc = EXCLUDED.doc`,
+          [op.collection, op.id, op.parent, JSON.stringify(op.doc) ?? "null"],
+        );
+        return;
+      case "doc.delete":
+        await this.q(c, `DELETE FROM ${s}.docs WHERE collection = $1 AND id = $2`, [op.collection, op.id]);
+        return;
+      case "notify": {
+        const note = `n${JSON.stringify(op.payload === undefined ? { t: op.topic, i: this.notifySeq++ } : { t: op.topic, p: op.payload, i: this.notifySeq++ })}`;
+        if (Buffer.byteLength(note) > 7900) {
+          throw invalidInput(`notify on "${op.topic}": the topic and payload take ${Buffer.byteLength(note)} bytes; PostgreSQL carries at most 7,900`);
+        }
+        notes.push(note);
+        return;
+      }
+    }
+  }
+
+  /** An INSERT of pending writes from a JSON array parameter, in order, under one new sequence number. */
+  private insertWritesSql(thread: string, ns: string, cp: string, writes: string): string {
+    const s = this.s;
+    return `INSERT INTO ${s}.cp_writes (thread_id, ns, checkpoint_id, task_id, seq, idx, channel, value)
+            SELECT ${thread}, ${ns}, ${cp}, w.v ->> 0, q.n, w.i, w.v ->> 1, COALESCE(w.v -> 2, 'null'::json)
+              FROM (SELECT nextval('${s}.write_seq') AS n) q, json_array_elements(${writes}::json) WITH ORDINALITY AS w(v, i)`;
+  }
+
+  private async checkThread(c: PoolClient, op: WriteOp, threadId: string, expect: ThreadExpectation): Promise<void> {
+    const { rows } = await this.q<{ status: string; revision: string }>(c, `SELECT status, revision FROM ${this.s}.threads WHERE thread_id = $1 FOR UPDATE`, [
+      threadId,
+    ]);
+    const t = rows[0];
+    if (expect.exists !== undefined && expect.exists !== (t !== undefined)) {
+      throw conflict(`${describeOp(op)}: expected the thread ${expect.exists ? "to exist" : "not to exist"}`);
+    }
+    if (expect.status && (!t || !expect.status.includes(t.status as never))) {
+      throw conflict(`${describeOp(op)}: expected status ${expect.status.join(" or ")}, found ${t ? t.status : "no thread"}`);
+    }
+    if (expect.sameAs) {
+      const read = this.revisions.get(expect.sameAs);
+      if (!t || read === undefined || read !== num(t.revision)) throw conflict(`${describeOp(op)}: the thread changed since it was read`);
+    }
+  }
+
+  private async putThread(c: PoolClient, op: Extract<WriteOp, { op: "thread.put" }>): Promise<void> {
+    const t = op.thread;
+    const { metadata, values, ...rest } = t;
+    const e = op.expect;
+    const params: unknown[] = [
+      t.thread_id,
+      t.status,
+      t.created_at,
+      t.updated_at,
+      t.state_updated_at,
+      JSON.stringify(metadata ?? {}),
+      JSON.stringify(values ?? {}),
+      JSON.stringify(rest),
+    ];
+    const s = this.s;
+    const insert = `INSERT INTO ${s}.threads (thread_id, status, created_at, updated_at, state_updated_at, metadata, vals, doc, revision)
+                    VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7::json, $8::json, nextval('${s}.revisions'))`;
+    if (e && e.exists === false && !e.status && !e.sameAs) {
+      const r = await this.q(c, `${insert} ON CONFLICT (thread_id) DO NOTHING`, params);
+      if (r.rowCount === 0) throw conflict(`${describeOp(op)}: expected the thread not to exist`);
+      return;
+    }
+    if (e && e.exists !== false && (e.exists === true || e.status || e.sameAs)) {
+      // One conditional UPDATE: it locks the row and judges the expectation on the latest version.
+      let revision = -1;
+      if (e.sameAs) {
+        const read = this.revisions.get(e.sameAs);
+        if (read === undefined) throw conflict(`${describeOp(op)}: the thread changed since it was read`);
+        revision = read;
+      }
+      const r = await this.q(
+        c,
+        `UPDATE ${s}.threads SET status = $2, created_at = $3, updated_at = $4, state_updated_at = $5, metadata = $6::jsonb, vals = $7::json,
+           doc = $8::json, revision = nextval('${s}.revisions')
+          WHERE thread_id = $1 AND ($9::text[] IS NULL OR status = ANY($9::text[])) AND ($10::bigint < 0 OR revision = $10::bigint)`,
+        [...params, e.status ? [...e.status] : null, revision],
+      );
+      if (r.rowCount === 0) {
+        await this.checkThread(c, op, t.thread_id, e);
+        throw conflict(`${describeOp(op)}: the thread changed since it was read`);
+      }
+      return;
+    }
+    if (e) await this.checkThread(c, op, t.thread_id, e);
+    await this.q(
+      c,
+      `${insert} ON CONFLICT (thread_id) DO UPDATE SET status = EXCLUDED.status, created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at,
+         state_updated_at = EXCLUDED.state_updated_at, metadata = EXCLUDED.metadata, vals = EXCLUDED.vals, doc = EXCLUDED.doc, revision = EXCLUDED.revision`,
+      params,
+    );
+  }
+
+  private async checkRun(c: PoolClient, op: WriteOp, runId: string, expect: { exists?: boolean; status?: readonly string[] }): Promise<void> {
+    const { rows } = await this.q<{ status: string }>(c, `SELECT status FROM ${this.s}.runs WHERE run_id = $1 FOR UPDATE`, [runId]);
+    const had = rows[0];
+    if (expect.exists !== undefined && expect.exists !== (had !== undefined)) {
+      throw conflict(`${describeOp(op)}: expected the run ${expect.exists ? "to exist" : "not to exist"}`);
+    }
+    if (expect.status && (!had || !expect.status.includes(had.status))) {
+      throw conflict(`${describeOp(op)}: expected status ${expect.status.join(" or ")}, found ${had ? had.status : "no run"}`);
+    }
+  }
+
+  private async putRun(c: PoolClient, op: Extract<WriteOp, { op: "run.put" }>): Promise<void> {
+    const r = op.run;
+    const e = op.expect;
+    const s = this.s;
+    const params: unknown[] = [r.run_id, r.thread_id, r.assistant_id, r.status, r.created_at, JSON.stringify(r)];
+    const insert = `INSERT INTO ${s}.runs (run_id, thread_id, assistant_id, status, created_at, queue_seq, doc)
+                    VALUES ($1, $2, $3, $4, $5, nextval('${s}.run_queue'), $6::json)`;
+    if (e && e.exists === false && !e.status) {
+      const res = await this.q(c, `${insert} ON CONFLICT (run_id) DO NOTHING`, params);
+      if (res.rowCount === 0) throw conflict(`${describeOp(op)}: expected the run not to exist`);
+      return;
+    }
+    let res: pg.QueryResult<Row>;
+    if (e && e.exists !== false && (e.exists === true || e.status)) {
+      // One conditional UPDATE (the queue position is kept).
+      res = await this.q(
+        c,
+        `UPDATE ${s}.runs SET assistant_id = $3, status = $4, created_at = $5, doc = $6::json
+          WHERE run_id = $1 AND thread_id = $2 AND ($7::text[] IS NULL OR status = ANY($7::text[]))`,
+        [...params, e.status ? [...e.status] : null],
+      );
+      if (res.rowCount === 0) await this.checkRun(c, op, r.run_id, e);
+    } else {
+      if (e) await this.checkRun(c, op, r.run_id, e);
+      res = await this.q(
+        c,
+        `${insert} ON CONFLICT (run_id) DO UPDATE SET assistant_id = EXCLUDED.assistant_id, status = EXCLUDED.status,
+           created_at = EXCLUDED.created_at, doc = EXCLUDED.doc WHERE ${s}.runs.thread_id = EXCLUDED.thread_id`,
+        params,
+      );
+    }
+    if (res.rowCount === 0) {
+      const { rows } = await this.q<{ thread_id: string }>(c, `SELECT thread_id FROM ${s}.runs WHERE run_id = $1`, [r.run_id]);
+      throw invalidInput(`${describeOp(op)}: a run cannot move from thread ${rows[0]?.thread_id} to ${r.thread_id}`);
+    }
+  }
+
+  private async putLease(c: PoolClient, op: Extract<WriteOp, { op: "lease.put" }>): Promise<void> {
+    const { key, owner, expires_at, data } = op.lease;
+    const s = this.s;
+    const params: unknown[] = [key, owner, expires_at, JSON.stringify(data ?? {})];
+    const insert = `INSERT INTO ${s}.leases (key, owner, expires_at, data) VALUES ($1, $2, $3, $4::json)`;
+    const set = `owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at, data = EXCLUDED.data`;
+    if (!op.expect) {
+      await this.q(c, `${insert} ON CONFLICT (key) DO UPDATE SET ${set}`, params);
+      return;
+    }
+    const now = op.expect.now;
+    let res;
+    if (op.expect.state === "free") {
+      // Taken only if absent or expired as of `now`; a concurrent taker waits for us, then sees it live.
+      res = await this.q(c, `${insert} ON CONFLICT (key) DO UPDATE SET ${set} WHERE ${s}.leases.expires_at < $5`, [...params, now]);
+    } else {
+      res = await this.q(c, `UPDATE ${s}.leases SET owner = $2, expires_at = $3, data = $4::json WHERE key = $1 AND owner = $2 AND expires_at >= $5`, [
+        ...params,
+        now,
+      ]);
+    }
+    if (res.rowCount === 0) {
+      const { rows } = await this.q<{ owner: string; expires_at: string }>(c, `SELECT owner, expires_at FROM ${s}.leases WHERE key = $1`, [key]);
+      const cur = rows[0];
+      const live = cur !== undefined && num(cur.expires_at) >= now;
+      throw conflict(
+        `${describeOp(op)}: expected it ${op.expect.state === "free" ? "free" : `held by ${owner}`}, ` +
+          (live ? `held by ${cur.owner} until ${cur.expires_at}` : "it is free"),
+      );
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Checkpoints.
+
+  /** The arrays the parent checkpoint stored (from this transaction, the cache, or the database). */
+  private async parentArrays(c: PoolClient, threadId: string, ns: string, parentId: string, staged: Map<string, PutArrays>): Promise<PutArrays | undefined> {
+    const key = `${threadId}\u0000${ns}`;
+    const hit = staged.get(key) ?? this.lastPut.get(key);
+    if (hit && hit.id === parentId) return hit;
+    const { rows } = await c.query<{ refs: Record<string, [number | string, number]> | null }>(
+      `SELECT refs FROM ${this.s}.checkpoints WHERE thread_id = $1 AND ns = $2 AND checkpoint_id = $3`,
+      [threadId, ns, parentId],
+    );
+    const refs = rows[0]?.refs;
+    if (!refs) return undefined;
+    const items = await this.loadRefs(c, threadId, Object.values(refs).map(([log, n]) => ({ log: num(log), n })));
+    const arrays = new Map<string, { log: number; n: number; items: readonly unknown[] }>();
+    for (const [channel, [log, n]] of Object.entries(refs)) arrays.set(channel, { log: num(log), n, items: items.get(num(log))!.slice(0, n) });
+    return { id: parentId, arrays };
+  }
+
+  /** Items of logs: for each log, at least its first `n` (max over the refs) items. */
+  private async loadRefs(q: Pick<PoolClient, "query">, threadId: string, refs: ArrayRef[]): Promise<Map<number, unknown[]>> {
+    const need = new Map<number, number>();
+    for (const r of refs) need.set(r.log, Math.max(need.get(r.log) ?? 0, r.n));
+    const out = new Map<number, unknown[]>();
+    if (need.size === 0) return out;
+    const { rows } = await this.q<{ log_id: string; items: unknown[] }>(q, 
+      `SELECT c.log_id, c.items FROM ${this.s}.cp_chunks c
+         JOIN unnest($2::bigint[], $3::int[]) AS r(log_id, n) ON c.log_id = r.log_id AND c.start < r.n
+        WHERE c.thread_id = $1 ORDER BY c.log_id, c.start`,
+      [threadId, [...need.keys()], [...need.values()]],
+    );
+    for (const row of rows) {
+      const log = num(row.log_id);
+      let list = out.get(log);
+      if (!list) out.set(log, (list = []));
+      for (const item of row.items) list.push(item);
+    }
+    for (const log of need.keys()) if (!out.has(log)) out.set(log, []);
+    return out;
+  }
+
+  private async putCheckpoint(c: PoolClient, input: StoredCheckpoint, staged: Map<string, PutArrays>): Promise<void> {
+    const s = this.s;
+    const threadId = input.thread_id;
+    const ns = input.checkpoint_ns ?? "";
+    const values = input.checkpoint.channel_values;
+    const parent = input.parent_checkpoint_id === null ? undefined : await this.parentArrays(c, threadId, ns, input.parent_checkpoint_id, staged);
+    const stored: Record<string, unknown> = {};
+    const refs: Record<string, [number, number]> = {};
+    const arrays = new Map<string, { log: number; n: number; items: readonly unknown[] }>();
+    let anyRef = false;
+    for (const channel of Object.keys(values)) {
+      const v = values[channel];
+      if (!Array.isArray(v) || v.length === 0) {
+        stored[channel] = v;
+        continue;
+      }
+      const p = parent?.arrays.get(channel);
+      let ref: ArrayRef | undefined;
+      if (p) {
+        const common = Math.min(p.n, v.length);
+        let i = 0;
+        while (i < common && sameItem(v[i], p.items[i])) i++;
+        if (i === common) {
+          if (v.length <= p.n) {
+            // A prefix of the parent's items: share them, if the log still exists (a thread deleted elsewhere drops its logs).
+            const r = await this.q(c, `SELECT 1 FROM ${s}.cp_logs WHERE log_id = $1 FOR SHARE`, [p.log]);
+            if (r.rowCount === 1) ref = { log: p.log, n: v.length };
+          } else {
+            // Append the new items when nobody appended to the log after the parent's prefix.
+            const r = await this.q(c, 
+              `WITH l AS (UPDATE ${s}.cp_logs SET len = $4 WHERE log_id = $2 AND len = $3 RETURNING log_id)
+               INSERT INTO ${s}.cp_chunks (thread_id, log_id, start, items) SELECT $1, log_id, $3, $5::json FROM l`,
+              [threadId, p.log, p.n, v.length, JSON.stringify(v.slice(p.n))],
+            );
+            if (r.rowCount === 1) ref = { log: p.log, n: v.length };
+          }
+        }
+      }
+      if (!ref) {
+        const r = await this.q<{ log_id: string }>(c, 
+          `WITH l AS (INSERT INTO ${s}.cp_logs (log_id, thread_id, len) VALUES (nextval('${s}.cp_log_ids'), $1, $2) RETURNING log_id)
+           INSERT INTO ${s}.cp_chunks (thread_id, log_id, start, items) SELECT $1, log_id, 0, $3::json FROM l RETURNING log_id`,
+          [threadId, v.length, JSON.stringify(v)],
+        );
+        ref = { log: num(r.rows[0]!.log_id), n: v.length };
+      }
+      stored[channel] = null;
+      refs[channel] = [ref.log, ref.n];
+      arrays.set(channel, { log: ref.log, n: ref.n, items: v });
+      anyRef = true;
+    }
+    const checkpoint = { ...input.checkpoint, channel_values: stored };
+    await this.q(c, 
+      `WITH w AS (DELETE FROM ${s}.cp_writes WHERE thread_id = $1 AND ns = $2 AND checkpoint_id = $3),
+            cp AS (INSERT INTO ${s}.checkpoints (thread_id, ns, checkpoint_id, seq, parent_id, metadata, checkpoint, refs)
+                   VALUES ($1, $2, $3, nextval('${s}.cp_seq'), $4, $5::jsonb, $6::json, $7::json)
+                   ON CONFLICT (thread_id, ns, checkpoint_id) DO UPDATE SET parent_id = EXCLUDED.parent_id, metadata = EXCLUDED.metadata,
+                     checkpoint = EXCLUDED.checkpoint, refs = EXCLUDED.refs)
+       ${input.pending_writes.length ? this.insertWritesSql("$1", "$2", "$3", "$8") : "SELECT 1"}`,
+      [
+        threadId,
+        ns,
+        input.checkpoint.id,
+        input.parent_checkpoint_id,
+        JSON.stringify(input.metadata ?? {}),
+        JSON.stringify(checkpoint),
+        anyRef ? JSON.stringify(refs) : null,
+        ...(input.pending_writes.length ? [JSON.stringify(input.pending_writes)] : []),
+      ],
+    );
+    staged.set(`${threadId}\u0000${ns}`, { id: input.checkpoint.id, arrays });
+  }
+
+  private checkpointSelect(): string {
+    const s = this.s;
+    return `SELECT c.thread_id, c.ns, c.checkpoint_id, c.parent_id, c.metadata, c.checkpoint, c.refs,
+              (SELECT json_agg(json_build_array(w.task_id, w.channel, w.value) ORDER BY w.seq, w.idx) FROM ${s}.cp_writes w
+                WHERE w.thread_id = c.thread_id AND w.ns = c.ns AND w.checkpoint_id = c.checkpoint_id) AS writes
+              FROM ${s}.checkpoints c`;
+  }
+
+  /** Rows of `checkpointSelect` -> checkpoints, their arrays read in one more query. */
+  private async toCheckpoints(threadId: string, rows: Row[]): Promise<StoredCheckpoint[]> {
+    const refs: ArrayRef[] = [];
+    for (const row of rows) {
+      const r = row.refs as Record<string, [number | string, number]> | null;
+      if (r) for (const [log, n] of Object.values(r)) refs.push({ log: num(log), n });
+    }
+    const items = refs.length ? await this.loadRefs(this.pool, threadId, refs) : new Map<number, unknown[]>();
+    return rows.map((row) => this.assemble(row, items));
+  }
+
+  /** A checkpoint row with its arrays put back from the items of their logs. */
+  private assemble(row: Row, items: Map<number, unknown[]>): StoredCheckpoint {
+    const cp = row.checkpoint as StoredCheckpoint["checkpoint"];
+    const r = row.refs as Record<string, [number | string, number]> | null;
+    if (r) {
+      const values = cp.channel_values;
+      for (const [channel, [log, n]] of Object.entries(r)) values[channel] = (items.get(num(log)) ?? []).slice(0, n);
+    }
+    return {
+      thread_id: row.thread_id as string,
+      checkpoint_ns: row.ns as string,
+      checkpoint: cp,
+      metadata: row.metadata as StoredCheckpoint["metadata"],
+      parent_checkpoint_id: (row.parent_id as string | null) ?? null,
+      pending_writes: (row.writes as PendingWrite[] | null) ?? [],
+    };
+  }
+
+  async getCheckpoint(key: CheckpointKey): Promise<StoredCheckpoint | undefined> {
+    const ns = key.checkpoint_ns ?? "";
+    // One query: the row, its pending writes and the chunks of its arrays.
+    const chunks = `(SELECT json_agg(json_build_array(ch.log_id, ch.start, ch.items) ORDER BY ch.log_id, ch.start)
+                       FROM json_each(c.refs) r, ${this.s}.cp_chunks ch
+                      WHERE ch.thread_id = c.thread_id AND ch.log_id = (r.value ->> 0)::bigint AND ch.start < (r.value ->> 1)::int) AS chunks`;
+    const select = this.checkpointSelect().replace("AS writes", `AS writes, ${chunks}`);
+    const { rows } =
+      key.checkpoint_id === undefined
+        ? await this.q(this.pool, `${select} WHERE c.thread_id = $1 AND c.ns = $2 ORDER BY c.seq DESC LIMIT 1`, [key.thread_id, ns])
+        : await this.q(this.pool, `${select} WHERE c.thread_id = $1 AND c.ns = $2 AND c.checkpoint_id = $3`, [key.thread_id, ns, key.checkpoint_id]);
+    const row = rows[0];
+    if (!row) return undefined;
+    const items = new Map<number, unknown[]>();
+    for (const [log, , part] of (row.chunks as Array<[number | string, number, unknown[]]> | null) ?? []) {
+      const id = num(log);
+      let list = items.get(id);
+      if (!list) items.set(id, (list = []));
+      for (const item of part) list.push(item);
+    }
+    return this.assemble(row, items);
+  }
+
+  async listCheckpoints(threadId: string, options: ListCheckpointsOptions = {}): Promise<StoredCheckpoint[]> {
+    const ps = new Params();
+    const t = ps.p(threadId);
+    const ns = ps.p(options.checkpoint_ns ?? "");
+    const parts = [`c.thread_id = ${t}`, `c.ns = ${ns}`];
+    if (options.before !== undefined) {
+      parts.push(`c.seq < (SELECT b.seq FROM ${this.s}.checkpoints b WHERE b.thread_id = ${t} AND b.ns = ${ns} AND b.checkpoint_id = ${ps.p(options.before)})`);
+    }
+    if (options.filter) parts.push(`c.metadata @> ${ps.jsonb(options.filter)}`);
+    const { rows } = await this.pool.query(`${this.checkpointSelect()}${where(parts)} ORDER BY c.seq DESC${page(ps, { limit: options.limit })}`, ps.values);
+    return this.toCheckpoints(threadId, rows);
+  }
+
+  async listCheckpointNamespaces(threadId: string): Promise<string[]> {
+    const { rows } = await this.q<{ ns: string }>(this.pool, `SELECT DISTINCT ns FROM ${this.s}.checkpoints WHERE thread_id = $1 ORDER BY ns`, [threadId]);
+    return rows.map((r) => r.ns);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Records.
+
+  private toThread(row: Row): ThreadRecord {
+    const t = { ...(row.doc as object), metadata: row.metadata, values: row.vals } as ThreadRecord;
+    this.revisions.set(t, num(row.revision));
+    return t;
+  }
+
+  private toAssistant(row: Row): AssistantRecord {
+    return { ...(row.doc as object), metadata: row.metadata } as AssistantRecord;
+  }
+
+  async getAssistant(assistantId: string): Promise<AssistantRecord | undefined> {
+    const { rows } = await this.q(this.pool, `SELECT doc, metadata FROM ${this.s}.assistants WHERE assistant_id = $1`, [assistantId]);
+    return rows[0] ? this.toAssistant(rows[0]) : undefined;
+  }
+
+  private assistantWhere(q: AssistantQuery, ps: Params): string {
+    const parts: string[] = [];
+    if (q.ids && q.ids.length) parts.push(`assistant_id = ANY(${ps.p([...q.ids])}::text[])`);
+    if (q.graph_id !== undefined) parts.push(`graph_id = ${ps.p(q.graph_id)}`);
+    if (q.name !== undefined) parts.push(`strpos(lower(name), lower(${ps.p(q.name)})) > 0`);
+    if (q.metadata !== undefined) parts.push(`metadata @> ${ps.jsonb(q.metadata)}`);
+    parts.push(...authWhere("metadata", q.auth, ps));
+    return where(parts);
+  }
+
+  async queryAssistants(q: AssistantQuery): Promise<AssistantRecord[]> {
+    const ps = new Params();
+    const w = this.assistantWhere(q, ps);
+    const field = { assistant_id: "assistant_id", graph_id: "graph_id", name: "name", created_at: "created_at", updated_at: "updated_at" }[q.sortBy ?? "created_at"];
+    const d = dir(q.sortOrder, "desc");
+    const { rows } = await this.pool.query(`SELECT doc, metadata FROM ${this.s}.assistants${w} ORDER BY ${field} ${d}, assistant_id ${d}${page(ps, q)}`, ps.values);
+    return rows.map((r) => this.toAssistant(r));
+  }
+
+  async countAssistants(q: AssistantQuery): Promise<number> {
+    const ps = new Params();
+    const { rows } = await this.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${this.s}.assistants${this.assistantWhere(q, ps)}`, ps.values);
+    return rows[0]!.n;
+  }
+
+  async queryAssistantVersions(q: AssistantVersionQuery): Promise<AssistantVersionRecord[]> {
+    const ps = new Params();
+    const parts = [`assistant_id = ${ps.p(q.assistant_id)}`];
+    if (q.metadata !== undefined) parts.push(`metadata @> ${ps.jsonb(q.metadata)}`);
+    parts.push(...authWhere("metadata", q.auth, ps));
+    const { rows } = await this.pool.query(
+      `SELECT doc, metadata FROM ${this.s}.assistant_versions${where(parts)} ORDER BY version ${dir(q.sortOrder, "desc")}${page(ps, q)}`,
+      ps.values,
+    );
+    return rows.map((r) => ({ ...(r.doc as object), metadata: r.metadata }) as AssistantVersionRecord);
+  }
+
+  async getThread(threadId: string): Promise<ThreadRecord | undefined> {
+    const { rows } = await this.q(this.pool, `SELECT doc, metadata, vals, revision FROM ${this.s}.threads WHERE thread_id = $1`, [threadId]);
+    return rows[0] ? this.toThread(rows[0]) : undefined;
+  }
+
+  private threadWhere(q: ThreadQuery, ps: Params): string {
+    const parts: string[] = [];
+    if (q.ids && q.ids.length) parts.push(`thread_id = ANY(${ps.p([...q.ids])}::text[])`);
+    if (q.status !== undefined) parts.push(`status = ${ps.p(q.status)}`);
+    if (q.metadata !== undefined) parts.push(`metadata @> ${ps.jsonb(q.metadata)}`);
+    if (q.values !== undefined) parts.push(`vals::jsonb @> ${ps.jsonb(q.values)}`);
+    parts.push(...authWhere("metadata", q.auth, ps));
+    return where(parts);
+  }
+
+  async queryThreads(q: ThreadQuery): Promise<ThreadRecord[]> {
+    const ps = new Params();
+    const w = this.threadWhere(q, ps);
+    const field = { thread_id: "thread_id", status: "status", created_at: "created_at", updated_at: "updated_at", state_updated_at: "state_updated_at" }[
+      q.sortBy ?? "created_at"
+    ];
+    const d = dir(q.sortOrder, "desc");
+    const { rows } = await this.pool.query(
+      `SELECT doc, metadata, vals, revision FROM ${this.s}.threads${w} ORDER BY ${field} ${d}, thread_id ${d}${page(ps, q)}`,
+      ps.values,
+    );
+    return rows.map((r) => this.toThread(r));
+  }
+
+  async countThreads(q: ThreadQuery): Promise<number> {
+    const ps = new Params();
+    const { rows } = await this.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${this.s}.threads${this.threadWhere(q, ps)}`, ps.values);
+    return rows[0]!.n;
+  }
+
+  async getRun(runId: string): Promise<RunRecord | undefined> {
+    const { rows } = await this.q(this.pool, `SELECT doc FROM ${this.s}.runs WHERE run_id = $1`, [runId]);
+    return rows[0]?.doc as RunRecord | undefined;
+  }
+
+  private runWhere(q: RunQuery, ps: Params): string {
+    const parts: string[] = [];
+    if (q.thread_id !== undefined) parts.push(`thread_id = ${ps.p(q.thread_id)}`);
+    if (q.assistant_id !== undefined) parts.push(`assistant_id = ${ps.p(q.assistant_id)}`);
+    if (q.status !== undefined) {
+      const list = typeof q.status === "string" ? [q.status] : [...q.status];
+      // Spelled out for the planner: the partial index covers exactly pending and running.
+      if (list.length === 2 && list.includes("pending") && list.includes("running")) parts.push(`status IN ('pending', 'running')`);
+      else parts.push(`status = ANY(${ps.p(list)}::text[])`);
+    }
+    return where(parts);
+  }
+
+  async queryRuns(q: RunQuery): Promise<RunRecord[]> {
+    const ps = new Params();
+    const w = this.runWhere(q, ps);
+    const order =
+      (q.sortBy ?? "created_at") === "queue"
+        ? `queue_seq ${dir(q.sortOrder, "asc")}`
+        : `created_at ${dir(q.sortOrder, "desc")}, run_id ${dir(q.sortOrder, "desc")}`;
+    const { rows } = await this.pool.query(`SELECT doc FROM ${this.s}.runs${w} ORDER BY ${order}${page(ps, q)}`, ps.values);
+    return rows.map((r) => r.doc as RunRecord);
+  }
+
+  async countRuns(q: RunQuery): Promise<number> {
+    const ps = new Params();
+    const { rows } = await this.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${this.s}.runs${this.runWhere(q, ps)}`, ps.values);
+    return rows[0]!.n;
+  }
+
+  async getCancelRequest(runId: string): Promise<CancelRequest | undefined> {
+    const { rows } = await this.q(this.pool, `SELECT doc FROM ${this.s}.cancels WHERE run_id = $1`, [runId]);
+    return rows[0]?.doc as CancelRequest | undefined;
+  }
+
+  private toLease(row: Row): Lease {
+    return { key: row.key as string, owner: row.owner as string, expires_at: num(row.expires_at), data: row.data as Record<string, unknown> };
+  }
+
+  async getLease(key: string): Promise<Lease | undefined> {
+    const { rows } = await this.q(this.pool, `SELECT key, owner, expires_at, data FROM ${this.s}.leases WHERE key = $1`, [key]);
+    return rows[0] ? this.toLease(rows[0]) : undefined;
+  }
+
+  async expiredLeases(prefix: string, now: number, limit?: number): Promise<Lease[]> {
+    const ps = new Params();
+    const { rows } = await this.pool.query(
+      `SELECT key, owner, expires_at, data FROM ${this.s}.leases
+        WHERE expires_at < ${ps.p(now)} AND starts_with(key, ${ps.p(prefix)}) ORDER BY expires_at, key${page(ps, { limit })}`,
+      ps.values,
+    );
+    return rows.map((r) => this.toLease(r));
+  }
+
+  async getDoc<T = unknown>(collection: DocCollection, id: string): Promise<StoredDoc<T> | undefined> {
+    const { rows } = await this.q(this.pool, `SELECT id, parent, doc FROM ${this.s}.docs WHERE collection = $1 AND id = $2`, [collection, id]);
+    return rows[0] ? ({ id: rows[0].id, parent: rows[0].parent ?? null, doc: rows[0].doc } as StoredDoc<T>) : undefined;
+  }
+
+  async listDocs<T = unknown>(collection: DocCollection, parent?: string): Promise<StoredDoc<T>[]> {
+    const { rows } =
+      parent === undefined
+        ? await this.pool.query(`SELECT id, parent, doc FROM ${this.s}.docs WHERE collection = $1 ORDER BY seq`, [collection])
+        : await this.pool.query(`SELECT id, parent, doc FROM ${this.s}.docs WHERE collection = $1 AND parent = $2 ORDER BY seq`, [collection, parent]);
+    return rows.map((r) => ({ id: r.id, parent: r.parent ?? null, doc: r.doc }) as StoredDoc<T>);
+  }
+}
+
+/**
+ * A store on PostgreSQL with the `pg` driver (D22): `postgresStore({ connectionString })` or
+ * `postgresStore({ pool })`. Several processes on one database act as one service.
+ */
+export function postgresStore(options: PostgresStoreOptions | string): PostgresStore {
+  const opts = typeof options === "string" ? { connectionString: options } : { ...options };
+  // `?schema=name` in the URL chooses the schema (the driver would ignore it).
+  if (opts.connectionString && /[?&]schema=/.test(opts.connectionString)) {
+    const url = new URL(opts.connectionString);
+    opts.schema ??= url.searchParams.get("schema") ?? undefined;
+    url.searchParams.delete("schema");
+    opts.connectionString = url.toString();
+  }
+  return new PostgresStore(opts);
+}

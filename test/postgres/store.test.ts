@@ -1,0 +1,24 @@
+import { inject } from "vitest";
+import { postgresStore } from "../../src/postgres/index.js";
+import type { Store } from "../../src/persistence/types.js";
+import { storeContract } from "../persistence/contract.js";
+
+const url = inject("pgUrl");
+let n = 0;
+const schemas = new WeakMap<Store, string>();
+
+async function openAt(schema: string): Promise<Store> {
+  const store = postgresStore({ connectionString: url, schema, max: 4, eventPollMs: 200 });
+  schemas.set(store, schema);
+  await store.open();
+  return store;
+}
+
+storeContract({
+  name: "postgresStore",
+  create: () => openAt(`contract_${process.pid}_${n++}`),
+  reopen: async (store) => {
+    await store.close();
+    return openAt(schemas.get(store)!);
+  },
+});
