@@ -13,6 +13,9 @@ import { isFinal, publicRun, storedOutcome } from "./outcome.js";
 import { parse, schemas } from "./schemas.js";
 import type { Run, RunEvent, RunResult, RunsApi } from "./types.js";
 
+/** How long a join of an ended run waits for a log that may no longer exist (see joinStream). */
+const ENDED_LOG_GRACE_MS = 250;
+
 /** Rejects when `signal` aborts (the call stops waiting; the run is unaffected). */
 function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (!signal) return promise;
@@ -211,16 +214,21 @@ export function runsApi(core: Core, caller: Caller, control: RunControl): RunsAp
       await events.detach();
       throw err;
     }
-    // A run that has ended has nothing live to follow; only a resumable one can be replayed.
-    if (isFinal(run.status) && (run.kwargs.resumable !== true || after === undefined)) {
-      await events.detach();
-      if (run.kwargs.resumable !== true) return;
-    }
     const modes = o.streamMode === undefined ? undefined : new Set<string>(asModes(o.streamMode).map((m) => (m === "messages-tuple" ? "messages" : m)));
-    const source = isFinal(run.status) ? readRunEvents(core, r, { after: after ?? -1, ifAbsent: "end" }) : events;
-    for await (const ev of source) {
-      if (!modes || ev.event === "metadata" || ev.event === "error" || modes.has(ev.event)) yield ev;
+    const wanted = (ev: RunEvent) => !modes || ev.event === "metadata" || ev.event === "error" || modes.has(ev.event);
+    if (isFinal(run.status)) {
+      // The run has ended, so has its log: the reader drains what it caught (or what a resumable
+      // log retained) at once. One still waiting after a moment waits for a log this store no
+      // longer has (a finished run not kept for replay): there is nothing to follow.
+      const first = await Promise.race([events.next(), new Promise<undefined>((r) => setTimeout(r, ENDED_LOG_GRACE_MS))]);
+      if (first === undefined) {
+        await events.detach();
+        return;
+      }
+      if (first.done) return;
+      if (wanted(first.value)) yield first.value;
     }
+    for await (const ev of events) if (wanted(ev)) yield ev;
   }
 
   async function remove(threadId: unknown, runId: unknown, options?: unknown): Promise<void> {
