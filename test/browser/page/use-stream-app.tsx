@@ -10,7 +10,8 @@ import { createElement, useState } from "react";
 import { createRoot } from "react-dom/client";
 import { agent } from "../../../examples/node/agent.js";
 import { END, START, StateGraph, messagesState, type CompiledGraph } from "../../../src/graph/index.js";
-import { createRuntime, InProcessTransport } from "../../../src/index.js";
+import { createRuntime } from "../../../src/index.js";
+import { InProcessTransport } from "../../../src/http/index.js";
 import { createFetchHandler } from "../../../src/http/index.js";
 import { indexedDbStore } from "../../../src/persistence/indexeddb/index.js";
 
