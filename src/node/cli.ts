@@ -12,7 +12,8 @@ const USAGE = `usage: agentdock serve --config graph.json [options]
   --store SPEC          memory (default), json:<directory>, or postgres://user:pass@host:port/db[?schema=name]
                         (agentdock/postgres; needs the pg package)
   --lease-ms N          run lease: a run of a process that died ends error after this (default 30000)
-  --port, -p N          port (default 2024; 0 picks a free one); a port in use is an error, as with serve()
+  --port, -p N          port; a port in use is an error, as with serve() (0 picks a free one);
+                        without it: 2024, or the next free port after it
   --host HOST           interface (default 127.0.0.1)
   --heartbeat-ms N      SSE heartbeat interval (default 5000; 0 disables)
   --api-key KEY         x-api-key required by the experiment upload endpoints (or AGENTDOCK_API_KEY)
@@ -50,14 +51,15 @@ async function main(argv: string[]): Promise<void> {
     if (!values.help) process.exitCode = 2;
     return;
   }
-  // The same rule as serve(): the port asked for (default 2024) or an error; 0 picks a free one.
-  const port = Number(values.port ?? 2024);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be an integer 0..65535, got "${values.port}"`);
+  // The same rule as serve(): a port named is that port or an error (0 picks a free one); without
+  // --port, 2024 or the next free port after it.
+  const port = values.port === undefined ? undefined : Number(values.port);
+  if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) throw new Error(`--port must be an integer 0..65535, got "${values.port}"`);
   const apiKey = values["api-key"] ?? process.env.AGENTDOCK_API_KEY;
   const server = await serveConfig({
     config: values.config,
     store: values.store,
-    port,
+    ...(port !== undefined ? { port } : {}),
     host: values.host,
     heartbeatMs: values["heartbeat-ms"] === undefined ? undefined : Number(values["heartbeat-ms"]),
     apiKey,
@@ -84,7 +86,7 @@ function report(err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
   let text = `agentdock: ${message.replace(/^agentdock: /, "")}`;
   // serve() says which port is taken; the command's way to choose another is its flag.
-  if (/\bis in use\b/.test(message) && !message.includes("--port")) text += "; choose another with --port (0 picks a free one)";
+  if (/\bis in use\b/.test(message)) text += " (--port)";
   if (!verbose) {
     if (err instanceof Error && err.cause !== undefined) text += "\n(run with --verbose for the stack trace)";
     return text;

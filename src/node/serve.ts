@@ -22,13 +22,16 @@ import { attachProtocolV2WebSocket } from "./protocol-v2-ws.js";
  * and `onError`, which also receives the listener's own faults.
  */
 export interface ServeOptions extends FetchHandlerOptions {
-  /** Port (default 2024; 0 picks a free one). */
+  /**
+   * Port; 0 picks a free one. Without it: 2024, or the next free port after it when 2024 is taken
+   * (as a development server does; the handle's `url` says which).
+   */
   port?: number;
   /** Interface (default `127.0.0.1`). */
   host?: string;
   /**
-   * When false and `port` is taken, try the next ports (up to 20) instead of failing, as a
-   * development server does. Default true: the port asked for or an error.
+   * When false and the port is taken, try the next ports (up to 20) instead of failing. Default:
+   * true when `port` is given (that port or an error), false without it.
    */
   strictPort?: boolean;
 }
@@ -252,7 +255,7 @@ async function pump(body: ReadableStream<Uint8Array>, res: ServerResponse, signa
  * await server.close();
  */
 export async function serve(runtime: HttpRuntime, options: ServeOptions = {}): Promise<ServeHandle> {
-  const { port = 2024, host = "127.0.0.1", strictPort = true, ...handlerOptions } = options;
+  const { port = 2024, host = "127.0.0.1", strictPort = options.port !== undefined, ...handlerOptions } = options;
   const listener = toNodeListener(createFetchHandler(runtime, handlerOptions), { onError: handlerOptions.onError });
   const server = createServer(listener);
   server.on("checkContinue", listener.checkContinue);
@@ -272,7 +275,7 @@ export async function serve(runtime: HttpRuntime, options: ServeOptions = {}): P
     } catch (err) {
       const inUse = (err as NodeJS.ErrnoException).code === "EADDRINUSE";
       if (!inUse || strictPort || port === 0 || attempt >= 19) {
-        throw inUse ? new Error(`port ${port + attempt} on ${host} is in use; choose another with --port`) : err;
+        throw inUse ? new Error(`port ${port + attempt} on ${host} is in use; choose another port (0 picks a free one)`) : err;
       }
     }
   }

@@ -118,3 +118,25 @@ describe("agentdock serve", () => {
     await expect(start(["serve", "--config", "examples/graph.json", "--port", "0", "--max-depth", "deep"])).rejects.toThrow(/--max-depth must be a positive integer/);
   });
 });
+
+describe("serve() ports", () => {
+  it("a port named is that port or an error; without strictPort the next free one is taken", async () => {
+    const { createServer } = await import("node:net");
+    const { serve } = await import("../../src/node/index.js");
+    const { createRuntime } = await import("../../src/index.js");
+    const { echoGraph } = await import("../runtime/graphs.js");
+    const blocker = createServer();
+    await new Promise<void>((r) => blocker.listen(0, "127.0.0.1", r));
+    const taken = (blocker.address() as { port: number }).port;
+    const runtime = await createRuntime({ graphs: { echo: echoGraph() } });
+    try {
+      await expect(serve(runtime, { port: taken })).rejects.toThrow(`port ${taken} on 127.0.0.1 is in use; choose another port (0 picks a free one)`);
+      const next = await serve(runtime, { port: taken, strictPort: false });
+      expect(next.port).toBeGreaterThan(taken);
+      await next.close();
+    } finally {
+      await runtime.close();
+      await new Promise((r) => blocker.close(r));
+    }
+  });
+});
