@@ -115,7 +115,13 @@ export class Executor {
         continue;
       }
       const exec = head.execution;
-      if (!exec || !core.graphs.has(exec.graph_id)) return; // another runtime with that graph will run it
+      if (!exec) {
+        // Queued by a version that kept the queue in memory (no execution part): it cannot be
+        // run from the store, so it ends as a run whose runtime stopped (D10).
+        await this.endStopped(head);
+        continue;
+      }
+      if (!core.graphs.has(exec.graph_id)) return; // another runtime with that graph will run it
       if (exec.not_before > nowMs) {
         this.later(exec.not_before - nowMs, () => this.poke(threadId));
         return;
@@ -446,7 +452,7 @@ export class Executor {
       const nowMs = core.clock();
       for (const run of await store.queryRuns({ status: IN_FLIGHT, sortBy: "queue", limit: 200 })) {
         if (this.local.has(run.run_id)) continue;
-        if (run.status === "pending" && nowMs - Math.max(Date.parse(run.created_at), run.execution?.not_before ?? 0) < grace) continue;
+        if (run.status === "pending" && run.execution && nowMs - Math.max(Date.parse(run.created_at), run.execution.not_before) < grace) continue;
         threads.add(run.thread_id);
       }
       for (const threadId of threads) this.poke(threadId);

@@ -1,5 +1,5 @@
 import "fake-indexeddb/auto";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { AgentdockError, OWNER_USER, createRuntime, memoryStore, sequentialIds } from "../../src/index.js";
 import type { AuthEvent, AuthProvider, AuthUser, Runtime, RuntimeEvent, WriteOp } from "../../src/index.js";
 import { forbidden, unauthenticated } from "../../src/errors.js";
@@ -125,6 +125,28 @@ describe("runtime options", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it("a run an older version left queued (no execution part) ends error and frees its thread", async () => {
+    const store = memoryStore();
+    const first = await createRuntime({ graphs: testGraphs(new Gate()), store });
+    const t = await first.threads.create();
+    await first.runs.wait(t.thread_id, "chain", { input: {} });
+    await first.close();
+    const thread = (await store.getThread(t.thread_id))!;
+    const now = new Date().toISOString();
+    const runId = "00000000-0000-4000-8000-0000000001d1";
+    await store.commit([
+      { op: "thread.put", thread: { ...thread, status: "busy" } },
+      {
+        op: "run.put",
+        run: { run_id: runId, thread_id: t.thread_id, assistant_id: thread.metadata.assistant_id as string, created_at: now, updated_at: now, status: "pending", metadata: {}, kwargs: { input: {} }, multitask_strategy: "reject" },
+      },
+    ]);
+    const second = await createRuntime({ graphs: testGraphs(new Gate()), store });
+    await vi.waitFor(async () => expect((await second.runs.get(t.thread_id, runId)).status).toBe("error"), { timeout: 5_000, interval: 20 });
+    expect(await second.runs.wait(t.thread_id, "chain", { input: {} })).toMatchObject({ log: ["a", "b", "c", "a", "b", "c"] });
+    await second.close();
   });
 
   it("close cancels in-flight runs and is idempotent", async () => {
