@@ -102,11 +102,12 @@ export class RunControl {
 export function readRunEvents(
   core: Core,
   runId: string,
-  options: { after?: number; onStop?: (finished: boolean) => void },
+  options: { after?: number; ifAbsent?: "wait" | "end"; onStop?: (finished: boolean) => void },
 ): AsyncGenerator<RunEvent> & { detach(): Promise<void> } {
   const controller = new AbortController();
   const source = core.store.events.read(runId, {
     ...(options.after !== undefined ? { after: options.after } : {}),
+    ...(options.ifAbsent !== undefined ? { ifAbsent: options.ifAbsent } : {}),
     signal: controller.signal,
   })[Symbol.asyncIterator]();
   // Priming the port's iterator attaches the reader now, not at the consumer's first `next()`.

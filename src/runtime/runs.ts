@@ -13,9 +13,6 @@ import { isFinal, publicRun, storedOutcome } from "./outcome.js";
 import { parse, schemas } from "./schemas.js";
 import type { Run, RunEvent, RunResult, RunsApi } from "./types.js";
 
-/** How long a join of an ended run waits for a log that may no longer exist (see joinStream). */
-const ENDED_LOG_GRACE_MS = 250;
-
 /** Rejects when `signal` aborts (the call stops waiting; the run is unaffected). */
 function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (!signal) return promise;
@@ -217,16 +214,17 @@ export function runsApi(core: Core, caller: Caller, control: RunControl): RunsAp
     const modes = o.streamMode === undefined ? undefined : new Set<string>(asModes(o.streamMode).map((m) => (m === "messages-tuple" ? "messages" : m)));
     const wanted = (ev: RunEvent) => !modes || ev.event === "metadata" || ev.event === "error" || modes.has(ev.event);
     if (isFinal(run.status)) {
-      // The run has ended, so has its log: the reader drains what it caught (or what a resumable
-      // log retained) at once. One still waiting after a moment waits for a log this store no
-      // longer has (a finished run not kept for replay): there is nothing to follow.
-      const first = await Promise.race([events.next(), new Promise<undefined>((r) => setTimeout(r, ENDED_LOG_GRACE_MS))]);
-      if (first === undefined) {
+      // The run has ended, so has its log. The reader attached above drains what it caught (or
+      // what a resumable log retained) unless the store no longer has the log at all (a finished
+      // run not kept for replay): then it would wait for an open that never comes. A probe that
+      // ends at once on an absent log tells the two apart.
+      const probe = readRunEvents(core, r, { after: -1, ifAbsent: "end" });
+      const kept = await probe.next();
+      await probe.detach();
+      if (kept.done) {
         await events.detach();
         return;
       }
-      if (first.done) return;
-      if (wanted(first.value)) yield first.value;
     }
     for await (const ev of events) if (wanted(ev)) yield ev;
   }
