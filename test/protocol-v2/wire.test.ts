@@ -265,7 +265,7 @@ describe("the WebSocket transport", () => {
     const sub = await c.send("subscription.subscribe", { channels: ["lifecycle", "values"] });
     expect(sub.result).toMatchObject({ subscription_id: expect.any(String), replayed_events: expect.any(Number) });
     await runtime.runs.join(t, started.result.run_id);
-    for (let i = 0; i < 100 && !c.got.some((m) => m.method === "lifecycle" && m.params.data.event === "completed"); i++) await new Promise((r) => setTimeout(r, 10));
+    for (let i = 0; i < 1000 && !c.got.some((m) => m.method === "lifecycle" && m.params.data.event === "completed"); i++) await new Promise((r) => setTimeout(r, 10));
     const evs = c.got.filter((m) => m.type === "event");
     expect(evs.map((e) => e.method)).toEqual(["lifecycle", "values", "values", "lifecycle"]);
     // reconnect from the first event: the rest again.
