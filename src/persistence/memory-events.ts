@@ -18,6 +18,7 @@
  * - `drop` frees the log and ends its attached readers.
  */
 import type { RunEventPort, RunEventReadOptions, RunEventRecord } from "./types.js";
+import { WakeSignal } from "./common.js";
 
 export interface MemoryRunEventsOptions {
   /** Ended resumable logs kept for replay. Default 256. */
@@ -49,23 +50,17 @@ class EventLog {
   ended = false;
   bytes = 0;
   readonly readers = new Set<LogReader>();
-  private wake: (() => void) | undefined;
-  private waiting: Promise<void> | undefined;
+  private readonly signal = new WakeSignal();
 
   constructor(readonly resumable: boolean) {}
 
   /** Resolves at the next publish or end. */
   changed(): Promise<void> {
-    return (this.waiting ??= new Promise<void>((resolve) => (this.wake = resolve)));
+    return this.signal.changed();
   }
 
   notify(): void {
-    const wake = this.wake;
-    if (wake) {
-      this.wake = undefined;
-      this.waiting = undefined;
-      wake();
-    }
+    this.signal.notify();
   }
 
   /** Drops the events every attached reader has read (non-resumable logs). */

@@ -44,6 +44,7 @@ import type {
   ThreadQuery,
   WriteOp,
 } from "./types.js";
+import { describeOp } from "./common.js";
 
 // ---------------------------------------------------------------------------------------------
 // Shared array prefixes.
@@ -180,22 +181,6 @@ interface RunEntry {
   seq: number;
 }
 
-const describeOp = (op: WriteOp): string => {
-  switch (op.op) {
-    case "thread.put":
-      return `thread.put of thread ${op.thread.thread_id}`;
-    case "thread.delete":
-      return `thread.delete of thread ${op.thread_id}`;
-    case "run.put":
-      return `run.put of run ${op.run.run_id}`;
-    case "run.delete":
-      return `run.delete of run ${op.run_id}`;
-    case "lease.put":
-      return `lease.put of lease ${op.lease.key}`;
-    default:
-      return op.op;
-  }
-};
 
 /**
  * The state of a memory store, with the one way to change it (`apply`). Exported for stores

@@ -17,6 +17,7 @@
  */
 import type { Pool } from "pg";
 import type { RunEventPort, RunEventReadOptions, RunEventRecord } from "../persistence/types.js";
+import { WakeSignal } from "../persistence/common.js";
 
 /** A log this process publishes: every event since it opened the log here. */
 class LocalLog {
@@ -27,8 +28,7 @@ class LocalLog {
   shared = false;
   ended = false;
   dropped = false;
-  private wake: (() => void) | undefined;
-  private waiting: Promise<void> | undefined;
+  private readonly signal = new WakeSignal();
 
   constructor(
     readonly resumable: boolean,
@@ -40,17 +40,13 @@ class LocalLog {
     return this.first + this.events.length;
   }
 
+  /** Resolves at the next publish or end. */
   changed(): Promise<void> {
-    return (this.waiting ??= new Promise<void>((resolve) => (this.wake = resolve)));
+    return this.signal.changed();
   }
 
   notify(): void {
-    const wake = this.wake;
-    if (wake) {
-      this.wake = undefined;
-      this.waiting = undefined;
-      wake();
-    }
+    this.signal.notify();
   }
 }
 

@@ -42,6 +42,7 @@ import type { AssistantRecord, AssistantVersionRecord, RunRecord, ThreadRecord }
 import { PgRunEvents } from "./events.js";
 import { migrate, quoteIdent } from "./schema.js";
 import { authWhere, dir, page, Params, where } from "./sql.js";
+import { describeOp } from "../persistence/common.js";
 
 export interface PostgresStoreOptions {
   /** `postgres://user:password@host:port/database`; or give `pool`. */
@@ -81,22 +82,6 @@ const RETRYABLE = new Set(["40P01", "40001"]);
 const INVALID = new Set(["22P05", "22021", "22023", "54000", "22P02"]);
 const PUT_CACHE = 512;
 
-const describeOp = (op: WriteOp): string => {
-  switch (op.op) {
-    case "thread.put":
-      return `thread.put of thread ${op.thread.thread_id}`;
-    case "thread.delete":
-      return `thread.delete of thread ${op.thread_id}`;
-    case "run.put":
-      return `run.put of run ${op.run.run_id}`;
-    case "run.delete":
-      return `run.delete of run ${op.run_id}`;
-    case "lease.put":
-      return `lease.put of lease ${op.lease.key}`;
-    default:
-      return op.op;
-  }
-};
 
 function checkOp(op: WriteOp): void {
   switch (op.op) {

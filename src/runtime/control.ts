@@ -144,4 +144,3 @@ export function readRunEvents(
   return out;
 }
 
-export { runEnded };

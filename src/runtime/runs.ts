@@ -7,9 +7,9 @@ import { conflict, invalidInput, notFound } from "../errors.js";
 import type { AuthFilter } from "../auth/types.js";
 import type { RunRecord, ThreadRecord } from "../types.js";
 import { type RunOptions, admitRun, asModes, checkRun } from "./admission.js";
-import { type RunControl, readRunEvents, runEnded } from "./control.js";
+import { type RunControl, readRunEvents } from "./control.js";
 import { type Caller, type Core, pick } from "./core.js";
-import { isFinal, publicRun, storedOutcome } from "./outcome.js";
+import { isFinal, publicRun, runEnded, storedOutcome } from "./outcome.js";
 import { parse, schemas } from "./schemas.js";
 import type { Run, RunEvent, RunResult, RunsApi } from "./types.js";
 

@@ -6,17 +6,11 @@
  * (a field of the wrong type, malformed or too-deep JSON) or its path names ids that do not
  * exist. So after any number of them, the snapshot must be unchanged, and no answer may be 5xx.
  */
+import { mulberry32 } from "../persistence/generate.js";
 
-/** mulberry32: the same sequence for the same seed. */
+/** Seeded helpers over mulberry32: the same sequence for the same seed. */
 export function prng(seed: number) {
-  let s = seed >>> 0;
-  const rand = () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const rand = mulberry32(seed);
   const int = (n: number) => Math.floor(rand() * n);
   const pick = <T>(xs: readonly T[]): T => xs[int(xs.length)]!;
   const chance = (p: number) => rand() < p;

@@ -13,15 +13,20 @@ export interface JsonShape {
   maxKeys: number;
 }
 
-export function jsonGenerator(seed: number, shape: JsonShape) {
+/** mulberry32: a seeded generator of numbers in [0, 1), the same sequence for the same seed. */
+export function mulberry32(seed: number): () => number {
   let s = seed >>> 0;
-  const rand = () => {
+  return () => {
     s = (s + 0x6d2b79f5) >>> 0;
     let t = s;
     t = Math.imul(t ^ (t >>> 15), t | 1);
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
+}
+
+export function jsonGenerator(seed: number, shape: JsonShape) {
+  const rand = mulberry32(seed);
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)]!;
   // defineProperty, so a `__proto__` key is an own key like any other.
   const set = (o: Record<string, unknown>, k: string, v: unknown) =>

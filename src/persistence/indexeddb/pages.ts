@@ -20,7 +20,7 @@
  */
 import { isPlainObject, jsonEqual } from "../../json.js";
 import { decodeShared, stringifyShared } from "../json-file/shared-json.js";
-import type { ListLookup } from "../delta.js";
+import { ESC, isMarker, REF, setOwn, type ItemIndex } from "./rows.js";
 
 /** A record as kept in a page (a checkpoint or run without its `thread_id`). */
 export type Entry = Record<string, unknown>;
@@ -30,30 +30,8 @@ export const PAGE = 32;
 /** List items per chunk. */
 export const CHUNK = 16;
 
-const REF = "\u0000i";
-const ESC = "\u0000e";
-
-/** Sets an own key (`__proto__` included) without touching the prototype. */
-const setOwn = (obj: Record<string, unknown>, key: string, value: unknown) => {
-  if (key === "__proto__") Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
-  else obj[key] = value;
-};
-
-const isMarker = (v: Record<string, unknown>) => {
-  const keys = Object.keys(v);
-  return keys.length === 1 && keys[0]!.charCodeAt(0) === 0;
-};
-
-/** Where a message with this id sits in a list log (the item is compared before it is shared). */
-export type ItemIndex = Map<string, { list: string; at: number; item: unknown }>;
-
-/** Indexes the items `[from, to)` of `list` that have a string `id`. */
-export function indexItems(index: ItemIndex, list: string, items: readonly unknown[], from: number, to = items.length): void {
-  for (let at = Math.max(0, from); at < to; at++) {
-    const item = items[at];
-    if (isPlainObject(item) && typeof item.id === "string" && !index.has(item.id)) index.set(item.id, { list, at, item });
-  }
-}
+// Schema 2 used the same markers, item index and item references as schema 3's rows.
+export { indexItems, itemNeeds, resolveItems, type ItemIndex } from "./rows.js";
 
 /**
  * Compact JSON of `records` (nulls mark deleted slots) with messages shared with the list logs.
@@ -118,8 +96,6 @@ export function unchain(stored: ReadonlyArray<unknown>): Array<Entry | null> {
   });
 }
 
-// Schema 2 used the same item references as schema 3's rows (the same markers).
-export { itemNeeds, resolveItems } from "./rows.js";
 
 export const encodeChunk = (items: readonly unknown[]): unknown => JSON.parse(stringifyShared(items));
 export const decodeChunk = (stored: unknown): unknown[] => decodeShared<unknown[]>(stored);

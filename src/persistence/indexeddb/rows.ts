@@ -19,16 +19,17 @@
 import { isPlainObject, jsonEqual } from "../../json.js";
 import type { ListLookup } from "../delta.js";
 
-const REF = "\u0000i";
-const ESC = "\u0000e";
+/** Keys of the one-key marker objects: an item reference, and an escaped marker-like object. */
+export const REF = "\u0000i";
+export const ESC = "\u0000e";
 
 /** Sets an own key (`__proto__` included) without touching the prototype. */
-const setOwn = (obj: Record<string, unknown>, key: string, value: unknown) => {
+export const setOwn = (obj: Record<string, unknown>, key: string, value: unknown) => {
   if (key === "__proto__") Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
   else obj[key] = value;
 };
 
-const isMarker = (v: Record<string, unknown>) => {
+export const isMarker = (v: Record<string, unknown>) => {
   const keys = Object.keys(v);
   return keys.length === 1 && keys[0]!.charCodeAt(0) === 0;
 };
