@@ -41,3 +41,40 @@ export class WakeSignal {
     }
   }
 }
+
+/** The `subscribe(topic)` listeners of one store instance; a throwing listener is isolated. */
+export class TopicListeners {
+  private readonly topics = new Map<string, Set<(payload: string | undefined) => void>>();
+
+  /** `onError` receives what a listener threw (default: logged). */
+  constructor(
+    private readonly onError: (err: unknown, topic: string) => void = (err, topic) => console.error(`agentdock: a listener of "${topic}" threw`, err),
+  ) {}
+
+  get size(): number {
+    return this.topics.size;
+  }
+
+  subscribe(topic: string, listener: (payload: string | undefined) => void): () => void {
+    let set = this.topics.get(topic);
+    if (!set) this.topics.set(topic, (set = new Set()));
+    // Wrapped, so one function subscribed twice is two subscriptions.
+    const entry = (payload: string | undefined) => listener(payload);
+    set.add(entry);
+    return () => {
+      set.delete(entry);
+      if (set.size === 0 && this.topics.get(topic) === set) this.topics.delete(topic);
+    };
+  }
+
+  /** Calls the topic's current listeners. */
+  deliver(topic: string, payload: string | undefined): void {
+    for (const listener of [...(this.topics.get(topic) ?? [])]) {
+      try {
+        listener(payload);
+      } catch (err) {
+        this.onError(err, topic);
+      }
+    }
+  }
+}

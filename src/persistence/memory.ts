@@ -44,7 +44,7 @@ import type {
   ThreadQuery,
   WriteOp,
 } from "./types.js";
-import { describeOp } from "./common.js";
+import { TopicListeners, describeOp } from "./common.js";
 
 // ---------------------------------------------------------------------------------------------
 // Shared array prefixes.
@@ -727,7 +727,7 @@ export class MemoryStore implements Store {
   readonly capabilities = { persistent: false, shared: false };
   readonly events: RunEventPort;
   protected data = new MemoryData();
-  private readonly listeners = new Map<string, Set<(payload: string | undefined) => void>>();
+  private readonly listeners = new TopicListeners();
 
   constructor(options: { events?: RunEventPort } = {}) {
     this.events = options.events ?? new MemoryRunEvents();
@@ -744,34 +744,13 @@ export class MemoryStore implements Store {
   /** Delivers the `notify` ops of a committed commit to this instance's listeners, each in a microtask. */
   protected deliver(ops: readonly WriteOp[]): void {
     if (this.listeners.size === 0) return;
-    for (const op of ops) {
-      if (op.op !== "notify") continue;
-      const set = this.listeners.get(op.topic);
-      if (!set) continue;
-      for (const listener of set) {
-        queueMicrotask(() => {
-          if (!set.has(listener)) return;
-          try {
-            listener(op.payload);
-          } catch (err) {
-            console.error(`agentdock: a listener of "${op.topic}" threw`, err);
-          }
-        });
-      }
-    }
+    for (const op of ops) if (op.op === "notify") queueMicrotask(() => this.listeners.deliver(op.topic, op.payload));
   }
 
   subscribe(topic: string, listener: (payload: string | undefined) => void): () => void {
-    let set = this.listeners.get(topic);
-    if (!set) this.listeners.set(topic, (set = new Set()));
-    // Wrapped, so one function subscribed twice is two subscriptions.
-    const entry = (payload: string | undefined) => listener(payload);
-    set.add(entry);
-    return () => {
-      set.delete(entry);
-      if (set.size === 0 && this.listeners.get(topic) === set) this.listeners.delete(topic);
-    };
+    return this.listeners.subscribe(topic, listener);
   }
+
 
   async getAssistant(id: string) {
     return this.data.assistants.get(id);

@@ -42,7 +42,7 @@ import type { AssistantRecord, AssistantVersionRecord, RunRecord, ThreadRecord }
 import { PgRunEvents } from "./events.js";
 import { migrate, quoteIdent } from "./schema.js";
 import { authWhere, dir, page, Params, where } from "./sql.js";
-import { describeOp } from "../persistence/common.js";
+import { TopicListeners, describeOp } from "../persistence/common.js";
 
 export interface PostgresStoreOptions {
   /** `postgres://user:password@host:port/database`; or give `pool`. */
@@ -156,7 +156,7 @@ export class PostgresStore implements Store {
   private listener: PoolClient | pg.Client | undefined;
   private reconnecting: ReturnType<typeof setTimeout> | undefined;
   private pruner: ReturnType<typeof setInterval> | undefined;
-  private readonly listeners = new Map<string, Set<(payload: string | undefined) => void>>();
+  private readonly listeners = new TopicListeners();
   /** Thread records this store returned -> their revision (for `sameAs`). */
   private readonly revisions = new WeakMap<object, number>();
   /** (thread, ns) -> the arrays of the last checkpoint put there (only committed puts). */
@@ -282,15 +282,7 @@ export class PostgresStore implements Store {
     } catch {
       return;
     }
-    const set = this.listeners.get(parsed.t);
-    if (!set) return;
-    for (const listener of [...set]) {
-      try {
-        listener(parsed.p);
-      } catch (err) {
-        console.error(`agentdock: a listener of "${parsed.t}" threw`, err);
-      }
-    }
+    this.listeners.deliver(parsed.t, parsed.p);
   }
 
   close(): Promise<void> {
@@ -316,15 +308,9 @@ export class PostgresStore implements Store {
   }
 
   subscribe(topic: string, listener: (payload: string | undefined) => void): () => void {
-    let set = this.listeners.get(topic);
-    if (!set) this.listeners.set(topic, (set = new Set()));
-    const entry = (payload: string | undefined) => listener(payload);
-    set.add(entry);
-    return () => {
-      set.delete(entry);
-      if (set.size === 0 && this.listeners.get(topic) === set) this.listeners.delete(topic);
-    };
+    return this.listeners.subscribe(topic, listener);
   }
+
 
   async withLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
     const client = await this.pool.connect();

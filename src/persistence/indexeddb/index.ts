@@ -20,6 +20,7 @@ import { openDB, type DBSchema, type IDBPDatabase, type IDBPTransaction, type St
 import { AgentdockError, conflict, invalidInput } from "../../errors.js";
 import { uuid4 } from "../../ids.js";
 import { checkJson, contains } from "../../json.js";
+import { TopicListeners } from "../common.js";
 import type { AssistantRecord, AssistantVersionRecord, RunRecord, ThreadRecord } from "../../types.js";
 import {
   decodeValues,
@@ -220,7 +221,8 @@ class IndexedDbStore implements Store {
   private revisions = new WeakMap<object, number>();
   private channel: BroadcastChannel | undefined;
   private changeListeners = new Set<(change: ExternalChange) => void>();
-  private topics = new Map<string, Set<(payload: string | undefined) => void>>();
+  // A listener's failure is its own (not reported: a page's console is the user's).
+  private topics = new TopicListeners(() => undefined);
   private eventListeners = new Set<(m: EventMessage) => void>();
 
   constructor(
@@ -578,7 +580,7 @@ class IndexedDbStore implements Store {
     }
     if (threads.size > 0) this.post({ k: "change", change: { threadIds: [...threads] } });
     for (const note of notes) {
-      this.deliver(note.topic, note.payload);
+      this.topics.deliver(note.topic, note.payload);
       this.post({ k: "notify", topic: note.topic, payload: note.payload });
     }
   }
@@ -1156,30 +1158,13 @@ class IndexedDbStore implements Store {
 
   private receive(message: TabMessage) {
     if (message.k === "change") for (const l of this.changeListeners) l(message.change);
-    else if (message.k === "notify") this.deliver(message.topic, message.payload);
+    else if (message.k === "notify") this.topics.deliver(message.topic, message.payload);
     else if (message.k === "event") for (const l of this.eventListeners) l(message.m);
-  }
-
-  private deliver(topic: string, payload: string | undefined) {
-    for (const listener of this.topics.get(topic) ?? []) {
-      try {
-        listener(payload);
-      } catch {
-        // a listener's failure is its own
-      }
-    }
   }
 
   subscribe(topic: string, listener: (payload: string | undefined) => void): () => void {
     this.port();
-    let set = this.topics.get(topic);
-    if (!set) this.topics.set(topic, (set = new Set()));
-    const mine = (payload: string | undefined) => listener(payload);
-    set.add(mine);
-    return () => {
-      set!.delete(mine);
-      if (set!.size === 0 && this.topics.get(topic) === set) this.topics.delete(topic);
-    };
+    return this.topics.subscribe(topic, listener);
   }
 
   onExternalChange(listener: (change: ExternalChange) => void): () => void {
