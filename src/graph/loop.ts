@@ -17,6 +17,7 @@ import { Command, ERROR, INPUT, INTERRUPT, NO_WRITES, NULL_TASK_ID, RESUME, STAR
 import { GraphAbortError, GraphInterrupt, GraphRecursionError } from "./errors.js";
 import type { CompiledStateGraph } from "./graph.js";
 import { checkpointPayload, ref, snapshotOf } from "./state.js";
+import type { ItemStore } from "../items/types.js";
 import type { Breakpoints, EngineStreamMode, ExecuteOptions, ExecuteResult, InputState, NodeContext, RunnableConfig } from "./types.js";
 
 const isResumeMap = (v: unknown): v is Record<string, unknown> =>
@@ -330,6 +331,7 @@ export async function execute(graph: CompiledStateGraph, o: ExecuteOptions): Pro
         threadId,
         step,
         node: task.name,
+        store: o.itemStore ?? NO_ITEM_STORE,
       };
       const input = task.path[0] === "__pregel_push" ? task.args : task.name === START ? cp.channel_values[START] : values;
       taskEvent("task", { id: task.id, name: task.name, input, triggers: task.triggers, interrupts: [] });
@@ -458,6 +460,12 @@ function emitWholeMessages(graph: CompiledStateGraph, writes: readonly Write[], 
 
 let never: AbortSignal | undefined;
 /** The signal nodes get when the run has none (made on first use: no global touched at load, D18). */
+/** `ctx.store` of a graph executed outside a runtime: every method rejects, saying why. */
+const noItemStore = async (): Promise<never> => {
+  throw new Error("agentdock: ctx.store is the runtime's long-term memory; run the graph through createRuntime() to use it");
+};
+const NO_ITEM_STORE: ItemStore = { putItem: noItemStore, getItem: noItemStore, deleteItem: noItemStore, searchItems: noItemStore, listNamespaces: noItemStore };
+
 const neverAborted = () => (never ??= new AbortController().signal);
 
 function raceAbort<T>(p: Promise<T>, signal: AbortSignal, onAbort: () => void): Promise<T> {

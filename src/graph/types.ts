@@ -3,6 +3,7 @@
  * knows no HTTP, no SDK, no runs: it executes a compiled graph against a thread's checkpoints in
  * a `CheckpointStore` and reports what happens through `emit`.
  */
+import type { ItemStore } from "../items/types.js";
 import type { Clock, Ids } from "../ids.js";
 import type { CheckpointMetadata, CheckpointStore } from "../persistence/types.js";
 import type { Interrupt } from "../types.js";
@@ -48,6 +49,11 @@ export interface NodeContext<Ctx = unknown> {
   step: number;
   /** Name of the node being run. */
   node: string;
+  /**
+   * Long-term memory shared across threads (the runtime's `store`, trusted: no auth handler
+   * runs). Outside a runtime (a graph executed directly) its methods reject.
+   */
+  store: ItemStore;
 }
 
 /** One update of a superstep (thread creation with `supersteps`, `threads.updateState`). */
@@ -116,6 +122,8 @@ export interface ExecuteOptions {
   streamModes?: ReadonlySet<EngineStreamMode>;
   /** Receives events as they happen, in order. Must not throw (the runtime isolates listeners). */
   emit?: (mode: EngineStreamMode, data: unknown) => void;
+  /** Long-term memory for the nodes (`ctx.store`); the runtime passes its trusted item store. */
+  itemStore?: ItemStore;
 }
 
 export interface ExecuteResult {

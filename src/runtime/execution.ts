@@ -246,6 +246,7 @@ export class Executor {
           clock: core.clock,
           streamModes: engineModes(asModes(run.kwargs.stream_mode as Parameters<typeof asModes>[0])),
           emit: (mode, data) => core.store.events.publish(run.run_id, mode, data),
+          ...(core.itemStore ? { itemStore: core.itemStore } : {}),
         });
       }
     } catch (err) {
