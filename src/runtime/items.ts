@@ -38,13 +38,21 @@ function checkValue(value: unknown): asserts value is Record<string, unknown> {
   checkJson(value, "value", 0, MAX_JSON_DEPTH);
 }
 
+/** The longest ttl accepted (minutes; about 19,000 years): expiry times stay exact integers everywhere. */
+const MAX_TTL = 1e10;
+
 function checkTtl(ttl: unknown): number | null {
   if (ttl === undefined || ttl === null) return null;
-  if (typeof ttl !== "number" || !Number.isFinite(ttl) || ttl <= 0) {
-    throw invalidInput(`ttl must be a positive number of minutes (or null for none), got ${JSON.stringify(ttl)}`, [{ path: "ttl", message: "expected minutes > 0" }]);
+  if (typeof ttl !== "number" || !Number.isFinite(ttl) || ttl <= 0 || ttl > MAX_TTL) {
+    throw invalidInput(`ttl must be a positive number of minutes up to ${MAX_TTL} (or null for none), got ${JSON.stringify(ttl)}`, [
+      { path: "ttl", message: "expected minutes > 0" },
+    ]);
   }
   return ttl;
 }
+
+/** When an item with `ttl` minutes expires if read or written at `now` (whole epoch ms). */
+const expiry = (now: number, ttl: number) => Math.round(now + ttl * MINUTE);
 
 function checkInt(v: unknown, name: string, min: number): number | undefined {
   if (v === undefined || v === null) return undefined;
@@ -204,7 +212,7 @@ export class ItemService {
       const now = core.clock();
       const ops: WriteOp[] = items
         .filter((i) => i.ttl !== null)
-        .map((i) => ({ op: "item.touch", namespace: i.namespace, key: i.key, expires_at: now + i.ttl! * MINUTE }));
+        .map((i) => ({ op: "item.touch", namespace: i.namespace, key: i.key, expires_at: expiry(now, i.ttl!) }));
       if (ops.length > 0) await store.commit(ops);
     };
     const service = this;
@@ -241,7 +249,7 @@ export class ItemService {
           value: v,
           created_at: existing?.created_at ?? iso,
           updated_at: iso,
-          expires_at: ttl === null ? null : now + ttl * MINUTE,
+          expires_at: ttl === null ? null : expiry(now, ttl),
           ttl,
           ...(vectors ? { vectors } : {}),
         };

@@ -55,8 +55,12 @@ describe("postgresStore: items", () => {
     try {
       await a.store.putItem(["users", "u1"], "pref", { theme: "dark" }, { ttl: 5 });
       await a.store.putItem(["users", "u2"], "pref", { theme: "light" });
+      await a.store.putItem(["users", "u3"], "brief", { theme: "none" }, { ttl: 0.123457 }); // 7407.42 ms: whole ms are stored
+      expect((await b.store.getItem(["users", "u3"], "brief", { refreshTtl: false }))?.value).toEqual({ theme: "none" });
       expect((await b.store.getItem(["users", "u1"], "pref"))?.value).toEqual({ theme: "dark" });
       expect((await b.store.searchItems(["users"], { filter: { theme: "light" } })).items.map((i) => i.namespace)).toEqual([["users", "u2"]]);
+      now += 7408;
+      expect(await b.store.getItem(["users", "u3"], "brief")).toBeNull();
       now += 6 * 60_000;
       expect(await a.store.getItem(["users", "u1"], "pref")).toBeNull();
       expect((await b.store.listNamespaces()).namespaces).toEqual([["users", "u2"]]);

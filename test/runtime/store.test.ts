@@ -123,6 +123,7 @@ function storeSuite(name: string, make: Make): void {
       await failsWith(store.putItem(["a"], "", { a: 1 }), "invalid_input", /key/);
       await failsWith(store.putItem(["a"], "k", [1, 2] as unknown as Record<string, unknown>), "invalid_input", /value/);
       await failsWith(store.putItem(["a"], "k", { a: 1 }, { ttl: -5 }), "invalid_input", /ttl/);
+      await failsWith(store.putItem(["a"], "k", { a: 1 }, { ttl: 1e300 }), "invalid_input", /ttl/);
       await failsWith(store.searchItems(["a"], { filter: { n: { $regex: "x" } } }), "invalid_input", /\$regex/);
       await failsWith(store.searchItems(["a"], { filter: { n: { $gt: [1] } } }), "invalid_input", /\$gt/);
       await failsWith(store.searchItems(["a"], { limit: -1 }), "invalid_input", /limit/);
