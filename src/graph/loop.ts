@@ -458,14 +458,14 @@ function emitWholeMessages(graph: CompiledStateGraph, writes: readonly Write[], 
   }
 }
 
-let never: AbortSignal | undefined;
-/** The signal nodes get when the run has none (made on first use: no global touched at load, D18). */
 /** `ctx.store` of a graph executed outside a runtime: every method rejects, saying why. */
 const noItemStore = async (): Promise<never> => {
   throw new Error("agentdock: ctx.store is the runtime's long-term memory; run the graph through createRuntime() to use it");
 };
 const NO_ITEM_STORE: ItemStore = { putItem: noItemStore, getItem: noItemStore, deleteItem: noItemStore, searchItems: noItemStore, listNamespaces: noItemStore };
 
+let never: AbortSignal | undefined;
+/** The signal nodes get when the run has none (made on first use: no global touched at load, D18). */
 const neverAborted = () => (never ??= new AbortController().signal);
 
 function raceAbort<T>(p: Promise<T>, signal: AbortSignal, onAbort: () => void): Promise<T> {

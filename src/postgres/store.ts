@@ -46,7 +46,6 @@ import { TopicListeners, describeOp } from "../persistence/common.js";
 import { checkStoredItem } from "../persistence/items.js";
 import type { ExpiredItem, ItemNamespaceQuery, ItemQuery, ScoredItem, StoredItem } from "../persistence/types.js";
 import * as items from "./items.js";
-import { itemOpSql } from "./items.js";
 
 export interface PostgresStoreOptions {
   /** `postgres://user:password@host:port/database`; or give `pool`. */
@@ -496,7 +495,7 @@ export class PostgresStore implements Store {
       case "item.put":
       case "item.delete":
       case "item.touch": {
-        const { text, values } = itemOpSql(s, op);
+        const { text, values } = items.itemOpSql(s, op);
         await this.q(c, text, values);
         return;
       }

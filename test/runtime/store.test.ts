@@ -14,6 +14,7 @@ import { memoryStore } from "../../src/persistence/memory.js";
 import type { Store } from "../../src/persistence/types.js";
 import { createRuntime, type Runtime } from "../../src/runtime/index.js";
 import { call, inProcessClient } from "../http/helpers.js";
+import { harness } from "../graph/helpers.js";
 
 const STATUS: Record<ErrorCode, number> = { not_found: 404, conflict: 409, invalid_input: 422, unauthenticated: 401, forbidden: 403 };
 
@@ -306,6 +307,21 @@ storeSuite("the official client over HTTP", async (options) => {
       wait: async (threadId, input) => (await client.runs.wait(threadId, "memory", { input })) as Record<string, unknown>,
     },
   };
+});
+
+describe("ctx.store outside a runtime", () => {
+  it("rejects with a message saying the graph needs a runtime; an execute option provides one", async () => {
+    const graph = memoryGraph();
+    const h = harness(graph);
+    await expect(h.run({ user: "u1", text: "hi" })).rejects.toThrow(/ctx\.store is the runtime's long-term memory; run the graph through createRuntime/);
+    const runtime = await createRuntime({ graphs: {} });
+    try {
+      const done = await h.run({ user: "u1", text: "hi" }, { itemStore: runtime.store });
+      expect(done.values.recalled).toEqual(["hi"]);
+    } finally {
+      await runtime.close();
+    }
+  });
 });
 
 describe("store over HTTP: the wire", () => {
