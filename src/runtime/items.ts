@@ -216,6 +216,13 @@ export class ItemService {
       if (ops.length > 0) await store.commit(ops);
     };
     const service = this;
+    // A handler may rewrite the namespace (and key) it is given, e.g. to put each user's items
+    // under their identity (the Python pattern): the call goes on with what it left (checked again).
+    const scoped = (payload: Record<string, unknown>) => {
+      checkNamespace(payload.namespace, "namespace");
+      checkKey(payload.key);
+      return { namespace: payload.namespace, key: payload.key };
+    };
 
     return {
       async putItem(namespace, key, value, options = {}) {
@@ -257,10 +264,12 @@ export class ItemService {
         service.maybeSweep();
       },
 
-      async getItem(namespace, key, options = {}) {
-        checkNamespace(namespace, "namespace");
-        checkKey(key);
-        const filter = await authorize("get", { namespace: [...namespace], key });
+      async getItem(ns, k, options = {}) {
+        checkNamespace(ns, "namespace");
+        checkKey(k);
+        const payload: Record<string, unknown> = { namespace: [...ns], key: k };
+        const filter = await authorize("get", payload);
+        const { namespace, key } = scoped(payload);
         const item = await store.getItem(namespace, key);
         service.maybeSweep();
         if (!item || isExpired(item, core.clock())) return null;
@@ -269,10 +278,12 @@ export class ItemService {
         return toItem(item);
       },
 
-      async deleteItem(namespace, key) {
-        checkNamespace(namespace, "namespace");
-        checkKey(key);
-        const filter = await authorize("delete", { namespace: [...namespace], key });
+      async deleteItem(ns, k) {
+        checkNamespace(ns, "namespace");
+        checkKey(k);
+        const payload: Record<string, unknown> = { namespace: [...ns], key: k };
+        const filter = await authorize("delete", payload);
+        const { namespace, key } = scoped(payload);
         const item = await store.getItem(namespace, key);
         const live = item && !isExpired(item, core.clock()) ? item : undefined;
         if (filter && !(live && matchesAuthFilter(itemAuthMetadata(live), filter))) {
@@ -299,10 +310,12 @@ export class ItemService {
             { path: "query", message: "no index configured" },
           ]);
         }
-        const filter = await authorize("search", { namespace: [...namespacePrefix], filter: opts.filter ?? null, limit, offset, query: query ?? null });
+        const payload: Record<string, unknown> = { namespace: [...namespacePrefix], filter: opts.filter ?? null, limit, offset, query: query ?? null };
+        const filter = await authorize("search", payload);
+        checkNamespace(payload.namespace, "namespace_prefix", true);
         const vector = query !== undefined ? (await service.embed([query]))[0] : undefined;
         const found = await store.searchItems({
-          prefix: [...namespacePrefix],
+          prefix: [...payload.namespace],
           ...(opts.filter ? { filter: opts.filter } : {}),
           ...(filter ? { auth: filter } : {}),
           now: core.clock(),
@@ -324,15 +337,17 @@ export class ItemService {
         const maxDepth = checkInt(opts.maxDepth, "max_depth", 1);
         const limit = checkInt(opts.limit, "limit", 0) ?? 100;
         const offset = checkInt(opts.offset, "offset", 0) ?? 0;
-        const filter = await authorize("list_namespaces", {
+        const payload: Record<string, unknown> = {
           namespace: prefix ?? null,
           suffix: suffix ?? null,
           max_depth: maxDepth ?? null,
           limit,
           offset,
-        });
+        };
+        const filter = await authorize("list_namespaces", payload);
+        const scopedPrefix = checkLabels(payload.namespace, "prefix");
         const namespaces = await store.listItemNamespaces({
-          ...(prefix ? { prefix } : {}),
+          ...(scopedPrefix ? { prefix: scopedPrefix } : {}),
           ...(suffix ? { suffix } : {}),
           ...(maxDepth !== undefined ? { maxDepth } : {}),
           ...(filter ? { auth: filter } : {}),

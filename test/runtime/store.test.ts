@@ -355,6 +355,33 @@ describe("store over HTTP: the wire", () => {
   });
 });
 
+describe("store with a handler that rewrites namespaces", () => {
+  it("puts each user's items under their identity, as the Python docs' pattern does", async () => {
+    const auth = new Auth()
+      .authenticate(({ headers }) => headers["x-user"] ?? "anonymous")
+      .on("store", ({ user, value }) => {
+        const v = value as { namespace?: string[] | null };
+        v.namespace = [user.identity, ...(v.namespace ?? [])];
+      });
+    const runtime = await createRuntime({ graphs: {}, auth });
+    try {
+      const alice = (await runtime.client({ headers: { "x-user": "alice" } })).store;
+      const bob = (await runtime.client({ headers: { "x-user": "bob" } })).store;
+      await alice.putItem(["notes"], "k", { text: "alice's" });
+      await bob.putItem(["notes"], "k", { text: "bob's" });
+      expect(await alice.getItem(["notes"], "k")).toMatchObject({ namespace: ["alice", "notes"], value: { text: "alice's" } });
+      expect(await bob.getItem(["notes"], "k")).toMatchObject({ namespace: ["bob", "notes"], value: { text: "bob's" } });
+      expect((await bob.searchItems([])).items.map((i) => i.value.text)).toEqual(["bob's"]);
+      expect((await alice.listNamespaces()).namespaces).toEqual([["alice", "notes"]]);
+      await bob.deleteItem(["notes"], "k");
+      expect(await bob.getItem(["notes"], "k")).toBeNull();
+      expect((await alice.getItem(["notes"], "k"))?.value).toEqual({ text: "alice's" });
+    } finally {
+      await runtime.close();
+    }
+  });
+});
+
 describe("store with an auth filter on item values", () => {
   // The handler stamps the owner into the value and filters on it (auth.md 6: filters see the value, namespace and key).
   const auth = () =>
