@@ -8,6 +8,7 @@ import { AgentdockError, invalidInput, notFound, unauthenticated, type ErrorCode
 import { jsonTextDepth, MAX_JSON_DEPTH } from "../json.js";
 import { compareCsv, compareReport } from "../upload/report-entry.js";
 import { protocolV2Http, type ProtocolV2HttpOptions } from "../protocol-v2/http.js";
+import { cronRoutes } from "./crons.js";
 import { sseResponse, type StreamPart } from "./sse.js";
 import type { HttpClient, HttpRuntime } from "./types.js";
 
@@ -327,7 +328,7 @@ export function createRouter(runtime: HttpRuntime, options: FetchHandlerOptions)
     json({
       version: "agentdock",
       context: "js",
-      flags: { assistants: true, crons: false, langsmith: false, langsmith_tracing_replicas: false },
+      flags: { assistants: true, crons: true, langsmith: false, langsmith_tracing_replicas: false },
       ...options.info,
     }),
   );
@@ -567,6 +568,8 @@ export function createRouter(runtime: HttpRuntime, options: FetchHandlerOptions)
     return json(await (await c.client()).runs.createBatch(payloads as never));
   });
   on("GET", "/runs/:run_id/stream", joinStream(false));
+  // 1.7 Crons (issue 16): ./crons.ts
+  cronRoutes(on);
 
   // Experiment upload and reading (seed: the upload endpoint carries /api/v1)
   on("POST", "/api/v1/datasets/upload-experiment", async (c) => json(await (await c.client()).experiments.upload((await c.body()) as never)));
