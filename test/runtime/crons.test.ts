@@ -1,0 +1,80 @@
+/**
+ * Crons in process (issue 16): the contract on the memory store, a schedule that survives a
+ * restart of a JSON-file store, and two runtimes over one store firing each tick exactly once.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { createRuntime, memoryStore, type Runtime } from "../../src/index.js";
+import { jsonFileStore } from "../../src/persistence/json-file/index.js";
+import { schedulerOf } from "../../src/runtime/scheduler.js";
+import { cronsContract, T0, TestClock } from "./crons.js";
+import { Gate, echoGraph, testGraphs } from "./graphs.js";
+
+cronsContract("in process, memory store", async (clock) => {
+  const gate = new Gate();
+  const runtime = await createRuntime({ graphs: testGraphs(gate), clock: clock.now });
+  return {
+    client: runtime,
+    runtime,
+    close: async () => {
+      gate.release();
+      await runtime.close();
+    },
+  };
+});
+
+const root = await mkdtemp(join(tmpdir(), "agentdock-crons-"));
+afterAll(() => rm(root, { recursive: true, force: true }));
+const hi = { messages: [{ role: "user", content: "tick" }] };
+
+describe("crons: durability and exactly-once", () => {
+  it("a schedule survives a restart of a JSON-file store and goes on firing", async () => {
+    const dir = join(root, "restart");
+    const clock = new TestClock(T0 + 250);
+    let runtime = await createRuntime({ graphs: { agent: echoGraph() }, store: jsonFileStore(dir), clock: clock.now });
+    const thread = await runtime.threads.create();
+    const cron = await runtime.crons.createForThread(thread.thread_id, "agent", { schedule: "* * * * * *", input: hi, multitaskStrategy: "enqueue" });
+    clock.advance(1000);
+    await schedulerOf(runtime)!.pass();
+    await runtime.runs.join(thread.thread_id, (await runtime.runs.list(thread.thread_id))[0]!.run_id);
+    await runtime.close();
+
+    runtime = await createRuntime({ graphs: { agent: echoGraph() }, store: jsonFileStore(dir), clock: clock.now });
+    const [kept] = await runtime.crons.search();
+    expect(kept).toEqual({ ...cron, next_run_date: new Date(T0 + 2000).toISOString() });
+    clock.advance(1000);
+    await schedulerOf(runtime)!.pass();
+    expect(await runtime.runs.list(thread.thread_id)).toHaveLength(2);
+    await runtime.crons.delete(cron.cron_id);
+    await runtime.close();
+
+    runtime = await createRuntime({ graphs: { agent: echoGraph() }, store: jsonFileStore(dir), clock: clock.now });
+    expect(await runtime.crons.count()).toBe(0);
+    await runtime.close();
+  });
+
+  it("two runtimes over one store fire each of 20 ticks exactly once", async () => {
+    const clock = new TestClock(T0 + 250);
+    const store = memoryStore();
+    const graphs = { agent: echoGraph() };
+    const a: Runtime = await createRuntime({ graphs, store, clock: clock.now });
+    const b: Runtime = await createRuntime({ graphs, store, clock: clock.now });
+    const thread = await a.threads.create();
+    const onThread = await a.crons.createForThread(thread.thread_id, "agent", { schedule: "* * * * * *", input: hi, multitaskStrategy: "enqueue" });
+    const stateless = await b.crons.create("agent", { schedule: "* * * * * *", input: hi, onRunCompleted: "keep" });
+    for (let i = 1; i <= 20; i++) {
+      clock.advance(1000);
+      // Both schedulers race for the same due ticks.
+      await Promise.all([schedulerOf(a)!.pass(), schedulerOf(b)!.pass(), schedulerOf(a)!.pass(), schedulerOf(b)!.pass()]);
+      expect(await a.runs.list(thread.thread_id, { limit: 100 })).toHaveLength(i);
+      expect(await b.threads.count({ metadata: { cron_id: stateless.cron_id } })).toBe(i);
+    }
+    const runs = await a.runs.list(thread.thread_id, { limit: 100 });
+    expect(new Set(runs.map((r) => r.run_id)).size).toBe(20);
+    expect(runs.every((r) => r.metadata.cron_id === onThread.cron_id)).toBe(true);
+    await a.close();
+    await b.close();
+  });
+});
