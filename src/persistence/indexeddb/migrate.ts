@@ -2,11 +2,13 @@
  * The IndexedDB schema ladder, run inside the upgrade transaction (so a failure leaves the
  * database as it was). Schema 1 (one record per checkpoint, list item and run) -> 2 (pages and
  * chunks, ./pages.ts) -> 3 (one record per checkpoint, run, list item; ./rows.ts). A new
- * database is created at schema 3 directly. Each migration reads the older records once.
+ * database is created at schema 3 directly. Each migration reads the older records once. Schema 4
+ * adds the `crons` store to any of them (created when missing, on every upgrade).
  */
 import type { IDBPDatabase, IDBPTransaction } from "idb";
 import type { EncodedCheckpoint, ListLookup } from "../delta.js";
 import { encodedValuesOf, listRefs } from "../delta.js";
+import type { CronRecord } from "../crons.js";
 import type { DocCollection } from "../types.js";
 import type { RunRecord, ThreadRecord } from "../../types.js";
 import { CHUNK, decodeChunk, decodePage, encodeChunk, encodePage, indexItems as pageIndexItems, PAGE, resolveItems as pageResolve, unchain, type Entry, type ItemIndex as PageItemIndex } from "./pages.js";
@@ -45,11 +47,16 @@ export interface DocRow {
   seq: number;
 }
 
+/** A cron as stored: `$due` = [next_run_date, cron_id] while it is scheduled (the `by_due` index). */
+export type CronRow = CronRecord & { $due?: [string, string] };
+
 type Db = IDBPDatabase;
 type Tx = IDBPTransaction<unknown, string[], "versionchange">;
 
-/** Brings a database at `oldVersion` to schema 3. */
+/** Brings a database at `oldVersion` to schema 4. */
 export async function upgradeDatabase(db: Db, oldVersion: number, tx: Tx): Promise<void> {
+  // Schema 4 (issue 16) adds an empty object store: nothing older to migrate into it.
+  if (!db.objectStoreNames.contains("crons")) db.createObjectStore("crons", { keyPath: "cron_id" }).createIndex("by_due", "$due");
   if (oldVersion < 1) {
     createShared(db);
     createV3(db, tx);
