@@ -21,6 +21,8 @@ import pg from "pg";
 import type { Pool, PoolClient, Notification } from "pg";
 import { AgentdockError, conflict, invalidInput, notFound } from "../errors.js";
 import { checkJson, jsonEqual } from "../json.js";
+import type { CronQuery } from "../persistence/crons.js";
+import { applyCronOp, cronReads } from "./crons.js";
 import type {
   AssistantQuery,
   AssistantVersionQuery,
@@ -103,6 +105,8 @@ function checkOp(op: WriteOp): void {
       return checkJson(op.lease, "lease");
     case "doc.put":
       return checkJson(op.doc, "doc");
+    case "cron.put":
+      return checkJson(op.cron, "cron");
     case "notify":
       if (typeof op.topic !== "string" || (op.payload !== undefined && typeof op.payload !== "string")) {
         throw invalidInput("notify: topic and payload must be strings");
@@ -114,6 +118,7 @@ function checkOp(op: WriteOp): void {
     case "run.delete":
     case "lease.delete":
     case "doc.delete":
+    case "cron.delete":
       return;
     default: {
       const never: never = op;
@@ -130,6 +135,8 @@ function SINGLE_STATEMENT(op: WriteOp): boolean {
       return false;
     case "thread.delete":
     case "run.delete":
+    case "cron.delete":
+    case "cron.put":
       return !op.expect;
     default:
       return true;
@@ -482,6 +489,9 @@ export class PostgresStore implements Store {
       case "doc.delete":
         await this.q(c, `DELETE FROM ${s}.docs WHERE collection = $1 AND id = $2`, [op.collection, op.id]);
         return;
+      case "cron.put":
+      case "cron.delete":
+        return applyCronOp((cl, text, values) => this.q(cl, text, values), c, s, op);
       case "notify": {
         const note = `n${JSON.stringify(op.payload === undefined ? { t: op.topic, i: this.notifySeq++ } : { t: op.topic, p: op.payload, i: this.notifySeq++ })}`;
         if (Buffer.byteLength(note) > 7900) {
@@ -990,6 +1000,23 @@ export class PostgresStore implements Store {
       ps.values,
     );
     return rows.map((r) => this.toLease(r));
+  }
+
+  private cronReads() {
+    return (this.crons ??= cronReads((c, text, values) => this.q(c, text, values), () => this.pool, this.s));
+  }
+  private crons: ReturnType<typeof cronReads> | undefined;
+  getCron(cronId: string) {
+    return this.cronReads().getCron(cronId);
+  }
+  queryCrons(query: CronQuery) {
+    return this.cronReads().queryCrons(query);
+  }
+  countCrons(query: CronQuery) {
+    return this.cronReads().countCrons(query);
+  }
+  dueCrons(asOf?: string, limit?: number) {
+    return this.cronReads().dueCrons(asOf, limit);
   }
 
   async getDoc<T = unknown>(collection: DocCollection, id: string): Promise<StoredDoc<T> | undefined> {

@@ -2,14 +2,16 @@
  * Crons in process (issue 16): the contract on the memory store, a schedule that survives a
  * restart of a JSON-file store, and two runtimes over one store firing each tick exactly once.
  */
+import "fake-indexeddb/auto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { createRuntime, memoryStore, type Runtime } from "../../src/index.js";
+import { createRuntime, memoryStore } from "../../src/index.js";
+import { indexedDbStore } from "../../src/persistence/indexeddb/index.js";
 import { jsonFileStore } from "../../src/persistence/json-file/index.js";
 import { schedulerOf } from "../../src/runtime/scheduler.js";
-import { cronsContract, T0, TestClock } from "./crons.js";
+import { cronsContract, cronsExactlyOnce, T0, TestClock } from "./crons.js";
 import { Gate, echoGraph, testGraphs } from "./graphs.js";
 
 cronsContract("in process, memory store", async (clock) => {
@@ -54,27 +56,27 @@ describe("crons: durability and exactly-once", () => {
     expect(await runtime.crons.count()).toBe(0);
     await runtime.close();
   });
+});
 
-  it("two runtimes over one store fire each of 20 ticks exactly once", async () => {
-    const clock = new TestClock(T0 + 250);
-    const store = memoryStore();
-    const graphs = { agent: echoGraph() };
-    const a: Runtime = await createRuntime({ graphs, store, clock: clock.now });
-    const b: Runtime = await createRuntime({ graphs, store, clock: clock.now });
-    const thread = await a.threads.create();
-    const onThread = await a.crons.createForThread(thread.thread_id, "agent", { schedule: "* * * * * *", input: hi, multitaskStrategy: "enqueue" });
-    const stateless = await b.crons.create("agent", { schedule: "* * * * * *", input: hi, onRunCompleted: "keep" });
-    for (let i = 1; i <= 20; i++) {
-      clock.advance(1000);
-      // Both schedulers race for the same due ticks.
-      await Promise.all([schedulerOf(a)!.pass(), schedulerOf(b)!.pass(), schedulerOf(a)!.pass(), schedulerOf(b)!.pass()]);
-      expect(await a.runs.list(thread.thread_id, { limit: 100 })).toHaveLength(i);
-      expect(await b.threads.count({ metadata: { cron_id: stateless.cron_id } })).toBe(i);
-    }
-    const runs = await a.runs.list(thread.thread_id, { limit: 100 });
-    expect(new Set(runs.map((r) => r.run_id)).size).toBe(20);
-    expect(runs.every((r) => r.metadata.cron_id === onThread.cron_id)).toBe(true);
-    await a.close();
-    await b.close();
-  });
+cronsExactlyOnce("two runtimes over one memoryStore()", async () => {
+  const store = memoryStore();
+  return [store, store];
+});
+
+cronsExactlyOnce("two IndexedDB store instances on one database (two tabs)", async () => {
+  const name = `crons-tabs-${Date.now()}`;
+  return [indexedDbStore(name), indexedDbStore(name)];
+});
+
+cronsContract("in process, JSON-file store", async (clock) => {
+  const gate = new Gate();
+  const runtime = await createRuntime({ graphs: testGraphs(gate), store: jsonFileStore(join(root, `contract-${Math.random().toString(36).slice(2)}`)), clock: clock.now });
+  return {
+    client: runtime,
+    runtime,
+    close: async () => {
+      gate.release();
+      await runtime.close();
+    },
+  };
 });

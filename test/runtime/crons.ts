@@ -5,7 +5,9 @@
  * (`schedulerOf(runtime).pass()`), so ticks are exact and nothing waits on real seconds.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { Runtime } from "../../src/index.js";
+import { createRuntime, type Runtime } from "../../src/index.js";
+import type { Store } from "../../src/persistence/types.js";
+import { echoGraph } from "./graphs.js";
 import { schedulerOf } from "../../src/runtime/scheduler.js";
 import { expectCode, type ContractClient } from "./contract.js";
 
@@ -246,6 +248,41 @@ export function cronsContract(name: string, create: (clock: TestClock) => Promis
       await expectCode(c.crons.search({ limit: -1 }), "invalid_input");
       const [same] = await c.crons.search();
       expect(same).toEqual(cron);
+    });
+  });
+}
+
+/**
+ * Two runtimes over one store's data (`pair`: one store object twice, or two instances on the
+ * same data) race for every tick of a per-second cron on a thread and of a new-thread cron: over
+ * 20 ticks each fires exactly once.
+ */
+export function cronsExactlyOnce(name: string, pair: () => Promise<[Store, Store]>): void {
+  describe(`crons exactly once: ${name}`, () => {
+    it("two runtimes fire each of 20 ticks exactly once", async () => {
+      const clock = new TestClock(T0 + 250);
+      const [storeA, storeB] = await pair();
+      const graphs = { agent: echoGraph() };
+      const a: Runtime = await createRuntime({ graphs, store: storeA, clock: clock.now });
+      const b: Runtime = await createRuntime({ graphs, store: storeB, clock: clock.now });
+      try {
+        const thread = await a.threads.create();
+        const onThread = await a.crons.createForThread(thread.thread_id, "agent", { schedule: "* * * * * *", input: hi, multitaskStrategy: "enqueue" });
+        const stateless = await b.crons.create("agent", { schedule: "* * * * * *", input: hi, onRunCompleted: "keep" });
+        for (let i = 1; i <= 20; i++) {
+          clock.advance(1000);
+          // Both schedulers race for the same due ticks, twice each.
+          await Promise.all([schedulerOf(a)!.pass(), schedulerOf(b)!.pass(), schedulerOf(a)!.pass(), schedulerOf(b)!.pass()]);
+          expect(await a.runs.list(thread.thread_id, { limit: 100 })).toHaveLength(i);
+          expect(await b.threads.count({ metadata: { cron_id: stateless.cron_id } })).toBe(i);
+        }
+        const runs = await a.runs.list(thread.thread_id, { limit: 100 });
+        expect(new Set(runs.map((r) => r.run_id)).size).toBe(20);
+        expect(runs.every((r) => r.metadata.cron_id === onThread.cron_id)).toBe(true);
+      } finally {
+        await a.close();
+        await b.close();
+      }
     });
   });
 }
