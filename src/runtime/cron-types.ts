@@ -15,8 +15,8 @@ export type { CronSortBy };
  */
 export type Cron = Omit<CronRecord, "revision" | "user">;
 
-/** Fields of a `Cron` that `crons.search` can `select`. */
-export type CronSelectField = keyof Cron;
+/** Fields of a `Cron` that `crons.search` can `select` (`now`, in the SDK's list, selects nothing). */
+export type CronSelectField = keyof Cron | "now";
 
 /** The run options a cron gives each of its runs (as for `runs.create`). */
 type CronRunOptions = Pick<
