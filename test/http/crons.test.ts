@@ -16,6 +16,7 @@ cronsContract("official client over HTTP, memory store", async (clock) => {
   return {
     client,
     runtime,
+    gate,
     close: async () => {
       gate.release();
       await runtime.close();

@@ -19,6 +19,7 @@ cronsContract("in process, postgres store", async (clock) => {
   return {
     client: runtime,
     runtime,
+    gate,
     close: async () => {
       gate.release();
       await runtime.close();

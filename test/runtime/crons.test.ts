@@ -20,6 +20,7 @@ cronsContract("in process, memory store", async (clock) => {
   return {
     client: runtime,
     runtime,
+    gate,
     close: async () => {
       gate.release();
       await runtime.close();
@@ -74,6 +75,7 @@ cronsContract("in process, JSON-file store", async (clock) => {
   return {
     client: runtime,
     runtime,
+    gate,
     close: async () => {
       gate.release();
       await runtime.close();

@@ -7,7 +7,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createRuntime, type Runtime } from "../../src/index.js";
 import type { Store } from "../../src/persistence/types.js";
-import { echoGraph } from "./graphs.js";
+import { echoGraph, type Gate } from "./graphs.js";
 import { schedulerOf } from "../../src/runtime/scheduler.js";
 import { expectCode, type ContractClient } from "./contract.js";
 
@@ -24,6 +24,8 @@ export interface CronsClient {
 export interface CronsHarness {
   client: CronsClient;
   runtime: Runtime;
+  /** The gate of the `slow` graph. */
+  gate: Gate;
   close(): Promise<void>;
 }
 
@@ -126,6 +128,43 @@ export function cronsContract(name: string, create: (clock: TestClock) => Promis
       const [after] = await c.crons.search({ threadId: thread.thread_id });
       expect(Date.parse(after.next_run_date)).toBeGreaterThan(clock.ms);
       expect(cron.cron_id).toBe(after.cron_id);
+    });
+
+    it("a tick while the thread's run is in flight under reject starts nothing; the schedule goes on", async () => {
+      const thread = await c.threads.create();
+      const cron = await c.crons.createForThread(thread.thread_id, "slow", { schedule: "* * * * * *", input: {} });
+      await tick();
+      expect(await runsOn(thread.thread_id)).toBe(1);
+      await h.gate.reached(1);
+      const warn = vi.spyOn(console, "warn").mockImplementation(() => undefined);
+      try {
+        await tick();
+        expect(warn).toHaveBeenCalledWith(expect.stringContaining(cron.cron_id));
+      } finally {
+        warn.mockRestore();
+      }
+      expect(await runsOn(thread.thread_id)).toBe(1);
+      const [moved] = await c.crons.search({ threadId: thread.thread_id });
+      expect(moved.next_run_date).toBe(iso(T0 + 3000));
+      h.gate.release();
+      const [first] = await c.runs.list(thread.thread_id);
+      await c.runs.join(thread.thread_id, first.run_id);
+      await tick();
+      expect(await runsOn(thread.thread_id)).toBe(2);
+    });
+
+    it("a thread cron whose thread was deleted is deleted at its next tick", async () => {
+      const thread = await c.threads.create();
+      await c.crons.createForThread(thread.thread_id, "agent", { schedule: "* * * * * *", input: hi });
+      await c.threads.delete(thread.thread_id);
+      expect(await c.crons.count({ threadId: thread.thread_id })).toBe(1);
+      const warn = vi.spyOn(console, "warn").mockImplementation(() => undefined);
+      try {
+        await tick();
+      } finally {
+        warn.mockRestore();
+      }
+      expect(await c.crons.count({ threadId: thread.thread_id })).toBe(0);
     });
 
     it("a cron without a thread runs each tick on a new thread: deleted after the run by default, kept with onRunCompleted keep", async () => {
