@@ -13,7 +13,7 @@ import * as z from "zod/mini";
 import { type AuthUser, matchesAuthFilter, type AuthFilter } from "../auth/types.js";
 import { invalidInput, notFound } from "../errors.js";
 import type { CronQuery, CronRecord } from "../persistence/crons.js";
-import type { WriteOp } from "../persistence/types.js";
+import type { Store, WriteOp } from "../persistence/types.js";
 import type { Metadata } from "../types.js";
 import { checkRun, type RunOptions } from "./admission.js";
 import { parseSchedule } from "./cron-schedule.js";
@@ -103,6 +103,16 @@ function payloadOf(p: RunOptions): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [camel, snake] of RUN_FIELDS) if (p[camel] !== undefined) out[snake] = p[camel];
   return out;
+}
+
+/**
+ * Ops deleting the crons of a thread or an assistant that is being deleted, for the commit that
+ * deletes it (a cron created meanwhile is deleted by the scheduler at its next tick).
+ */
+export async function cronsOf(store: Store, of: { thread_id: string } | { assistant_id: string }): Promise<WriteOp[]> {
+  const crons = await store.queryCrons(of);
+  if (!crons.length) return [];
+  return [...crons.map((c): WriteOp => ({ op: "cron.delete", cron_id: c.cron_id })), cronsChanged];
 }
 
 /** The run options of a stored payload. */

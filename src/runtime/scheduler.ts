@@ -168,11 +168,14 @@ export class CronScheduler {
     } catch (err) {
       if (err instanceof TickTaken) return;
       // The tick's run could not be admitted: the tick is spent all the same (once).
-      const threadGone = cron.thread_id !== null && AgentdockError.is(err, "not_found") && !(await core.store.getThread(cron.thread_id));
-      const ops: WriteOp[] = threadGone ? [{ op: "cron.delete", cron_id: cron.cron_id, expect: { revision: cron.revision } }] : [moved(cron)];
+      // A cron whose thread or assistant no longer exists has nothing left to run: it goes.
+      const gone =
+        AgentdockError.is(err, "not_found") &&
+        ((cron.thread_id !== null && !(await core.store.getThread(cron.thread_id))) || !(await core.store.getAssistant(cron.assistant_id)));
+      const ops: WriteOp[] = gone ? [{ op: "cron.delete", cron_id: cron.cron_id, expect: { revision: cron.revision } }] : [moved(cron)];
       if ((await this.moveOn(ops)) && !core.closed) {
         const { error, message } = errorInfo(err);
-        console.warn(`agentdock: cron ${cron.cron_id}: the tick of ${scheduledFor} started no run (${error}: ${message})${threadGone ? "; its thread is gone, so the cron was deleted" : ""}`);
+        console.warn(`agentdock: cron ${cron.cron_id}: the tick of ${scheduledFor} started no run (${error}: ${message})${gone ? "; its thread or assistant is gone, so the cron was deleted" : ""}`);
       }
     }
   }

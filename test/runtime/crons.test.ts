@@ -6,7 +6,7 @@ import "fake-indexeddb/auto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { createRuntime, memoryStore } from "../../src/index.js";
 import { indexedDbStore } from "../../src/persistence/indexeddb/index.js";
 import { jsonFileStore } from "../../src/persistence/json-file/index.js";
@@ -55,6 +55,28 @@ describe("crons: durability and exactly-once", () => {
 
     runtime = await createRuntime({ graphs: { agent: echoGraph() }, store: jsonFileStore(dir), clock: clock.now });
     expect(await runtime.crons.count()).toBe(0);
+    await runtime.close();
+  });
+});
+
+describe("crons: ticks that cannot run", () => {
+  it("a cron whose thread vanished from the store (not through threads.delete) is deleted at its next tick", async () => {
+    const clock = new TestClock(T0 + 250);
+    const store = memoryStore();
+    const runtime = await createRuntime({ graphs: { agent: echoGraph() }, store, clock: clock.now });
+    const thread = await runtime.threads.create();
+    const cron = await runtime.crons.createForThread(thread.thread_id, "agent", { schedule: "* * * * * *", input: hi });
+    await store.commit([{ op: "thread.delete", thread_id: thread.thread_id }]);
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => undefined);
+    try {
+      clock.advance(1000);
+      await schedulerOf(runtime)!.pass();
+      expect(warn).toHaveBeenCalledWith(expect.stringMatching(new RegExp(`cron ${cron.cron_id}.*deleted`)));
+    } finally {
+      warn.mockRestore();
+    }
+    expect(await runtime.crons.count()).toBe(0);
+    expect(await store.getCron(cron.cron_id)).toBeUndefined();
     await runtime.close();
   });
 });

@@ -17,6 +17,7 @@ type Loose = any;
 
 export interface CronsClient {
   crons: Loose;
+  assistants: ContractClient["assistants"];
   threads: ContractClient["threads"];
   runs: ContractClient["runs"];
 }
@@ -153,18 +154,24 @@ export function cronsContract(name: string, create: (clock: TestClock) => Promis
       expect(await runsOn(thread.thread_id)).toBe(2);
     });
 
-    it("a thread cron whose thread was deleted is deleted at its next tick", async () => {
+    it("deleting a thread deletes its crons; deleting an assistant deletes the crons that run it", async () => {
       const thread = await c.threads.create();
+      const other = await c.threads.create();
       await c.crons.createForThread(thread.thread_id, "agent", { schedule: "* * * * * *", input: hi });
+      await c.crons.createForThread(other.thread_id, "agent", { schedule: "* * * * * *", input: hi, multitaskStrategy: "enqueue" });
       await c.threads.delete(thread.thread_id);
-      expect(await c.crons.count({ threadId: thread.thread_id })).toBe(1);
-      const warn = vi.spyOn(console, "warn").mockImplementation(() => undefined);
-      try {
-        await tick();
-      } finally {
-        warn.mockRestore();
-      }
       expect(await c.crons.count({ threadId: thread.thread_id })).toBe(0);
+      expect(await c.crons.count({ threadId: other.thread_id })).toBe(1);
+      await tick();
+      expect(await runsOn(other.thread_id)).toBe(1);
+
+      const assistant = await c.assistants.create({ graphId: "agent" });
+      await c.crons.create(assistant.assistant_id, { schedule: "0 * * * *", input: hi });
+      await c.crons.createForThread(other.thread_id, assistant.assistant_id, { schedule: "0 * * * *", input: hi });
+      expect(await c.crons.count({ assistantId: assistant.assistant_id })).toBe(2);
+      await c.assistants.delete(assistant.assistant_id);
+      expect(await c.crons.count({ assistantId: assistant.assistant_id })).toBe(0);
+      expect(await c.crons.count()).toBe(1);
     });
 
     it("a cron without a thread runs each tick on a new thread: deleted after the run by default, kept with onRunCompleted keep", async () => {
