@@ -164,8 +164,9 @@ export function cronsApi(core: Core, caller: Caller): CronsApi {
     return parse(schemas.run, given, what);
   }
 
+  /** `threadIdArg` undefined: a cron whose ticks run on new threads (`crons.create`). */
   async function createCron(threadIdArg: unknown, assistantIdArg: unknown, payload: unknown, what: string): Promise<Cron> {
-    const threadId = what === "crons.create" ? null : parse(schemas.id, threadIdArg, what);
+    const threadId = threadIdArg === undefined ? null : parse(schemas.id, threadIdArg, what);
     const assistantArg = parse(schemas.id, assistantIdArg, what);
     const call = `${what}(${threadId === null ? "" : `${threadId}, `}${assistantArg})`;
     const c = parse(cronSchemas.create, payload ?? {}, call);
@@ -297,8 +298,9 @@ export function cronsApi(core: Core, caller: Caller): CronsApi {
   }
 
   const api: CronsApi = {
-    create: (assistantId: unknown, payload?: unknown) => createCron(null, assistantId, payload, "crons.create"),
-    createForThread: (threadId: unknown, assistantId: unknown, payload?: unknown) => createCron(threadId, assistantId, payload, "crons.createForThread"),
+    create: (assistantId: unknown, payload?: unknown) => createCron(undefined, assistantId, payload, "crons.create"),
+    // A missing thread id is refused (not read as "a new thread each tick").
+    createForThread: (threadId: unknown, assistantId: unknown, payload?: unknown) => createCron(threadId ?? null, assistantId, payload, "crons.createForThread"),
     update,
     delete: remove,
     search,
