@@ -47,11 +47,14 @@ const FIELDS: Record<string, string> = {
   select: "select",
 };
 
-/** The body as options: snake_case names renamed; `null` kept only where it means something (`end_time`). */
+/**
+ * The body as options: snake_case names renamed (a camelCase spelling is accepted too, as on the
+ * other routes); `null` kept only where it means something (`end_time`).
+ */
 function options(body: Body, names: readonly string[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const name of names) {
-    const value = body[name];
+    const value = body[name] !== undefined ? body[name] : body[FIELDS[name]!];
     if (value === undefined || (value === null && name !== "end_time")) continue;
     out[FIELDS[name]!] = value;
   }
@@ -63,7 +66,7 @@ const CREATE = ["schedule", "timezone", "end_time", "enabled", "on_run_completed
 const FILTER = ["assistant_id", "thread_id", "metadata", "enabled"];
 
 function assistantIdOf(body: Body): string {
-  const id = body.assistant_id;
+  const id = body.assistant_id ?? body.assistantId;
   if (typeof id !== "string" || id === "") {
     throw invalidInput("assistant_id is required: pass an assistant id or a graph id", [{ path: "assistant_id", message: "required" }]);
   }
