@@ -3,7 +3,7 @@
  * stores that hold or scan their records in memory (memory, JSON file, IndexedDB); the
  * PostgreSQL store translates it to SQL instead. Core-safe.
  */
-import { matchesAuthFilter, type AuthFilter } from "../auth/types.js";
+import { matchesAuthFilter, type AuthFilter, type AuthUser } from "../auth/types.js";
 import { contains } from "../json.js";
 import type { Metadata } from "../types.js";
 import { sortAndPage } from "./query.js";
@@ -39,7 +39,7 @@ export interface CronRecord {
   /** Bumped by every write; the compare-and-set of `CronExpectation.revision`. */
   revision: number;
   /** The creator as authenticated (D12), so each tick runs as them; `null` without auth. */
-  user: Record<string, unknown> | null;
+  user: AuthUser | null;
 }
 
 /** What a cron op expects of the stored cron; every field given must hold. */

@@ -138,11 +138,11 @@ export function tickOptions(cron: CronRecord): RunOptions {
 /** The caller a tick runs as: the cron's creator (D12). */
 export function tickCaller(cron: CronRecord, fallback: Caller): Caller {
   const user = cron.user;
-  return user ? { user: async () => user as AuthUser } : fallback;
+  return user ? { user: async () => user } : fallback;
 }
 
 /** JSON copy of the authenticated user, as the cron keeps it for its ticks. */
-const storedUser = (user: AuthUser | undefined): Record<string, unknown> | null => (user ? (JSON.parse(JSON.stringify(user)) as Record<string, unknown>) : null);
+const storedUser = (user: AuthUser | undefined): AuthUser | null => (user ? (JSON.parse(JSON.stringify(user)) as AuthUser) : null);
 
 const asIso = (ms: number) => new Date(ms).toISOString();
 
