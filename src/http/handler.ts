@@ -8,6 +8,7 @@ import { AgentdockError, invalidInput, notFound, unauthenticated, type ErrorCode
 import { jsonTextDepth, MAX_JSON_DEPTH } from "../json.js";
 import { compareCsv, compareReport } from "../upload/report-entry.js";
 import { protocolV2Http, type ProtocolV2HttpOptions } from "../protocol-v2/http.js";
+import { cronRoutes } from "./crons.js";
 import { sseResponse, type StreamPart } from "./sse.js";
 import { registerStoreRoutes } from "./store-routes.js";
 import type { HttpClient, HttpRuntime } from "./types.js";
@@ -328,7 +329,7 @@ export function createRouter(runtime: HttpRuntime, options: FetchHandlerOptions)
     json({
       version: "agentdock",
       context: "js",
-      flags: { assistants: true, crons: false, langsmith: false, langsmith_tracing_replicas: false },
+      flags: { assistants: true, crons: true, langsmith: false, langsmith_tracing_replicas: false },
       ...options.info,
     }),
   );
@@ -568,6 +569,8 @@ export function createRouter(runtime: HttpRuntime, options: FetchHandlerOptions)
     return json(await (await c.client()).runs.createBatch(payloads as never));
   });
   on("GET", "/runs/:run_id/stream", joinStream(false));
+  // 1.7 Crons (issue 16): ./crons.ts
+  cronRoutes(on);
 
   // 1.6 Store (long-term memory)
   registerStoreRoutes(on);

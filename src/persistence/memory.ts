@@ -56,6 +56,7 @@ interface ItemGroup {
 
 const freezeItem = (item: StoredItem): StoredItem =>
   Object.freeze({ ...item, namespace: Object.freeze([...item.namespace]), ...(item.vectors ? { vectors: Object.freeze(item.vectors.map((v) => Object.freeze([...v]))) } : {}) });
+import { countCrons, cronExpectationFails, DueIndex, queryCrons, type CronQuery, type CronRecord } from "./crons.js";
 
 // ---------------------------------------------------------------------------------------------
 // Shared array prefixes.
@@ -223,6 +224,9 @@ export class MemoryData {
   items = new Map<string, ItemGroup>();
   /** Items with an expiry, ordered by it. */
   readonly itemExpiry = new ExpiryIndex();
+  crons = new Map<string, CronRecord>();
+  /** Scheduled crons ordered by next tick (./crons.ts). */
+  readonly dueIndex = new DueIndex();
 
   private nextRunSeq = 0;
   private nextRevision = 0;
@@ -456,6 +460,19 @@ export class MemoryData {
       case "doc.delete": {
         const coll = this.docs.get(op.collection);
         if (coll) this.setIn(coll, op.id, undefined, undo);
+        return;
+      }
+      case "cron.put":
+      case "cron.delete": {
+        const id = op.op === "cron.put" ? op.cron.cron_id : op.cron_id;
+        const prev = this.crons.get(id);
+        if (op.op === "cron.put" && this.checking) checkRecord(op.cron, undefined, "cron");
+        const why = this.checking ? cronExpectationFails(op.expect, prev) : undefined;
+        if (why) throw conflict(`${op.op} of cron ${id}: ${why}`);
+        const next = op.op === "cron.put" ? Object.freeze({ ...op.cron }) : undefined;
+        this.setIn(this.crons, id, next, undo);
+        this.dueIndex.update(prev, next);
+        undo.push(() => this.dueIndex.update(next, prev));
         return;
       }
       case "notify":
@@ -779,6 +796,28 @@ export class MemoryData {
     return out;
   }
 
+  queryCrons(q: CronQuery): CronRecord[] {
+    return queryCrons(this.cronCandidates(q), q);
+  }
+
+  countCrons(q: CronQuery): number {
+    return countCrons(this.cronCandidates(q), q);
+  }
+
+  private cronCandidates(q: CronQuery): Iterable<CronRecord> {
+    if (!q.ids?.length) return this.crons.values();
+    const out: CronRecord[] = [];
+    for (const id of new Set(q.ids)) {
+      const c = this.crons.get(id);
+      if (c) out.push(c);
+    }
+    return out;
+  }
+
+  dueCrons(asOf: string | undefined, limit = 100): CronRecord[] {
+    return this.dueIndex.due(asOf, limit).map((id) => this.crons.get(id)!);
+  }
+
   listDocs(collection: DocCollection, parent?: string): StoredDoc[] {
     const all = [...(this.docs.get(collection)?.values() ?? [])];
     return parent === undefined ? all : all.filter((d) => d.parent === parent);
@@ -885,6 +924,18 @@ export class MemoryStore implements Store {
   }
   async expiredItems(now: number, limit?: number) {
     return this.data.itemExpiry.expired(now, limit);
+  }
+  async getCron(id: string) {
+    return this.data.crons.get(id);
+  }
+  async queryCrons(query: CronQuery) {
+    return this.data.queryCrons(query);
+  }
+  async countCrons(query: CronQuery) {
+    return this.data.countCrons(query);
+  }
+  async dueCrons(asOf?: string, limit?: number) {
+    return this.data.dueCrons(asOf, limit);
   }
 }
 

@@ -25,6 +25,9 @@ import type {
   ThreadRecord,
   ThreadStatus,
 } from "../types.js";
+import type { CronExpectation, CronQuery, CronRecord } from "./crons.js";
+
+export type { CronExpectation, CronQuery, CronRecord, CronSortBy } from "./crons.js";
 
 // Each persistent store versions its own on-disk format (JSON_FILE_FORMAT, INDEXEDDB_FORMAT),
 // refusing newer data and migrating older data when it opens.
@@ -306,6 +309,10 @@ export type WriteOp =
   | { op: "lease.delete"; key: string; owner?: string }
   | { op: "doc.put"; collection: DocCollection; id: string; parent: string | null; doc: unknown }
   | { op: "doc.delete"; collection: DocCollection; id: string }
+  /** Adds or replaces a cron (issue 16); with `expect` only when it holds. */
+  | { op: "cron.put"; cron: CronRecord; expect?: CronExpectation }
+  /** Removes a cron; with `expect` only when it holds. */
+  | { op: "cron.delete"; cron_id: string; expect?: CronExpectation }
   /** Delivered to `subscribe(topic)` listeners of every runtime on the data after the commit. */
   | { op: "notify"; topic: string; payload?: string }
   /** Stores (or replaces) an item. */
@@ -433,6 +440,15 @@ export interface Store {
   listItemNamespaces(query: ItemNamespaceQuery): Promise<string[][]>;
   /** Items expired at `now` (`expires_at <= now`), soonest first, from an index on expiry (no scan). */
   expiredItems(now: number, limit?: number): Promise<ExpiredItem[]>;
+  getCron(cronId: string): Promise<CronRecord | undefined>;
+  queryCrons(query: CronQuery): Promise<CronRecord[]>;
+  countCrons(query: CronQuery): Promise<number>;
+  /**
+   * Enabled crons with a next tick, earliest `next_run_date` first (ties: `cron_id`); with
+   * `asOf` (ISO time) only those due at or before it. Answered from an ordered index on
+   * `next_run_date`: it reads the due crons, not every cron. Default limit 100.
+   */
+  dueCrons(asOf?: string, limit?: number): Promise<CronRecord[]>;
 
   /** For shared stores: called when another runtime changed the data, for apps that show it. Returns unsubscribe. */
   onExternalChange?(listener: (change: ExternalChange) => void): () => void;

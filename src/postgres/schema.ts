@@ -13,9 +13,10 @@
  */
 import type { PoolClient } from "pg";
 import { itemsSchema } from "./items.js";
+import { cronMigration } from "./crons.js";
 
 /** The schema version this code reads and writes. */
-export const PG_SCHEMA_VERSION = 2;
+export const PG_SCHEMA_VERSION = 3;
 
 export const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
@@ -144,6 +145,8 @@ function migrations(s: string): string[][] {
     ],
     // 2: long-term memory items (./items.ts).
     itemsSchema(s),
+    // 3: crons (./crons.ts)
+    cronMigration(s),
   ];
 }
 

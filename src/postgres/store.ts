@@ -21,6 +21,8 @@ import pg from "pg";
 import type { Pool, PoolClient, Notification } from "pg";
 import { AgentdockError, conflict, invalidInput, notFound } from "../errors.js";
 import { checkJson, jsonEqual } from "../json.js";
+import type { CronQuery } from "../persistence/crons.js";
+import { applyCronOp, cronReads } from "./crons.js";
 import type {
   AssistantQuery,
   AssistantVersionQuery,
@@ -113,6 +115,8 @@ function checkOp(op: WriteOp): void {
       return;
     case "item.delete":
       return;
+    case "cron.put":
+      return checkJson(op.cron, "cron");
     case "notify":
       if (typeof op.topic !== "string" || (op.payload !== undefined && typeof op.payload !== "string")) {
         throw invalidInput("notify: topic and payload must be strings");
@@ -124,6 +128,7 @@ function checkOp(op: WriteOp): void {
     case "run.delete":
     case "lease.delete":
     case "doc.delete":
+    case "cron.delete":
       return;
     default: {
       const never: never = op;
@@ -140,6 +145,8 @@ function SINGLE_STATEMENT(op: WriteOp): boolean {
       return false;
     case "thread.delete":
     case "run.delete":
+    case "cron.delete":
+    case "cron.put":
       return !op.expect;
     default:
       return true;
@@ -499,6 +506,9 @@ export class PostgresStore implements Store {
         await this.q(c, text, values);
         return;
       }
+      case "cron.put":
+      case "cron.delete":
+        return applyCronOp((cl, text, values) => this.q(cl, text, values), c, s, op);
       case "notify": {
         const note = `n${JSON.stringify(op.payload === undefined ? { t: op.topic, i: this.notifySeq++ } : { t: op.topic, p: op.payload, i: this.notifySeq++ })}`;
         if (Buffer.byteLength(note) > 7900) {
@@ -1023,6 +1033,23 @@ export class PostgresStore implements Store {
 
   expiredItems(now: number, limit?: number): Promise<ExpiredItem[]> {
     return items.expiredItems(this.pool, this.s, now, limit);
+  }
+
+  private cronReads() {
+    return (this.crons ??= cronReads((c, text, values) => this.q(c, text, values), () => this.pool, this.s));
+  }
+  private crons: ReturnType<typeof cronReads> | undefined;
+  getCron(cronId: string) {
+    return this.cronReads().getCron(cronId);
+  }
+  queryCrons(query: CronQuery) {
+    return this.cronReads().queryCrons(query);
+  }
+  countCrons(query: CronQuery) {
+    return this.cronReads().countCrons(query);
+  }
+  dueCrons(asOf?: string, limit?: number) {
+    return this.cronReads().dueCrons(asOf, limit);
   }
 
   async getDoc<T = unknown>(collection: DocCollection, id: string): Promise<StoredDoc<T> | undefined> {

@@ -213,6 +213,11 @@ export async function admitRun(
   p: RunOptions,
   what: string,
   runId: string = core.ids.uuid(),
+  /**
+   * More ops for the commit that enqueues the run, asked for on every attempt (a cron's tick
+   * claim, issue 16): they succeed or fail with the run. To give up, it throws (not `LostRace`).
+   */
+  withOps?: () => Promise<readonly WriteOp[]>,
 ): Promise<Admitted> {
   const strategy: MultitaskStrategy = p.multitaskStrategy ?? core.defaultStrategy;
   const kwargs: Record<string, unknown> = {
@@ -331,6 +336,7 @@ export async function admitRun(
           expect: { state: "free", now: nowMs },
         });
       }
+      if (withOps) ops.push(...(await withOps()));
       // D9: interrupt / rollback end every in-flight run; the new one starts after them.
       if (strategy === "interrupt" || strategy === "rollback") {
         for (const old of inFlight) {

@@ -6,6 +6,7 @@ import type { AssistantQuery, WriteOp } from "../persistence/types.js";
 import type { AssistantRecord, AssistantVersionRecord, Config, Metadata } from "../types.js";
 import type { RunControl } from "./control.js";
 import { type Caller, type Core, pick } from "./core.js";
+import { cronsOf } from "./crons.js";
 import { parse, schemas } from "./schemas.js";
 import type { Assistant, AssistantGraph, AssistantsApi, AssistantVersion, GraphSchema } from "./types.js";
 
@@ -180,6 +181,9 @@ export function assistantsApi(core: Core, caller: Caller, control: RunControl): 
       };
       const refuse = (threadId: string) =>
         conflict(`agentdock: a run was started on thread ${threadId} while assistant ${assistant.assistant_id} was being deleted with its threads; delete it again.`);
+      // Its crons, and those of the threads deleted with it, go too (issue 16).
+      ops.push(...(await cronsOf(store, { assistant_id: assistant.assistant_id })));
+      for (const threadId of threadIds) ops.push(...(await cronsOf(store, { thread_id: threadId })));
       const early = await restarted();
       if (early) throw refuse(early);
       try {

@@ -52,4 +52,5 @@ export type {
   UpdateStatePayload,
   WebhookOptions,
 } from "./types.js";
+export type { Cron, CronCountQuery, CronsApi, CronsCreatePayload, CronSearchQuery, CronSelectField, CronSortBy, CronsUpdatePayload } from "./cron-types.js";
 export { createRuntime } from "./runtime.js";

@@ -5,6 +5,7 @@
  */
 import { conflict, invalidInput, notFound } from "../errors.js";
 import type { AuthFilter } from "../auth/types.js";
+import type { WriteOp } from "../persistence/types.js";
 import type { RunRecord, ThreadRecord } from "../types.js";
 import { type RunOptions, admitRun, asModes, checkRun } from "./admission.js";
 import { type RunControl, readRunEvents } from "./control.js";
@@ -22,6 +23,41 @@ function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Pro
     signal.addEventListener("abort", onAbort, { once: true });
     promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
   });
+}
+
+const notifyCreated = (p: RunOptions, run: RunRecord) => {
+  try {
+    p.onRunCreated?.({ run_id: run.run_id, thread_id: run.thread_id });
+  } catch {
+    // A throwing callback must not break the run.
+  }
+};
+
+/**
+ * Admits a run, reports it, and claims it when it can start here now. `withOps` joins more ops
+ * to the admitting commit (a cron tick's claim; see `admitRun`).
+ */
+export async function startRun(
+  core: Core,
+  caller: Caller,
+  control: RunControl,
+  t: string | null,
+  a: string,
+  p: RunOptions,
+  what: string,
+  runId?: string,
+  withOps?: () => Promise<readonly WriteOp[]>,
+): Promise<RunRecord> {
+  const { executor } = control;
+  const { run, claimed, previousStatus } = await admitRun(core, caller, t, a, p, what, runId, withOps);
+  core.emit({ type: "run.created", run: publicRun(run) });
+  if (previousStatus !== "busy") core.emit({ type: "thread.status", thread_id: run.thread_id, status: "busy", previous: previousStatus ?? "idle" });
+  notifyCreated(p, run);
+  // A run claimed by its admission starts here; `startClaimed` registers it as executing here
+  // before its first await, so the caller may stream or wait on it at once.
+  if (claimed) void executor.startClaimed(claimed);
+  else await executor.claim(run.thread_id);
+  return run;
 }
 
 export function runsApi(core: Core, caller: Caller, control: RunControl): RunsApi {
@@ -42,26 +78,7 @@ export function runsApi(core: Core, caller: Caller, control: RunControl): RunsAp
     return { t, a, p };
   }
 
-  const notifyCreated = (p: RunOptions, run: RunRecord) => {
-    try {
-      p.onRunCreated?.({ run_id: run.run_id, thread_id: run.thread_id });
-    } catch {
-      // A throwing callback must not break the run.
-    }
-  };
-
-  /** Admits a run, reports it, and claims it when it can start here now. */
-  async function start(t: string | null, a: string, p: RunOptions, what: string, runId?: string): Promise<RunRecord> {
-    const { run, claimed, previousStatus } = await admitRun(core, caller, t, a, p, what, runId);
-    core.emit({ type: "run.created", run: publicRun(run) });
-    if (previousStatus !== "busy") core.emit({ type: "thread.status", thread_id: run.thread_id, status: "busy", previous: previousStatus ?? "idle" });
-    notifyCreated(p, run);
-    // A run claimed by its admission starts here; `startClaimed` registers it as executing here
-    // before its first await, so the caller may stream or wait on it at once.
-    if (claimed) void executor.startClaimed(claimed);
-    else await executor.claim(run.thread_id);
-    return run;
-  }
+  const start = (t: string | null, a: string, p: RunOptions, what: string, runId?: string) => startRun(core, caller, control, t, a, p, what, runId);
 
   /** The run's result once it has ended: from this runtime when it executes it, else from the store. */
   async function outcome(run: RunRecord, signal: AbortSignal | undefined): Promise<RunResult> {

@@ -12,8 +12,10 @@ import { LOCAL_TENANT_ID } from "../upload/types.js";
 import { assistantsApi, ensureDefaultAssistants } from "./assistants.js";
 import { RunControl } from "./control.js";
 import { type Caller, Core } from "./core.js";
+import { cronsApi } from "./crons.js";
 import { Executor } from "./execution.js";
 import { runsApi } from "./runs.js";
+import { CronScheduler } from "./scheduler.js";
 import { threadsApi } from "./threads.js";
 import { checkIndexConfig, ItemService } from "./items.js";
 import type { ClientRequest, CreateRuntimeOptions, Runtime, RuntimeClient, RuntimeEvent, RuntimeListener } from "./types.js";
@@ -84,6 +86,7 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Runt
     assistants: assistantsApi(core, caller, control),
     threads: threadsApi(core, caller, control),
     runs: runsApi(core, caller, control),
+    crons: cronsApi(core, caller),
     // Experiments are the caller's tenant's: the owner's without auth, the user's own with it.
     ...upload.forTenant(core.auth ? async () => userTenantId((await caller.user()).identity) : LOCAL_TENANT_ID),
     store: items.api(caller),
@@ -127,6 +130,7 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Runt
     close() {
       closing ??= (async () => {
         core.closed = true;
+        await scheduler.stop();
         await executor.shutdown();
         await items.stop();
         const users = (storeUsers.get(store) ?? 1) - 1;
@@ -140,5 +144,8 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Runt
       return closing;
     },
   } as Runtime;
+  // Crons (issue 16): fires the store's due ticks, whichever runtime on the store gets there first.
+  const scheduler = new CronScheduler(core, control);
+  scheduler.start(runtime);
   return runtime;
 }

@@ -7,6 +7,7 @@ import { memoryStore } from "../persistence/memory.js";
 import type { ThreadQuery, WriteOp } from "../persistence/types.js";
 import type { Metadata, ThreadRecord, ThreadStatus } from "../types.js";
 import type { RunControl } from "./control.js";
+import { cronsOf } from "./crons.js";
 import { type Caller, type Core, pick } from "./core.js";
 import { LostRace, commitIf, retryLostRaces } from "./races.js";
 import { graphIdOf, interruptsOf, runsReady, threadKey } from "./outcome.js";
@@ -169,7 +170,8 @@ export function threadsApi(core: Core, caller: Caller, control: RunControl): Thr
     const restarted = () => conflict(`agentdock: a run was started on thread ${id} while it was being deleted; cancel it or delete the thread again.`);
     if ((await control.inFlight(id)) > 0) throw restarted();
     try {
-      await commitIf(store, [{ op: "thread.delete", thread_id: id, expect: { sameAs: thread } }]);
+      // Its crons go with it (issue 16).
+      await commitIf(store, [{ op: "thread.delete", thread_id: id, expect: { sameAs: thread } }, ...(await cronsOf(store, { thread_id: id }))]);
     } catch (err) {
       if (err instanceof LostRace) throw restarted();
       throw err;

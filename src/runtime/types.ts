@@ -11,6 +11,7 @@ import type { CheckpointRef, CompiledGraph, DrawableGraph, GraphSchemas, TaskVie
 import type { Clock, Ids } from "../ids.js";
 import type { CheckpointMetadata, Store } from "../persistence/types.js";
 import type { createUploadApi } from "../upload/api.js";
+import type { CronsApi } from "./cron-types.js";
 import type {
   AssistantRecord,
   AssistantVersionRecord,
@@ -386,6 +387,8 @@ export interface RuntimeClient {
   assistants: AssistantsApi;
   threads: ThreadsApi;
   runs: RunsApi;
+  /** Scheduled runs (issue 16): the SDK's `client.crons`. */
+  crons: CronsApi;
   /** Experiment upload and reading, scoped to the caller's tenant (mounted from `createUploadApi`). */
   experiments: UploadNamespaces["experiments"];
   datasets: UploadNamespaces["datasets"];

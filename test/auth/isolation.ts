@@ -6,7 +6,7 @@
  * Test names cite the auth.md 12 case they port. Not here: 12.31 (`/info` is HTTP only), 12.32
  * (the filter table, test/auth/filter.test.ts).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { Auth, HTTPException, isStudioUser, STUDIO_USER, type AuthProvider } from "../../src/auth/index.js";
 import { AgentdockError, type ErrorCode } from "../../src/errors.js";
 import { END, START, StateGraph, type CompiledGraph, type Message } from "../../src/graph/index.js";
@@ -445,6 +445,83 @@ export function isolationMatrix(name: string, create: (opts: { graphs: Record<st
         });
       });
 
+      describe("crons", () => {
+        // The SDK's client.crons and runtime.crons take the same calls; records are read loosely.
+        // eslint-disable-next-line @typescript-eslint/no-explicit-any
+        const crons = (who: string) => (as(who) as unknown as { crons: any }).crons;
+        let cronId: string;
+        let threadCronId: string;
+        const cronTag = `cron-${owner}`;
+
+        beforeAll(async () => {
+          cronId = (await crons(owner).create("agent", { schedule: "0 3 * * *", input: input("nightly"), metadata: { tag: cronTag } })).cron_id;
+          threadCronId = (await crons(owner).createForThread(threadId, "agent", { schedule: "0 4 * * *", input: input("on thread"), metadata: { tag: cronTag } })).cron_id;
+        });
+
+        it("create stamps the owner; the cron is the creator's (user_id)", async () => {
+          const [mine] = await crons(owner).search({ metadata: { tag: cronTag }, threadId });
+          expect(mine).toMatchObject({ cron_id: threadCronId, user_id: owner, metadata: { tag: cronTag, owner } });
+          expect(mine.user).toBeUndefined();
+          expect(mine.revision).toBeUndefined();
+        });
+
+        it("search and count: only the caller's crons, whatever the filters", async () => {
+          expect(ids(await crons(owner).search({ metadata: { tag: cronTag } }), "cron_id").sort()).toEqual([cronId, threadCronId].sort());
+          expect(await crons(owner).count({ metadata: { tag: cronTag } })).toBe(2);
+          expect(await crons(other).search({ metadata: { tag: cronTag } })).toEqual([]);
+          expect(await crons(other).search({ threadId })).toEqual([]);
+          expect(await crons(other).count({ threadId })).toBe(0);
+          expect(await crons(other).count({ metadata: { tag: cronTag } })).toBe(0);
+          const theirs = await crons(other).search({ limit: 100, assistantId: "agent" });
+          expect(theirs.every((c: { metadata: { owner?: string } }) => c.metadata.owner === other)).toBe(true);
+          expect(ids(theirs, "cron_id")).not.toContain(cronId);
+        });
+
+        it("update and delete by the other user: 404, nothing changes", async () => {
+          await failsWith(crons(other).update(cronId, { schedule: "* * * * *", metadata: { tag: "stolen" } }), "not_found");
+          await failsWith(crons(other).delete(cronId), "not_found");
+          const still = (await crons(owner).search({ metadata: { tag: cronTag } })).find((c: { cron_id: string }) => c.cron_id === cronId);
+          expect(still).toMatchObject({ schedule: "0 3 * * *", metadata: { tag: cronTag, owner } });
+        });
+
+        it("a cron on the other user's thread, or with their private assistant: 404, nothing created", async () => {
+          await failsWith(crons(other).createForThread(threadId, "agent", { schedule: "* * * * *" }), "not_found");
+          await failsWith(crons(other).create(assistantId, { schedule: "* * * * *" }), "not_found");
+          await failsWith(crons(other).createForThread(pendingThreadId, "agent", { schedule: "* * * * *" }), "not_found");
+          expect(await crons(owner).count({ threadId })).toBe(1);
+          expect(await crons(other).count({ assistantId })).toBe(0);
+        });
+
+        it("the owner updates and deletes their own cron", async () => {
+          const temp = await crons(owner).create("agent", { schedule: "0 5 * * *", metadata: { tag: `${cronTag}-temp` } });
+          const updated = await crons(owner).update(temp.cron_id, { schedule: "0 6 * * *" });
+          expect(updated).toMatchObject({ schedule: "0 6 * * *", metadata: { owner } });
+          await crons(owner).delete(temp.cron_id);
+          expect(await crons(owner).count({ metadata: { tag: `${cronTag}-temp` } })).toBe(0);
+        });
+
+        it("each tick runs as the cron's creator: its thread and run are the owner's, hidden from the other user", async () => {
+          const cron = await crons(owner).create("agent", { schedule: "* * * * * *", input: input("tick"), onRunCompleted: "keep", metadata: { tag: `${cronTag}-tick` } });
+          try {
+            // Real time here (the matrix's runtime has the system clock): the next second's tick.
+            await vi.waitFor(async () => expect(await as(owner).threads.count({ metadata: { cron_id: cron.cron_id } })).toBeGreaterThan(0), { timeout: 5000, interval: 100 });
+          } finally {
+            await crons(owner).delete(cron.cron_id);
+          }
+          const [thread] = await as(owner).threads.search({ metadata: { cron_id: cron.cron_id }, limit: 1 });
+          expect(thread.metadata?.owner).toBe(owner);
+          const [run] = await as(owner).runs.list(thread.thread_id);
+          const values = (await as(owner).runs.join(thread.thread_id, run.run_id)) as Record<string, unknown>;
+          expect((values.seen as Record<string, unknown>).graph_auth_user).toBe(owner);
+          expect(await as(other).threads.count({ metadata: { cron_id: cron.cron_id } })).toBe(0);
+          await failsWith(as(other).threads.get(thread.thread_id), "not_found");
+        });
+
+        it("the Studio user sees the owner's crons when the handler allows it", async () => {
+          expect(await crons("studio").count({ metadata: { tag: cronTag } })).toBe(2);
+        });
+      });
+
       describe("the Studio user", () => {
         it("sees and reads the owner's resources when the handler allows it", async () => {
           const studio = as("studio");
@@ -548,6 +625,22 @@ export function isolationMatrix(name: string, create: (opts: { graphs: Record<st
       it("the Studio user, allowed by the handler, sees the owner's items", async () => {
         expect((await store("studio").getItem(mine, "k1"))?.value).toEqual(secret);
         expect((await store("studio").listNamespaces({ limit: 1000 })).namespaces).toContainEqual(mine);
+      });
+    });
+
+    describe("read-only callers and crons", () => {
+      it("a read-only caller sees alice's crons but cannot create, update or delete one", async () => {
+        // eslint-disable-next-line @typescript-eslint/no-explicit-any
+        const crons = (who: string) => (as(who) as unknown as { crons: any }).crons;
+        const cron = await crons("alice").create("agent", { schedule: "0 7 * * *", metadata: { kind: "ro-cron" } });
+        const ro = crons("alice-readonly");
+        expect(ids(await ro.search({ metadata: { kind: "ro-cron" } }), "cron_id")).toEqual([cron.cron_id]);
+        await failsWith(ro.create("agent", { schedule: "* * * * *" }), "forbidden");
+        await failsWith(ro.update(cron.cron_id, { enabled: false }), "forbidden");
+        await failsWith(ro.delete(cron.cron_id), "forbidden");
+        const [same] = await crons("alice").search({ metadata: { kind: "ro-cron" } });
+        expect(same).toEqual(cron);
+        await crons("alice").delete(cron.cron_id);
       });
     });
 

@@ -387,7 +387,7 @@ describe("indexedDbStore migration from schema 1 (through schema 2)", () => {
     await again.close();
     const db = await openDB(name);
     expect([...db.objectStoreNames].sort()).toEqual(
-      ["assistants", "bases", "cancels", "cps", "docs", "events", "items", "leases", "logs", "meta", "runs", "store_items", "threads", "versions"].sort(),
+      ["assistants", "bases", "cancels", "crons", "cps", "docs", "events", "items", "leases", "logs", "meta", "runs", "store_items", "threads", "versions"].sort(),
     );
     expect((await db.get("meta", "format"))?.value).toBe(INDEXEDDB_FORMAT);
     db.close();
@@ -477,7 +477,7 @@ describe("indexedDbStore migration from schema 2", () => {
     await again.close();
     const db = await openDB(name);
     expect([...db.objectStoreNames].sort()).toEqual(
-      ["assistants", "bases", "cancels", "cps", "docs", "events", "items", "leases", "logs", "meta", "runs", "store_items", "threads", "versions"].sort(),
+      ["assistants", "bases", "cancels", "crons", "cps", "docs", "events", "items", "leases", "logs", "meta", "runs", "store_items", "threads", "versions"].sort(),
     );
     expect((await db.get("meta", "format"))?.value).toBe(INDEXEDDB_FORMAT);
     db.close();

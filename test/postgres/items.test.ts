@@ -32,7 +32,7 @@ describe("postgresStore: items", () => {
     const c = new pg.Client({ connectionString: url });
     await c.connect();
     try {
-      await c.query(`DROP TABLE "${schema}".store_items`);
+      await c.query(`DROP TABLE "${schema}".store_items, "${schema}".crons`);
       await c.query(`UPDATE "${schema}".meta SET value = '1' WHERE key = 'schema_version'`);
       const store = await open(schema);
       const { rows } = await c.query(`SELECT value FROM "${schema}".meta WHERE key = 'schema_version'`);

@@ -1,7 +1,9 @@
-import { inject } from "vitest";
-import { postgresStore } from "../../src/postgres/index.js";
+import pg from "pg";
+import { describe, expect, inject, it } from "vitest";
+import { postgresStore, PG_SCHEMA_VERSION } from "../../src/postgres/index.js";
 import type { Store } from "../../src/persistence/types.js";
-import { storeContract } from "../persistence/contract.js";
+import { storeContract, thread } from "../persistence/contract.js";
+import { cron } from "../persistence/cron-contract.js";
 
 const url = inject("pgUrl");
 let n = 0;
@@ -21,4 +23,25 @@ storeContract({
     await store.close();
     return openAt(schemas.get(store)!);
   },
+});
+
+describe("postgresStore schema 3 (crons)", () => {
+  it("migrates a version-2 schema: the crons table is added, existing data kept", async () => {
+    const schema = `migrate_crons_${process.pid}_${n++}`;
+    let store = await openAt(schema);
+    await store.commit([{ op: "thread.put", thread: thread("t1") }]);
+    await store.close();
+    // What a version-2 database looks like: no crons table, version 2.
+    const pool = new pg.Pool({ connectionString: url, max: 1 });
+    await pool.query(`DROP TABLE "${schema}".crons`);
+    await pool.query(`UPDATE "${schema}".meta SET value = '2' WHERE key = 'schema_version'`);
+    store = await openAt(schema);
+    expect(await store.getThread("t1")).toEqual(thread("t1"));
+    await store.commit([{ op: "cron.put", cron: cron("c1") }]);
+    expect(await store.dueCrons()).toEqual([cron("c1")]);
+    const { rows } = await pool.query(`SELECT value FROM "${schema}".meta WHERE key = 'schema_version'`);
+    expect(rows).toEqual([{ value: String(PG_SCHEMA_VERSION) }]);
+    await pool.end();
+    await store.close();
+  });
 });

@@ -58,9 +58,10 @@ import type {
   WriteOp,
 } from "../types.js";
 import { IdbRunEvents, type EventMessage } from "./events.js";
-import { upgradeDatabase, type DocRow, type ItemRow, type LogRow, type RunRow, type ThreadRow } from "./migrate.js";
 import { checkStoredItem, listNamespacesOf, matchesItemQuery, namespaceKey, rankItems } from "../items.js";
 import type { ExpiredItem, ItemNamespaceQuery, ItemQuery, StoredItem } from "../types.js";
+import { cronExpectationFails, isScheduled, queryCrons as evalCrons, countCrons as evalCountCrons, type CronQuery, type CronRecord } from "../crons.js";
+import { upgradeDatabase, type CronRow, type DocRow, type ItemRow, type LogRow, type RunRow, type ThreadRow } from "./migrate.js";
 import {
   cpKey,
   diffLeaves,
@@ -82,7 +83,7 @@ import {
   type StoredCpRow,
 } from "./rows.js";
 
-/** IndexedDB schema version; `upgradeDatabase` brings older databases to it. 4 added `store_items`. */
+/** IndexedDB schema version; `upgradeDatabase` brings older databases to it. 4 added `store_items` and `crons`. */
 export const DB_VERSION = 4;
 /**
  * Storage format of this store's data (`meta.format`): 1 = one record per checkpoint, list item
@@ -91,7 +92,7 @@ export const DB_VERSION = 4;
  */
 export const INDEXEDDB_FORMAT = 3;
 
-/** The database schema (version 3). */
+/** The database schema (version 4). */
 export interface AgentdockDB extends DBSchema {
   meta: { key: string; value: { key: string; value: unknown } };
   assistants: { key: string; value: AssistantRecord; indexes: { by_graph: string } };
@@ -117,6 +118,8 @@ export interface AgentdockDB extends DBSchema {
   docs: { key: [string, string]; value: DocRow; indexes: { by_seq: [string, number] } };
   /** Long-term memory: [namespace key, key] -> item (schema 4). */
   store_items: { key: [string, string]; value: ItemRow; indexes: { by_expiry: number } };
+  /** Crons (issue 16); `by_due` holds the scheduled ones only, by (next_run_date, cron_id). */
+  crons: { key: string; value: CronRow; indexes: { by_due: [string, string] } };
 }
 
 type Names = StoreNames<AgentdockDB>;
@@ -140,6 +143,8 @@ const SCOPE: Record<WriteOp["op"], Names[]> = {
   "lease.delete": ["leases"],
   "doc.put": ["docs"],
   "doc.delete": ["docs"],
+  "cron.put": ["crons"],
+  "cron.delete": ["crons"],
   notify: [],
   "item.put": ["store_items"],
   "item.delete": ["store_items"],
@@ -163,6 +168,16 @@ function itemOf(row: ItemRow | undefined): StoredItem | undefined {
   if (!row) return undefined;
   const { ns: _, ...item } = row;
   return item;
+}
+
+/** A cron as stored: with its due key when it is scheduled (so only those are in `by_due`). */
+function cronRow(cron: CronRecord): CronRow {
+  return isScheduled(cron) ? { ...cron, $due: [cron.next_run_date, cron.cron_id] } : { ...cron };
+}
+function cronOut(row: CronRow | undefined): CronRecord | undefined {
+  if (!row) return undefined;
+  const { $due: _due, ...cron } = row;
+  return cron;
 }
 
 /** Keys `[a]` < `[a, anything]` < `[a, []]`: every key under a prefix. */
@@ -196,6 +211,8 @@ function checkOp(op: WriteOp): void {
     case "item.touch":
       if (!Number.isFinite(op.expires_at)) throw invalidInput("item.touch: expires_at must be epoch ms");
       return;
+    case "cron.put":
+      return checkJson(op.cron, `cron ${op.cron.cron_id}`);
     default:
       return;
   }
@@ -843,6 +860,15 @@ class IndexedDbStore implements Store {
       case "doc.delete":
         track(tx.objectStore("docs").delete([op.collection, op.id]));
         return;
+      case "cron.put":
+      case "cron.delete": {
+        const id = op.op === "cron.put" ? op.cron.cron_id : op.cron_id;
+        const crons = tx.objectStore("crons");
+        const why = cronExpectationFails(op.expect, op.expect ? await crons.get(id) : undefined);
+        if (why) throw conflict(`agentdock indexeddb: ${op.op} of cron ${id}: ${why}; the commit wrote nothing`);
+        track(op.op === "cron.put" ? crons.put(cronRow(op.cron)) : crons.delete(id));
+        return;
+      }
       case "notify":
         ctx.notes.push({ topic: op.topic, payload: op.payload });
         return;
@@ -1160,6 +1186,29 @@ class IndexedDbStore implements Store {
         if (c.value.key.startsWith(prefix) && c.value.expires_at < now) out.push(c.value);
       }
       return out;
+    });
+  }
+
+  getCron(id: string) {
+    return this.read(["crons"], async (tx) => cronOut(await tx.objectStore("crons").get(id)));
+  }
+  /** Crons a query may match: those it names, else every cron (a small table, scanned). */
+  private async cronRows(tx: Tx, q: CronQuery): Promise<CronRecord[]> {
+    const store = tx.objectStore("crons");
+    const rows = q.ids?.length ? await Promise.all([...new Set(q.ids)].map((id) => store.get(id))) : await store.getAll();
+    return rows.flatMap((row) => (row ? [cronOut(row)!] : []));
+  }
+  queryCrons(q: CronQuery) {
+    return this.read(["crons"], async (tx) => evalCrons(await this.cronRows(tx, q), q));
+  }
+  countCrons(q: CronQuery) {
+    return this.read(["crons"], async (tx) => evalCountCrons(await this.cronRows(tx, q), q));
+  }
+  dueCrons(asOf?: string, limit = 100) {
+    return this.read(["crons"], async (tx) => {
+      const range = asOf === undefined ? undefined : IDBKeyRange.upperBound([asOf, []]);
+      const rows = await tx.objectStore("crons").index("by_due").getAll(range, limit);
+      return rows.map((row) => cronOut(row)!);
     });
   }
 

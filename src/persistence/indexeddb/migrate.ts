@@ -2,11 +2,13 @@
  * The IndexedDB schema ladder, run inside the upgrade transaction (so a failure leaves the
  * database as it was). Schema 1 (one record per checkpoint, list item and run) -> 2 (pages and
  * chunks, ./pages.ts) -> 3 (one record per checkpoint, run, list item; ./rows.ts). A new
- * database is created at schema 3 directly. Each migration reads the older records once.
+ * database is created at schema 3 directly. Each migration reads the older records once. Schema 4
+ * adds two empty object stores, `store_items` and `crons`, to any of them.
  */
 import type { IDBPDatabase, IDBPTransaction } from "idb";
 import type { EncodedCheckpoint, ListLookup } from "../delta.js";
 import { encodedValuesOf, listRefs } from "../delta.js";
+import type { CronRecord } from "../crons.js";
 import type { DocCollection, StoredItem } from "../types.js";
 import type { RunRecord, ThreadRecord } from "../../types.js";
 import { CHUNK, decodeChunk, decodePage, encodeChunk, encodePage, indexItems as pageIndexItems, PAGE, resolveItems as pageResolve, unchain, type Entry, type ItemIndex as PageItemIndex } from "./pages.js";
@@ -45,6 +47,9 @@ export interface DocRow {
   seq: number;
 }
 
+/** A cron as stored: `$due` = [next_run_date, cron_id] while it is scheduled (the `by_due` index). */
+export type CronRow = CronRecord & { $due?: [string, string] };
+
 type Db = IDBPDatabase;
 type Tx = IDBPTransaction<unknown, string[], "versionchange">;
 
@@ -76,10 +81,12 @@ export async function upgradeDatabase(db: Db, oldVersion: number, tx: Tx): Promi
 
 /**
  * What schema 4 adds: long-term memory items, keyed `[ns, key]`, with an index on expiry (items
- * without one are not in it: null is no key).
+ * without one are not in it: null is no key); crons, with an index on the due key that only
+ * scheduled crons carry (`$due`).
  */
 function createV4(db: Db) {
   db.createObjectStore("store_items", { keyPath: ["ns", "key"] }).createIndex("by_expiry", "expires_at");
+  db.createObjectStore("crons", { keyPath: "cron_id" }).createIndex("by_due", "$due");
 }
 
 /** Object stores every schema has (as schema 1 created them). */
