@@ -178,7 +178,19 @@ export interface CheckedRun {
 export async function checkRun(core: Core, caller: Caller, threadIdArg: string | null, assistantIdArg: string, p: RunOptions, what: string): Promise<CheckedRun> {
   if (p.webhook !== undefined) allowedWebhook(core, p.webhook, what);
   const assistant = await runnableAssistant(core, caller, assistantIdArg);
-  const graph = core.graph(assistant.graph_id);
+  // A graph factory gets the assistant's config under the request's (the run's own config,
+  // with its ids, is what the factory gets when the run executes).
+  const graph = await core.graph(assistant.graph_id, {
+    ...assistant.config,
+    ...p.config,
+    configurable: {
+      ...withoutAuthKeys(assistant.config?.configurable),
+      ...withoutAuthKeys(p.config?.configurable),
+      graph_id: assistant.graph_id,
+      assistant_id: assistant.assistant_id,
+      ...(threadIdArg !== null ? { thread_id: threadIdArg } : {}),
+    },
+  });
   if (threadIdArg === null && p.command?.resume !== undefined) {
     throw invalidInput(`agentdock: ${what}: a resume command needs a thread id; a stateless run has no interrupt to resume.`);
   }

@@ -53,3 +53,6 @@ export type {
   WebhookOptions,
 } from "./types.js";
 export { createRuntime } from "./runtime.js";
+export { assistantDefaultsFromEnv, mergeAssistantDefaults } from "./assistant-defaults.js";
+export type { AssistantDefaults } from "./assistant-defaults.js";
+export type { GraphEntry, GraphFactory } from "./graph-source.js";

@@ -5,6 +5,7 @@
  */
 import type { StateSnapshot } from "../graph/types.js";
 import type { Interrupt, RunRecord, RunStatus, ThreadRecord, ThreadStatus } from "../types.js";
+import { threadGraphConfig } from "./graph-source.js";
 import type { Core } from "./core.js";
 import type { Run, RunResult } from "./types.js";
 
@@ -94,7 +95,7 @@ export async function storedOutcome(core: Core, run: RunRecord): Promise<RunResu
   if (run.status === "error" && thread.error) return { __error__: thread.error };
   const graphId = graphIdOf(thread);
   if (graphId === undefined || !core.graphs.has(graphId)) return {};
-  const state = await core.graph(graphId).getState(core.store, thread.thread_id);
+  const state = await (await core.graph(graphId, threadGraphConfig(thread, graphId))).getState(core.store, thread.thread_id);
   return finalValues(state.values, state.interrupts ?? []);
 }
 

@@ -124,6 +124,7 @@ export const schemas = {
   version: int.check(z.minimum(1)),
   xray: z.object({ xray: z.optional(z.union([z.boolean(), int])), signal }),
   subgraphs: z.object({ namespace: z.optional(z.string()), recurse: bool, signal }),
+  assistantDefaults: z.object({ config: z.optional(config), context: z.optional(z.unknown()) }),
 
   threadCreate: z.object({
     metadata,

@@ -11,6 +11,7 @@ import { type Caller, type Core, pick } from "./core.js";
 import { LostRace, commitIf, retryLostRaces } from "./races.js";
 import { graphIdOf, interruptsOf, runsReady, threadKey } from "./outcome.js";
 import { checkpointIdOf, parse, schemas } from "./schemas.js";
+import { threadGraphConfig } from "./graph-source.js";
 import type { Thread, ThreadsApi, ThreadState } from "./types.js";
 
 const EMPTY_STATE: ThreadState = Object.freeze({
@@ -28,11 +29,15 @@ const EMPTY_STATE: ThreadState = Object.freeze({
 
 export const asState = <V>(s: StateSnapshot) => s as unknown as ThreadState<V>;
 
-/** The graph a thread runs, from `metadata.graph_id`; undefined for a thread never run. */
-export function graphOfThread(core: Core, thread: ThreadRecord): CompiledGraph | undefined {
+/**
+ * The graph a thread runs, from `metadata.graph_id`; undefined for a thread never run. A factory
+ * is called with the thread's config and ids.
+ */
+export async function graphOfThread(core: Core, thread: ThreadRecord): Promise<CompiledGraph | undefined> {
   const graphId = graphIdOf(thread);
-  return graphId === undefined ? undefined : core.graph(graphId);
+  return graphId === undefined ? undefined : core.graph(graphId, threadGraphConfig(thread, graphId));
 }
+
 
 /** Engine failures on bad updates (unknown node, ambiguous update) are the caller's input. */
 function asInputError(err: unknown, what: string): never {
@@ -113,7 +118,7 @@ export function threadsApi(core: Core, caller: Caller, control: RunControl): Thr
         if (typeof graphId !== "string") {
           throw invalidInput(`agentdock: thread ${id} has no graph id; pass graphId to threads.create to apply supersteps.`);
         }
-        const graph = core.graph(graphId);
+        const graph = await core.graph(graphId, { configurable: { thread_id: id, graph_id: graphId } });
         // Applied on a scratch store first, so a bad superstep writes nothing.
         const scratch = memoryStore();
         await graph
@@ -246,7 +251,7 @@ export function threadsApi(core: Core, caller: Caller, control: RunControl): Thr
     parse(schemas.getStateOptions, options ?? {}, `threads.getState(${id})`);
     const thread = await readable(id);
     const checkpointId = checkpointIdOf(cp);
-    const graph = graphOfThread(core, thread);
+    const graph = await graphOfThread(core, thread);
     if (!graph) {
       await core.requireCheckpoint(id, checkpointId);
       return EMPTY_STATE;
@@ -261,7 +266,7 @@ export function threadsApi(core: Core, caller: Caller, control: RunControl): Thr
     await writable(id);
     const busy = () => conflict(`agentdock: thread ${id} is busy with a run; wait for it or cancel it before updating its state.`);
     const initial = await core.visibleThread(id, undefined);
-    const graph = graphOfThread(core, initial);
+    const graph = await graphOfThread(core, initial);
     if (!graph) throw invalidInput(`agentdock: thread ${id} has no graph id; run it or create it with graphId first.`);
     const checkpointId = p.checkpointId ?? checkpointIdOf(p.checkpoint);
     await core.requireCheckpoint(id, checkpointId);
@@ -309,7 +314,7 @@ export function threadsApi(core: Core, caller: Caller, control: RunControl): Thr
     // `before` naming an unknown checkpoint is a mistake, not an empty history (as getState at
     // one); the engine refuses an unknown `checkpoint` itself.
     await core.requireCheckpoint(id, typeof before === "string" ? before : undefined);
-    const graph = graphOfThread(core, thread);
+    const graph = await graphOfThread(core, thread);
     if (!graph) return [];
     const history = await graph.getHistory(store, id, {
       limit: p.limit ?? 10,

@@ -10,6 +10,8 @@ import type { CheckpointRef, CompiledGraph, DrawableGraph, GraphSchemas, TaskVie
 import type { Clock, Ids } from "../ids.js";
 import type { CheckpointMetadata, Store } from "../persistence/types.js";
 import type { createUploadApi } from "../upload/api.js";
+import type { AssistantDefaults } from "./assistant-defaults.js";
+import type { GraphEntry } from "./graph-source.js";
 import type {
   AssistantRecord,
   AssistantVersionRecord,
@@ -436,8 +438,18 @@ export interface WebhookOptions {
 }
 
 export interface CreateRuntimeOptions {
-  /** Graph id -> compiled graph. Every graph gets a default assistant (D5). */
-  graphs: Record<string, CompiledGraph>;
+  /**
+   * Graph id -> compiled graph, a promise of one (awaited by `createRuntime`), or a factory
+   * `(config) => graph` called with each run's merged config (and with the thread's or the
+   * assistant's config for state reads and schemas). Every graph gets a default assistant (D5).
+   */
+  graphs: Record<string, GraphEntry>;
+  /**
+   * Graph id -> the `config` and `context` its default assistant is created with (the
+   * `LANGGRAPH_CONFIG` convention of agent-server deployments; `assistantDefaultsFromEnv` reads
+   * it). A default assistant that already exists in the store is left as it is.
+   */
+  assistantDefaults?: Record<string, AssistantDefaults>;
   /** Defaults to `memoryStore()`. */
   store?: Store;
   /** Custom authentication and authorization (D12, D13). Without it every caller is the owner. */
