@@ -229,6 +229,8 @@ const queryList = (q: URLSearchParams, name: string) => {
   const all = q.getAll(name);
   return all.length ? all : undefined;
 };
+/** `select` as the SDK sends it in a query: repeated (`select=a&select=b`) or comma-separated. */
+const querySelect = (q: URLSearchParams) => queryList(q, "select")?.flatMap((v) => v.split(",")).filter(Boolean);
 
 const RUN_FIELDS = [
   "input",
@@ -437,8 +439,33 @@ export function createRouter(runtime: HttpRuntime, options: FetchHandlerOptions)
   on("POST", "/threads/:thread_id/stream/events", async (c) => v2.events(c.request, c.params.thread_id, await c.client(), await c.json()));
   on("POST", "/threads/:thread_id/copy", async (c) => json(await (await c.client()).threads.copy(c.params.thread_id)));
   on("GET", "/threads/:thread_id/state", async (c) =>
-    json(await (await c.client()).threads.getState(c.params.thread_id, undefined, { subgraphs: queryBool(c.query, "subgraphs") })),
+    json(
+      await (await c.client()).threads.getState(c.params.thread_id, undefined, { subgraphs: queryBool(c.query, "subgraphs"), select: querySelect(c.query) } as never),
+    ),
   );
+  // Py / SDK patchState: merges metadata into the latest checkpoint's (api.md 1.3).
+  on("PATCH", "/threads/:thread_id/state", async (c) => {
+    await (await c.client()).threads.patchState(c.params.thread_id, (await c.body()).metadata as never);
+    return empty(204);
+  });
+  // Every run of the thread, staying open (api.md 5.5; Py's thread stream).
+  on("GET", "/threads/:thread_id/stream", async (c) => {
+    const parts = (await c.client()).threads.joinStream(c.params.thread_id, {
+      lastEventId: c.request.headers.get("last-event-id") ?? undefined,
+      streamMode: queryList(c.query, "stream_mode"),
+      signal: c.request.signal,
+    } as never);
+    // Bad options, an unknown or hidden thread: HTTP errors. Then the headers go at once, since
+    // an idle thread may have no event for a long while.
+    await parts.ready;
+    return sseResponse(parts.next() as Promise<IteratorResult<StreamPart>>, parts as AsyncIterator<StreamPart>, {
+      heartbeatMs,
+      signal: c.request.signal,
+      headers: new Headers(),
+      maxBufferBytes: limits.sseBufferBytes,
+      onError: (err) => (options.onError ?? logInternalError)(err, c.request),
+    });
+  });
   on("POST", "/threads/:thread_id/state", async (c) =>
     json(
       await (await c.client()).threads.updateState(
@@ -453,12 +480,15 @@ export function createRouter(runtime: HttpRuntime, options: FetchHandlerOptions)
       throw invalidInput("checkpoint is required: { checkpoint_id?, checkpoint_ns?, checkpoint_map? }", [{ path: "checkpoint", message: "required" }]);
     }
     return json(
-      await (await c.client()).threads.getState(c.params.thread_id, body.checkpoint as never, { subgraphs: body.subgraphs as boolean | undefined }),
+      await (await c.client()).threads.getState(c.params.thread_id, body.checkpoint as never, {
+        subgraphs: body.subgraphs as boolean | undefined,
+        select: body.select,
+      } as never),
     );
   });
   on("GET", "/threads/:thread_id/state/:checkpoint_id", async (c) =>
     json(
-      await (await c.client()).threads.getState(c.params.thread_id, c.params.checkpoint_id, { subgraphs: queryBool(c.query, "subgraphs") }),
+      await (await c.client()).threads.getState(c.params.thread_id, c.params.checkpoint_id, { subgraphs: queryBool(c.query, "subgraphs"), select: querySelect(c.query) } as never),
     ),
   );
   /** `before` is a checkpoint id (JS server) or a config (SDK); both are accepted (api.md 1.3). */
@@ -468,12 +498,13 @@ export function createRouter(runtime: HttpRuntime, options: FetchHandlerOptions)
       await (await c.client()).threads.getHistory(c.params.thread_id, {
         limit: queryInt(c.query, "limit") ?? 10,
         before: before(c.query.get("before") ?? undefined),
+        select: querySelect(c.query),
       } as never),
     ),
   );
   on("POST", "/threads/:thread_id/history", async (c) => {
     const body = await c.body();
-    const opts = { limit: 10, ...pick(body, ["limit", "metadata", "checkpoint"]) } as Record<string, unknown>;
+    const opts = { limit: 10, ...pick(body, ["limit", "metadata", "checkpoint", "select"]) } as Record<string, unknown>;
     if (body.before != null) opts.before = before(body.before);
     return json(await (await c.client()).threads.getHistory(c.params.thread_id, opts as never));
   });

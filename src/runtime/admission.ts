@@ -12,7 +12,7 @@ import type { WriteOp } from "../persistence/types.js";
 import type { AssistantRecord, Config, Metadata, MultitaskStrategy, RunRecord, ThreadRecord } from "../types.js";
 import type { Caller, Core } from "./core.js";
 import { LostRace, commitIf, retryLostRaces } from "./races.js";
-import { IN_FLIGHT, threadKey, withoutExecution } from "./outcome.js";
+import { IN_FLIGHT, threadKey, threadRunsTopic, withoutExecution } from "./outcome.js";
 import { checkpointIdOf, type schemas } from "./schemas.js";
 import type { StreamMode } from "./types.js";
 
@@ -197,6 +197,8 @@ export async function checkRun(core: Core, caller: Caller, threadIdArg: string |
   const input = toEngineInput(p);
   const breakpoints = breakpointsOf({ interrupt_before: p.interruptBefore, interrupt_after: p.interruptAfter });
   await graph.validateInput(input, undefined, breakpoints);
+  // A declared context schema checks the context the run will get (assistant's under the run's).
+  await graph.validateContext?.(mergeContext(assistant.context, p.context));
   return { assistant, graph, input, breakpoints };
 }
 
@@ -335,6 +337,8 @@ export async function admitRun(
       const ops: WriteOp[] = [
         { op: "thread.put", thread: next, expect: thread ? { sameAs: thread } : { exists: false } },
         { op: "run.put", run: admitted, expect: { exists: false } },
+        // Thread streams (thread-stream.ts) attach to each run created on the thread.
+        { op: "notify", topic: threadRunsTopic(threadId), payload: runId },
       ];
       if (claim) {
         ops.push({

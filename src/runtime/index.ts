@@ -47,6 +47,8 @@ export type {
   ThreadSortBy,
   ThreadsApi,
   ThreadState,
+  ThreadStateSelectField,
+  ThreadStreamMode,
   ThreadTask,
   ThreadUpdatePayload,
   UpdateStatePayload,

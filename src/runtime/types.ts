@@ -125,6 +125,19 @@ export type ThreadSortBy = "thread_id" | "status" | "created_at" | "updated_at" 
 /** Fields `threads.search` can `select` (`context` is accepted and absent from threads). */
 export type ThreadSelectField = keyof ThreadRecord | "context";
 export type AssistantSelectField = keyof AssistantRecord;
+/** Fields `getState` / `getHistory` can `select`; `values.<key>` selects one state key (D28). */
+export type ThreadStateSelectField =
+  | "values"
+  | "next"
+  | "tasks"
+  | "checkpoint"
+  | "metadata"
+  | "created_at"
+  | "parent_checkpoint"
+  | "interrupts"
+  | "checkpoint_id"
+  | "parent_checkpoint_id"
+  | `values.${string}`;
 export type RunSelectField = keyof RunRecord | "cancel_reason";
 export type OnConflictBehavior = "raise" | "do_nothing";
 export type CancelAction = "interrupt" | "rollback";
@@ -231,6 +244,8 @@ export interface HistoryQuery extends CallOptions {
   checkpoint?: CheckpointSelector;
   /** Checkpoint metadata containment filter. */
   metadata?: MetadataInput;
+  /** Only these fields of each state (`values.<key>`: one state key; D28). */
+  select?: ThreadStateSelectField[];
 }
 
 /** A LangGraph `Command` as runs and supersteps take it (api.md 3.3). */
@@ -343,10 +358,11 @@ export interface ThreadsApi {
   count(query?: ThreadCountQuery): Promise<number>;
   /** A new independent thread with the same history (runs are not copied). */
   copy<Values = Record<string, unknown>>(threadId: string, options?: CallOptions): Promise<Thread<Values>>;
+  /** `select` keeps only the named fields (`values.<key>`: one state key; D28). */
   getState<Values = Record<string, unknown>>(
     threadId: string,
     checkpoint?: CheckpointSelector | string,
-    options?: CallOptions & { subgraphs?: boolean },
+    options?: CallOptions & { subgraphs?: boolean; select?: ThreadStateSelectField[] },
   ): Promise<ThreadState<Values>>;
   /** Resolves the new checkpoint, as `checkpoint` (the HTTP body) and `configurable` (the SDK's type). */
   updateState<Values = unknown>(
@@ -354,7 +370,25 @@ export interface ThreadsApi {
     options: UpdateStatePayload<Values>,
   ): Promise<{ checkpoint: CheckpointConfig; configurable: CheckpointConfig }>;
   getHistory<Values = Record<string, unknown>>(threadId: string, options?: HistoryQuery): Promise<ThreadState<Values>[]>;
+  /**
+   * Merges `metadata` into the metadata of the thread's latest checkpoint (`PATCH
+   * /threads/{id}/state`). `conflict` while a run is in flight.
+   */
+  patchState(threadIdOrConfig: string | { configurable: { thread_id: string } }, metadata: Metadata, options?: CallOptions): Promise<void>;
+  /**
+   * Every run on the thread as one stream that stays open (`GET /threads/{id}/stream`): the runs
+   * in flight, then each run created afterwards, each starting with its `metadata` event. Ids are
+   * `<run id>:<event id>`; `lastEventId` resumes after one (`"-"`: replay every retained run
+   * first). Only the `run_modes` stream mode is served. Ends when the caller stops reading.
+   */
+  joinStream(
+    threadId: string,
+    options?: CallOptions & { lastEventId?: string; streamMode?: ThreadStreamMode | ThreadStreamMode[] },
+  ): AsyncGenerator<RunEvent> & { ready: Promise<void> };
 }
+
+/** Modes of a thread stream (the SDK's `ThreadStreamMode`); agentdock serves `run_modes`. */
+export type ThreadStreamMode = "run_modes" | "lifecycle" | "state_update";
 
 /** `runtime.runs`: the SDK's `client.runs`. */
 export interface RunsApi {
