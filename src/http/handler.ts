@@ -10,6 +10,7 @@ import { compareCsv, compareReport } from "../upload/report-entry.js";
 import { protocolV2Http, type ProtocolV2HttpOptions } from "../protocol-v2/http.js";
 import { sseResponse, type StreamPart } from "./sse.js";
 import type { HttpClient, HttpRuntime } from "./types.js";
+import type { FetchApp } from "./custom-app.js";
 
 /** Options of {@link createFetchHandler}. */
 export interface FetchHandlerOptions {
@@ -58,6 +59,12 @@ export interface FetchHandlerOptions {
   onError?: (error: unknown, request?: Request) => void;
   /** Options of the v2 streaming protocol routes (D24): replay buffer size, idle sessions. */
   protocolV2?: ProtocolV2HttpOptions;
+  /**
+   * Custom routes (graph.json `http.app`): a fetch-style app served first; its 404s fall through
+   * to the built-in routes, and an app with Hono's `notFound` wraps them in its middleware
+   * (src/http/custom-app.ts).
+   */
+  app?: FetchApp;
 }
 
 /** Default {@link FetchHandlerOptions.maxBodyBytes}: 16 MiB. */
