@@ -301,13 +301,20 @@ export function createRouter(runtime: HttpRuntime, options: FetchHandlerOptions)
    * `cancelOnDisconnect`: cancel the run at once when the client goes away (the iterator's
    * `return()` only takes effect at the run's next event, which may be far off).
    */
-  async function stream(c: Ctx, parts: AsyncIterable<StreamPart>, threadId: string | null, created: boolean, cancelOnDisconnect: boolean) {
+  async function stream(
+    c: Ctx,
+    parts: AsyncIterable<StreamPart>,
+    threadId: string | null | (() => string | undefined),
+    created: boolean,
+    cancelOnDisconnect: boolean,
+  ) {
     const it = parts[Symbol.asyncIterator]();
     const first = await it.next();
     const headers = new Headers();
-    const meta = first.done ? undefined : (first.value.data as { run_id?: string; thread_id?: string } | undefined);
+    const meta = first.done ? undefined : (first.value.data as { run_id?: string } | undefined);
     const runId = c.params.run_id ?? meta?.run_id;
-    const tid = threadId ?? meta?.thread_id;
+    // A stateless run's thread is known once the run exists (its onRunCreated).
+    const tid = typeof threadId === "function" ? threadId() : threadId;
     if (runId) {
       if (created) headers.set("content-location", runLocation(tid, runId));
       // Location lets the SDK reconnect to a dropped stream with Last-Event-ID (D11).
@@ -526,8 +533,12 @@ export function createRouter(runtime: HttpRuntime, options: FetchHandlerOptions)
   const streamRun = (threaded: boolean): Handle => async (c) => {
     const body = await c.body();
     const threadId = threaded ? c.params.thread_id : null;
-    const parts = (await c.client()).runs.stream(threadId as string, assistantIdOf(body), runOptions(body) as never);
-    return stream(c, parts as AsyncIterable<StreamPart>, threadId, true, body.on_disconnect === "cancel" || body.onDisconnect === "cancel");
+    let createdOn: string | undefined;
+    const parts = (await c.client()).runs.stream(threadId as string, assistantIdOf(body), {
+      ...runOptions(body),
+      onRunCreated: (m: { thread_id?: string }) => (createdOn = m.thread_id),
+    } as never);
+    return stream(c, parts as AsyncIterable<StreamPart>, threadId ?? (() => createdOn), true, body.on_disconnect === "cancel" || body.onDisconnect === "cancel");
   };
   const waitRun = (threaded: boolean): Handle => async (c) => {
     const body = await c.body();

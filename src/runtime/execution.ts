@@ -179,7 +179,8 @@ export class Executor {
     };
     this.local.set(run.run_id, local);
     await store.events.open(run.run_id, { resumable: run.kwargs.resumable === true });
-    store.events.publish(run.run_id, "metadata", { run_id: run.run_id, thread_id: run.thread_id, attempt: 1 });
+    // `{run_id, attempt}`, exactly as the agent server sends it (api.md 5.1).
+    store.events.publish(run.run_id, "metadata", { run_id: run.run_id, attempt: 1 });
     const offCancel = store.subscribe(`cancel:${run.run_id}`, () => void this.readCancel(local));
     const renewal = setInterval(() => void this.renew(local), Math.max(5, core.leaseMs / 3));
     (renewal as { unref?: () => void }).unref?.();

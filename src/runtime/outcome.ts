@@ -55,7 +55,8 @@ export const PROCESS_STOPPED = Object.freeze({
 /** Task id -> interrupts of a snapshot (api.md 4). */
 export function interruptsOf(state: Pick<StateSnapshot, "tasks">): Record<string, Interrupt[]> {
   const out: Record<string, Interrupt[]> = {};
-  for (const task of state.tasks) if (task.interrupts.length) out[task.id] = task.interrupts;
+  // Every pending task, as the agent server keeps it: a static breakpoint shows as `{<task id>: []}`.
+  for (const task of state.tasks) out[task.id] = task.interrupts;
   return out;
 }
 

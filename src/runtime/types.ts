@@ -101,7 +101,8 @@ export type StreamMode =
  * terminal event: the iterable just ends.
  */
 export type RunEvent =
-  | { id: string; event: "metadata"; data: { run_id: string; thread_id: string; attempt: number } }
+  /** `{run_id, attempt}`, as the agent server sends it (api.md 5.1). */
+  | { id: string; event: "metadata"; data: { run_id: string; attempt: number } }
   | { id: string; event: "values"; data: Record<string, unknown> }
   | { id: string; event: "updates"; data: Record<string, unknown> }
   | { id: string; event: "messages"; data: [message: Record<string, unknown>, metadata: Record<string, unknown>] }
