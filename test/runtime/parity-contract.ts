@@ -298,6 +298,20 @@ export function parityContract(name: string, create: (opts: ParityOptions) => Pr
         ]);
       });
 
+      it("a thread stream with lastEventId '<run id>:<n>' resumes after that event, then goes on with the later runs", async () => {
+        const c = await start();
+        const t = await c.threads.create();
+        const one = await c.runs.create(t.thread_id, "chain", { input: {}, streamMode: ["updates"], streamResumable: true });
+        await c.runs.join(t.thread_id, one.run_id);
+        const two = await c.runs.create(t.thread_id, "chain", { input: {}, streamMode: ["updates"], streamResumable: true });
+        await c.runs.join(t.thread_id, two.run_id);
+        const stream = c.threads.joinStream(t.thread_id, { lastEventId: `${one.run_id}:2` })[Symbol.asyncIterator]();
+        const events: Loose[] = await take(stream, 5);
+        await stream.return?.(undefined);
+        expect(events.map((e) => e.id)).toEqual([`${one.run_id}:3`, `${two.run_id}:0`, `${two.run_id}:1`, `${two.run_id}:2`, `${two.run_id}:3`]);
+        await expectCode(() => take(c.threads.joinStream(t.thread_id, { lastEventId: "garbage" })[Symbol.asyncIterator](), 1), "invalid_input");
+      });
+
       it("a thread stream of an unknown thread is not_found, and an unserved stream mode is refused", async () => {
         const c = await start();
         await expectCode(() => take(c.threads.joinStream("00000000-0000-4000-8000-0000000000ff")[Symbol.asyncIterator](), 1), "not_found");
