@@ -236,6 +236,7 @@ export function parityContract(name: string, create: (opts: ParityOptions) => Pr
         const c = await start();
         const empty = await c.threads.create();
         await expectCode(c.threads.patchState(empty.thread_id, { x: 1 }), "not_found");
+        await expectCode(c.threads.patchState(empty.thread_id, "not metadata" as Loose), "invalid_input");
         const t = await c.threads.create();
         const run = await c.runs.create(t.thread_id, "slow", { input: {} });
         await gate.reached();
