@@ -26,6 +26,8 @@ export class Core {
   /** This runtime's id as a lease owner on the store. */
   readonly owner: string;
   closed = false;
+  /** Called once when the runtime closes (open thread streams end). */
+  readonly onClose = new Set<() => void>();
   private readonly defaultAssistantIds: ReadonlySet<string>;
 
   constructor(

@@ -121,6 +121,7 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Runt
     close() {
       closing ??= (async () => {
         core.closed = true;
+        for (const end of core.onClose) end();
         await executor.shutdown();
         const users = (storeUsers.get(store) ?? 1) - 1;
         if (users > 0) storeUsers.set(store, users);

@@ -73,6 +73,13 @@ async function prepare(core: Core, caller: Caller, control: RunControl, threadId
   const runs = runsApi(core, caller, control);
   const { store } = core;
 
+  // Ends when the caller's signal aborts or the runtime closes.
+  let stop: () => void = () => {};
+  const stopped = new Promise<void>((resolve) => {
+    stop = resolve;
+    if (o.signal?.aborted) resolve();
+    o.signal?.addEventListener("abort", () => resolve(), { once: true });
+  });
   interface Joined {
     runId: string;
     events: AsyncGenerator<RunEvent>;
@@ -92,13 +99,17 @@ async function prepare(core: Core, caller: Caller, control: RunControl, threadId
     queue.push({ runId, events, first });
     wake?.();
   };
+  const closeOnShutdown = () => close();
+  core.onClose.add(closeOnShutdown);
   const off = store.subscribe(threadRunsTopic(id), (runId) => {
     if (runId) join(runId, "-1");
   });
   const close = () => {
     if (closed) return;
     closed = true;
+    core.onClose.delete(closeOnShutdown);
     off();
+    stop();
     wake?.();
     for (const j of queue.splice(0)) void j.events.return(undefined);
   };
@@ -117,10 +128,6 @@ async function prepare(core: Core, caller: Caller, control: RunControl, threadId
     throw err;
   }
 
-  const stopped = new Promise<void>((resolve) => {
-    if (o.signal?.aborted) resolve();
-    o.signal?.addEventListener("abort", () => resolve(), { once: true });
-  });
   const ended: IteratorResult<RunEvent> = { done: true, value: undefined };
   /** The next event, or the end when the caller's signal aborts first. */
   const until = (p: Promise<IteratorResult<RunEvent>>) => Promise.race([p, stopped.then(() => ended)]);
@@ -131,6 +138,7 @@ async function prepare(core: Core, caller: Caller, control: RunControl, threadId
         if (closed || o.signal?.aborted) return;
         await Promise.race([new Promise<void>((resolve) => (wake = resolve)), stopped]);
         wake = undefined;
+        if (closed) return;
       }
       const next = queue.shift()!;
       try {

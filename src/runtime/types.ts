@@ -380,7 +380,8 @@ export interface ThreadsApi {
    * Every run on the thread as one stream that stays open (`GET /threads/{id}/stream`): the runs
    * in flight, then each run created afterwards, each starting with its `metadata` event. Ids are
    * `<run id>:<event id>`; `lastEventId` resumes after one (`"-"`: replay every retained run
-   * first). Only the `run_modes` stream mode is served. Ends when the caller stops reading.
+   * first). Only the `run_modes` stream mode is served. Ends when the caller stops reading, its
+   * signal aborts or the runtime closes; `ready` settles once it is attached (or refused).
    */
   joinStream(
     threadId: string,

@@ -31,6 +31,16 @@ describe("createRuntime graph entries and defaults", () => {
     }
   });
 
+  it("an open thread stream ends when its runtime closes", async () => {
+    const runtime = await createRuntime({ graphs: { chain: chainGraph() } });
+    const t = await runtime.threads.create();
+    const stream = runtime.threads.joinStream(t.thread_id);
+    await stream.ready;
+    const next = stream.next();
+    await runtime.close();
+    expect(await next).toEqual({ done: true, value: undefined });
+  });
+
   it("LANGGRAPH_CONFIG is read as {graph: {...config, context}} and layered over other defaults", () => {
     const env = assistantDefaultsFromEnv(JSON.stringify({ agent: { configurable: { model: "env" }, context: { tone: "env" } } }));
     expect(env).toEqual({ agent: { config: { configurable: { model: "env" } }, context: { tone: "env" } } });
