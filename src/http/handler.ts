@@ -335,7 +335,19 @@ export function createRouter(runtime: HttpRuntime, options: FetchHandlerOptions)
     });
   }
 
-  const runOptions = (body: Body) => pick(body, RUN_FIELDS);
+  /**
+   * A run's options from its body. A `webhook` that is a path (`/custom/webhook`) is resolved
+   * against this server's URL (where the API is mounted), as the JS server loops such webhooks back
+   * into its own app (custom routes); the runtime's `webhooks.allow` still decides.
+   */
+  const runOptions = (body: Body, c?: Ctx) => {
+    const o = pick(body, RUN_FIELDS);
+    if (c && typeof o.webhook === "string" && o.webhook.startsWith("/") && !o.webhook.startsWith("//")) {
+      const base = (options.basePath ?? "").replace(/\/+$/, "");
+      o.webhook = new URL(`${base}${o.webhook}`, c.request.url).href;
+    }
+    return o;
+  };
 
   // 1.1 Meta (no auth: api.md 1.1)
   on("GET", "/ok", async () => json({ ok: true }));
@@ -527,7 +539,7 @@ export function createRouter(runtime: HttpRuntime, options: FetchHandlerOptions)
   const createRun = (threaded: boolean): Handle => async (c) => {
     const body = await c.body();
     const threadId = threaded ? c.params.thread_id : null;
-    const run = await (await c.client()).runs.create(threadId as string, assistantIdOf(body), runOptions(body) as never);
+    const run = await (await c.client()).runs.create(threadId as string, assistantIdOf(body), runOptions(body, c) as never);
     return json(run, 200, new Headers({ "content-location": runLocation(run.thread_id, run.run_id) }));
   };
   const streamRun = (threaded: boolean): Handle => async (c) => {
@@ -535,7 +547,7 @@ export function createRouter(runtime: HttpRuntime, options: FetchHandlerOptions)
     const threadId = threaded ? c.params.thread_id : null;
     let createdOn: string | undefined;
     const parts = (await c.client()).runs.stream(threadId as string, assistantIdOf(body), {
-      ...runOptions(body),
+      ...runOptions(body, c),
       onRunCreated: (m: { thread_id?: string }) => (createdOn = m.thread_id),
     } as never);
     return stream(c, parts as AsyncIterable<StreamPart>, threadId ?? (() => createdOn), true, body.on_disconnect === "cancel" || body.onDisconnect === "cancel");
@@ -545,7 +557,7 @@ export function createRouter(runtime: HttpRuntime, options: FetchHandlerOptions)
     let created: { run_id: string; thread_id?: string } | undefined;
     const threadId = threaded ? c.params.thread_id : null;
     const values = await (await c.client()).runs.wait(threadId as string, assistantIdOf(body), {
-      ...runOptions(body),
+      ...runOptions(body, c),
       signal: c.request.signal,
       // `/wait` answers `{__error__}` with 200 (api.md 1.4); the SDK raises on it client-side.
       raiseError: false,
@@ -611,7 +623,7 @@ export function createRouter(runtime: HttpRuntime, options: FetchHandlerOptions)
       if (item === null || typeof item !== "object" || Array.isArray(item)) {
         throw invalidInput(`Run payload ${i} of /runs/batch must be an object`, [{ path: String(i), message: "expected an object" }]);
       }
-      return { ...pick(item as Body, RUN_FIELDS), assistantId: assistantIdOf(item as Body) };
+      return { ...runOptions(item as Body, c), assistantId: assistantIdOf(item as Body) };
     });
     return json(await (await c.client()).runs.createBatch(payloads as never));
   });

@@ -135,9 +135,22 @@ export async function serveConfig(options: ServeConfigOptions): Promise<ConfigSe
   const dir = dirname(resolve(configPath));
   const auth = await loadAuth(config, dir);
   const app = serveOptions.app ?? (await loadHttpApp(config.http, dir, resolve(configPath)));
-  const runtime = await createRuntime({ graphs, assistantDefaults, store: await openStore(storeSpec), auth, ...(leaseMs !== undefined ? { leaseMs } : {}) });
+  // With custom routes, a run's webhook may loop back into this server (a path such as
+  // "/custom/webhook", resolved to its URL), as on the agent server; nothing else is allowed.
+  let self: URL | undefined;
+  const loopback = new Set(["127.0.0.1", "localhost", "[::1]", ...(serveOptions.host ? [serveOptions.host] : [])]);
+  const webhooks = app ? { allow: (url: URL) => self !== undefined && url.port === self.port && loopback.has(url.hostname) } : undefined;
+  const runtime = await createRuntime({
+    graphs,
+    assistantDefaults,
+    store: await openStore(storeSpec),
+    auth,
+    ...(leaseMs !== undefined ? { leaseMs } : {}),
+    ...(webhooks ? { webhooks } : {}),
+  });
   try {
     const handle = await serve(runtime, { ...serveOptions, ...(app ? { app } : {}) });
+    self = new URL(handle.url);
     return {
       ...handle,
       runtime,

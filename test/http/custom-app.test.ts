@@ -3,7 +3,7 @@
 // function and a small Hono-style app (test/http/fake-hono.ts), and graph.json's http.app, env
 // and graph entries loaded by serveConfig.
 import { Client } from "@langchain/langgraph-sdk";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { createFetchHandler, type FetchApp } from "../../src/http/index.js";
 import { serveConfig, type ConfigServer } from "../../src/node/index.js";
 import { createRuntime, type Runtime } from "../../src/runtime/index.js";
@@ -174,5 +174,18 @@ describe("graph.json http.app, env and graph entries", () => {
     const thread = await client.threads.create();
     expect(await client.runs.wait(thread.thread_id, "built", { input: {}, config: { configurable: { model: "m1" } } })).toEqual({ built: "built for m1" });
     expect(await client.runs.wait((await client.threads.create()).thread_id, "later", { input: {} })).toEqual({ log: ["a", "b", "c"] });
+  });
+
+  it("a run's webhook given as a path loops back into the server's custom routes; other addresses stay refused", async () => {
+    server = await serveConfig({ config: "test/http/fixtures/custom/graph.json", port: 0 });
+    const client = new Client({ apiUrl: server.url, apiKey: null, callerOptions: { maxRetries: 0 } });
+    const thread = await client.threads.create();
+    const run = await client.runs.create(thread.thread_id, "later", { input: {}, webhook: "/custom/webhook" });
+    await client.runs.join(thread.thread_id, run.run_id);
+    await vi.waitFor(async () => expect(await (await fetch(`${server!.url}/custom/webhook-payload`)).json()).toMatchObject({ run_id: run.run_id, status: "success" }), {
+      timeout: 5_000,
+      interval: 20,
+    });
+    await expect(client.runs.create(thread.thread_id, "later", { input: {}, webhook: "https://elsewhere.example/hook" })).rejects.toMatchObject({ status: 422 });
   });
 });
