@@ -4,7 +4,7 @@
  * each run created on the thread afterwards, each as its own run stream (`metadata` first). Event
  * ids are `<run id>:<event id>`, so `lastEventId` resumes inside a run and then goes on with the
  * runs after it; `"-"` (or `"-1"`) replays every run of the thread that is still retained first.
- * The stream ends only when the caller stops reading (or its signal aborts).
+ * The stream ends only when the caller stops reading, its signal aborts, or the runtime closes.
  */
 import { invalidInput } from "../errors.js";
 import type { Core, Caller } from "./core.js";
@@ -13,7 +13,6 @@ import { IN_FLIGHT, threadRunsTopic } from "./outcome.js";
 import { runsApi } from "./runs.js";
 import { parse, schemas } from "./schemas.js";
 import type { RunEvent } from "./types.js";
-
 
 /** Thread stream modes (the SDK's `ThreadStreamMode`); only `run_modes` is served. */
 const SERVED = ["run_modes"];
@@ -73,13 +72,9 @@ async function prepare(core: Core, caller: Caller, control: RunControl, threadId
   const runs = runsApi(core, caller, control);
   const { store } = core;
 
-  // Ends when the caller's signal aborts or the runtime closes.
-  let stop: () => void = () => {};
-  const stopped = new Promise<void>((resolve) => {
-    stop = resolve;
-    if (o.signal?.aborted) resolve();
-    o.signal?.addEventListener("abort", () => resolve(), { once: true });
-  });
+  const ended: IteratorResult<RunEvent> = { done: true, value: undefined };
+  /** Ends the read in progress (set for each read; nothing accumulates over a long stream). */
+  let interrupt: ((r: IteratorResult<RunEvent>) => void) | undefined;
   interface Joined {
     runId: string;
     events: AsyncGenerator<RunEvent>;
@@ -108,11 +103,15 @@ async function prepare(core: Core, caller: Caller, control: RunControl, threadId
     if (closed) return;
     closed = true;
     core.onClose.delete(closeOnShutdown);
+    o.signal?.removeEventListener("abort", close);
     off();
-    stop();
+    interrupt?.(ended);
     wake?.();
     for (const j of queue.splice(0)) void j.events.return(undefined);
   };
+  // Ends when the caller's signal aborts or the runtime closes.
+  if (o.signal?.aborted) close();
+  o.signal?.addEventListener("abort", close, { once: true });
   try {
     if (replayAll || at) {
       // Every run of the thread in queue order; with an id, from that run on.
@@ -128,18 +127,22 @@ async function prepare(core: Core, caller: Caller, control: RunControl, threadId
     throw err;
   }
 
-  const ended: IteratorResult<RunEvent> = { done: true, value: undefined };
-  /** The next event, or the end when the caller's signal aborts first. */
-  const until = (p: Promise<IteratorResult<RunEvent>>) => Promise.race([p, stopped.then(() => ended)]);
+  /** The next event, or the end when the stream is closed first. */
+  const until = (p: Promise<IteratorResult<RunEvent>>) =>
+    new Promise<IteratorResult<RunEvent>>((resolve, reject) => {
+      if (closed) return resolve(ended);
+      interrupt = resolve;
+      p.then(resolve, reject);
+    });
 
   async function* run(): AsyncGenerator<ThreadStreamEvent> {
     for (;;) {
       while (queue.length === 0) {
-        if (closed || o.signal?.aborted) return;
-        await Promise.race([new Promise<void>((resolve) => (wake = resolve)), stopped]);
-        wake = undefined;
         if (closed) return;
+        await new Promise<void>((resolve) => (wake = resolve));
+        wake = undefined;
       }
+      if (closed) return;
       const next = queue.shift()!;
       try {
         let step = await until(next.first);
@@ -151,7 +154,8 @@ async function prepare(core: Core, caller: Caller, control: RunControl, threadId
         // A run deleted meanwhile has nothing more to stream; anything else is the caller's.
         if ((err as { code?: string }).code !== "not_found") throw err;
       } finally {
-        await next.events.return(undefined);
+        // Not awaited: a run's stream waiting for its next event finishes returning at that event.
+        void next.events.return(undefined).catch(() => undefined);
       }
     }
   }

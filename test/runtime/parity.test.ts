@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { createRuntime } from "../../src/runtime/index.js";
 import { assistantDefaultsFromEnv, mergeAssistantDefaults } from "../../src/runtime/index.js";
-import { chainGraph } from "./graphs.js";
+import { Gate, chainGraph, slowGraph } from "./graphs.js";
 import { parityContract, type ParityClient } from "./parity-contract.js";
 
 parityContract("in process (createRuntime)", async ({ graphs, assistantDefaults }) => {
@@ -31,14 +31,31 @@ describe("createRuntime graph entries and defaults", () => {
     }
   });
 
-  it("an open thread stream ends when its runtime closes", async () => {
-    const runtime = await createRuntime({ graphs: { chain: chainGraph() } });
-    const t = await runtime.threads.create();
-    const stream = runtime.threads.joinStream(t.thread_id);
-    await stream.ready;
-    const next = stream.next();
-    await runtime.close();
-    expect(await next).toEqual({ done: true, value: undefined });
+  it("an open thread stream ends when its runtime closes or its signal aborts, idle or in the middle of a run", async () => {
+    const gate = new Gate();
+    const runtime = await createRuntime({ graphs: { chain: chainGraph(), slow: slowGraph(gate) } });
+    try {
+      const t = await runtime.threads.create();
+      // Aborted while a run it streams waits for its next event.
+      const abort = new AbortController();
+      const watching = runtime.threads.joinStream(t.thread_id, { signal: abort.signal });
+      await watching.ready;
+      await runtime.runs.create(t.thread_id, "slow", { input: {}, streamMode: ["custom"] });
+      expect((await watching.next()).value).toMatchObject({ event: "metadata" });
+      const pending = watching.next();
+      abort.abort();
+      expect(await pending).toEqual({ done: true, value: undefined });
+      // Idle, when the runtime closes.
+      const idle = runtime.threads.joinStream((await runtime.threads.create()).thread_id);
+      await idle.ready;
+      const next = idle.next();
+      gate.release();
+      await runtime.close();
+      expect(await next).toEqual({ done: true, value: undefined });
+    } finally {
+      gate.release();
+      await runtime.close();
+    }
   });
 
   it("LANGGRAPH_CONFIG is read as {graph: {...config, context}} and layered over other defaults", () => {
