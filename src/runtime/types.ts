@@ -6,7 +6,7 @@
  * SDK compiles unchanged against a runtime.
  */
 import type { AuthProvider } from "../auth/types.js";
-import type { CheckpointRef, CompiledGraph, DrawableGraph, GraphSchemas, TaskView } from "../graph/types.js";
+import type { CheckpointRef, DrawableGraph, GraphSchemas, TaskView } from "../graph/types.js";
 import type { Clock, Ids } from "../ids.js";
 import type { CheckpointMetadata, Store } from "../persistence/types.js";
 import type { createUploadApi } from "../upload/api.js";
