@@ -28,6 +28,8 @@ import type {
 } from "./types.js";
 import type { CheckpointStore } from "../persistence/types.js";
 import { isPlainObject } from "../json.js";
+import { addMessages } from "./messages.js";
+import { checkWithSchema, markMessages, toJsonSchema, type GraphSchemaOptions } from "./schemas.js";
 
 /** Declaration of one state key. */
 export interface ChannelSpec<V = any, U = V> {
@@ -94,7 +96,14 @@ export class StateGraph<S extends StateSpec = StateSpec, Ctx = any> {
   private readonly edges: Array<{ from: string[]; to: string }> = [];
   private readonly branches = new Map<string, Branch[]>();
 
-  constructor(readonly spec: S) {
+  /**
+   * `options` declares zod schemas of the graph's input, output, config and context: reported by
+   * `getSchemas()` (JSON Schema), input and context also checked when a run is created.
+   */
+  constructor(
+    readonly spec: S,
+    private readonly schemaOptions: GraphSchemaOptions<Ctx> = {},
+  ) {
     for (const [key, cs] of Object.entries(spec)) {
       if (!isPlainObject(cs)) throw invalidInput(`State key "${key}" must be declared as { reducer?, default? }.`);
       if (RESERVED.has(key) || key.startsWith("branch:") || key.startsWith("join:")) {
@@ -153,7 +162,7 @@ export class StateGraph<S extends StateSpec = StateSpec, Ctx = any> {
       throw invalidInput("The graph has no entry point: add an edge from START.");
     }
     const breakpoints = checkBreakpoints(this.nodes, options);
-    return new CompiledStateGraph(this.spec, this.nodes, this.edges, this.branches, { ...options, ...breakpoints });
+    return new CompiledStateGraph(this.spec, this.nodes, this.edges, this.branches, { ...options, ...breakpoints }, this.schemaOptions);
   }
 }
 
@@ -174,6 +183,8 @@ export class CompiledStateGraph implements CompiledGraph {
     private readonly edges: ReadonlyArray<{ from: string[]; to: string }>,
     private readonly branches: ReadonlyMap<string, Branch[]>,
     private readonly options: CompileOptions,
+    /** The zod schemas declared with `new StateGraph(spec, schemas)`. */
+    readonly declaredSchemas: GraphSchemaOptions = {},
   ) {
     this.nodeNames = [...nodes.keys()];
     this.interruptBefore = options.interruptBefore ?? [];
@@ -348,10 +359,17 @@ export class CompiledStateGraph implements CompiledGraph {
     return writes;
   }
 
-  validateInput(input: unknown, state?: InputState, breakpoints?: Breakpoints): Promise<void> {
+  async validateInput(input: unknown, state?: InputState, breakpoints?: Breakpoints): Promise<void> {
+    // A declared input schema checks plain-object input (not a Command, not null: a resume).
+    if (this.declaredSchemas.input && isPlainObject(input)) await checkWithSchema(this.declaredSchemas.input, input, "input");
     return validateInput(this, input, state, breakpoints);
   }
-  execute(options: ExecuteOptions): Promise<ExecuteResult> {
+  async validateContext(context: unknown): Promise<void> {
+    if (this.declaredSchemas.context) await checkWithSchema(this.declaredSchemas.context, context ?? {}, "context");
+  }
+  async execute(options: ExecuteOptions): Promise<ExecuteResult> {
+    if (this.declaredSchemas.input && isPlainObject(options.input)) await checkWithSchema(this.declaredSchemas.input, options.input, "input");
+    await this.validateContext(options.context);
     return execute(this, options);
   }
   getState(store: CheckpointStore, threadId: string, options?: { checkpointId?: string }): Promise<StateSnapshot> {
@@ -383,11 +401,24 @@ export class CompiledStateGraph implements CompiledGraph {
     return { nodes, edges };
   }
 
-  getSchemas(): GraphSchemas {
+  /**
+   * JSON Schemas (draft-07): the state from the channel declarations, input / output / config /
+   * context from the declared zod schemas (the state schema stands in for undeclared input and
+   * output). Channels with the `addMessages` reducer carry LangGraph's `langgraph_type: "messages"`.
+   */
+  async getSchemas(): Promise<GraphSchemas> {
     const properties: Record<string, unknown> = {};
     for (const [key, cs] of Object.entries(this.spec)) properties[key] = cs.schema ?? inferSchema(cs.default?.());
-    const state = { type: "object", title: this.options.name ?? "State", properties };
-    return { input_schema: state, output_schema: state, state_schema: state, config_schema: null, context_schema: null };
+    const messageKeys = Object.entries(this.spec).filter(([, cs]) => cs.reducer === addMessages).map(([key]) => key);
+    const state = markMessages({ type: "object", title: this.options.name ?? "State", properties }, messageKeys);
+    const { input, output, config, context } = this.declaredSchemas;
+    return {
+      input_schema: input ? markMessages(await toJsonSchema(input, "input"), messageKeys) : state,
+      output_schema: output ? markMessages(await toJsonSchema(output, "output"), messageKeys) : state,
+      state_schema: state,
+      config_schema: config ? await toJsonSchema(config, "input") : null,
+      context_schema: context ? await toJsonSchema(context, "input") : null,
+    };
   }
 }
 

@@ -18,4 +18,5 @@ export type {
 } from "./messages.js";
 export { GraphRecursionError, InvalidUpdateError, GraphAbortError, MessageCoercionError } from "./errors.js";
 export { copyThreadOps } from "./state.js";
+export type { GraphSchemaOptions } from "./schemas.js";
 export type * from "./types.js";

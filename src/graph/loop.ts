@@ -18,6 +18,7 @@ import { GraphAbortError, GraphInterrupt, GraphRecursionError } from "./errors.j
 import type { CompiledStateGraph } from "./graph.js";
 import { checkpointPayload, ref, snapshotOf } from "./state.js";
 import type { ItemStore } from "../items/types.js";
+import { forkForReanswer, heldInterrupts, needsFork, renameResume } from "./reanswer.js";
 import type { Breakpoints, EngineStreamMode, ExecuteOptions, ExecuteResult, InputState, NodeContext, RunnableConfig } from "./types.js";
 
 const isResumeMap = (v: unknown): v is Record<string, unknown> =>
@@ -134,7 +135,11 @@ export async function validateInput(graph: CompiledStateGraph, input: unknown, s
       { path: "checkpoint_id", message: "unknown checkpoint" },
     ]);
   }
-  if (parsed.kind === "command" && parsed.command.resume !== undefined) resumeTargets(threadId, saved, parsed.command.resume);
+  if (parsed.kind === "command" && parsed.command.resume !== undefined) {
+    // A past checkpoint's interrupts can be answered again (reanswer.ts), answered or not.
+    const target = checkpointId !== undefined && saved && (await needsFork(store, saved)) ? heldInterrupts(saved) : saved;
+    resumeTargets(threadId, target, parsed.command.resume);
+  }
 }
 
 export async function execute(graph: CompiledStateGraph, o: ExecuteOptions): Promise<ExecuteResult> {
@@ -207,8 +212,18 @@ export async function execute(graph: CompiledStateGraph, o: ExecuteOptions): Pro
     applyWrites(def, cp, tasks, { step: stepFlag, id: ids.checkpointId(step), ts: new Date(clock()).toISOString() });
 
   const resuming = parsed.kind === "continue" || (parsed.kind === "command" && parsed.command.resume !== undefined);
+  let resumeArg = parsed.kind === "command" ? parsed.command.resume : undefined;
+  if (resuming && resumeArg !== undefined && o.checkpointId !== undefined && saved && (await needsFork(store, saved))) {
+    // Re-answering an interrupt of a past checkpoint: resume a fork of it (reanswer.ts).
+    checkAbort();
+    const { forked, renamed } = await forkForReanswer(def, store, saved, { ids, clock, metadata: runMeta });
+    saved = forked;
+    cp = forked.checkpoint;
+    pending = [...forked.pending_writes];
+    resumeArg = renameResume(resumeArg, renamed);
+  }
   if (resuming) {
-    const byTask = parsed.kind === "command" ? resumeTargets(threadId, saved, parsed.command.resume) : undefined;
+    const byTask = parsed.kind === "command" ? resumeTargets(threadId, saved, resumeArg) : undefined;
     if (!saved) return { status: "done", values: {}, interrupts: [], checkpointId: null };
     const nullWrites: PendingWrite[] = pending.filter((w) => w[0] === NULL_TASK_ID && w[1] !== RESUME);
     const ops: WriteOp[] = [];

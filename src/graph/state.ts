@@ -78,7 +78,8 @@ export function snapshotOf(graph: CompiledStateGraph, threadId: string, saved: S
       id: t.id,
       name: t.name,
       path: [...t.path],
-      error: err ? `${err.name ?? "Error"}: ${err.message ?? ""}` : null,
+      // The message alone, as the agent server reports a task's error (api.md 7).
+      error: err ? String(err.message ?? err.name ?? "Error") : null,
       interrupts: taskInterrupts,
       checkpoint: null,
       state: null,

@@ -224,5 +224,12 @@ export interface CompiledGraph {
    * nothing until subgraphs exist.
    */
   getGraph(options?: { xray?: boolean | number }): DrawableGraph;
-  getSchemas(): GraphSchemas;
+  /** JSON Schemas of the graph (`assistants.getSchemas`); may be computed asynchronously. */
+  getSchemas(): GraphSchemas | Promise<GraphSchemas>;
+  /**
+   * Checks a run's context (the assistant's merged under the run's) before the run exists;
+   * rejects with `AgentdockError("invalid_input")`. Optional: graphs without a context schema
+   * need none.
+   */
+  validateContext?(context: unknown): Promise<void>;
 }

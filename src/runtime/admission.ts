@@ -12,7 +12,7 @@ import type { WriteOp } from "../persistence/types.js";
 import type { AssistantRecord, Config, Metadata, MultitaskStrategy, RunRecord, ThreadRecord } from "../types.js";
 import type { Caller, Core } from "./core.js";
 import { LostRace, commitIf, retryLostRaces } from "./races.js";
-import { IN_FLIGHT, threadKey, withoutExecution } from "./outcome.js";
+import { IN_FLIGHT, threadKey, threadRunsTopic, withoutExecution } from "./outcome.js";
 import { checkpointIdOf, type schemas } from "./schemas.js";
 import type { StreamMode } from "./types.js";
 
@@ -178,13 +178,27 @@ export interface CheckedRun {
 export async function checkRun(core: Core, caller: Caller, threadIdArg: string | null, assistantIdArg: string, p: RunOptions, what: string): Promise<CheckedRun> {
   if (p.webhook !== undefined) allowedWebhook(core, p.webhook, what);
   const assistant = await runnableAssistant(core, caller, assistantIdArg);
-  const graph = core.graph(assistant.graph_id);
+  // A graph factory gets the assistant's config under the request's (the run's own config,
+  // with its ids, is what the factory gets when the run executes).
+  const graph = await core.graph(assistant.graph_id, {
+    ...assistant.config,
+    ...p.config,
+    configurable: {
+      ...withoutAuthKeys(assistant.config?.configurable),
+      ...withoutAuthKeys(p.config?.configurable),
+      graph_id: assistant.graph_id,
+      assistant_id: assistant.assistant_id,
+      ...(threadIdArg !== null ? { thread_id: threadIdArg } : {}),
+    },
+  });
   if (threadIdArg === null && p.command?.resume !== undefined) {
     throw invalidInput(`agentdock: ${what}: a resume command needs a thread id; a stateless run has no interrupt to resume.`);
   }
   const input = toEngineInput(p);
   const breakpoints = breakpointsOf({ interrupt_before: p.interruptBefore, interrupt_after: p.interruptAfter });
   await graph.validateInput(input, undefined, breakpoints);
+  // A declared context schema checks the context the run will get (assistant's under the run's).
+  await graph.validateContext?.(mergeContext(assistant.context, p.context));
   return { assistant, graph, input, breakpoints };
 }
 
@@ -328,6 +342,8 @@ export async function admitRun(
       const ops: WriteOp[] = [
         { op: "thread.put", thread: next, expect: thread ? { sameAs: thread } : { exists: false } },
         { op: "run.put", run: admitted, expect: { exists: false } },
+        // Thread streams (thread-stream.ts) attach to each run created on the thread.
+        { op: "notify", topic: threadRunsTopic(threadId), payload: runId },
       ];
       if (claim) {
         ops.push({

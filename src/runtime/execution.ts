@@ -9,6 +9,7 @@
  * A sweeper (every half lease) ends runs whose lease expired (their runtime stopped: D10) and
  * picks up queued runs nobody is executing. Nothing scans the whole store.
  */
+import { threadGraphConfig } from "./graph-source.js";
 import type { ExecuteResult } from "../graph/types.js";
 import type { CancelRequest, CheckpointStore, PendingWrite, WriteOp } from "../persistence/types.js";
 import type { RunRecord, RunStatus, ThreadStatus } from "../types.js";
@@ -178,7 +179,8 @@ export class Executor {
     };
     this.local.set(run.run_id, local);
     await store.events.open(run.run_id, { resumable: run.kwargs.resumable === true });
-    store.events.publish(run.run_id, "metadata", { run_id: run.run_id, thread_id: run.thread_id, attempt: 1 });
+    // `{run_id, attempt}`, exactly as the agent server sends it (api.md 5.1).
+    store.events.publish(run.run_id, "metadata", { run_id: run.run_id, attempt: 1 });
     const offCancel = store.subscribe(`cancel:${run.run_id}`, () => void this.readCancel(local));
     const renewal = setInterval(() => void this.renew(local), Math.max(5, core.leaseMs / 3));
     (renewal as { unref?: () => void }).unref?.();
@@ -226,11 +228,12 @@ export class Executor {
     const { core } = this;
     const { run } = local;
     const exec = run.execution!;
-    const graph = core.graph(exec.graph_id);
     const threadId = run.thread_id;
     let error: ErrorInfo | undefined;
     let done: ExecuteResult | undefined;
     try {
+      // A graph factory is called with the run's merged config (graph-source.ts); its failure is the run's.
+      const graph = await core.graph(exec.graph_id, exec.config);
       if (!local.cancel) {
         const checkpointId = typeof run.kwargs.checkpoint_id === "string" ? run.kwargs.checkpoint_id : undefined;
         done = await graph.execute({
@@ -339,7 +342,8 @@ export class Executor {
           }
           queued = (await store.countRuns({ thread_id: threadId, status: IN_FLIGHT })) > 1;
           if (thread) {
-            const graph = core.graphs.get(graphIdOf(thread) ?? "") ?? core.graph(run.execution!.graph_id);
+            const graphId = core.graphs.has(graphIdOf(thread) ?? "") ? graphIdOf(thread)! : run.execution!.graph_id;
+            const graph = await core.graph(graphId, run.execution!.config);
             // A run that finished without pausing needs no snapshot: its result has the values.
             const state =
               done?.status === "done" && !local.cancel ? { values: done.values, next: [] as string[], tasks: [] } : await graph.getState(store, threadId);
@@ -406,7 +410,7 @@ export class Executor {
       if (thread) {
         let state: { values: Record<string, unknown>; next: string[]; tasks: [] } = { values: thread.values, next: [], tasks: [] };
         if (graphId !== undefined && core.graphs.has(graphId)) {
-          const snapshot = await core.graph(graphId).getState(store, threadId);
+          const snapshot = await (await core.graph(graphId, threadGraphConfig(thread, graphId))).getState(store, threadId);
           state = { values: snapshot.values, next: [], tasks: [] };
           const head = await store.getCheckpoint({ thread_id: threadId });
           if (head) {

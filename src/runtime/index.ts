@@ -47,6 +47,8 @@ export type {
   ThreadSortBy,
   ThreadsApi,
   ThreadState,
+  ThreadStateSelectField,
+  ThreadStreamMode,
   ThreadTask,
   ThreadUpdatePayload,
   UpdateStatePayload,
@@ -54,3 +56,6 @@ export type {
 } from "./types.js";
 export type { Cron, CronCountQuery, CronsApi, CronsCreatePayload, CronSearchQuery, CronSelectField, CronSortBy, CronsUpdatePayload } from "./cron-types.js";
 export { createRuntime } from "./runtime.js";
+export { assistantDefaultsFromEnv, mergeAssistantDefaults } from "./assistant-defaults.js";
+export type { AssistantDefaults } from "./assistant-defaults.js";
+export type { GraphEntry, GraphFactory } from "./graph-source.js";

@@ -14,6 +14,8 @@ import { RunControl } from "./control.js";
 import { type Caller, Core } from "./core.js";
 import { cronsApi } from "./crons.js";
 import { Executor } from "./execution.js";
+import { checkAssistantDefaults } from "./assistant-defaults.js";
+import { resolveEntries } from "./graph-source.js";
 import { runsApi } from "./runs.js";
 import { CronScheduler } from "./scheduler.js";
 import { threadsApi } from "./threads.js";
@@ -43,11 +45,9 @@ export const DEFAULT_LEASE_MS = 30_000;
  * over one store act as one service (D20); none scans the store when it starts.
  */
 export async function createRuntime(options: CreateRuntimeOptions): Promise<Runtime> {
-  const graphs = Object.entries(options?.graphs ?? {});
-  const notGraphs = graphs.filter(([, g]) => typeof (g as { execute?: unknown })?.execute !== "function").map(([id]) => id);
-  if (notGraphs.length) {
-    throw invalidInput(`agentdock: createRuntime: graphs ${notGraphs.join(", ")} are not compiled graphs; pass new StateGraph(...).compile().`);
-  }
+  // Promises of graphs are awaited here, once; factories are kept (graph-source.ts).
+  const graphs = await resolveEntries(options?.graphs ?? {});
+  const assistantDefaults = checkAssistantDefaults(options.assistantDefaults, graphs);
   const strategies = ["reject", "interrupt", "rollback", "enqueue"];
   if (options.multitaskStrategy !== undefined && !strategies.includes(options.multitaskStrategy)) {
     throw invalidInput(`agentdock: createRuntime: multitaskStrategy must be one of ${strategies.join(", ")}.`);
@@ -63,7 +63,7 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Runt
   const store = options.store ?? memoryStore();
   const core = new Core(
     store,
-    new Map(graphs),
+    graphs,
     options.ids ?? createIds(clock),
     clock,
     options.auth,
@@ -73,7 +73,7 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Runt
   );
   await store.open();
   storeUsers.set(store, (storeUsers.get(store) ?? 0) + 1);
-  await ensureDefaultAssistants(core);
+  await ensureDefaultAssistants(core, assistantDefaults);
   const executor = new Executor(core);
   const control = new RunControl(core, executor);
   executor.listen();
@@ -131,6 +131,7 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Runt
       closing ??= (async () => {
         core.closed = true;
         await scheduler.stop();
+        for (const end of core.onClose) end();
         await executor.shutdown();
         await items.stop();
         const users = (storeUsers.get(store) ?? 1) - 1;

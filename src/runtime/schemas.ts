@@ -124,6 +124,7 @@ export const schemas = {
   version: int.check(z.minimum(1)),
   xray: z.object({ xray: z.optional(z.union([z.boolean(), int])), signal }),
   subgraphs: z.object({ namespace: z.optional(z.string()), recurse: bool, signal }),
+  assistantDefaults: z.object({ config: z.optional(config), context: z.optional(z.unknown()) }),
 
   threadCreate: z.object({
     metadata,
@@ -155,7 +156,9 @@ export const schemas = {
   }),
   threadCount: z.object({ metadata, values: z.optional(record), status: z.optional(threadStatus), signal }),
   checkpointArg: z.optional(checkpointRef),
-  getStateOptions: z.object({ subgraphs: bool, signal }),
+  getStateOptions: z.object({ subgraphs: bool, select: z.optional(strings), signal }),
+  patchState: z.object({ metadata: record }),
+  threadRef: z.union([nonEmpty, z.object({ configurable: z.object({ thread_id: nonEmpty }) })]),
   updateState: z.object({
     values: z.unknown(),
     checkpoint: z.optional(checkpointRef),
@@ -168,6 +171,7 @@ export const schemas = {
     before: z.optional(checkpointRef),
     checkpoint: z.optional(checkpointRef),
     metadata,
+    select: z.optional(strings),
     signal,
   }),
 
@@ -210,6 +214,11 @@ export const schemas = {
     lastEventId: z.optional(z.string()),
     cancelOnDisconnect: bool,
     streamMode: streamModes,
+    signal,
+  }),
+  threadJoinStream: z.object({
+    lastEventId: z.optional(z.string()),
+    streamMode: z.optional(z.union([z.string(), strings])),
     signal,
   }),
   callOptions: z.object({ signal }),

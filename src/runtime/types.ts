@@ -7,11 +7,13 @@
  */
 import type { AuthProvider } from "../auth/types.js";
 import type { IndexConfig, ItemStore } from "../items/types.js";
-import type { CheckpointRef, CompiledGraph, DrawableGraph, GraphSchemas, TaskView } from "../graph/types.js";
+import type { CheckpointRef, DrawableGraph, GraphSchemas, TaskView } from "../graph/types.js";
 import type { Clock, Ids } from "../ids.js";
 import type { CheckpointMetadata, Store } from "../persistence/types.js";
 import type { createUploadApi } from "../upload/api.js";
 import type { CronsApi } from "./cron-types.js";
+import type { AssistantDefaults } from "./assistant-defaults.js";
+import type { GraphEntry } from "./graph-source.js";
 import type {
   AssistantRecord,
   AssistantVersionRecord,
@@ -101,7 +103,8 @@ export type StreamMode =
  * terminal event: the iterable just ends.
  */
 export type RunEvent =
-  | { id: string; event: "metadata"; data: { run_id: string; thread_id: string; attempt: number } }
+  /** `{run_id, attempt}`, as the agent server sends it (api.md 5.1). */
+  | { id: string; event: "metadata"; data: { run_id: string; attempt: number } }
   | { id: string; event: "values"; data: Record<string, unknown> }
   | { id: string; event: "updates"; data: Record<string, unknown> }
   | { id: string; event: "messages"; data: [message: Record<string, unknown>, metadata: Record<string, unknown>] }
@@ -125,6 +128,19 @@ export type ThreadSortBy = "thread_id" | "status" | "created_at" | "updated_at" 
 /** Fields `threads.search` can `select` (`context` is accepted and absent from threads). */
 export type ThreadSelectField = keyof ThreadRecord | "context";
 export type AssistantSelectField = keyof AssistantRecord;
+/** Fields `getState` / `getHistory` can `select`; `values.<key>` selects one state key (D28). */
+export type ThreadStateSelectField =
+  | "values"
+  | "next"
+  | "tasks"
+  | "checkpoint"
+  | "metadata"
+  | "created_at"
+  | "parent_checkpoint"
+  | "interrupts"
+  | "checkpoint_id"
+  | "parent_checkpoint_id"
+  | `values.${string}`;
 export type RunSelectField = keyof RunRecord | "cancel_reason";
 export type OnConflictBehavior = "raise" | "do_nothing";
 export type CancelAction = "interrupt" | "rollback";
@@ -231,6 +247,8 @@ export interface HistoryQuery extends CallOptions {
   checkpoint?: CheckpointSelector;
   /** Checkpoint metadata containment filter. */
   metadata?: MetadataInput;
+  /** Only these fields of each state (`values.<key>`: one state key; D28). */
+  select?: ThreadStateSelectField[];
 }
 
 /** A LangGraph `Command` as runs and supersteps take it (api.md 3.3). */
@@ -343,10 +361,11 @@ export interface ThreadsApi {
   count(query?: ThreadCountQuery): Promise<number>;
   /** A new independent thread with the same history (runs are not copied). */
   copy<Values = Record<string, unknown>>(threadId: string, options?: CallOptions): Promise<Thread<Values>>;
+  /** `select` keeps only the named fields (`values.<key>`: one state key; D28). */
   getState<Values = Record<string, unknown>>(
     threadId: string,
     checkpoint?: CheckpointSelector | string,
-    options?: CallOptions & { subgraphs?: boolean },
+    options?: CallOptions & { subgraphs?: boolean; select?: ThreadStateSelectField[] },
   ): Promise<ThreadState<Values>>;
   /** Resolves the new checkpoint, as `checkpoint` (the HTTP body) and `configurable` (the SDK's type). */
   updateState<Values = unknown>(
@@ -354,7 +373,26 @@ export interface ThreadsApi {
     options: UpdateStatePayload<Values>,
   ): Promise<{ checkpoint: CheckpointConfig; configurable: CheckpointConfig }>;
   getHistory<Values = Record<string, unknown>>(threadId: string, options?: HistoryQuery): Promise<ThreadState<Values>[]>;
+  /**
+   * Merges `metadata` into the metadata of the thread's latest checkpoint (`PATCH
+   * /threads/{id}/state`). `conflict` while a run is in flight.
+   */
+  patchState(threadIdOrConfig: string | { configurable: { thread_id: string } }, metadata: Metadata, options?: CallOptions): Promise<void>;
+  /**
+   * Every run on the thread as one stream that stays open (`GET /threads/{id}/stream`): the runs
+   * in flight, then each run created afterwards, each starting with its `metadata` event. Ids are
+   * `<run id>:<event id>`; `lastEventId` resumes after one (`"-"`: replay every retained run
+   * first). Only the `run_modes` stream mode is served. Ends when the caller stops reading, its
+   * signal aborts or the runtime closes; `ready` settles once it is attached (or refused).
+   */
+  joinStream(
+    threadId: string,
+    options?: CallOptions & { lastEventId?: string; streamMode?: ThreadStreamMode | ThreadStreamMode[] },
+  ): AsyncGenerator<RunEvent> & { ready: Promise<void> };
 }
+
+/** Modes of a thread stream (the SDK's `ThreadStreamMode`); agentdock serves `run_modes`. */
+export type ThreadStreamMode = "run_modes" | "lifecycle" | "state_update";
 
 /** `runtime.runs`: the SDK's `client.runs`. */
 export interface RunsApi {
@@ -442,8 +480,18 @@ export interface WebhookOptions {
 }
 
 export interface CreateRuntimeOptions {
-  /** Graph id -> compiled graph. Every graph gets a default assistant (D5). */
-  graphs: Record<string, CompiledGraph>;
+  /**
+   * Graph id -> compiled graph, a promise of one (awaited by `createRuntime`), or a factory
+   * `(config) => graph` called with each run's merged config (and with the thread's or the
+   * assistant's config for state reads and schemas). Every graph gets a default assistant (D5).
+   */
+  graphs: Record<string, GraphEntry>;
+  /**
+   * Graph id -> the `config` and `context` its default assistant is created with (the
+   * `LANGGRAPH_CONFIG` convention of agent-server deployments; `assistantDefaultsFromEnv` reads
+   * it). A default assistant that already exists in the store is left as it is.
+   */
+  assistantDefaults?: Record<string, AssistantDefaults>;
   /** Defaults to `memoryStore()`. */
   store?: Store;
   /** Custom authentication and authorization (D12, D13). Without it every caller is the owner. */

@@ -41,7 +41,7 @@ describe("SDK compatibility", () => {
   });
 
   it("run events and lifecycle events narrow on their name", () => {
-    expectTypeOf<Extract<RunEvent, { event: "metadata" }>["data"]>().toEqualTypeOf<{ run_id: string; thread_id: string; attempt: number }>();
+    expectTypeOf<Extract<RunEvent, { event: "metadata" }>["data"]>().toEqualTypeOf<{ run_id: string; attempt: number }>();
     expectTypeOf<Extract<RunEvent, { event: "error" }>["data"]>().toEqualTypeOf<{ error: string; message: string }>();
     expectTypeOf<Extract<RuntimeEvent, { type: "thread.status" }>["status"]>().toEqualTypeOf<"idle" | "busy" | "interrupted" | "error">();
     const use = (runtime: Runtime) =>
