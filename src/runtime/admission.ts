@@ -6,7 +6,7 @@
 import { matchesAuthFilter } from "../auth/types.js";
 import { conflict, invalidInput, notFound } from "../errors.js";
 import { Command, Send } from "../graph/constants.js";
-import type { Breakpoints, CompiledGraph, EngineStreamMode, RunnableConfig } from "../graph/types.js";
+import type { Breakpoints, CompiledGraph, RunnableConfig } from "../graph/types.js";
 import { isPlainObject } from "../json.js";
 import type { WriteOp } from "../persistence/types.js";
 import type { AssistantRecord, Config, Metadata, MultitaskStrategy, RunRecord, ThreadRecord } from "../types.js";
@@ -45,16 +45,6 @@ function carriedConfig(config: RunnableConfig): Config {
 }
 
 export const asModes = (m: StreamMode | StreamMode[] | undefined): StreamMode[] => (m === undefined ? ["values"] : Array.isArray(m) ? m : [m]);
-
-/** Engine stream modes for the requested ones (`messages-tuple` and legacy `messages` alike). */
-export function engineModes(requested: readonly StreamMode[]): Set<EngineStreamMode> {
-  const out = new Set<EngineStreamMode>();
-  for (const mode of requested) {
-    if (mode === "messages-tuple" || mode === "messages") out.add("messages");
-    else if (mode !== "events" && mode !== "tools" && mode !== "lifecycle") out.add(mode);
-  }
-  return out;
-}
 
 /** The engine input of a run: its `input`, or a `Command` built from `command`. */
 export function toEngineInput(kwargs: { input?: unknown; command?: RunOptions["command"] | null }): unknown {

@@ -10,7 +10,7 @@ import type { RunControl } from "./control.js";
 import { type Caller, type Core, pick } from "./core.js";
 import { LostRace, commitIf, retryLostRaces } from "./races.js";
 import { graphIdOf, interruptsOf, runsReady, threadKey } from "./outcome.js";
-import { checkpointIdOf, parse, schemas } from "./schemas.js";
+import { checkpointIdOf, checkpointNsOf, parse, schemas } from "./schemas.js";
 import type { Thread, ThreadsApi, ThreadState } from "./types.js";
 
 const EMPTY_STATE: ThreadState = Object.freeze({
@@ -243,16 +243,25 @@ export function threadsApi(core: Core, caller: Caller, control: RunControl): Thr
   async function getState(threadId: unknown, checkpoint?: unknown, options?: unknown): Promise<ThreadState> {
     const id = parse(schemas.id, threadId, "threads.getState");
     const cp = parse(schemas.checkpointArg, checkpoint, `threads.getState(${id})`);
-    parse(schemas.getStateOptions, options ?? {}, `threads.getState(${id})`);
+    const o = parse(schemas.getStateOptions, options ?? {}, `threads.getState(${id})`);
     const thread = await readable(id);
     const checkpointId = checkpointIdOf(cp);
+    const checkpointNs = checkpointNsOf(cp);
     const graph = graphOfThread(core, thread);
     if (!graph) {
       await core.requireCheckpoint(id, checkpointId);
       return EMPTY_STATE;
     }
-    // The engine refuses an unknown checkpoint itself (not_found).
-    return asState(await graph.getState(store, id, checkpointId === undefined ? undefined : { checkpointId }));
+    // The engine refuses an unknown checkpoint (not_found) or namespace itself.
+    return asState(
+      await graph
+        .getState(store, id, {
+          ...(checkpointId !== undefined ? { checkpointId } : {}),
+          ...(checkpointNs !== undefined ? { checkpointNs } : {}),
+          ...(o.subgraphs ? { subgraphs: true } : {}),
+        })
+        .catch((err) => asInputError(err, `threads.getState(${id})`)),
+    );
   }
 
   async function updateState(threadId: unknown, options: unknown) {
@@ -264,7 +273,9 @@ export function threadsApi(core: Core, caller: Caller, control: RunControl): Thr
     const graph = graphOfThread(core, initial);
     if (!graph) throw invalidInput(`agentdock: thread ${id} has no graph id; run it or create it with graphId first.`);
     const checkpointId = p.checkpointId ?? checkpointIdOf(p.checkpoint);
-    await core.requireCheckpoint(id, checkpointId);
+    // A subgraph's checkpoint (`checkpoint.checkpoint_ns`): the engine checks it in that namespace.
+    const checkpointNs = checkpointNsOf(p.checkpoint);
+    if (checkpointNs === undefined) await core.requireCheckpoint(id, checkpointId);
     if ((await control.inFlight(id)) > 0) throw busy();
     // Holding the thread's lease keeps every runtime from starting a run while the state changes.
     const nowMs = core.clock();
@@ -279,6 +290,7 @@ export function threadsApi(core: Core, caller: Caller, control: RunControl): Thr
       const ref = await graph
         .bulkUpdateState(store, id, [{ updates: [{ values: p.values, ...(p.asNode !== undefined ? { as_node: p.asNode } : {}) }] }], {
           ...(checkpointId !== undefined ? { checkpointId } : {}),
+          ...(checkpointNs !== undefined ? { checkpointNs } : {}),
           metadata: { graph_id: initial.metadata.graph_id },
           ids: core.ids,
           clock: core.clock,
@@ -306,9 +318,10 @@ export function threadsApi(core: Core, caller: Caller, control: RunControl): Thr
     const thread = await readable(id);
     const before = checkpointIdOf(p.before);
     const checkpointId = checkpointIdOf(p.checkpoint);
+    const checkpointNs = checkpointNsOf(p.checkpoint);
     // `before` naming an unknown checkpoint is a mistake, not an empty history (as getState at
     // one); the engine refuses an unknown `checkpoint` itself.
-    await core.requireCheckpoint(id, typeof before === "string" ? before : undefined);
+    if (checkpointNs === undefined) await core.requireCheckpoint(id, typeof before === "string" ? before : undefined);
     const graph = graphOfThread(core, thread);
     if (!graph) return [];
     const history = await graph.getHistory(store, id, {
@@ -316,6 +329,7 @@ export function threadsApi(core: Core, caller: Caller, control: RunControl): Thr
       ...(typeof before === "string" ? { before } : {}),
       ...(p.metadata ? { filter: p.metadata } : {}),
       ...(checkpointId !== undefined ? { checkpointId } : {}),
+      ...(checkpointNs !== undefined ? { checkpointNs } : {}),
     });
     return history.map((s) => asState(s));
   }
