@@ -5,6 +5,7 @@ import type { Checkpoint, CheckpointMetadata, PendingWrite, StoredCheckpoint, Wr
 import type { Ids } from "../ids.js";
 import type { Interrupt } from "../types.js";
 import { hash32 } from "../ids.js";
+import { isPlainObject } from "../json.js";
 import {
   applyWrites,
   emptyCheckpoint,
@@ -193,6 +194,8 @@ async function run(graph: CompiledStateGraph, o: ExecuteOptions, eventParents: r
   const limit = config.recursion_limit ?? 25;
   const stop = step + limit + 1;
   const parents = link ? link.parents : (saved?.metadata.parents ?? {});
+  /** Message ids the `messages` mode has reported in this run (shared with subgraphs). */
+  const seenMessages = link?.seenMessages ?? new Set<string>();
   /** Resume values by interrupt id, for interrupts of this graph's tasks and of its subgraphs. */
   const resumeMap =
     parsed.kind === "command" && isResumeMap(parsed.command.resume) ? (parsed.command.resume as Record<string, unknown>) : link?.resumeMap;
@@ -350,7 +353,6 @@ async function run(graph: CompiledStateGraph, o: ExecuteOptions, eventParents: r
       const wantsEvents = modes?.has("events") === true && o.emit !== undefined && !hidden;
       const nodeMeta = on("messages") || wantsEvents ? messageMetadata(config, task, step, taskNs) : undefined;
       const msgMeta = on("messages") ? nodeMeta : undefined;
-      const streamed = new Set<string>();
       // Stream events (`events` mode): this node's run, and one chat model run per streamed message.
       const nodeRun = wantsEvents
         ? { name: task.name, tags: [...(config.tags ?? []), `graph:step:${step}`], run_id: ids.uuid(), metadata: nodeMeta, parent_ids: [...eventParents] }
@@ -386,7 +388,7 @@ async function run(graph: CompiledStateGraph, o: ExecuteOptions, eventParents: r
         emitMessage: (chunk) => {
           if (dead) return;
           if (msgMeta) {
-            if (typeof chunk.id === "string") streamed.add(chunk.id);
+            if (typeof chunk.id === "string") seenMessages.add(chunk.id);
             emit("messages", [chunk, msgMeta]);
           }
           if (nodeRun) {
@@ -430,6 +432,7 @@ async function run(graph: CompiledStateGraph, o: ExecuteOptions, eventParents: r
               takeNullResume,
               resumeMap,
               eventParents: nodeRun ? [...eventParents, nodeRun.run_id] : eventParents,
+              seenMessages,
             },
           });
           if (result.status === "interrupted") throw new GraphInterrupt(result.interrupts);
@@ -441,6 +444,9 @@ async function run(graph: CompiledStateGraph, o: ExecuteOptions, eventParents: r
         node: task.name,
       };
       const input = task.path[0] === "__pregel_push" ? task.args : hidden ? cp.channel_values[START] : values;
+      // As LangGraph's messages handler: a node's input messages count as seen, and ids seen
+      // anywhere in the run (streamed as chunks, sent whole, in a subgraph) are not sent again.
+      if (msgMeta) markSeen(graph, input, seenMessages);
       taskEvent("task", { id: task.id, name: task.name, input, triggers: task.triggers, interrupts: [] });
       if (nodeRun) emit("events", { event: "on_chain_start", data: { input }, ...nodeRun });
       const resumeWrites = (): PendingWrite[] => (resumes.length > 0 ? [[task.id, RESUME, freeze(resumes, true)]] : []);
@@ -456,7 +462,7 @@ async function run(graph: CompiledStateGraph, o: ExecuteOptions, eventParents: r
         if (!dead && !hidden) {
           emit("updates", { [task.name]: shown });
           taskEvent("task_result", { id: task.id, name: task.name, result: shown ?? {}, interrupts: [] });
-          if (msgMeta) emitWholeMessages(graph, writes, streamed, (m) => emit("messages", [m, msgMeta]));
+          if (msgMeta) emitWholeMessages(graph, writes, seenMessages, (m) => emit("messages", [m, msgMeta]));
           if (nodeRun) {
             const output = Command.is(update) ? shown : (update ?? null);
             emit("events", { event: "on_chain_stream", data: { chunk: output }, ...nodeRun });
@@ -595,12 +601,26 @@ function messageMetadata(config: RunnableConfig, task: Task, step: number, ns: s
   });
 }
 
-/** Whole messages a node wrote under a messages-reducer key, unless streamed as chunks. */
-function emitWholeMessages(graph: CompiledStateGraph, writes: readonly Write[], streamed: Set<string>, send: (m: unknown) => void) {
+/** Whole messages a node wrote under a messages-reducer key, unless already seen in the run. */
+function emitWholeMessages(graph: CompiledStateGraph, writes: readonly Write[], seen: Set<string>, send: (m: unknown) => void) {
   for (const [ch, v] of writes) {
     const cdef = graph.def.channels.get(ch);
     if (cdef?.kind !== "reduce" || !cdef.prepare || !Array.isArray(v)) continue;
-    for (const m of v as Array<{ id?: string; type?: string }>) if (m.type !== "remove" && !streamed.has(m.id ?? "")) send(m);
+    for (const m of v as Array<{ id?: string; type?: string }>) {
+      if (m.type === "remove" || seen.has(m.id ?? "")) continue;
+      if (m.id) seen.add(m.id);
+      send(m);
+    }
+  }
+}
+
+/** Marks the messages of a node's input (its messages-reducer keys) as seen. */
+function markSeen(graph: CompiledStateGraph, input: unknown, seen: Set<string>) {
+  if (!isPlainObject(input)) return;
+  for (const [ch, v] of Object.entries(input)) {
+    const cdef = graph.def.channels.get(ch);
+    if (cdef?.kind !== "reduce" || !cdef.prepare || !Array.isArray(v)) continue;
+    for (const m of v as Array<{ id?: unknown }>) if (typeof m?.id === "string") seen.add(m.id);
   }
 }
 

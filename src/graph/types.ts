@@ -159,6 +159,8 @@ export interface SubgraphParent {
   resumeMap: Readonly<Record<string, unknown>> | undefined;
   /** Stream-events run ids of the enclosing graph and node (`parent_ids`). */
   eventParents: readonly string[];
+  /** Message ids the run's `messages` mode has reported (or seen as node input). */
+  seenMessages: Set<string>;
 }
 
 export interface ExecuteResult {

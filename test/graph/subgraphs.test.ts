@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { AgentdockError } from "../../src/errors.js";
-import { Command, END, START, StateGraph, type CompiledStateGraph, type EngineStreamMode } from "../../src/graph/index.js";
+import { Command, END, START, StateGraph, messagesState, type CompiledStateGraph, type EngineStreamMode } from "../../src/graph/index.js";
 import { hash32 } from "../../src/ids.js";
 import { harness, logKey } from "./helpers.js";
 
@@ -298,6 +298,25 @@ describe("subgraphs", () => {
 });
 
 describe("stream modes", () => {
+  test("messages (tuple): a message is sent once per run: not again when a subgraph node returns it, nor when a node returns its input", async () => {
+    const inner = new StateGraph(messagesState)
+      .addNode("speak", (_s, ctx) => {
+        ctx.emitMessage({ type: "AIMessageChunk", id: "r1", content: "hi" });
+        return { messages: [{ type: "ai", id: "r1", content: "hi" }, { type: "ai", id: "r2", content: "whole" }] };
+      })
+      .addEdge(START, "speak")
+      .compile();
+    const outer = new StateGraph(messagesState).addNode("helper", inner).addEdge(START, "helper").compile();
+    const h = nsHarness(outer);
+    await h.run({ messages: [{ role: "user", content: "go", id: "u1" }] }, ["messages"]);
+    const sent = h.events.map(([, d, ns]) => [((d as [{ id: string }])[0]).id, ns === undefined ? "root" : "sub"]);
+    expect(sent).toEqual([
+      ["r1", "sub"],
+      ["r2", "sub"],
+    ]);
+  });
+
+
   test("events: on_chain_start/stream/end for the graph and each node, on_chat_model_stream for emitted chunks, with run ids and parent_ids", async () => {
     const g = new StateGraph({ log: logKey })
       .addNode("talk", (_s, ctx) => {
