@@ -127,7 +127,7 @@ export function subgraphContract(name: string, create: (graphs: Record<string, C
       const history: Loose[] = await c.threads.getHistory(threadId, { checkpoint: { checkpoint_ns: task.checkpoint.checkpoint_ns } });
       expect(history.map((s) => s.metadata.step)).toEqual([1, 0, -1]);
       expect(history.every((s) => s.checkpoint.checkpoint_ns === task.checkpoint.checkpoint_ns)).toBe(true);
-      await expectCode(c.threads.getState(threadId, { checkpoint_ns: "p1:nope" }), "invalid_input");
+      await expectCode(c.threads.getState(threadId, { checkpoint_ns: "p1:nope" } as Loose), "invalid_input");
     });
 
     it("an interrupt inside a subgraph is answered from the parent with Command({ resume })", async () => {
