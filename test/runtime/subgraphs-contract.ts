@@ -210,6 +210,16 @@ export function subgraphContract(name: string, create: (graphs: Record<string, C
       expect(plain.filter((e) => e.event === "updates").map((e) => Object.keys(e.data)[0])).toEqual(["p1", "sub", "p2"]);
     });
 
+    it("joinStream with a stream_mode filter keeps that mode's subgraph events (<mode>|<ns>) and drops the others", async () => {
+      const t = await c.threads.create();
+      const run = await c.runs.create(t.thread_id, "plain", { input: {}, streamMode: ["values", "updates"], streamSubgraphs: true, streamResumable: true });
+      await c.runs.join(t.thread_id, run.run_id);
+      const joined: Loose[] = await collect(c.runs.joinStream(t.thread_id, run.run_id, { lastEventId: "-1", streamMode: ["updates"] }));
+      const names = joined.map((e) => e.event.split("|")[0]);
+      expect(new Set(names)).toEqual(new Set(["metadata", "updates"]));
+      expect(joined.filter((e) => e.event.startsWith("updates|")).map((e) => Object.keys(e.data)[0])).toEqual(["c1", "ask", "c2"]);
+    });
+
     it("events mode: on_chain_start/stream/end for the graph and each node, on_chat_model_stream per emitted chunk", async () => {
       const t = await c.threads.create();
       const events: Loose[] = await collect(c.runs.stream(t.thread_id, "talker", { input: { messages: [{ role: "user", content: "Ann" }] }, streamMode: ["events"] }));
