@@ -91,14 +91,17 @@ export function snapshotOf(graph: CompiledStateGraph, threadId: string, saved: S
   const id = saved.checkpoint.id;
   const parent = saved.parent_checkpoint_id;
   const ns = saved.checkpoint_ns;
+  // A subgraph's checkpoint maps each enclosing namespace, and its own, to a checkpoint id.
+  const mapped = (checkpointId: string): CheckpointRef =>
+    ns === "" ? ref(threadId, checkpointId) : { ...ref(threadId, checkpointId, ns), checkpoint_map: { ...saved.metadata.parents, [ns]: checkpointId } };
   return {
     values: readValues(def, cp),
     next,
     tasks: views,
     metadata: { ...saved.metadata, thread_id: threadId, checkpoint_id: id },
     created_at: saved.checkpoint.ts,
-    checkpoint: ref(threadId, id, ns),
-    parent_checkpoint: parent ? ref(threadId, parent, ns) : null,
+    checkpoint: mapped(id),
+    parent_checkpoint: parent ? mapped(parent) : null,
     checkpoint_id: id,
     parent_checkpoint_id: parent,
     interrupts,

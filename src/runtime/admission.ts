@@ -13,7 +13,7 @@ import type { AssistantRecord, Config, Metadata, MultitaskStrategy, RunRecord, T
 import type { Caller, Core } from "./core.js";
 import { LostRace, commitIf, retryLostRaces } from "./races.js";
 import { IN_FLIGHT, threadKey, withoutExecution } from "./outcome.js";
-import { checkpointIdOf, type schemas } from "./schemas.js";
+import { checkpointIdOf, checkpointNsOf, type schemas } from "./schemas.js";
 import type { StreamMode } from "./types.js";
 
 export type RunOptions = ReturnType<typeof schemas.run.parse>;
@@ -171,6 +171,12 @@ export async function checkRun(core: Core, caller: Caller, threadIdArg: string |
   const graph = core.graph(assistant.graph_id);
   if (threadIdArg === null && p.command?.resume !== undefined) {
     throw invalidInput(`agentdock: ${what}: a resume command needs a thread id; a stateless run has no interrupt to resume.`);
+  }
+  if (checkpointNsOf(p.checkpoint) !== undefined) {
+    throw invalidInput(
+      `agentdock: ${what}: runs start from a checkpoint of the root graph, and checkpoint_ns names a subgraph's. ` +
+        `To continue a subgraph, run the parent (a null input, or Command({ resume })); to change its state, use threads.updateState with that checkpoint.`,
+    );
   }
   const input = toEngineInput(p);
   const breakpoints = breakpointsOf({ interrupt_before: p.interruptBefore, interrupt_after: p.interruptAfter });

@@ -126,6 +126,7 @@ describe("subgraphs", () => {
     const subState = await parent.getState(h.store, h.threadId, { checkpointNs: ns });
     expect(subState.next).toEqual(["ask"]);
     expect(subState.checkpoint!.checkpoint_ns).toBe(ns);
+    expect(subState.checkpoint!.checkpoint_map).toEqual({ "": state.checkpoint_id, [ns]: subState.checkpoint_id });
     const askTask = subState.tasks[0]!;
     const iid = hash32(`${ns}|ask:${askTask.id}`);
     expect(task.interrupts).toEqual([{ id: iid, value: { q: "why?" } }]);

@@ -172,6 +172,8 @@ export function subgraphContract(name: string, create: (graphs: Record<string, C
       expect(sub.next).toEqual(["c2"]);
       // The parent's state is unchanged by the subgraph's update.
       expect(((await c.threads.getState(threadId)) as Loose).checkpoint.checkpoint_id).toBe(state.checkpoint.checkpoint_id);
+      // A run cannot start from the subgraph's checkpoint itself.
+      await expectCode(c.runs.wait(threadId, "pauses", { input: null, checkpoint: pointer }), "invalid_input");
       const done: Loose = await c.runs.wait(threadId, "pauses", { input: null });
       expect(done.answer).toBe("edited");
       expect(done.log.at(-1)).toBe("p2:edited");
