@@ -19,6 +19,7 @@ import { GraphAbortError, GraphInterrupt, GraphRecursionError, InvalidUpdateErro
 import type { CompiledStateGraph } from "./graph.js";
 import { checkpointPayload, ref, snapshotOf } from "./state.js";
 import { isCompiledStateGraph, nsSegments, taskNamespace } from "./subgraphs.js";
+import type { ItemStore } from "../items/types.js";
 import type { Breakpoints, CompiledGraph, EngineStreamMode, ExecuteOptions, ExecuteResult, InputState, NodeContext, RunnableConfig } from "./types.js";
 
 const isResumeMap = (v: unknown): v is Record<string, unknown> =>
@@ -426,6 +427,7 @@ async function run(graph: CompiledStateGraph, o: ExecuteOptions, eventParents: r
             clock,
             ...(modes ? { streamModes: modes } : {}),
             ...(o.emit ? { emit: o.emit } : {}),
+            ...(o.itemStore ? { itemStore: o.itemStore } : {}),
             checkpointNs: taskNs,
             parent: {
               parents: { ...parents, [ns]: checkpointId },
@@ -442,6 +444,7 @@ async function run(graph: CompiledStateGraph, o: ExecuteOptions, eventParents: r
         threadId,
         step,
         node: task.name,
+        store: o.itemStore ?? NO_ITEM_STORE,
       };
       const input = task.path[0] === "__pregel_push" ? task.args : hidden ? cp.channel_values[START] : values;
       // As LangGraph's messages handler: a node's input messages count as seen, and ids seen
@@ -623,6 +626,12 @@ function markSeen(graph: CompiledStateGraph, input: unknown, seen: Set<string>) 
     for (const m of v as Array<{ id?: unknown }>) if (typeof m?.id === "string") seen.add(m.id);
   }
 }
+
+/** `ctx.store` of a graph executed outside a runtime: every method rejects, saying why. */
+const noItemStore = async (): Promise<never> => {
+  throw new Error("agentdock: ctx.store is the runtime's long-term memory; run the graph through createRuntime() to use it");
+};
+const NO_ITEM_STORE: ItemStore = { putItem: noItemStore, getItem: noItemStore, deleteItem: noItemStore, searchItems: noItemStore, listNamespaces: noItemStore };
 
 let never: AbortSignal | undefined;
 /** The signal nodes get when the run has none (made on first use: no global touched at load, D18). */

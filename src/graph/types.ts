@@ -3,6 +3,7 @@
  * knows no HTTP, no SDK, no runs: it executes a compiled graph against a thread's checkpoints in
  * a `CheckpointStore` and reports what happens through `emit`.
  */
+import type { ItemStore } from "../items/types.js";
 import type { Clock, Ids } from "../ids.js";
 import type { CheckpointMetadata, CheckpointStore } from "../persistence/types.js";
 import type { Interrupt } from "../types.js";
@@ -58,6 +59,11 @@ export interface NodeContext<Ctx = unknown> {
    * reads can show its state.
    */
   invoke<O = Record<string, unknown>>(graph: CompiledGraph, input: unknown): Promise<O>;
+  /**
+   * Long-term memory shared across threads (the runtime's `store`, trusted: no auth handler
+   * runs). Outside a runtime (a graph executed directly) its methods reject.
+   */
+  store: ItemStore;
 }
 
 /** One update of a superstep (thread creation with `supersteps`, `threads.updateState`). */
@@ -143,6 +149,8 @@ export interface ExecuteOptions {
    * (`["node:task_id", ...]`).
    */
   emit?: (mode: EngineStreamMode, data: unknown, namespace?: readonly string[]) => void;
+  /** Long-term memory for the nodes (`ctx.store`); the runtime passes its trusted item store. */
+  itemStore?: ItemStore;
   /** The checkpoint namespace to run in; `""` (the root graph) by default. */
   checkpointNs?: string;
   /** @internal Set by a parent graph running this graph as a subgraph. */

@@ -9,6 +9,7 @@ import { jsonTextDepth, MAX_JSON_DEPTH } from "../json.js";
 import { compareCsv, compareReport } from "../upload/report-entry.js";
 import { protocolV2Http, type ProtocolV2HttpOptions } from "../protocol-v2/http.js";
 import { sseResponse, type StreamPart } from "./sse.js";
+import { registerStoreRoutes } from "./store-routes.js";
 import type { HttpClient, HttpRuntime } from "./types.js";
 
 /** Options of {@link createFetchHandler}. */
@@ -567,6 +568,9 @@ export function createRouter(runtime: HttpRuntime, options: FetchHandlerOptions)
     return json(await (await c.client()).runs.createBatch(payloads as never));
   });
   on("GET", "/runs/:run_id/stream", joinStream(false));
+
+  // 1.6 Store (long-term memory)
+  registerStoreRoutes(on);
 
   // Experiment upload and reading (seed: the upload endpoint carries /api/v1)
   on("POST", "/api/v1/datasets/upload-experiment", async (c) => json(await (await c.client()).experiments.upload((await c.body()) as never)));

@@ -11,5 +11,10 @@ export type {
   StoredCheckpoint,
   StoredDoc,
   WriteOp,
+  StoredItem,
+  ScoredItem,
+  ItemQuery,
+  ItemNamespaceQuery,
+  ExpiredItem,
 } from "./types.js";
 export { memoryStore, MemoryStore, MemoryData } from "./memory.js";

@@ -45,6 +45,17 @@ import type {
   WriteOp,
 } from "./types.js";
 import { TopicListeners, describeOp } from "./common.js";
+import { ExpiryIndex, checkStoredItem, hasPrefix, listNamespacesOf, matchesItemQuery, namespaceKey, rankItems } from "./items.js";
+import type { ItemNamespaceQuery, ItemQuery, StoredItem } from "./types.js";
+
+/** The items of one namespace. */
+interface ItemGroup {
+  namespace: readonly string[];
+  items: Map<string, StoredItem>;
+}
+
+const freezeItem = (item: StoredItem): StoredItem =>
+  Object.freeze({ ...item, namespace: Object.freeze([...item.namespace]), ...(item.vectors ? { vectors: Object.freeze(item.vectors.map((v) => Object.freeze([...v]))) } : {}) });
 
 // ---------------------------------------------------------------------------------------------
 // Shared array prefixes.
@@ -208,6 +219,10 @@ export class MemoryData {
   cancels = new Map<string, CancelRequest>();
   leases = new Map<string, Lease>();
   docs = new Map<DocCollection, Map<string, StoredDoc>>();
+  /** Namespace key (labels joined with `.`) -> its items. */
+  items = new Map<string, ItemGroup>();
+  /** Items with an expiry, ordered by it. */
+  readonly itemExpiry = new ExpiryIndex();
 
   private nextRunSeq = 0;
   private nextRevision = 0;
@@ -448,11 +463,64 @@ export class MemoryData {
           throw invalidInput("notify: topic and payload must be strings");
         }
         return;
+      case "item.put":
+        if (this.checking) checkStoredItem(op.item);
+        this.setItem(op.item.namespace, op.item.key, freezeItem(op.item), undo);
+        return;
+      case "item.delete": {
+        const cur = this.getItem(op.namespace, op.key);
+        if (!cur) return;
+        if (op.expiredAt !== undefined && !(cur.expires_at !== null && cur.expires_at <= op.expiredAt)) return;
+        this.setItem(op.namespace, op.key, undefined, undo);
+        return;
+      }
+      case "item.touch": {
+        if (this.checking && !Number.isFinite(op.expires_at)) throw invalidInput("item.touch: expires_at must be epoch ms");
+        const cur = this.getItem(op.namespace, op.key);
+        if (!cur || cur.ttl === null) return;
+        this.setItem(op.namespace, op.key, Object.freeze({ ...cur, expires_at: op.expires_at }), undo);
+        return;
+      }
       default: {
         const never: never = op;
         throw invalidInput(`agentdock store: unknown write op ${JSON.stringify((never as { op?: unknown }).op)}`);
       }
     }
+  }
+
+  getItem(namespace: readonly string[], key: string): StoredItem | undefined {
+    return this.items.get(namespaceKey(namespace))?.items.get(key);
+  }
+
+  /** Replaces (or with `undefined` removes) an item, keeping the expiry index in step. */
+  private setItem(namespace: readonly string[], key: string, item: StoredItem | undefined, undo: Array<() => void>): void {
+    const nk = namespaceKey(namespace);
+    let group = this.items.get(nk);
+    const prev = group?.items.get(key);
+    if (prev === item) return;
+    if (prev && prev.expires_at !== null) this.itemExpiry.remove(prev.expires_at, prev.namespace, prev.key);
+    if (item) {
+      if (item.expires_at !== null) this.itemExpiry.add(item.expires_at, item.namespace, item.key);
+      if (!group) this.items.set(nk, (group = { namespace: item.namespace, items: new Map() }));
+      group.items.set(key, item);
+    } else if (group) {
+      group.items.delete(key);
+      if (group.items.size === 0) this.items.delete(nk);
+    }
+    undo.push(() => this.setItem(namespace, key, prev, []));
+  }
+
+  searchItems(q: ItemQuery) {
+    const hits: StoredItem[] = [];
+    for (const group of this.items.values()) {
+      if (!hasPrefix(group.namespace, q.prefix)) continue;
+      for (const item of group.items.values()) if (matchesItemQuery(item, q)) hits.push(item);
+    }
+    return rankItems(hits, q);
+  }
+
+  listItemNamespaces(q: ItemNamespaceQuery): string[][] {
+    return listNamespacesOf(mapIter(this.items.values(), (g) => [g.namespace, g.items.values()] as const), q);
   }
 
   private putCheckpoint(input: StoredCheckpoint, undo: Array<() => void>): void {
@@ -805,6 +873,18 @@ export class MemoryStore implements Store {
   }
   async listDocs<T>(collection: DocCollection, parent?: string) {
     return this.data.listDocs(collection, parent) as StoredDoc<T>[];
+  }
+  async getItem(namespace: readonly string[], key: string) {
+    return this.data.getItem(namespace, key);
+  }
+  async searchItems(query: ItemQuery) {
+    return this.data.searchItems(query);
+  }
+  async listItemNamespaces(query: ItemNamespaceQuery) {
+    return this.data.listItemNamespaces(query);
+  }
+  async expiredItems(now: number, limit?: number) {
+    return this.data.itemExpiry.expired(now, limit);
   }
 }
 

@@ -103,6 +103,64 @@ export interface StoredDoc<T = unknown> {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Items: long-term memory (api.md 1.6), JSON objects under a namespace (labels) and a key. The
+// runtime validates namespaces (non-empty labels without `.`), so a namespace is identified by
+// its labels joined with `.` (`namespaceKey`). Times of expiry are epoch ms of the caller's clock.
+
+/** An item as stored. */
+export interface StoredItem {
+  namespace: readonly string[];
+  key: string;
+  value: Record<string, unknown>;
+  created_at: string;
+  updated_at: string;
+  /** Epoch ms from which the item is expired (never returned, removed by a sweep); null: never. */
+  expires_at: number | null;
+  /** Time to live in minutes (to refresh `expires_at` on reads); null: none. */
+  ttl: number | null;
+  /** Embeddings of the item's indexed texts, for semantic search; absent when not indexed. */
+  vectors?: readonly (readonly number[])[];
+}
+
+/** An item found by `searchItems`, with its similarity when the query ranked by a vector. */
+export type ScoredItem = StoredItem & { score?: number };
+
+/**
+ * Items whose namespace starts with `prefix` (label by label; `[]`: all), not expired at `now`,
+ * matching `filter` (validated by `checkItemFilter`, ./items.ts) and `auth` (matched against the
+ * item's value with `namespace` and `key` added, auth.md 6). Ordered by `updated_at` descending
+ * (ties: namespace, then key, ascending), or with `vector` by cosine similarity descending (items
+ * without vectors last, unscored), then paged.
+ */
+export interface ItemQuery extends Page {
+  prefix: readonly string[];
+  filter?: Record<string, unknown>;
+  auth?: AuthFilter;
+  now: number;
+  vector?: readonly number[];
+}
+
+/**
+ * Namespaces holding items not expired at `now` (and matching `auth`, as in `ItemQuery`): those
+ * starting with `prefix` and ending with `suffix` (a label `"*"` matches any label), cut to
+ * `maxDepth` labels, without duplicates, ordered by their labels joined with `.`, then paged.
+ */
+export interface ItemNamespaceQuery extends Page {
+  prefix?: readonly string[];
+  suffix?: readonly string[];
+  maxDepth?: number;
+  auth?: AuthFilter;
+  now: number;
+}
+
+/** Names an item whose time to live ran out. */
+export interface ExpiredItem {
+  namespace: readonly string[];
+  key: string;
+  expires_at: number;
+}
+
+// ---------------------------------------------------------------------------------------------
 // Queries (D21). Every filter present must hold; absent filters match everything. Sorting is by
 // the named field (ISO times and ids compare as strings) with ties broken by the record's id in
 // the same direction. `auth` is the authorization filter of auth.md (matched against the
@@ -249,7 +307,16 @@ export type WriteOp =
   | { op: "doc.put"; collection: DocCollection; id: string; parent: string | null; doc: unknown }
   | { op: "doc.delete"; collection: DocCollection; id: string }
   /** Delivered to `subscribe(topic)` listeners of every runtime on the data after the commit. */
-  | { op: "notify"; topic: string; payload?: string };
+  | { op: "notify"; topic: string; payload?: string }
+  /** Stores (or replaces) an item. */
+  | { op: "item.put"; item: StoredItem }
+  /**
+   * Removes an item (nothing when missing). With `expiredAt` (epoch ms), only when the stored
+   * item has expired by then (a sweep racing a refresh never removes a refreshed item).
+   */
+  | { op: "item.delete"; namespace: readonly string[]; key: string; expiredAt?: number }
+  /** Sets the `expires_at` of a stored item that has a ttl (a refresh); nothing otherwise. */
+  | { op: "item.touch"; namespace: readonly string[]; key: string; expires_at: number };
 
 export interface StoreCapabilities {
   /** Data survives the process (or the tab). */
@@ -359,6 +426,13 @@ export interface Store {
   getDoc<T = unknown>(collection: DocCollection, id: string): Promise<StoredDoc<T> | undefined>;
   /** Documents of a collection (of one parent when given), in insertion order. */
   listDocs<T = unknown>(collection: DocCollection, parent?: string): Promise<StoredDoc<T>[]>;
+
+  /** The item (expired or not: the caller judges `expires_at`). */
+  getItem(namespace: readonly string[], key: string): Promise<StoredItem | undefined>;
+  searchItems(query: ItemQuery): Promise<ScoredItem[]>;
+  listItemNamespaces(query: ItemNamespaceQuery): Promise<string[][]>;
+  /** Items expired at `now` (`expires_at <= now`), soonest first, from an index on expiry (no scan). */
+  expiredItems(now: number, limit?: number): Promise<ExpiredItem[]>;
 
   /** For shared stores: called when another runtime changed the data, for apps that show it. Returns unsubscribe. */
   onExternalChange?(listener: (change: ExternalChange) => void): () => void;

@@ -12,9 +12,10 @@
  *   every other value is `json`, stored as the exact text we wrote (key order kept, no re-encoding).
  */
 import type { PoolClient } from "pg";
+import { itemsSchema } from "./items.js";
 
 /** The schema version this code reads and writes. */
-export const PG_SCHEMA_VERSION = 1;
+export const PG_SCHEMA_VERSION = 2;
 
 export const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
@@ -141,6 +142,8 @@ function migrations(s: string): string[][] {
         data json NOT NULL,
         PRIMARY KEY (run_id, seq))`,
     ],
+    // 2: long-term memory items (./items.ts).
+    itemsSchema(s),
   ];
 }
 

@@ -43,6 +43,9 @@ import { PgRunEvents } from "./events.js";
 import { migrate, quoteIdent } from "./schema.js";
 import { authWhere, dir, page, Params, where } from "./sql.js";
 import { TopicListeners, describeOp } from "../persistence/common.js";
+import { checkStoredItem } from "../persistence/items.js";
+import type { ExpiredItem, ItemNamespaceQuery, ItemQuery, ScoredItem, StoredItem } from "../persistence/types.js";
+import * as items from "./items.js";
 
 export interface PostgresStoreOptions {
   /** `postgres://user:password@host:port/database`; or give `pool`. */
@@ -103,6 +106,13 @@ function checkOp(op: WriteOp): void {
       return checkJson(op.lease, "lease");
     case "doc.put":
       return checkJson(op.doc, "doc");
+    case "item.put":
+      return checkStoredItem(op.item);
+    case "item.touch":
+      if (!Number.isFinite(op.expires_at)) throw invalidInput("item.touch: expires_at must be epoch ms");
+      return;
+    case "item.delete":
+      return;
     case "notify":
       if (typeof op.topic !== "string" || (op.payload !== undefined && typeof op.payload !== "string")) {
         throw invalidInput("notify: topic and payload must be strings");
@@ -482,6 +492,13 @@ export class PostgresStore implements Store {
       case "doc.delete":
         await this.q(c, `DELETE FROM ${s}.docs WHERE collection = $1 AND id = $2`, [op.collection, op.id]);
         return;
+      case "item.put":
+      case "item.delete":
+      case "item.touch": {
+        const { text, values } = items.itemOpSql(s, op);
+        await this.q(c, text, values);
+        return;
+      }
       case "notify": {
         const note = `n${JSON.stringify(op.payload === undefined ? { t: op.topic, i: this.notifySeq++ } : { t: op.topic, p: op.payload, i: this.notifySeq++ })}`;
         if (Buffer.byteLength(note) > 7900) {
@@ -990,6 +1007,22 @@ export class PostgresStore implements Store {
       ps.values,
     );
     return rows.map((r) => this.toLease(r));
+  }
+
+  getItem(namespace: readonly string[], key: string): Promise<StoredItem | undefined> {
+    return items.getItem(this.pool, this.s, namespace, key);
+  }
+
+  searchItems(query: ItemQuery): Promise<ScoredItem[]> {
+    return items.searchItems(this.pool, this.s, query);
+  }
+
+  listItemNamespaces(query: ItemNamespaceQuery): Promise<string[][]> {
+    return items.listItemNamespaces(this.pool, this.s, query);
+  }
+
+  expiredItems(now: number, limit?: number): Promise<ExpiredItem[]> {
+    return items.expiredItems(this.pool, this.s, now, limit);
   }
 
   async getDoc<T = unknown>(collection: DocCollection, id: string): Promise<StoredDoc<T> | undefined> {

@@ -8,6 +8,7 @@ import { conflict, notFound } from "../errors.js";
 import type { AuthAction, AuthFilter, AuthProvider, AuthResource, AuthUser } from "../auth/types.js";
 import { matchesAuthFilter } from "../auth/types.js";
 import type { CompiledGraph } from "../graph/types.js";
+import type { ItemStore } from "../items/types.js";
 import { defaultAssistantId, uuid4, type Clock, type Ids } from "../ids.js";
 import type { Store } from "../persistence/types.js";
 import type { AssistantRecord, MultitaskStrategy, ThreadRecord } from "../types.js";
@@ -25,6 +26,8 @@ export class Core {
   /** This runtime's id as a lease owner on the store. */
   readonly owner: string;
   closed = false;
+  /** Long-term memory as graph nodes get it (`ctx.store`, trusted); set by `createRuntime`. */
+  itemStore: ItemStore | undefined;
   private readonly defaultAssistantIds: ReadonlySet<string>;
 
   constructor(

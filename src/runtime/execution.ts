@@ -255,6 +255,7 @@ export class Executor {
           clock: core.clock,
           streamModes: shaper.modes,
           emit: shaper.emit,
+          ...(core.itemStore ? { itemStore: core.itemStore } : {}),
         });
       }
     } catch (err) {

@@ -15,6 +15,7 @@ import { type Caller, Core } from "./core.js";
 import { Executor } from "./execution.js";
 import { runsApi } from "./runs.js";
 import { threadsApi } from "./threads.js";
+import { checkIndexConfig, ItemService } from "./items.js";
 import type { ClientRequest, CreateRuntimeOptions, Runtime, RuntimeClient, RuntimeEvent, RuntimeListener } from "./types.js";
 
 const lowerCaseHeaders = (headers: ClientRequest["headers"]): Record<string, string> => {
@@ -55,6 +56,7 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Runt
   if (options.webhooks !== undefined && typeof options.webhooks?.allow !== "function") {
     throw invalidInput("agentdock: createRuntime: webhooks.allow must be a function (url: URL) => boolean deciding where runs may POST.");
   }
+  const index = checkIndexConfig(options.index);
   const clock = options.clock ?? systemClock;
   const store = options.store ?? memoryStore();
   const core = new Core(
@@ -74,6 +76,9 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Runt
   const control = new RunControl(core, executor);
   executor.listen();
   const upload = createUploadApi({ store, ids: core.ids, clock });
+  const items = new ItemService(core, index);
+  core.itemStore = items.trusted;
+  items.start();
 
   const bind = (caller: Caller): RuntimeClient => ({
     assistants: assistantsApi(core, caller, control),
@@ -81,6 +86,7 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Runt
     runs: runsApi(core, caller, control),
     // Experiments are the caller's tenant's: the owner's without auth, the user's own with it.
     ...upload.forTenant(core.auth ? async () => userTenantId((await caller.user()).identity) : LOCAL_TENANT_ID),
+    store: items.api(caller),
   });
 
   const { auth } = options;
@@ -122,6 +128,7 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Runt
       closing ??= (async () => {
         core.closed = true;
         await executor.shutdown();
+        await items.stop();
         const users = (storeUsers.get(store) ?? 1) - 1;
         if (users > 0) storeUsers.set(store, users);
         else {

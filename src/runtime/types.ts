@@ -6,6 +6,7 @@
  * SDK compiles unchanged against a runtime.
  */
 import type { AuthProvider } from "../auth/types.js";
+import type { IndexConfig, ItemStore } from "../items/types.js";
 import type { CheckpointRef, CompiledGraph, DrawableGraph, GraphSchemas, TaskView } from "../graph/types.js";
 import type { Clock, Ids } from "../ids.js";
 import type { CheckpointMetadata, Store } from "../persistence/types.js";
@@ -413,6 +414,8 @@ export interface RuntimeClient {
   /** Experiment upload and reading, scoped to the caller's tenant (mounted from `createUploadApi`). */
   experiments: UploadNamespaces["experiments"];
   datasets: UploadNamespaces["datasets"];
+  /** Long-term memory shared across threads (the SDK's `client.store`), authorized as resource `store`. */
+  store: ItemStore;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -479,6 +482,12 @@ export interface CreateRuntimeOptions {
    * expires, found by whichever runtime on the store notices. Default 30,000.
    */
   leaseMs?: number;
+  /**
+   * Semantic search of the `store` namespace: items are embedded on put (per `fields`, or the
+   * put's `index` option) and `searchItems(prefix, { query })` ranks them by cosine similarity.
+   * Without it, a `query` is refused with `invalid_input`.
+   */
+  index?: IndexConfig;
 }
 
 /** The runtime: the default caller's namespaces plus binding, subscription and shutdown. */

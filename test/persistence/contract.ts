@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { AgentdockError } from "../../src/errors.js";
 import type { Lease, Store, StoredCheckpoint, WriteOp } from "../../src/persistence/types.js";
 import type { AssistantRecord, AssistantVersionRecord, RunRecord, ThreadRecord } from "../../src/types.js";
+import { itemsContract } from "./items-contract.js";
 
 export interface StoreContractOptions {
   name: string;
@@ -1213,6 +1214,8 @@ export function storeContract({ name, create, reopen }: StoreContractOptions): v
         expect((await store.getDoc("datasets", "deep"))?.doc).toEqual(deep);
       });
     });
+
+    itemsContract({ store: () => store, setStore: (s) => (store = s), ...(reopen ? { reopen } : {}) });
 
     if (reopen) {
       describe("reopen", () => {

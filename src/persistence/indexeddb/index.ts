@@ -58,7 +58,9 @@ import type {
   WriteOp,
 } from "../types.js";
 import { IdbRunEvents, type EventMessage } from "./events.js";
-import { upgradeDatabase, type DocRow, type LogRow, type RunRow, type ThreadRow } from "./migrate.js";
+import { upgradeDatabase, type DocRow, type ItemRow, type LogRow, type RunRow, type ThreadRow } from "./migrate.js";
+import { checkStoredItem, listNamespacesOf, matchesItemQuery, namespaceKey, rankItems } from "../items.js";
+import type { ExpiredItem, ItemNamespaceQuery, ItemQuery, StoredItem } from "../types.js";
 import {
   cpKey,
   diffLeaves,
@@ -80,8 +82,8 @@ import {
   type StoredCpRow,
 } from "./rows.js";
 
-/** IndexedDB schema version; `upgradeDatabase` brings older databases to it. */
-export const DB_VERSION = 3;
+/** IndexedDB schema version; `upgradeDatabase` brings older databases to it. 4 added `store_items`. */
+export const DB_VERSION = 4;
 /**
  * Storage format of this store's data (`meta.format`): 1 = one record per checkpoint, list item
  * and run; 2 = pages and chunks; 3 = one record per checkpoint, run and list item with shared
@@ -113,6 +115,8 @@ export interface AgentdockDB extends DBSchema {
   /** [run id, seq] -> a persisted event of a resumable log. */
   events: { key: [string, number]; value: { event: string; data: unknown } };
   docs: { key: [string, string]; value: DocRow; indexes: { by_seq: [string, number] } };
+  /** Long-term memory: [namespace key, key] -> item (schema 4). */
+  store_items: { key: [string, string]; value: ItemRow; indexes: { by_expiry: number } };
 }
 
 type Names = StoreNames<AgentdockDB>;
@@ -137,6 +141,9 @@ const SCOPE: Record<WriteOp["op"], Names[]> = {
   "doc.put": ["docs"],
   "doc.delete": ["docs"],
   notify: [],
+  "item.put": ["store_items"],
+  "item.delete": ["store_items"],
+  "item.touch": ["store_items"],
 };
 
 /** Every checkpoint row after this many in a (thread, namespace) starts a new base. */
@@ -147,6 +154,15 @@ export interface IndexedDbStoreOptions {
   onBlocked?: () => void;
   /** Most list logs kept in the item cache. Default 256. */
   cacheLists?: number;
+}
+
+/** The stored item of a row (without its namespace key). */
+function itemOf(row: ItemRow): StoredItem;
+function itemOf(row: ItemRow | undefined): StoredItem | undefined;
+function itemOf(row: ItemRow | undefined): StoredItem | undefined {
+  if (!row) return undefined;
+  const { ns: _, ...item } = row;
+  return item;
 }
 
 /** Keys `[a]` < `[a, anything]` < `[a, []]`: every key under a prefix. */
@@ -175,6 +191,11 @@ function checkOp(op: WriteOp): void {
       return checkJson(op.lease, `lease ${op.lease.key}`);
     case "doc.put":
       return checkJson(op.doc, `document ${op.id} of ${op.collection}`);
+    case "item.put":
+      return checkStoredItem(op.item);
+    case "item.touch":
+      if (!Number.isFinite(op.expires_at)) throw invalidInput("item.touch: expires_at must be epoch ms");
+      return;
     default:
       return;
   }
@@ -798,6 +819,27 @@ class IndexedDbStore implements Store {
         track(docs.put({ collection: op.collection, id: op.id, parent: op.parent, doc: op.doc, seq }));
         return;
       }
+      case "item.put": {
+        const { vectors, ...rest } = op.item;
+        const row: ItemRow = { ...rest, namespace: [...rest.namespace], ns: namespaceKey(rest.namespace), ...(vectors ? { vectors: vectors.map((v) => [...v]) } : {}) };
+        track(tx.objectStore("store_items").put(row));
+        return;
+      }
+      case "item.delete": {
+        const key: [string, string] = [namespaceKey(op.namespace), op.key];
+        if (op.expiredAt !== undefined) {
+          const cur = await tx.objectStore("store_items").get(key);
+          if (!cur || cur.expires_at === null || cur.expires_at > op.expiredAt) return;
+        }
+        track(tx.objectStore("store_items").delete(key));
+        return;
+      }
+      case "item.touch": {
+        const cur = await tx.objectStore("store_items").get([namespaceKey(op.namespace), op.key]);
+        if (!cur || cur.ttl === null) return;
+        track(tx.objectStore("store_items").put({ ...cur, expires_at: op.expires_at }));
+        return;
+      }
       case "doc.delete":
         track(tx.objectStore("docs").delete([op.collection, op.id]));
         return;
@@ -1131,6 +1173,48 @@ class IndexedDbStore implements Store {
     return this.read(["docs"], async (tx) => {
       const rows = await tx.objectStore("docs").index("by_seq").getAll(under(collection));
       return rows.filter((r) => parent === undefined || r.parent === parent).map((r) => ({ id: r.id, parent: r.parent, doc: r.doc }) as StoredDoc<T>);
+    });
+  }
+
+  getItem(namespace: readonly string[], key: string) {
+    return this.read(["store_items"], async (tx) => itemOf(await tx.objectStore("store_items").get([namespaceKey(namespace), key])));
+  }
+  /** Rows of the namespaces starting with `labels` (a key range: the namespace itself, then `labels.` up to `labels/`). */
+  private async itemRows(tx: Tx, labels: readonly string[]): Promise<ItemRow[]> {
+    const store = tx.objectStore("store_items");
+    if (labels.length === 0) return store.getAll();
+    const p = namespaceKey(labels);
+    const [own, deeper] = await Promise.all([store.getAll(IDBKeyRange.bound([p], [p, []])), store.getAll(IDBKeyRange.bound([`${p}.`], [`${p}/`], false, true))]);
+    return [...own, ...deeper];
+  }
+  searchItems(q: ItemQuery) {
+    return this.read(["store_items"], async (tx) => rankItems((await this.itemRows(tx, q.prefix)).map((row) => itemOf(row)).filter((item) => matchesItemQuery(item, q)), q));
+  }
+  listItemNamespaces(q: ItemNamespaceQuery) {
+    return this.read(["store_items"], async (tx) => {
+      // The leading labels without wildcards narrow the key range.
+      const fixed: string[] = [];
+      for (const label of q.prefix ?? []) {
+        if (label === "*") break;
+        fixed.push(label);
+      }
+      const groups = new Map<string, [readonly string[], StoredItem[]]>();
+      for (const row of await this.itemRows(tx, fixed)) {
+        const group = groups.get(row.ns) ?? [row.namespace, []];
+        groups.set(row.ns, group);
+        group[1].push(itemOf(row));
+      }
+      return listNamespacesOf(groups.values(), q);
+    });
+  }
+  expiredItems(now: number, limit = Infinity) {
+    return this.read(["store_items"], async (tx) => {
+      const out: ExpiredItem[] = [];
+      const index = tx.objectStore("store_items").index("by_expiry");
+      for (let c = await index.openCursor(IDBKeyRange.upperBound(now)); c && out.length < limit; c = await c.continue()) {
+        out.push({ namespace: c.value.namespace, key: c.value.key, expires_at: c.value.expires_at! });
+      }
+      return out;
     });
   }
 

@@ -7,7 +7,7 @@
 import type { IDBPDatabase, IDBPTransaction } from "idb";
 import type { EncodedCheckpoint, ListLookup } from "../delta.js";
 import { encodedValuesOf, listRefs } from "../delta.js";
-import type { DocCollection } from "../types.js";
+import type { DocCollection, StoredItem } from "../types.js";
 import type { RunRecord, ThreadRecord } from "../../types.js";
 import { CHUNK, decodeChunk, decodePage, encodeChunk, encodePage, indexItems as pageIndexItems, PAGE, resolveItems as pageResolve, unchain, type Entry, type ItemIndex as PageItemIndex } from "./pages.js";
 import { shareItems, type StoredCpRow } from "./rows.js";
@@ -48,11 +48,18 @@ export interface DocRow {
 type Db = IDBPDatabase;
 type Tx = IDBPTransaction<unknown, string[], "versionchange">;
 
-/** Brings a database at `oldVersion` to schema 3. */
+/**
+ * An item of long-term memory as stored (schema 4): the item with `ns`, its namespace key
+ * (labels joined with `.`), so that `[ns, key]` is its key and a namespace prefix is a key range.
+ */
+export type ItemRow = StoredItem & { ns: string };
+
+/** Brings a database at `oldVersion` to the current schema. */
 export async function upgradeDatabase(db: Db, oldVersion: number, tx: Tx): Promise<void> {
   if (oldVersion < 1) {
     createShared(db);
     createV3(db, tx);
+    createV4(db);
     await tx.objectStore("meta").put({ key: "format", value: 3 });
     return;
   }
@@ -64,6 +71,15 @@ export async function upgradeDatabase(db: Db, oldVersion: number, tx: Tx): Promi
     createV3(db, tx);
     await migrateToRows(db, tx);
   }
+  if (oldVersion < 4) createV4(db);
+}
+
+/**
+ * What schema 4 adds: long-term memory items, keyed `[ns, key]`, with an index on expiry (items
+ * without one are not in it: null is no key).
+ */
+function createV4(db: Db) {
+  db.createObjectStore("store_items", { keyPath: ["ns", "key"] }).createIndex("by_expiry", "expires_at");
 }
 
 /** Object stores every schema has (as schema 1 created them). */

@@ -506,6 +506,7 @@ class JsonFileStore extends MemoryStore {
     for (const [collection, docs] of d.docs) {
       for (const { id, parent, doc } of docs.values()) yield { op: "doc.put", collection, id, parent, doc };
     }
+    for (const group of d.items.values()) for (const item of group.items.values()) yield { op: "item.put", item };
   }
 }
 
