@@ -53,4 +53,22 @@ describe("subgraphs in the runtime", () => {
       await runtime.close();
     }
   });
+
+  it("nodes inside a subgraph get the runtime's long-term memory (ctx.store)", async () => {
+    const inner = new StateGraph({ seen: {} as { default?: () => unknown } })
+      .addNode("remember", async (_s, ctx) => {
+        await ctx.store.putItem(["sub"], "k", { from: "inside" });
+        return { seen: (await ctx.store.getItem(["sub"], "k"))?.value ?? null };
+      })
+      .addEdge(START, "remember")
+      .compile();
+    const outer = new StateGraph({ seen: {} as { default?: () => unknown } }).addNode("inner", inner).addEdge(START, "inner").compile();
+    const runtime = await createRuntime({ graphs: { outer } });
+    try {
+      const out = await runtime.runs.wait(null, "outer", { input: {} });
+      expect(out.seen).toEqual({ from: "inside" });
+    } finally {
+      await runtime.close();
+    }
+  });
 });
