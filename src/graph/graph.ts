@@ -10,8 +10,10 @@ import { COPY, Command, END, INPUT, INTERRUPT, START, Send, TASKS } from "./cons
 import { InvalidUpdateError } from "./errors.js";
 import { checkBreakpoints, describeValue, execute, validateInput } from "./loop.js";
 import { bulkUpdateState, getHistory, getState } from "./state.js";
+import { isCompiledStateGraph, subgraphSchemas } from "./subgraphs.js";
 import type {
   CompiledGraph,
+  GetStateOptions,
   DrawableGraph,
   ExecuteOptions,
   ExecuteResult,
@@ -76,6 +78,15 @@ interface Branch {
   pathMap?: Record<string, string>;
 }
 
+/** Options of `addNode`. */
+export interface AddNodeOptions {
+  /**
+   * Compiled graphs the node function runs with `ctx.invoke` (the first one is the node's
+   * subgraph): state reads then show the subgraph's state, and `getSubgraphs` lists it.
+   */
+  subgraphs?: CompiledGraph[];
+}
+
 export interface CompileOptions {
   /** Pause before these nodes run (`"*"`: every node). Runs may override it. */
   interruptBefore?: string[] | "*";
@@ -95,6 +106,7 @@ export class StateGraph<S extends StateSpec = StateSpec, Ctx = any> {
   private readonly nodes = new Map<string, NodeFn<S, Ctx>>();
   private readonly edges: Array<{ from: string[]; to: string }> = [];
   private readonly branches = new Map<string, Branch[]>();
+  private readonly subgraphs = new Map<string, CompiledStateGraph>();
 
   /**
    * `options` declares zod schemas of the graph's input, output, config and context: reported by
@@ -112,13 +124,31 @@ export class StateGraph<S extends StateSpec = StateSpec, Ctx = any> {
     }
   }
 
-  /** Adds a node. Names must be unique and not reserved (`__start__`, `__end__`, ...). */
-  addNode(name: string, fn: NodeFn<S, Ctx>): this {
+  /**
+   * Adds a node: a function, or a compiled agentdock graph run as a subgraph (it gets the
+   * state, and its final values are the node's update; keys the parent lacks are dropped).
+   * Names must be unique and not reserved (`__start__`, `__end__`, ...).
+   */
+  addNode(name: string, fn: NodeFn<S, Ctx> | CompiledGraph, options: AddNodeOptions = {}): this {
     if (RESERVED.has(name) || name.includes(":") || name.includes("|")) throw invalidInput(`"${name}" is a reserved node name.`);
     if (this.nodes.has(name)) throw invalidInput(`Node "${name}" is already present.`);
     if (name in this.spec) throw invalidInput(`Node "${name}" has the name of a state key.`);
-    if (typeof fn !== "function") throw invalidInput(`Node "${name}" must be a function.`);
+    const declared = options.subgraphs ?? [];
+    if (!Array.isArray(declared)) throw invalidInput(`addNode("${name}"): subgraphs must be a list of compiled graphs.`);
+    for (const g of [fn, ...declared]) {
+      if (typeof g === "object" && g !== null && !isCompiledStateGraph(g)) {
+        throw invalidInput(`Node "${name}": only graphs compiled with agentdock's StateGraph can be subgraphs.`);
+      }
+    }
+    if (isCompiledStateGraph(fn)) {
+      const sub = fn;
+      this.nodes.set(name, (state, ctx) => ctx.invoke(sub, state));
+      this.subgraphs.set(name, sub);
+      return this;
+    }
+    if (typeof fn !== "function") throw invalidInput(`Node "${name}" must be a function or a compiled graph.`);
     this.nodes.set(name, fn);
+    if (declared.length > 0) this.subgraphs.set(name, declared[0] as CompiledStateGraph);
     return this;
   }
 
@@ -162,7 +192,7 @@ export class StateGraph<S extends StateSpec = StateSpec, Ctx = any> {
       throw invalidInput("The graph has no entry point: add an edge from START.");
     }
     const breakpoints = checkBreakpoints(this.nodes, options);
-    return new CompiledStateGraph(this.spec, this.nodes, this.edges, this.branches, { ...options, ...breakpoints }, this.schemaOptions);
+    return new CompiledStateGraph(this.spec, this.nodes, this.edges, this.branches, { ...options, ...breakpoints }, this.schemaOptions, this.subgraphs);
   }
 }
 
@@ -185,6 +215,8 @@ export class CompiledStateGraph implements CompiledGraph {
     private readonly options: CompileOptions,
     /** The zod schemas declared with `new StateGraph(spec, schemas)`. */
     readonly declaredSchemas: GraphSchemaOptions = {},
+    /** @internal Node name -> the compiled graph it runs as a subgraph. */
+    readonly subgraphs: ReadonlyMap<string, CompiledStateGraph> = new Map(),
   ) {
     this.nodeNames = [...nodes.keys()];
     this.interruptBefore = options.interruptBefore ?? [];
@@ -372,7 +404,11 @@ export class CompiledStateGraph implements CompiledGraph {
     await this.validateContext(options.context);
     return execute(this, options);
   }
-  getState(store: CheckpointStore, threadId: string, options?: { checkpointId?: string }): Promise<StateSnapshot> {
+  /** The graph's name (`compile({ name })`), reported by the `events` stream mode; "LangGraph" by default. */
+  get name(): string {
+    return this.options.name ?? "LangGraph";
+  }
+  getState(store: CheckpointStore, threadId: string, options?: GetStateOptions): Promise<StateSnapshot> {
     return getState(this, store, threadId, options);
   }
   getHistory(store: CheckpointStore, threadId: string, options?: HistoryOptions): Promise<StateSnapshot[]> {
@@ -399,6 +435,10 @@ export class CompiledStateGraph implements CompiledGraph {
       }
     }
     return { nodes, edges };
+  }
+
+  getSubgraphs(options: { namespace?: string; recurse?: boolean } = {}): Promise<Record<string, GraphSchemas>> {
+    return subgraphSchemas(this, options.namespace, options.recurse ?? false);
   }
 
   /**

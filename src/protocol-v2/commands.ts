@@ -102,6 +102,8 @@ async function startRun(ctx: CommandContext, session: ThreadSession, assistantId
   const run = await ctx.client.runs.create(ctx.threadId, assistantId, {
     ...payload,
     streamMode: [...V2_STREAM_MODES],
+    // Subgraph events land on their namespaces (and open/close them on the lifecycle channel).
+    streamSubgraphs: true,
     ifNotExists: "create",
     // Without `runtime.subscribe` the session joins after creation: keep the events to replay.
     ...(live ? {} : { streamResumable: true }),

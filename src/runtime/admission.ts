@@ -6,14 +6,14 @@
 import { matchesAuthFilter } from "../auth/types.js";
 import { conflict, invalidInput, notFound } from "../errors.js";
 import { Command, Send } from "../graph/constants.js";
-import type { Breakpoints, CompiledGraph, EngineStreamMode, RunnableConfig } from "../graph/types.js";
+import type { Breakpoints, CompiledGraph, RunnableConfig } from "../graph/types.js";
 import { isPlainObject } from "../json.js";
 import type { WriteOp } from "../persistence/types.js";
 import type { AssistantRecord, Config, Metadata, MultitaskStrategy, RunRecord, ThreadRecord } from "../types.js";
 import type { Caller, Core } from "./core.js";
 import { LostRace, commitIf, retryLostRaces } from "./races.js";
 import { IN_FLIGHT, threadKey, threadRunsTopic, withoutExecution } from "./outcome.js";
-import { checkpointIdOf, type schemas } from "./schemas.js";
+import { checkpointIdOf, checkpointNsOf, type schemas } from "./schemas.js";
 import type { StreamMode } from "./types.js";
 
 export type RunOptions = ReturnType<typeof schemas.run.parse>;
@@ -45,16 +45,6 @@ function carriedConfig(config: RunnableConfig): Config {
 }
 
 export const asModes = (m: StreamMode | StreamMode[] | undefined): StreamMode[] => (m === undefined ? ["values"] : Array.isArray(m) ? m : [m]);
-
-/** Engine stream modes for the requested ones (`messages-tuple` and legacy `messages` alike). */
-export function engineModes(requested: readonly StreamMode[]): Set<EngineStreamMode> {
-  const out = new Set<EngineStreamMode>();
-  for (const mode of requested) {
-    if (mode === "messages-tuple" || mode === "messages") out.add("messages");
-    else if (mode !== "events" && mode !== "tools" && mode !== "lifecycle") out.add(mode);
-  }
-  return out;
-}
 
 /** The engine input of a run: its `input`, or a `Command` built from `command`. */
 export function toEngineInput(kwargs: { input?: unknown; command?: RunOptions["command"] | null }): unknown {
@@ -193,6 +183,12 @@ export async function checkRun(core: Core, caller: Caller, threadIdArg: string |
   });
   if (threadIdArg === null && p.command?.resume !== undefined) {
     throw invalidInput(`agentdock: ${what}: a resume command needs a thread id; a stateless run has no interrupt to resume.`);
+  }
+  if (checkpointNsOf(p.checkpoint) !== undefined) {
+    throw invalidInput(
+      `agentdock: ${what}: runs start from a checkpoint of the root graph, and checkpoint_ns names a subgraph's. ` +
+        `To continue a subgraph, run the parent (a null input, or Command({ resume })); to change its state, use threads.updateState with that checkpoint.`,
+    );
   }
   const input = toEngineInput(p);
   const breakpoints = breakpointsOf({ interrupt_before: p.interruptBefore, interrupt_after: p.interruptAfter });

@@ -296,11 +296,15 @@ export function assistantsApi(core: Core, caller: Caller, control: RunControl): 
     },
     async getSubgraphs(assistantId, options) {
       const id = parse(schemas.id, assistantId, "assistants.getSubgraphs");
-      parse(schemas.subgraphs, options ?? {}, `assistants.getSubgraphs(${id})`);
+      const o = parse(schemas.subgraphs, options ?? {}, `assistants.getSubgraphs(${id})`);
       const filter = await core.authorize(caller, "assistants", "read", { assistant_id: id });
-      await core.visibleAssistant(id, filter);
-      // agentdock graphs have no subgraphs yet: every namespace has none.
-      return {};
+      const assistant = await core.visibleAssistant(id, filter);
+      // Keyed by namespace without task ids (`node`, `node|child`); a graph without subgraphs has none.
+      const found = await (await core.graph(assistant.graph_id)).getSubgraphs?.({
+        ...(o.namespace !== undefined ? { namespace: o.namespace } : {}),
+        ...(o.recurse !== undefined ? { recurse: o.recurse } : {}),
+      });
+      return Object.fromEntries(Object.entries(found ?? {}).map(([ns, schemas]) => [ns, { graph_id: assistant.graph_id, ...schemas }]));
     },
   };
 }

@@ -13,7 +13,8 @@ import { threadGraphConfig } from "./graph-source.js";
 import type { ExecuteResult } from "../graph/types.js";
 import type { CancelRequest, CheckpointStore, PendingWrite, WriteOp } from "../persistence/types.js";
 import type { RunRecord, RunStatus, ThreadStatus } from "../types.js";
-import { asModes, breakpointsOf, engineModes, toEngineInput } from "./admission.js";
+import { asModes, breakpointsOf, toEngineInput } from "./admission.js";
+import { streamShaper } from "./stream-shaper.js";
 import type { Core } from "./core.js";
 import { LostRace, commitIf, retryLostRaces } from "./races.js";
 import {
@@ -46,7 +47,9 @@ export interface LocalRun {
   resolve(result: RunResult): void;
   /** Checkpoints the run wrote, and the original writes of tasks it recorded on older ones (rollback). */
   written: Set<string>;
-  replacedWrites: Map<string, { checkpointId: string; taskId: string; writes: PendingWrite[] }>;
+  /** The same checkpoints by namespace (a subgraph's live in its own; rollback removes them all). */
+  writtenByNs: Map<string, string[]>;
+  replacedWrites: Map<string, { checkpointNs: string; checkpointId: string; taskId: string; writes: PendingWrite[] }>;
   /** Commits of the run still in flight: the outcome (a rollback above all) waits for them. */
   commits: Set<Promise<void>>;
 }
@@ -174,6 +177,7 @@ export class Executor {
       result,
       resolve,
       written: new Set(),
+      writtenByNs: new Map(),
       replacedWrites: new Map(),
       commits: new Set(),
     };
@@ -236,6 +240,11 @@ export class Executor {
       const graph = await core.graph(exec.graph_id, exec.config);
       if (!local.cancel) {
         const checkpointId = typeof run.kwargs.checkpoint_id === "string" ? run.kwargs.checkpoint_id : undefined;
+        const shaper = streamShaper(
+          asModes(run.kwargs.stream_mode as Parameters<typeof asModes>[0]),
+          run.kwargs.subgraphs === true,
+          (event, data) => core.store.events.publish(run.run_id, event, data),
+        );
         done = await graph.execute({
           store: this.runStore(local),
           threadId,
@@ -247,8 +256,8 @@ export class Executor {
           signal: local.controller.signal,
           ids: core.ids,
           clock: core.clock,
-          streamModes: engineModes(asModes(run.kwargs.stream_mode as Parameters<typeof asModes>[0])),
-          emit: (mode, data) => core.store.events.publish(run.run_id, mode, data),
+          streamModes: shaper.modes,
+          emit: shaper.emit,
           ...(core.itemStore ? { itemStore: core.itemStore } : {}),
         });
       }
@@ -285,13 +294,17 @@ export class Executor {
     const { store } = this.core;
     if (local.lost) throw new Error(`agentdock: run ${local.run.run_id} lost its lease; its writes are refused.`);
     for (const op of ops) {
-      if (op.op === "checkpoint.put") local.written.add(op.checkpoint.checkpoint.id);
-      else if (op.op === "writes.put" && !local.written.has(op.checkpoint_id)) {
-        const key = `${op.checkpoint_id}\u0000${op.task_id}`;
+      if (op.op === "checkpoint.put") {
+        local.written.add(op.checkpoint.checkpoint.id);
+        const ns = op.checkpoint.checkpoint_ns;
+        local.writtenByNs.set(ns, [...(local.writtenByNs.get(ns) ?? []), op.checkpoint.checkpoint.id]);
+      } else if (op.op === "writes.put" && !local.written.has(op.checkpoint_id)) {
+        const ns = op.checkpoint_ns ?? "";
+        const key = `${ns}\u0000${op.checkpoint_id}\u0000${op.task_id}`;
         if (!local.replacedWrites.has(key)) {
-          const cp = await store.getCheckpoint({ thread_id: op.thread_id, checkpoint_id: op.checkpoint_id });
+          const cp = await store.getCheckpoint({ thread_id: op.thread_id, checkpoint_ns: ns, checkpoint_id: op.checkpoint_id });
           const writes = (cp?.pending_writes ?? []).filter((w) => w[0] === op.task_id);
-          local.replacedWrites.set(key, { checkpointId: op.checkpoint_id, taskId: op.task_id, writes });
+          local.replacedWrites.set(key, { checkpointNs: ns, checkpointId: op.checkpoint_id, taskId: op.task_id, writes });
         }
       }
     }
@@ -331,9 +344,12 @@ export class Executor {
           if (local.cancel === "rollback") {
             // D9: the run and everything it wrote are removed.
             ops.push({ op: "run.delete", run_id: runId, expect: { status: ["running"] } });
-            if (local.written.size) ops.push({ op: "checkpoint.delete", thread_id: threadId, checkpoint_ids: [...local.written] });
+            for (const [ns, ids] of local.writtenByNs) {
+              ops.push({ op: "checkpoint.delete", thread_id: threadId, ...(ns ? { checkpoint_ns: ns } : {}), checkpoint_ids: ids });
+            }
             for (const r of local.replacedWrites.values()) {
-              ops.push({ op: "writes.put", thread_id: threadId, checkpoint_id: r.checkpointId, task_id: r.taskId, writes: r.writes });
+              const ns = r.checkpointNs ? { checkpoint_ns: r.checkpointNs } : {};
+              ops.push({ op: "writes.put", thread_id: threadId, ...ns, checkpoint_id: r.checkpointId, task_id: r.taskId, writes: r.writes });
             }
           } else {
             // An ended run needs no execution part any more: it is not kept.

@@ -38,6 +38,8 @@ export type {
   RunWaitPayload,
   SortOrder,
   StreamMode,
+  StreamEventData,
+  NamespacedMode,
   SuperstepPayload,
   Thread,
   ThreadCountQuery,

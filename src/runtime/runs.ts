@@ -228,8 +228,15 @@ export function runsApi(core: Core, caller: Caller, control: RunControl): RunsAp
       await events.detach();
       throw err;
     }
-    const modes = o.streamMode === undefined ? undefined : new Set<string>(asModes(o.streamMode).map((m) => (m === "messages-tuple" ? "messages" : m)));
-    const wanted = (ev: RunEvent) => !modes || ev.event === "metadata" || ev.event === "error" || modes.has(ev.event);
+    const modes = o.streamMode === undefined ? undefined : new Set<string>(asModes(o.streamMode));
+    // Subgraph events (`values|ns`) count as their mode; `messages` events are the tuple mode's,
+    // `messages/*` the legacy mode's (a join asking for either gets the tuple events, as before).
+    const wanted = (ev: RunEvent) => {
+      if (!modes || ev.event === "metadata" || ev.event === "error") return true;
+      const mode = ev.event.split("|")[0]!;
+      if (mode === "messages") return modes.has("messages-tuple") || modes.has("messages");
+      return mode.startsWith("messages/") ? modes.has("messages") : modes.has(mode);
+    };
     if (isFinal(run.status)) {
       // The run has ended, so has its log. The reader attached above drains what it caught (or
       // what a resumable log retained) unless the store no longer has the log at all (a finished

@@ -62,6 +62,12 @@ export function checkpointIdOf(ref: z.infer<typeof checkpointRef> | undefined): 
   if ("configurable" in ref) return ref.configurable.checkpoint_id;
   return ref.checkpoint_id ?? undefined;
 }
+/** The checkpoint namespace a parsed `checkpointRef` names (a subgraph's); undefined for the root graph. */
+export function checkpointNsOf(ref: z.infer<typeof checkpointRef> | undefined): string | undefined {
+  if (ref === undefined || typeof ref === "string") return undefined;
+  const ns = "configurable" in ref ? ref.configurable.checkpoint_ns : ref.checkpoint_ns;
+  return ns === undefined || ns === "" ? undefined : ns;
+}
 const ttl = z.optional(z.union([z.number(), z.object({ ttl: z.number(), strategy: z.optional(z.literal("delete")) })]));
 const send = z.object({ node: z.string(), input: z.unknown() });
 const command = z.object({

@@ -12,7 +12,7 @@ import type { Caller, Core } from "./core.js";
 import { checkSelect, selectFields, selectState, STATE_SELECT_FIELDS, THREAD_SELECT_FIELDS } from "./select.js";
 import { LostRace, commitIf, retryLostRaces } from "./races.js";
 import { graphIdOf, interruptsOf, runsReady, threadKey } from "./outcome.js";
-import { checkpointIdOf, parse, schemas } from "./schemas.js";
+import { checkpointIdOf, checkpointNsOf, parse, schemas } from "./schemas.js";
 import { threadGraphConfig } from "./graph-source.js";
 import { joinThreadStream } from "./thread-stream.js";
 import type { Thread, ThreadsApi, ThreadState } from "./types.js";
@@ -257,13 +257,25 @@ export function threadsApi(core: Core, caller: Caller, control: RunControl): Thr
     checkSelect(o.select, STATE_SELECT_FIELDS, `threads.getState(${id})`, true);
     const thread = await readable(id);
     const checkpointId = checkpointIdOf(cp);
+    const checkpointNs = checkpointNsOf(cp);
     const graph = await graphOfThread(core, thread);
     if (!graph) {
       await core.requireCheckpoint(id, checkpointId);
       return selectState(EMPTY_STATE, o.select);
     }
-    // The engine refuses an unknown checkpoint itself (not_found).
-    return selectState(asState(await graph.getState(store, id, checkpointId === undefined ? undefined : { checkpointId })), o.select);
+    // The engine refuses an unknown checkpoint (not_found) or namespace itself.
+    return selectState(
+      asState(
+      await graph
+        .getState(store, id, {
+          ...(checkpointId !== undefined ? { checkpointId } : {}),
+          ...(checkpointNs !== undefined ? { checkpointNs } : {}),
+          ...(o.subgraphs ? { subgraphs: true } : {}),
+        })
+        .catch((err) => asInputError(err, `threads.getState(${id})`)),
+      ),
+      o.select,
+    );
   }
 
   async function updateState(threadId: unknown, options: unknown) {
@@ -275,7 +287,9 @@ export function threadsApi(core: Core, caller: Caller, control: RunControl): Thr
     const graph = await graphOfThread(core, initial);
     if (!graph) throw invalidInput(`agentdock: thread ${id} has no graph id; run it or create it with graphId first.`);
     const checkpointId = p.checkpointId ?? checkpointIdOf(p.checkpoint);
-    await core.requireCheckpoint(id, checkpointId);
+    // A subgraph's checkpoint (`checkpoint.checkpoint_ns`): the engine checks it in that namespace.
+    const checkpointNs = checkpointNsOf(p.checkpoint);
+    if (checkpointNs === undefined) await core.requireCheckpoint(id, checkpointId);
     if ((await control.inFlight(id)) > 0) throw busy();
     // Holding the thread's lease keeps every runtime from starting a run while the state changes.
     const nowMs = core.clock();
@@ -290,6 +304,7 @@ export function threadsApi(core: Core, caller: Caller, control: RunControl): Thr
       const ref = await graph
         .bulkUpdateState(store, id, [{ updates: [{ values: p.values, ...(p.asNode !== undefined ? { as_node: p.asNode } : {}) }] }], {
           ...(checkpointId !== undefined ? { checkpointId } : {}),
+          ...(checkpointNs !== undefined ? { checkpointNs } : {}),
           metadata: { graph_id: initial.metadata.graph_id },
           ids: core.ids,
           clock: core.clock,
@@ -318,9 +333,10 @@ export function threadsApi(core: Core, caller: Caller, control: RunControl): Thr
     const thread = await readable(id);
     const before = checkpointIdOf(p.before);
     const checkpointId = checkpointIdOf(p.checkpoint);
+    const checkpointNs = checkpointNsOf(p.checkpoint);
     // `before` naming an unknown checkpoint is a mistake, not an empty history (as getState at
     // one); the engine refuses an unknown `checkpoint` itself.
-    await core.requireCheckpoint(id, typeof before === "string" ? before : undefined);
+    if (checkpointNs === undefined) await core.requireCheckpoint(id, typeof before === "string" ? before : undefined);
     const graph = await graphOfThread(core, thread);
     if (!graph) return [];
     const history = await graph.getHistory(store, id, {
@@ -328,6 +344,7 @@ export function threadsApi(core: Core, caller: Caller, control: RunControl): Thr
       ...(typeof before === "string" ? { before } : {}),
       ...(p.metadata ? { filter: p.metadata } : {}),
       ...(checkpointId !== undefined ? { checkpointId } : {}),
+      ...(checkpointNs !== undefined ? { checkpointNs } : {}),
     });
     return history.map((s) => selectState(asState(s), p.select));
   }

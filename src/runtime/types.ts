@@ -80,9 +80,11 @@ export interface AssistantGraph {
 // Streaming.
 
 /**
- * Stream modes a run accepts (`messages-tuple` events are named `messages`). `events`, `tools`
- * and `lifecycle` are accepted for SDK compatibility and produce no events (agentdock graphs
- * have no LangChain callbacks).
+ * Stream modes a run accepts (api.md 5.2). `messages-tuple` events are named `messages`; the
+ * legacy `messages` mode sends `messages/metadata`, `messages/partial` and `messages/complete`;
+ * `events` sends LangChain stream-events v2 objects. `tools` and `lifecycle` are accepted for SDK
+ * compatibility and produce no events. With `streamSubgraphs`, subgraph events are named
+ * `<mode>|<namespace>`.
  */
 export type StreamMode =
   | "values"
@@ -112,7 +114,29 @@ export type RunEvent =
   | { id: string; event: "tasks"; data: Record<string, unknown> & { id: string; name: string } }
   | { id: string; event: "checkpoints"; data: Record<string, unknown> & { values: Record<string, unknown>; next: string[] } }
   | { id: string; event: "debug"; data: unknown }
-  | { id: string; event: "error"; data: { error: string; message: string } };
+  | { id: string; event: "error"; data: { error: string; message: string } }
+  /** `events` mode: a LangChain stream-events v2 object. */
+  | { id: string; event: "events"; data: StreamEventData }
+  /** Legacy `messages` mode: the run metadata of a message, once, when its first chunk arrives. */
+  | { id: string; event: "messages/metadata"; data: Record<string, { metadata: Record<string, unknown> }> }
+  /** Legacy `messages` mode: the streamed message accumulated so far / messages the state gained. */
+  | { id: string; event: "messages/partial" | "messages/complete"; data: Array<Record<string, unknown>> }
+  /** A subgraph's event (with `streamSubgraphs`): `<mode>|<node>:<task id>[|...]`. */
+  | { id: string; event: `${NamespacedMode}|${string}`; data: unknown };
+
+/** Modes whose events a subgraph also sends, with its namespace in the event name. */
+export type NamespacedMode = "values" | "updates" | "messages" | "custom" | "tasks" | "checkpoints" | "debug";
+
+/** One LangChain stream-events v2 object (`events` mode). */
+export interface StreamEventData {
+  event: "on_chain_start" | "on_chain_stream" | "on_chain_end" | "on_chat_model_stream";
+  name: string;
+  run_id: string;
+  tags: string[];
+  metadata: Record<string, unknown>;
+  data: Record<string, unknown>;
+  parent_ids: string[];
+}
 
 /** The name of a `RunEvent`. */
 export type RunEventName = RunEvent["event"];
@@ -343,8 +367,9 @@ export interface AssistantsApi {
   getGraph(assistantId: string, options?: CallOptions & { xray?: boolean | number }): Promise<AssistantGraph>;
   getSchemas(assistantId: string, options?: CallOptions): Promise<GraphSchema>;
   /**
-   * Schemas of the assistant's subgraphs, keyed by namespace (the SDK's `Subgraphs`). agentdock
-   * graphs have no subgraphs yet, so this resolves `{}` once `assistants:read` allows it.
+   * Schemas of the assistant's subgraphs, keyed by namespace without task ids (nested ones joined
+   * with `|`, e.g. `outer|inner`): the direct ones, all levels with `recurse`, or only the one at
+   * `namespace` (a nested one needs `recurse`). `{}` for a graph without subgraphs.
    */
   getSubgraphs(assistantId: string, options?: CallOptions & { namespace?: string; recurse?: boolean }): Promise<Record<string, GraphSchema>>;
 }

@@ -128,3 +128,60 @@ describe("matchesFilter", () => {
     expect(matchesFilter(ev("values", []), { channels: ["values"], depth: 0 })).toBe(true);
   });
 });
+
+describe("RunTranslator: subgraph namespaces", () => {
+  it("puts a subgraph's events on its namespace, opens it with lifecycle started and closes it when the parent reports the node", () => {
+    const t = new RunTranslator("r9", newToolBook());
+    const ns = "sub:1f0-task";
+    const out = [
+      ...t.start(),
+      ...t.translate("updates", { p1: { log: "p1" } }),
+      ...t.translate(`values|${ns}`, { log: ["p1"] }),
+      ...t.translate(`messages|${ns}`, [{ id: "s1", type: "AIMessageChunk", content: "hi" }, { langgraph_node: "c1" }]),
+      ...t.translate(`updates|${ns}`, { c1: { log: "c1" } }),
+      ...t.translate("updates", { sub: { log: ["p1", "c1"] } }),
+      ...t.finish({ status: "success" }),
+    ];
+    const lifecycle = out.filter((e) => e.method === "lifecycle").map((e) => [e.namespace, (e.data as { event: string }).event]);
+    expect(lifecycle).toEqual([
+      [[], "running"],
+      [[ns], "started"],
+      [[ns], "completed"],
+      [[], "completed"],
+    ]);
+    expect(out.find((e) => e.method === "lifecycle" && (e.data as { event: string }).event === "started")!.data).toMatchObject({ graph_name: "sub" });
+    expect(out.filter((e) => e.method === "values").map((e) => e.namespace)).toEqual([[ns]]);
+    expect(out.filter((e) => e.method === "messages").every((e) => e.namespace.join() === ns)).toBe(true);
+    expect(out.filter((e) => e.method === "updates").map((e) => [e.namespace, e.node])).toEqual([
+      [[], "p1"],
+      [[ns], "c1"],
+      [[], "sub"],
+    ]);
+    // The subgraph's message ended before the subgraph closed.
+    const order = out.map((e) => `${e.method}:${(e.data as { event?: string }).event ?? ""}`);
+    expect(order.indexOf("messages:message-finish")).toBeLessThan(order.indexOf("lifecycle:completed"));
+  });
+
+  it("reports a subgraph's interrupt once (from the root) and ends its open namespaces as interrupted", () => {
+    const t = new RunTranslator("r10", newToolBook());
+    const ns = ["outer:a", "inner:b"];
+    const interrupt = { __interrupt__: [{ id: "f".repeat(32), value: { q: "?" } }] };
+    const out = [
+      ...t.start(),
+      ...t.translate(`updates|${ns.join("|")}`, { c1: {} }),
+      ...t.translate(`values|${ns.join("|")}`, interrupt),
+      ...t.translate(`values|${ns[0]}`, interrupt),
+      ...t.translate("values", interrupt),
+      ...t.finish({ status: "success" }),
+    ];
+    expect(out.filter((e) => e.method === "input.requested").map((e) => e.namespace)).toEqual([[]]);
+    expect(out.filter((e) => e.method === "lifecycle").map((e) => [e.namespace, (e.data as { event: string }).event])).toEqual([
+      [[], "running"],
+      [[ns[0]], "started"],
+      [ns, "started"],
+      [ns, "interrupted"],
+      [[ns[0]], "interrupted"],
+      [[], "interrupted"],
+    ]);
+  });
+});
