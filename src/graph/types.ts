@@ -114,8 +114,13 @@ export interface ExecuteOptions {
   clock: Clock;
   /** Modes to produce; the engine skips the work for modes not listed. */
   streamModes?: ReadonlySet<EngineStreamMode>;
-  /** Receives events as they happen, in order. Must not throw (the runtime isolates listeners). */
-  emit?: (mode: EngineStreamMode, data: unknown) => void;
+  /**
+   * Receives events as they happen, in order. Must not throw (the runtime isolates listeners).
+   * `namespace`: the subgraph an event comes from (`["node:task_id", ...]`), absent for the root.
+   */
+  emit?: (mode: EngineStreamMode, data: unknown, namespace?: readonly string[]) => void;
+  /** Also emit the events of subgraphs (with their namespace); root events only otherwise. */
+  streamSubgraphs?: boolean;
 }
 
 export interface ExecuteResult {
@@ -217,4 +222,6 @@ export interface CompiledGraph {
    */
   getGraph(options?: { xray?: boolean | number }): DrawableGraph;
   getSchemas(): GraphSchemas;
+  /** Schemas of the graph's subgraphs by namespace; a graph without the method has none. */
+  getSubgraphs?(options: { namespace?: string; recurse?: boolean }): Promise<Record<string, GraphSchemas>>;
 }

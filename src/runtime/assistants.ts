@@ -291,9 +291,12 @@ export function assistantsApi(core: Core, caller: Caller, control: RunControl): 
       const id = parse(schemas.id, assistantId, "assistants.getSubgraphs");
       parse(schemas.subgraphs, options ?? {}, `assistants.getSubgraphs(${id})`);
       const filter = await core.authorize(caller, "assistants", "read", { assistant_id: id });
-      await core.visibleAssistant(id, filter);
-      // agentdock graphs have no subgraphs yet: every namespace has none.
-      return {};
+      const assistant = await core.visibleAssistant(id, filter);
+      // A graph that has subgraphs describes them (LangGraph.js graphs); agentdock graphs have none yet.
+      const graph = core.graphs.get(assistant.graph_id);
+      if (!graph?.getSubgraphs) return {};
+      const subgraphs = await graph.getSubgraphs({ ...(options?.namespace !== undefined ? { namespace: options.namespace } : {}), ...(options?.recurse !== undefined ? { recurse: options.recurse } : {}) });
+      return Object.fromEntries(Object.entries(subgraphs).map(([ns, s]) => [ns, { graph_id: assistant.graph_id, ...s } as GraphSchema]));
     },
   };
 }

@@ -245,7 +245,9 @@ export class Executor {
           ids: core.ids,
           clock: core.clock,
           streamModes: engineModes(asModes(run.kwargs.stream_mode as Parameters<typeof asModes>[0])),
-          emit: (mode, data) => core.store.events.publish(run.run_id, mode, data),
+          // Subgraph events are named `mode|namespace` (the reference server's names).
+          emit: (mode, data, ns) => core.store.events.publish(run.run_id, ns?.length ? `${mode}|${ns.join("|")}` : mode, data),
+          streamSubgraphs: run.kwargs.subgraphs === true,
         });
       }
     } catch (err) {

@@ -13,6 +13,7 @@ import { assistantsApi, ensureDefaultAssistants } from "./assistants.js";
 import { RunControl } from "./control.js";
 import { type Caller, Core } from "./core.js";
 import { Executor } from "./execution.js";
+import { isCompiledGraph, isLangGraphGraph, toCompiledGraph } from "./graph-port.js";
 import { runsApi } from "./runs.js";
 import { threadsApi } from "./threads.js";
 import type { ClientRequest, CreateRuntimeOptions, Runtime, RuntimeClient, RuntimeEvent, RuntimeListener } from "./types.js";
@@ -40,11 +41,13 @@ export const DEFAULT_LEASE_MS = 30_000;
  * over one store act as one service (D20); none scans the store when it starts.
  */
 export async function createRuntime(options: CreateRuntimeOptions): Promise<Runtime> {
-  const graphs = Object.entries(options?.graphs ?? {});
-  const notGraphs = graphs.filter(([, g]) => typeof (g as { execute?: unknown })?.execute !== "function").map(([id]) => id);
+  const given = Object.entries(options?.graphs ?? {});
+  const notGraphs = given.filter(([, g]) => !isCompiledGraph(g) && !isLangGraphGraph(g)).map(([id]) => id);
   if (notGraphs.length) {
     throw invalidInput(`agentdock: createRuntime: graphs ${notGraphs.join(", ")} are not compiled graphs; pass new StateGraph(...).compile().`);
   }
+  // LangGraph.js graphs get the runtime's graph surface through their adapter (D23, graph-port.ts).
+  const graphs = await Promise.all(given.map(async ([id, g]) => [id, await toCompiledGraph(id, g)] as const));
   const strategies = ["reject", "interrupt", "rollback", "enqueue"];
   if (options.multitaskStrategy !== undefined && !strategies.includes(options.multitaskStrategy)) {
     throw invalidInput(`agentdock: createRuntime: multitaskStrategy must be one of ${strategies.join(", ")}.`);

@@ -8,6 +8,7 @@
 import type { AuthProvider } from "../auth/types.js";
 import type { CheckpointRef, CompiledGraph, DrawableGraph, GraphSchemas, TaskView } from "../graph/types.js";
 import type { Clock, Ids } from "../ids.js";
+import type { HostedGraph } from "./graph-port.js";
 import type { CheckpointMetadata, Store } from "../persistence/types.js";
 import type { createUploadApi } from "../upload/api.js";
 import type {
@@ -436,8 +437,12 @@ export interface WebhookOptions {
 }
 
 export interface CreateRuntimeOptions {
-  /** Graph id -> compiled graph. Every graph gets a default assistant (D5). */
-  graphs: Record<string, CompiledGraph>;
+  /**
+   * Graph id -> compiled graph: agentdock's `StateGraph(...).compile()` or a compiled LangGraph.js
+   * graph (`createAgent`, `StateGraph` from `@langchain/langgraph`; D23). Every graph gets a
+   * default assistant (D5).
+   */
+  graphs: Record<string, HostedGraph>;
   /** Defaults to `memoryStore()`. */
   store?: Store;
   /** Custom authentication and authorization (D12, D13). Without it every caller is the owner. */
