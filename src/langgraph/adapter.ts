@@ -227,6 +227,11 @@ export class LangGraphAdapter implements CompiledGraph {
     let limit = options.limit;
     let before = options.before;
     const { config } = this.config(store, threadId);
+    for (const id of [options.before, options.checkpointId]) {
+      if (id !== undefined && !(await store.getCheckpoint({ thread_id: threadId, checkpoint_id: id }))) {
+        throw notFound(`agentdock: checkpoint ${id} of thread ${threadId} not found.`);
+      }
+    }
     if (options.checkpointId !== undefined) {
       // Listing starts at this checkpoint (inclusive), then goes on with the older ones.
       const stored = await store.getCheckpoint({ thread_id: threadId, checkpoint_id: options.checkpointId });
