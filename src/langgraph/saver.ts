@@ -45,6 +45,12 @@ export class AgentdockSaver extends BaseCheckpointSaver<number> {
   private readonly puts = new Map<string, Promise<unknown>>();
   /** Writes of checkpoints this saver created, by checkpoint key then task id (no store read needed). */
   private readonly own = new Map<string, Map<string, PendingWrite[]>>();
+  /**
+   * Writes against a checkpoint the store does not have (LangGraph records a `Command` input's
+   * writes against a new thread's empty checkpoint before any checkpoint exists): kept here and
+   * stored with that checkpoint if it is put later.
+   */
+  private readonly unplaced = new Map<string, Map<string, PendingWrite[]>>();
 
   constructor(
     readonly store: CheckpointStore,
@@ -152,11 +158,13 @@ export class AgentdockSaver extends BaseCheckpointSaver<number> {
         step: typeof meta.step === "number" ? meta.step : -1,
         parents: isRecord(meta.parents) ? (meta.parents as Record<string, string>) : {},
       };
-      this.own.set(key, new Map());
+      const early = this.unplaced.get(key) ?? new Map<string, PendingWrite[]>();
+      this.unplaced.delete(key);
+      this.own.set(key, early);
       const ops: WriteOp[] = [
         {
           op: "checkpoint.put",
-          checkpoint: { thread_id, checkpoint_ns, checkpoint: stored, metadata: storedMeta, parent_checkpoint_id: parentId ?? null, pending_writes: [] },
+          checkpoint: { thread_id, checkpoint_ns, checkpoint: stored, metadata: storedMeta, parent_checkpoint_id: parentId ?? null, pending_writes: [...early.values()].flat() },
         },
       ];
       await this.store.commit(ops);
@@ -175,12 +183,18 @@ export class AgentdockSaver extends BaseCheckpointSaver<number> {
     if (thread_id === undefined || !checkpoint_id) throw invalidInput("agentdock: AgentdockSaver.putWrites needs configurable.thread_id and checkpoint_id.");
     const key = cpKey(thread_id, checkpoint_ns, checkpoint_id);
     await this.puts.get(key)?.catch(() => undefined);
-    let byTask = this.own.get(key);
+    let byTask = this.own.get(key) ?? this.unplaced.get(key);
     let existing = byTask?.get(taskId);
+    let placed = !this.unplaced.has(key);
     if (!existing) {
       if (byTask) existing = [];
       else {
         const stored = await this.store.getCheckpoint({ thread_id, checkpoint_ns, checkpoint_id });
+        if (!stored) {
+          byTask = new Map();
+          this.unplaced.set(key, byTask);
+          placed = false;
+        }
         existing = (stored?.pending_writes ?? []).filter((w) => w[0] === taskId);
       }
     }
@@ -196,7 +210,7 @@ export class AgentdockSaver extends BaseCheckpointSaver<number> {
         else next.push(w);
       } else if (idx >= existing.filter((e) => SPECIAL_INDEX[e[1]] === undefined).length) next.push(w);
     });
-    await this.store.commit([{ op: "writes.put", thread_id, checkpoint_ns, checkpoint_id, task_id: taskId, writes: next }]);
+    if (placed) await this.store.commit([{ op: "writes.put", thread_id, checkpoint_ns, checkpoint_id, task_id: taskId, writes: next }]);
     if (!byTask && this.own.has(key)) byTask = this.own.get(key);
     byTask?.set(taskId, next);
   }
