@@ -41,8 +41,8 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "obj
 /** A LangGraph.js checkpointer storing in an agentdock `Store` (or the runtime's `CheckpointStore` view of one). */
 export class AgentdockSaver extends BaseCheckpointSaver<number> {
   private readonly extraMetadata: Record<string, unknown>;
-  /** Puts in flight by checkpoint key: writes against a checkpoint wait for it to be stored. */
-  private readonly puts = new Map<string, Promise<unknown>>();
+  /** The last operation queued per checkpoint key (see `serially`). */
+  private readonly queues = new Map<string, Promise<void>>();
   /** Writes of checkpoints this saver created, by checkpoint key then task id (no store read needed). */
   private readonly own = new Map<string, Map<string, PendingWrite[]>>();
   /**
@@ -138,29 +138,45 @@ export class AgentdockSaver extends BaseCheckpointSaver<number> {
     }
   }
 
+  /**
+   * Runs `fn` after every earlier operation on the same checkpoint: LangGraph issues a
+   * checkpoint's put and its tasks' writes concurrently (and writes may come first).
+   */
+  private serially<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    const previous = this.queues.get(key) ?? Promise.resolve();
+    const result = previous.then(fn, fn);
+    const tail = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.queues.set(key, tail);
+    void tail.then(() => {
+      if (this.queues.get(key) === tail) this.queues.delete(key);
+    });
+    return result;
+  }
+
   async put(config: RunnableConfig, checkpoint: LgCheckpoint, metadata: LgCheckpointMetadata): Promise<RunnableConfig> {
     const { thread_id, checkpoint_ns, checkpoint_id: parentId } = keyOf(config);
     if (thread_id === undefined) throw invalidInput("agentdock: AgentdockSaver.put needs configurable.thread_id.");
     const key = cpKey(thread_id, checkpoint_ns, checkpoint.id);
-    const work = (async () => {
-      const stored: Checkpoint = {
-        v: 1,
-        id: checkpoint.id,
-        ts: checkpoint.ts,
-        channel_values: (await this.dump(checkpoint.channel_values)) as Record<string, unknown>,
-        channel_versions: versions(checkpoint.channel_versions),
-        versions_seen: Object.fromEntries(Object.entries(checkpoint.versions_seen).map(([node, seen]) => [node, versions(seen)])),
-      };
-      const meta = (await this.dump({ ...this.extraMetadata, ...metadata })) as Record<string, unknown>;
-      const storedMeta: CheckpointMetadata = {
-        ...meta,
-        source: (meta.source ?? "loop") as CheckpointMetadata["source"],
-        step: typeof meta.step === "number" ? meta.step : -1,
-        parents: isRecord(meta.parents) ? (meta.parents as Record<string, string>) : {},
-      };
+    const stored: Checkpoint = {
+      v: 1,
+      id: checkpoint.id,
+      ts: checkpoint.ts,
+      channel_values: (await this.dump(checkpoint.channel_values)) as Record<string, unknown>,
+      channel_versions: versions(checkpoint.channel_versions),
+      versions_seen: Object.fromEntries(Object.entries(checkpoint.versions_seen).map(([node, seen]) => [node, versions(seen)])),
+    };
+    const meta = (await this.dump({ ...this.extraMetadata, ...metadata })) as Record<string, unknown>;
+    const storedMeta: CheckpointMetadata = {
+      ...meta,
+      source: (meta.source ?? "loop") as CheckpointMetadata["source"],
+      step: typeof meta.step === "number" ? meta.step : -1,
+      parents: isRecord(meta.parents) ? (meta.parents as Record<string, string>) : {},
+    };
+    await this.serially(key, async () => {
       const early = this.unplaced.get(key) ?? new Map<string, PendingWrite[]>();
-      this.unplaced.delete(key);
-      this.own.set(key, early);
       const ops: WriteOp[] = [
         {
           op: "checkpoint.put",
@@ -168,13 +184,9 @@ export class AgentdockSaver extends BaseCheckpointSaver<number> {
         },
       ];
       await this.store.commit(ops);
-    })();
-    this.puts.set(key, work);
-    try {
-      await work;
-    } finally {
-      if (this.puts.get(key) === work) this.puts.delete(key);
-    }
+      this.unplaced.delete(key);
+      this.own.set(key, early);
+    });
     return { configurable: { thread_id, checkpoint_ns, checkpoint_id: checkpoint.id } };
   }
 
@@ -182,37 +194,36 @@ export class AgentdockSaver extends BaseCheckpointSaver<number> {
     const { thread_id, checkpoint_ns, checkpoint_id } = keyOf(config);
     if (thread_id === undefined || !checkpoint_id) throw invalidInput("agentdock: AgentdockSaver.putWrites needs configurable.thread_id and checkpoint_id.");
     const key = cpKey(thread_id, checkpoint_ns, checkpoint_id);
-    await this.puts.get(key)?.catch(() => undefined);
-    let byTask = this.own.get(key) ?? this.unplaced.get(key);
-    let existing = byTask?.get(taskId);
-    let placed = !this.unplaced.has(key);
-    if (!existing) {
-      if (byTask) existing = [];
-      else {
+    const dumped = await Promise.all(writes.map(async ([channel, value]) => [taskId, channel, await this.dump(value)] as const));
+    await this.serially(key, async () => {
+      let byTask = this.own.get(key) ?? this.unplaced.get(key);
+      const placed = !this.unplaced.has(key);
+      let existing = byTask?.get(taskId);
+      if (!byTask) {
         const stored = await this.store.getCheckpoint({ thread_id, checkpoint_ns, checkpoint_id });
+        existing = (stored?.pending_writes ?? []).filter((w) => w[0] === taskId);
         if (!stored) {
           byTask = new Map();
           this.unplaced.set(key, byTask);
-          placed = false;
         }
-        existing = (stored?.pending_writes ?? []).filter((w) => w[0] === taskId);
       }
-    }
-    // LangGraph's semantics: a special channel's write replaces the previous one; a regular
-    // write at an index already written is kept (a retried task does not duplicate it).
-    const next = [...existing];
-    const dumped = await Promise.all(writes.map(async ([channel, value]) => [taskId, channel, await this.dump(value)] as const));
-    dumped.forEach((w, idx) => {
-      const special = SPECIAL_INDEX[w[1]];
-      if (special !== undefined) {
-        const at = next.findIndex((e) => e[1] === w[1]);
-        if (at >= 0) next[at] = w;
-        else next.push(w);
-      } else if (idx >= existing.filter((e) => SPECIAL_INDEX[e[1]] === undefined).length) next.push(w);
+      existing ??= [];
+      // LangGraph's semantics: a special channel's write replaces the previous one; a regular
+      // write at an index already written is kept (a retried task does not duplicate it).
+      const regular = existing.filter((e) => SPECIAL_INDEX[e[1]] === undefined).length;
+      const next = [...existing];
+      dumped.forEach((w, idx) => {
+        if (SPECIAL_INDEX[w[1]] !== undefined) {
+          const at = next.findIndex((e) => e[1] === w[1]);
+          if (at >= 0) next[at] = w;
+          else next.push(w);
+        } else if (idx >= regular) next.push(w);
+      });
+      if (placed && !this.unplaced.has(key)) {
+        await this.store.commit([{ op: "writes.put", thread_id, checkpoint_ns, checkpoint_id, task_id: taskId, writes: next }]);
+      }
+      byTask?.set(taskId, next);
     });
-    if (placed) await this.store.commit([{ op: "writes.put", thread_id, checkpoint_ns, checkpoint_id, task_id: taskId, writes: next }]);
-    if (!byTask && this.own.has(key)) byTask = this.own.get(key);
-    byTask?.set(taskId, next);
   }
 
   async deleteThread(threadId: string): Promise<void> {
