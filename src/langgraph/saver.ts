@@ -156,7 +156,8 @@ export class AgentdockSaver extends BaseCheckpointSaver<number> {
     return result;
   }
 
-  async put(config: RunnableConfig, checkpoint: LgCheckpoint, metadata: LgCheckpointMetadata): Promise<RunnableConfig> {
+  /** Stores a checkpoint (`newVersions` is not needed: the whole checkpoint is stored). */
+  async put(config: RunnableConfig, checkpoint: LgCheckpoint, metadata: LgCheckpointMetadata, _newVersions?: Record<string, number | string>): Promise<RunnableConfig> {
     const { thread_id, checkpoint_ns, checkpoint_id: parentId } = keyOf(config);
     if (thread_id === undefined) throw invalidInput("agentdock: AgentdockSaver.put needs configurable.thread_id.");
     const key = cpKey(thread_id, checkpoint_ns, checkpoint.id);
@@ -190,7 +191,8 @@ export class AgentdockSaver extends BaseCheckpointSaver<number> {
     return { configurable: { thread_id, checkpoint_ns, checkpoint_id: checkpoint.id } };
   }
 
-  async putWrites(config: RunnableConfig, writes: LgPendingWrite[], taskId: string): Promise<void> {
+  /** Records a task's writes against a checkpoint (stored in the order written; `taskPath` is not kept). */
+  async putWrites(config: RunnableConfig, writes: LgPendingWrite[], taskId: string, _taskPath?: string): Promise<void> {
     const { thread_id, checkpoint_ns, checkpoint_id } = keyOf(config);
     if (thread_id === undefined || !checkpoint_id) throw invalidInput("agentdock: AgentdockSaver.putWrites needs configurable.thread_id and checkpoint_id.");
     const key = cpKey(thread_id, checkpoint_ns, checkpoint_id);

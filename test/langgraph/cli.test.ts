@@ -40,7 +40,7 @@ it("serves the LangGraph.js agent from graph.json: tokens, interrupt, restart, r
     threadId = thread.thread_id;
     const hello = [];
     for await (const part of client.runs.stream(null, "echo", { input: { messages: [{ role: "user", content: "hello" }] }, streamMode: "messages-tuple" })) hello.push(part);
-    const tokens = hello.filter((p) => p.event === "messages").map((p) => (p.data as [{ content: string }])[0].content);
+    const tokens = hello.filter((p) => p.event === "messages").map((p) => (p.data as [{ content: string }, unknown])[0].content);
     expect(tokens.length).toBeGreaterThan(3);
     expect(tokens.join("")).toBe(`I can do arithmetic. Ask me something like "what is 12 * (3 + 4)?" You said: hello`);
     const paused = (await client.runs.wait(threadId, "agent", { input: { messages: [{ role: "user", content: "what is 12 * (3 + 4)?" }] } })) as { __interrupt__?: unknown };
