@@ -119,7 +119,7 @@ export class LangGraphAdapter implements CompiledGraph {
     const { configurable, recursion_limit, tags, metadata, ...rest } = config;
     // Values are always streamed (the result needs them), the rest only when asked for.
     const lgModes = ENGINE_MODES.filter((m) => m === "values" || modes.has(m));
-    const streamSubgraphs = (options as { streamSubgraphs?: boolean }).streamSubgraphs === true;
+    const streamSubgraphs = options.streamSubgraphs === true;
     const lgConfig: Record<string, unknown> = {
       ...rest,
       configurable: {
@@ -139,7 +139,8 @@ export class LangGraphAdapter implements CompiledGraph {
       streamMode: lgModes,
       subgraphs: true,
     };
-    let values: Record<string, unknown> = {};
+    // The last root values, converted once at the end (a long chat's state is large).
+    let values: unknown = {};
     let interruptsSeen = false;
     const stream = await this.graph.stream(toLangGraphInput(options.input), lgConfig);
     for await (const chunk of stream) {
@@ -147,12 +148,19 @@ export class LangGraphAdapter implements CompiledGraph {
       const nested = ns.length > 0;
       if (!nested && mode === "values") {
         if (isPlainObject(data) && "__interrupt__" in data) interruptsSeen = true;
-        else values = toWire(data) as Record<string, unknown>;
+        else values = data;
       }
       if (!emit || !modes.has(mode) || (nested && !streamSubgraphs)) continue;
       const wire = toWire(data, mode === "messages");
-      if (nested) (emit as (m: EngineStreamMode, d: unknown, ns?: readonly string[]) => void)(mode, wire, ns);
+      if (nested) emit(mode, wire, ns);
       else emit(mode, wire);
+    }
+    // Only a run that may have paused needs the snapshot: an interrupt was reported, or
+    // breakpoints were set (at compile time or for this run).
+    const breakpoints = [options.interruptBefore, options.interruptAfter, this.graph.interruptBefore, this.graph.interruptAfter];
+    const mayHavePaused = interruptsSeen || breakpoints.some((b) => b === "*" || (Array.isArray(b) && b.length > 0));
+    if (!mayHavePaused) {
+      return { status: "done", values: toWire(values) as Record<string, unknown>, interrupts: [], checkpointId: saver.lastCheckpointId(threadId, "") ?? null };
     }
     const state = await this.graph.getState({ configurable: { thread_id: threadId, checkpoint_ns: "", [CHECKPOINTER]: saver } });
     const interrupts: Interrupt[] = [];
@@ -162,7 +170,7 @@ export class LangGraphAdapter implements CompiledGraph {
     // A static breakpoint ends LangGraph's stream without an `__interrupt__` chunk; agentdock's
     // engine (and the reference server) report it as `values {__interrupt__: []}`.
     if (paused && !interruptsSeen && emit && modes.has("values")) emit("values", { __interrupt__: interrupts });
-    const finalValues = paused ? (toWire(state.values) as Record<string, unknown>) : values;
+    const finalValues = toWire(paused ? state.values : values) as Record<string, unknown>;
     return {
       status: paused ? "interrupted" : "done",
       values: interrupts.length ? { ...finalValues, __interrupt__: interrupts } : finalValues,

@@ -51,6 +51,8 @@ export class AgentdockSaver extends BaseCheckpointSaver<number> {
    * stored with that checkpoint if it is put later.
    */
   private readonly unplaced = new Map<string, Map<string, PendingWrite[]>>();
+  /** The last checkpoint this saver stored per thread and namespace. */
+  private readonly latest = new Map<string, string>();
 
   constructor(
     readonly store: CheckpointStore,
@@ -96,6 +98,11 @@ export class AgentdockSaver extends BaseCheckpointSaver<number> {
       tuple.parentConfig = { configurable: { thread_id, checkpoint_ns, checkpoint_id: stored.parent_checkpoint_id } };
     }
     return tuple;
+  }
+
+  /** The id of the last checkpoint this saver stored for the thread and namespace, if any. */
+  lastCheckpointId(threadId: string, checkpointNs = ""): string | undefined {
+    return this.latest.get(`${threadId}\u0000${checkpointNs}`);
   }
 
   async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
@@ -187,6 +194,7 @@ export class AgentdockSaver extends BaseCheckpointSaver<number> {
       await this.store.commit(ops);
       this.unplaced.delete(key);
       this.own.set(key, early);
+      this.latest.set(`${thread_id}\u0000${checkpoint_ns}`, checkpoint.id);
     });
     return { configurable: { thread_id, checkpoint_ns, checkpoint_id: checkpoint.id } };
   }
