@@ -27,6 +27,7 @@ import { isPlainObject } from "../json.js";
 import type { CheckpointStore } from "../persistence/types.js";
 import { isLangGraphGraph, langGraphOf, type LangGraphAgent, type LangGraphGraph } from "../runtime/graph-port.js";
 import type { Interrupt } from "../types.js";
+import { AgentdockItemStore, type ItemStoreLike } from "./item-store.js";
 import { AgentdockSaver } from "./saver.js";
 import { toLangGraphInput, toWire } from "./wire.js";
 
@@ -51,7 +52,15 @@ export interface LangGraphPregel extends LangGraphGraph {
 export interface FromLangGraphOptions {
   /** Graph name reported by `getGraph()` (default: the graph's `name`). */
   name?: string;
+  /**
+   * The item store nodes reach as `config.store` / `getStore()` (LangGraph's `BaseStore`, over
+   * agentdock's item store). A run's `items` (the runtime's item store) takes precedence.
+   */
+  items?: ItemStoreLike;
 }
+
+/** What the runtime passes to `execute`, plus the item store it may offer the graph. */
+export type LangGraphExecuteOptions = ExecuteOptions & { items?: ItemStoreLike };
 
 const START = "__start__";
 const END = "__end__";
@@ -88,6 +97,7 @@ const toInterrupt = (i: Any): Interrupt => ({ id: String(i?.id ?? ""), value: to
 export class LangGraphAdapter implements CompiledGraph {
   readonly nodeNames: readonly string[];
   private readonly name: string | undefined;
+  private readonly items: ItemStoreLike | undefined;
 
   constructor(
     readonly graph: LangGraphPregel,
@@ -95,6 +105,7 @@ export class LangGraphAdapter implements CompiledGraph {
   ) {
     this.nodeNames = Object.keys(graph.nodes).filter((n) => n !== START);
     this.name = options.name ?? graph.name;
+    this.items = options.items;
   }
 
   private config(store: CheckpointStore, threadId: string, extra: { checkpointId?: string; metadata?: Record<string, unknown> } = {}) {
@@ -112,7 +123,7 @@ export class LangGraphAdapter implements CompiledGraph {
     };
   }
 
-  async execute(options: ExecuteOptions): Promise<ExecuteResult> {
+  async execute(options: LangGraphExecuteOptions): Promise<ExecuteResult> {
     const { store, threadId, config, emit } = options;
     const modes = new Set<EngineStreamMode>(options.streamModes ?? []);
     const saver = new AgentdockSaver(store, config.metadata ? { metadata: config.metadata } : {});
@@ -139,6 +150,8 @@ export class LangGraphAdapter implements CompiledGraph {
       streamMode: lgModes,
       subgraphs: true,
     };
+    const items = options.items ?? this.items;
+    if (items) lgConfig.store = new AgentdockItemStore(items);
     // The last root values, converted once at the end (a long chat's state is large).
     let values: unknown = {};
     let interruptsSeen = false;

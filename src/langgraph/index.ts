@@ -14,7 +14,9 @@ import { LANGGRAPH_HOST_KEY, type LangGraphHost } from "../runtime/graph-port.js
 import { fromLangGraph } from "./adapter.js";
 
 export { fromLangGraph, LangGraphAdapter } from "./adapter.js";
-export type { FromLangGraphOptions, LangGraphPregel } from "./adapter.js";
+export type { FromLangGraphOptions, LangGraphExecuteOptions, LangGraphPregel } from "./adapter.js";
+export { AgentdockItemStore } from "./item-store.js";
+export type { ItemStoreLike, StoredItemLike } from "./item-store.js";
 export { AgentdockSaver } from "./saver.js";
 export type { AgentdockSaverOptions } from "./saver.js";
 export { messageToDict, toWire } from "./wire.js";
