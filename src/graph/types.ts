@@ -203,7 +203,7 @@ export interface CompiledGraph {
    */
   validateInput(input: unknown, state?: InputState, breakpoints?: Breakpoints): Promise<void>;
   /** The latest state, or the state at `checkpointId` (engine.md 2). */
-  getState(store: CheckpointStore, threadId: string, options?: { checkpointId?: string }): Promise<StateSnapshot>;
+  getState(store: CheckpointStore, threadId: string, options?: { checkpointId?: string; subgraphs?: boolean }): Promise<StateSnapshot>;
   /** Snapshots newest first; reads only as many checkpoints as `limit` needs (without filter). */
   getHistory(store: CheckpointStore, threadId: string, options?: HistoryOptions): Promise<StateSnapshot[]>;
   /**

@@ -357,7 +357,9 @@ function toSnapshot(s: Any, threadId: string): StateSnapshot {
       path: toWire(t.path ?? []) as unknown[],
       error: errorText(t.error),
       interrupts: taskInterrupts,
-      checkpoint: !nested && t.state?.configurable ? ref(threadId, t.state.configurable) : null,
+      // A subgraph task names its checkpoint namespace (the reference server's `checkpoint`:
+      // the subgraph's config; without an id it means that namespace's latest checkpoint).
+      checkpoint: !nested && t.state?.configurable ? ref(threadId, { checkpoint_id: "", ...t.state.configurable }) : null,
       state: nested ? toSnapshot(nested, threadId) : null,
       result: t.result === undefined ? null : toWire(t.result),
     };

@@ -243,7 +243,7 @@ export function threadsApi(core: Core, caller: Caller, control: RunControl): Thr
   async function getState(threadId: unknown, checkpoint?: unknown, options?: unknown): Promise<ThreadState> {
     const id = parse(schemas.id, threadId, "threads.getState");
     const cp = parse(schemas.checkpointArg, checkpoint, `threads.getState(${id})`);
-    parse(schemas.getStateOptions, options ?? {}, `threads.getState(${id})`);
+    const { subgraphs } = parse(schemas.getStateOptions, options ?? {}, `threads.getState(${id})`);
     const thread = await readable(id);
     const checkpointId = checkpointIdOf(cp);
     const graph = graphOfThread(core, thread);
@@ -252,7 +252,8 @@ export function threadsApi(core: Core, caller: Caller, control: RunControl): Thr
       return EMPTY_STATE;
     }
     // The engine refuses an unknown checkpoint itself (not_found).
-    return asState(await graph.getState(store, id, checkpointId === undefined ? undefined : { checkpointId }));
+    // `subgraphs`: tasks of subgraphs carry their own state (graphs that have subgraphs).
+    return asState(await graph.getState(store, id, { ...(checkpointId !== undefined ? { checkpointId } : {}), ...(subgraphs ? { subgraphs } : {}) }));
   }
 
   async function updateState(threadId: unknown, options: unknown) {

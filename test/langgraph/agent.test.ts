@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { AIMessage } from "@langchain/core/messages";
-import { Annotation, END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
+import { Annotation, END, interrupt, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
 import { afterAll, describe, expect, it } from "vitest";
 import { echo, graph as agent } from "../../examples/node/agent-langgraph.js";
 import type { AuthProvider } from "../../src/auth/types.js";
@@ -210,6 +210,43 @@ describe("LangGraph.js graphs: stream modes, subgraphs, commands, auth", () => {
       const subgraphs = await client.assistants.getSubgraphs("outer");
       expect(Object.keys(subgraphs)).toEqual(["inner"]);
       expect(subgraphs.inner).toMatchObject({ state_schema: { properties: { note: {} } } });
+    } finally {
+      await runtime.close();
+    }
+  });
+
+  it("pauses inside a subgraph: its checkpoints under their namespace, its state with subgraphs, resume", async () => {
+    const asking = new StateGraph(Note)
+      .addNode("ask", () => ({ note: `inner says ${String(interrupt("inner question?"))}` }))
+      .addEdge(START, "ask")
+      .addEdge("ask", END)
+      .compile();
+    const parent = new StateGraph(Annotation.Root({ ...Log.spec, ...Note.spec }))
+      .addNode("before", () => ({ log: ["before"] }))
+      .addNode("inner", asking)
+      .addEdge(START, "before")
+      .addEdge("before", "inner")
+      .addEdge("inner", END)
+      .compile();
+    const store = memoryStore();
+    const runtime = await createRuntime({ graphs: { parent }, store });
+    const client = inProcessClient(createFetchHandler(runtime));
+    try {
+      const t = await client.threads.create();
+      const paused = (await client.runs.wait(t.thread_id, "parent", { input: { log: [] } })) as Loose;
+      expect(paused.__interrupt__).toEqual([{ id: expect.any(String), value: "inner question?" }]);
+      const namespaces = await store.listCheckpointNamespaces(t.thread_id);
+      expect(namespaces).toHaveLength(2);
+      expect(namespaces).toContain("");
+      const innerNs = namespaces.find((ns) => ns !== "")!;
+      expect(innerNs).toMatch(/^inner:[0-9a-f-]{36}$/);
+      const flat = await client.threads.getState(t.thread_id);
+      expect(flat.tasks[0]).toMatchObject({ name: "inner", state: null, checkpoint: { checkpoint_ns: innerNs } });
+      const nested = await client.threads.getState(t.thread_id, undefined, { subgraphs: true });
+      const innerState = nested.tasks[0]!.state as Loose;
+      expect(innerState).toMatchObject({ next: ["ask"], tasks: [{ name: "ask", interrupts: [{ value: "inner question?" }] }] });
+      const done = await client.runs.wait(t.thread_id, "parent", { command: { resume: "yes" } });
+      expect(done).toEqual({ log: ["before"], note: "inner says yes" });
     } finally {
       await runtime.close();
     }
