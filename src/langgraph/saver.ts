@@ -32,6 +32,8 @@ const SPECIAL_INDEX: Record<string, number> = { __error__: -1, __scheduled__: -2
 
 const decoder = new TextDecoder();
 
+const SOURCES: readonly CheckpointMetadata["source"][] = ["input", "loop", "update", "fork"];
+
 type CheckpointListOptions = NonNullable<Parameters<BaseCheckpointSaver["list"]>[1]>;
 type LgPendingWrite = Parameters<BaseCheckpointSaver["putWrites"]>[1][number];
 type SerializerProtocol = NonNullable<ConstructorParameters<typeof BaseCheckpointSaver>[0]>;
@@ -91,7 +93,7 @@ export class AgentdockSaver extends BaseCheckpointSaver<number> {
     const tuple: CheckpointTuple = {
       config: { configurable: { thread_id, checkpoint_ns, checkpoint_id: cp.id } },
       checkpoint,
-      metadata: { ...stored.metadata } as LgCheckpointMetadata,
+      metadata: { ...stored.metadata },
       pendingWrites,
     };
     if (stored.parent_checkpoint_id !== null) {
@@ -179,7 +181,7 @@ export class AgentdockSaver extends BaseCheckpointSaver<number> {
     const meta = (await this.dump({ ...this.extraMetadata, ...metadata })) as Record<string, unknown>;
     const storedMeta: CheckpointMetadata = {
       ...meta,
-      source: (meta.source ?? "loop") as CheckpointMetadata["source"],
+      source: SOURCES.find((s) => s === meta.source) ?? "loop",
       step: typeof meta.step === "number" ? meta.step : -1,
       parents: isRecord(meta.parents) ? (meta.parents as Record<string, string>) : {},
     };
