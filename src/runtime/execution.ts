@@ -45,7 +45,9 @@ export interface LocalRun {
   resolve(result: RunResult): void;
   /** Checkpoints the run wrote, and the original writes of tasks it recorded on older ones (rollback). */
   written: Set<string>;
-  replacedWrites: Map<string, { checkpointId: string; taskId: string; writes: PendingWrite[] }>;
+  /** The checkpoints the run wrote by namespace (subgraphs write under their own), for a rollback. */
+  writtenIn: Map<string, Set<string>>;
+  replacedWrites: Map<string, { checkpointId: string; checkpointNs?: string; taskId: string; writes: PendingWrite[] }>;
   /** Commits of the run still in flight: the outcome (a rollback above all) waits for them. */
   commits: Set<Promise<void>>;
 }
@@ -173,6 +175,7 @@ export class Executor {
       result,
       resolve,
       written: new Set(),
+      writtenIn: new Map(),
       replacedWrites: new Map(),
       commits: new Set(),
     };
@@ -283,13 +286,18 @@ export class Executor {
     const { store } = this.core;
     if (local.lost) throw new Error(`agentdock: run ${local.run.run_id} lost its lease; its writes are refused.`);
     for (const op of ops) {
-      if (op.op === "checkpoint.put") local.written.add(op.checkpoint.checkpoint.id);
-      else if (op.op === "writes.put" && !local.written.has(op.checkpoint_id)) {
-        const key = `${op.checkpoint_id}\u0000${op.task_id}`;
+      if (op.op === "checkpoint.put") {
+        local.written.add(op.checkpoint.checkpoint.id);
+        const ns = op.checkpoint.checkpoint_ns ?? "";
+        if (!local.writtenIn.has(ns)) local.writtenIn.set(ns, new Set());
+        local.writtenIn.get(ns)!.add(op.checkpoint.checkpoint.id);
+      } else if (op.op === "writes.put" && !local.writtenIn.get(op.checkpoint_ns ?? "")?.has(op.checkpoint_id)) {
+        const ns = op.checkpoint_ns ?? "";
+        const key = `${ns}\u0000${op.checkpoint_id}\u0000${op.task_id}`;
         if (!local.replacedWrites.has(key)) {
-          const cp = await store.getCheckpoint({ thread_id: op.thread_id, checkpoint_id: op.checkpoint_id });
+          const cp = await store.getCheckpoint({ thread_id: op.thread_id, checkpoint_ns: ns, checkpoint_id: op.checkpoint_id });
           const writes = (cp?.pending_writes ?? []).filter((w) => w[0] === op.task_id);
-          local.replacedWrites.set(key, { checkpointId: op.checkpoint_id, taskId: op.task_id, writes });
+          local.replacedWrites.set(key, { checkpointId: op.checkpoint_id, ...(ns ? { checkpointNs: ns } : {}), taskId: op.task_id, writes });
         }
       }
     }
@@ -329,9 +337,12 @@ export class Executor {
           if (local.cancel === "rollback") {
             // D9: the run and everything it wrote are removed.
             ops.push({ op: "run.delete", run_id: runId, expect: { status: ["running"] } });
-            if (local.written.size) ops.push({ op: "checkpoint.delete", thread_id: threadId, checkpoint_ids: [...local.written] });
+            for (const [ns, ids] of local.writtenIn) {
+              ops.push({ op: "checkpoint.delete", thread_id: threadId, ...(ns ? { checkpoint_ns: ns } : {}), checkpoint_ids: [...ids] });
+            }
             for (const r of local.replacedWrites.values()) {
-              ops.push({ op: "writes.put", thread_id: threadId, checkpoint_id: r.checkpointId, task_id: r.taskId, writes: r.writes });
+              const ns = r.checkpointNs !== undefined ? { checkpoint_ns: r.checkpointNs } : {};
+              ops.push({ op: "writes.put", thread_id: threadId, ...ns, checkpoint_id: r.checkpointId, task_id: r.taskId, writes: r.writes });
             }
           } else {
             // An ended run needs no execution part any more: it is not kept.

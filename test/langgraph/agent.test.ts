@@ -252,6 +252,62 @@ describe("LangGraph.js graphs: stream modes, subgraphs, commands, auth", () => {
     }
   });
 
+  it("rolls back a run that resumed a paused subgraph: its checkpoints and writes go, in every namespace", async () => {
+    let arrive!: () => void;
+    const arrived = new Promise<void>((resolve) => (arrive = resolve));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const inner = new StateGraph(Note)
+      .addNode("ask", () => ({ note: `answer ${String(interrupt("inner question?"))}` }))
+      .addNode("wait", async (state, config) => {
+        if (state.note === "answer go") {
+          arrive();
+          await new Promise<void>((resolve, reject) => {
+            void released.then(resolve);
+            config.signal?.addEventListener("abort", () => reject(new Error("aborted")), { once: true });
+          });
+        }
+        return { note: `${state.note}, done` };
+      })
+      .addEdge(START, "ask")
+      .addEdge("ask", "wait")
+      .addEdge("wait", END)
+      .compile();
+    const parent = new StateGraph(Annotation.Root({ ...Log.spec, ...Note.spec }))
+      .addNode("before", () => ({ log: ["before"] }))
+      .addNode("inner", inner)
+      .addEdge(START, "before")
+      .addEdge("before", "inner")
+      .addEdge("inner", END)
+      .compile();
+    const store = memoryStore();
+    const runtime = await createRuntime({ graphs: { parent }, store });
+    try {
+      const t = await runtime.threads.create();
+      await runtime.runs.wait(t.thread_id, "parent", { input: { log: [] } });
+      /** Every checkpoint of the thread, in every namespace, with its writes. */
+      const everything = async () => {
+        const out: Record<string, unknown> = {};
+        for (const ns of await store.listCheckpointNamespaces(t.thread_id)) {
+          for (const c of await store.listCheckpoints(t.thread_id, { checkpoint_ns: ns })) out[`${ns}/${c.checkpoint.id}`] = c.pending_writes;
+        }
+        return out;
+      };
+      const paused = await everything();
+      const resumed = await runtime.runs.create(t.thread_id, "parent", { command: { resume: "go" } });
+      await arrived; // it answered the interrupt inside the subgraph (writes and checkpoints there) and blocks
+      await runtime.runs.cancel(t.thread_id, resumed.run_id, true, "rollback");
+      await expect(runtime.runs.get(t.thread_id, resumed.run_id)).rejects.toMatchObject({ code: "not_found" });
+      // Exactly what the paused run left: same checkpoints in every namespace, same writes.
+      expect(await everything()).toEqual(paused);
+      expect((await runtime.threads.getState(t.thread_id)).interrupts).toEqual([{ id: expect.any(String), value: "inner question?" }]);
+      expect(await runtime.runs.wait(t.thread_id, "parent", { command: { resume: "again" } })).toEqual({ log: ["before"], note: "answer again, done" });
+    } finally {
+      release();
+      await runtime.close();
+    }
+  });
+
   it("runs a Command input (update and goto) and updates state as a node", async () => {
     const chain = new StateGraph(Log)
       .addNode("a", () => ({ log: ["a"] }))
