@@ -50,8 +50,6 @@ export interface LangGraphPregel extends LangGraphGraph {
 
 /** Options of `fromLangGraph`. */
 export interface FromLangGraphOptions {
-  /** Graph name reported by `getGraph()` (default: the graph's `name`). */
-  name?: string;
   /**
    * The item store nodes reach as `config.store` / `getStore()` (LangGraph's `BaseStore`, over
    * agentdock's item store). A run's `items` (the runtime's item store) takes precedence.
@@ -96,7 +94,6 @@ const toInterrupt = (i: Any): Interrupt => ({ id: String(i?.id ?? ""), value: to
 /** The LangGraph.js graph, as the runtime's `CompiledGraph`. */
 export class LangGraphAdapter implements CompiledGraph {
   readonly nodeNames: readonly string[];
-  private readonly name: string | undefined;
   private readonly items: ItemStoreLike | undefined;
 
   constructor(
@@ -104,21 +101,18 @@ export class LangGraphAdapter implements CompiledGraph {
     options: FromLangGraphOptions = {},
   ) {
     this.nodeNames = Object.keys(graph.nodes).filter((n) => n !== START);
-    this.name = options.name ?? graph.name;
     this.items = options.items;
   }
 
+  /** A config addressing the thread (at a checkpoint) with a saver over `store` lent to the graph. */
   private config(store: CheckpointStore, threadId: string, extra: { checkpointId?: string; metadata?: Record<string, unknown> } = {}) {
     const saver = new AgentdockSaver(store, extra.metadata ? { metadata: extra.metadata } : {});
     return {
-      saver,
-      config: {
-        configurable: {
-          thread_id: threadId,
-          checkpoint_ns: "",
-          ...(extra.checkpointId !== undefined ? { checkpoint_id: extra.checkpointId } : {}),
-          [CHECKPOINTER]: saver,
-        },
+      configurable: {
+        thread_id: threadId,
+        checkpoint_ns: "",
+        ...(extra.checkpointId !== undefined ? { checkpoint_id: extra.checkpointId } : {}),
+        [CHECKPOINTER]: saver,
       },
     };
   }
@@ -216,7 +210,7 @@ export class LangGraphAdapter implements CompiledGraph {
       }
     }
     if (!state) return;
-    const { config } = this.config(state.store, state.threadId, state.checkpointId !== undefined ? { checkpointId: state.checkpointId } : {});
+    const config = this.config(state.store, state.threadId, state.checkpointId !== undefined ? { checkpointId: state.checkpointId } : {});
     if (state.checkpointId !== undefined && !(await state.store.getCheckpoint({ thread_id: state.threadId, checkpoint_id: state.checkpointId }))) {
       throw notFound(`agentdock: checkpoint ${state.checkpointId} of thread ${state.threadId} not found.`);
     }
@@ -236,7 +230,7 @@ export class LangGraphAdapter implements CompiledGraph {
   }
 
   async getState(store: CheckpointStore, threadId: string, options?: { checkpointId?: string; subgraphs?: boolean }): Promise<StateSnapshot> {
-    const { config } = this.config(store, threadId, options?.checkpointId !== undefined ? { checkpointId: options.checkpointId } : {});
+    const config = this.config(store, threadId, options?.checkpointId !== undefined ? { checkpointId: options.checkpointId } : {});
     if (options?.checkpointId !== undefined && !(await store.getCheckpoint({ thread_id: threadId, checkpoint_id: options.checkpointId }))) {
       throw notFound(`agentdock: checkpoint ${options.checkpointId} of thread ${threadId} not found.`);
     }
@@ -247,7 +241,7 @@ export class LangGraphAdapter implements CompiledGraph {
     const out: StateSnapshot[] = [];
     let limit = options.limit;
     let before = options.before;
-    const { config } = this.config(store, threadId);
+    const config = this.config(store, threadId);
     for (const id of [options.before, options.checkpointId]) {
       if (id !== undefined && !(await store.getCheckpoint({ thread_id: threadId, checkpoint_id: id }))) {
         throw notFound(`agentdock: checkpoint ${id} of thread ${threadId} not found.`);
@@ -278,7 +272,7 @@ export class LangGraphAdapter implements CompiledGraph {
   }
 
   async bulkUpdateState(store: CheckpointStore, threadId: string, supersteps: Superstep[], options: UpdateStateOptions): Promise<CheckpointRef> {
-    const { config } = this.config(store, threadId, {
+    const config = this.config(store, threadId, {
       ...(options.checkpointId !== undefined ? { checkpointId: options.checkpointId } : {}),
       ...(options.metadata ? { metadata: options.metadata } : {}),
     });
