@@ -153,6 +153,8 @@ export interface ExecuteOptions {
   itemStore?: ItemStore;
   /** The checkpoint namespace to run in; `""` (the root graph) by default. */
   checkpointNs?: string;
+  /** Also emit the events of subgraphs (with their namespace); root events only otherwise. */
+  streamSubgraphs?: boolean;
   /** @internal Set by a parent graph running this graph as a subgraph. */
   parent?: SubgraphParent;
 }

@@ -259,6 +259,7 @@ export class Executor {
           streamModes: shaper.modes,
           emit: shaper.emit,
           ...(core.itemStore ? { itemStore: core.itemStore } : {}),
+          streamSubgraphs: run.kwargs.subgraphs === true,
         });
       }
     } catch (err) {

@@ -9,12 +9,13 @@
 import { invalidInput } from "../errors.js";
 import type { CompiledGraph, RunnableConfig } from "../graph/types.js";
 import type { ThreadRecord } from "../types.js";
+import { isCompiledGraph, isLangGraphGraph, toCompiledGraph, type HostedGraph } from "./graph-port.js";
 
 /** A graph built per use from the config of that use (a run, a state read, a schema request). */
-export type GraphFactory = (config: RunnableConfig) => CompiledGraph | PromiseLike<CompiledGraph>;
+export type GraphFactory = (config: RunnableConfig) => HostedGraph | PromiseLike<HostedGraph>;
 
 /** What `createRuntime({ graphs })` accepts for one graph id. */
-export type GraphEntry = CompiledGraph | PromiseLike<CompiledGraph> | GraphFactory;
+export type GraphEntry = HostedGraph | PromiseLike<HostedGraph> | GraphFactory;
 
 /** A registered graph once its promise (if any) settled: compiled, or a factory. */
 export type ResolvedEntry = { kind: "compiled"; graph: CompiledGraph } | { kind: "factory"; factory: GraphFactory };
@@ -22,9 +23,13 @@ export type ResolvedEntry = { kind: "compiled"; graph: CompiledGraph } | { kind:
 const isThenable = (v: unknown): v is PromiseLike<unknown> =>
   (typeof v === "object" || typeof v === "function") && v !== null && typeof (v as { then?: unknown }).then === "function";
 
-/** The value as a compiled graph, or undefined when it is none. */
-export function compiledGraphOf(value: unknown): CompiledGraph | undefined {
-  if (typeof value === "object" && value !== null && typeof (value as { execute?: unknown }).execute === "function") return value as CompiledGraph;
+/**
+ * The value as the graph the runtime drives: an agentdock graph as is, a LangGraph.js graph or
+ * agent through its adapter (graph-port.ts); undefined when it is neither.
+ */
+async function compiledGraphOf(graphId: string, value: unknown): Promise<CompiledGraph | undefined> {
+  if (isCompiledGraph(value)) return value;
+  if (isLangGraphGraph(value)) return toCompiledGraph(graphId, value);
   return undefined;
 }
 
@@ -49,7 +54,7 @@ export async function resolveEntries(graphs: Record<string, unknown>): Promise<M
         throw invalidInput(`agentdock: the promise of graph "${id}" rejected: ${err instanceof Error ? err.message : String(err)}`);
       }
     }
-    const compiled = compiledGraphOf(value);
+    const compiled = await compiledGraphOf(id, value);
     if (compiled) out.set(id, { kind: "compiled", graph: compiled });
     else if (typeof value === "function") out.set(id, { kind: "factory", factory: value as GraphFactory });
     else bad.push(id);
@@ -67,7 +72,7 @@ export async function instantiate(graphId: string, entry: ResolvedEntry, config:
   if (entry.kind === "compiled") return entry.graph;
   let made: unknown = entry.factory(config);
   if (isThenable(made)) made = await made;
-  const compiled = compiledGraphOf(made);
+  const compiled = await compiledGraphOf(graphId, made);
   if (!compiled) throw notAGraph(graphId, "(what its factory returned)");
   return compiled;
 }

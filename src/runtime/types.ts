@@ -506,7 +506,8 @@ export interface WebhookOptions {
 
 export interface CreateRuntimeOptions {
   /**
-   * Graph id -> compiled graph, a promise of one (awaited by `createRuntime`), or a factory
+   * Graph id -> compiled graph (agentdock's `StateGraph(...).compile()`, or a compiled LangGraph.js
+   * graph or `createAgent` agent: D23), a promise of one (awaited by `createRuntime`), or a factory
    * `(config) => graph` called with each run's merged config (and with the thread's or the
    * assistant's config for state reads and schemas). Every graph gets a default assistant (D5).
    */
