@@ -6,6 +6,8 @@ export type {
   ExternalChange,
   ListCheckpointsOptions,
   PendingWrite,
+  RunClaim,
+  RunClaimResult,
   Store,
   StoreCapabilities,
   StoredCheckpoint,
@@ -13,3 +15,4 @@ export type {
   WriteOp,
 } from "./types.js";
 export { memoryStore, MemoryStore, MemoryData } from "./memory.js";
+export { claimRun } from "./claim.js";

@@ -32,6 +32,9 @@ import type {
   PendingWrite,
   RunQuery,
   Store,
+  RunClaim,
+  RunClaimResult,
+  StoreCapabilities,
   StoredCheckpoint,
   StoredDoc,
   ThreadExpectation,
@@ -61,6 +64,15 @@ export interface PostgresStoreOptions {
   eventRetentionMs?: number;
   /** How often ended run event logs are pruned. Default 60 s. */
   pruneEveryMs?: number;
+  /**
+   * Whose clock judges lease expiry. `database` (default): PostgreSQL's `clock_timestamp()`, so
+   * processes with skewed clocks cannot take each other's live leases; a lease's duration is
+   * `expires_at - now` of the op that wrote it, and leases read back carry `expires_at` on the
+   * reader's clock (estimated from the `now` it last passed). `caller`: the `now` of each
+   * expectation and query, as in the other stores (tests that drive lease expiry with an injected
+   * clock, D19). Every process on one database should use the same setting.
+   */
+  leaseClock?: "database" | "caller";
 }
 
 type Row = Record<string, unknown>;
@@ -141,7 +153,7 @@ const num = (v: unknown) => (typeof v === "number" ? v : Number(v));
 /** The PostgreSQL `Store`. Create it with {@link postgresStore}. */
 export class PostgresStore implements Store {
   readonly kind = "postgres";
-  readonly capabilities = { persistent: true, shared: true };
+  readonly capabilities: StoreCapabilities;
   readonly events: PgRunEvents;
   readonly schema: string;
   /** The NOTIFY channel of this schema. */
@@ -162,6 +174,10 @@ export class PostgresStore implements Store {
   /** (thread, ns) -> the arrays of the last checkpoint put there (only committed puts). */
   private readonly lastPut = new Map<string, PutArrays>();
   private notifySeq = 0;
+  /** Judge leases at the database's clock (see `leaseClock`). */
+  private readonly dbClock: boolean;
+  /** The caller's clock minus `Date.now()`, learned from the last `now` passed (database lease clock). */
+  private callerOffset = 0;
   /** Statement text -> prepared statement name (the fixed statements of commits and point reads). */
   private readonly names = new Map<string, string>();
 
@@ -181,6 +197,8 @@ export class PostgresStore implements Store {
     this.s = quoteIdent(this.schema);
     this.channel = `agentdock_${this.schema}`;
     this.ownPool = !options.pool;
+    this.dbClock = (options.leaseClock ?? "database") === "database";
+    this.capabilities = { persistent: true, shared: true, leaseClock: this.dbClock ? "store" : "caller" };
     this.poolInstance = options.pool;
     this.events = new PgRunEvents(() => this.pool, this.s, this.channel, {
       pollMs: options.eventPollMs ?? 1000,
@@ -598,7 +616,7 @@ export class PostgresStore implements Store {
       // One conditional UPDATE (the queue position is kept).
       res = await this.q(
         c,
-        `UPDATE ${s}.runs SET assistant_id = $3, status = $4, created_at = $5, doc = $6::json
+        `UPDATE ${s}.runs SET assistant_id = $3, status = $4, created_at = $5, doc = $6::json, updated_at = NULL
           WHERE run_id = $1 AND thread_id = $2 AND ($7::text[] IS NULL OR status = ANY($7::text[]))`,
         [...params, e.status ? [...e.status] : null],
       );
@@ -608,7 +626,7 @@ export class PostgresStore implements Store {
       res = await this.q(
         c,
         `${insert} ON CONFLICT (run_id) DO UPDATE SET assistant_id = EXCLUDED.assistant_id, status = EXCLUDED.status,
-           created_at = EXCLUDED.created_at, doc = EXCLUDED.doc WHERE ${s}.runs.thread_id = EXCLUDED.thread_id`,
+           created_at = EXCLUDED.created_at, doc = EXCLUDED.doc, updated_at = NULL WHERE ${s}.runs.thread_id = EXCLUDED.thread_id`,
         params,
       );
     }
@@ -618,35 +636,67 @@ export class PostgresStore implements Store {
     }
   }
 
+  /** The caller's clock now, as last learned (database lease clock). */
+  private callerNow(learned?: number): number {
+    if (learned !== undefined) this.callerOffset = learned - Date.now();
+    return Date.now() + this.callerOffset;
+  }
+
   private async putLease(c: PoolClient, op: Extract<WriteOp, { op: "lease.put" }>): Promise<void> {
     const { key, owner, expires_at, data } = op.lease;
     const s = this.s;
-    const params: unknown[] = [key, owner, expires_at, JSON.stringify(data ?? {})];
-    const insert = `INSERT INTO ${s}.leases (key, owner, expires_at, data) VALUES ($1, $2, $3, $4::json)`;
-    const set = `owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at, data = EXCLUDED.data`;
+    const now = op.expect ? op.expect.now : this.callerNow();
+    if (op.expect && this.dbClock) this.callerNow(now);
+    // $5: the caller's now; the expiry on the database's clock is its duration from clock_timestamp().
+    const params: unknown[] = [key, owner, expires_at, JSON.stringify(data ?? {}), now];
+    const insert = `INSERT INTO ${s}.leases (key, owner, expires_at, expires_db, data)
+                    VALUES ($1, $2, $3, clock_timestamp() + ($3::bigint - $5::bigint) * interval '1 millisecond', $4::json)`;
+    const set = `owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at, expires_db = EXCLUDED.expires_db, data = EXCLUDED.data`;
     if (!op.expect) {
       await this.q(c, `${insert} ON CONFLICT (key) DO UPDATE SET ${set}`, params);
       return;
     }
-    const now = op.expect.now;
+    const expired = this.dbClock ? `expires_db < clock_timestamp()` : `expires_at < $5`;
     let res;
     if (op.expect.state === "free") {
-      // Taken only if absent or expired as of `now`; a concurrent taker waits for us, then sees it live.
-      res = await this.q(c, `${insert} ON CONFLICT (key) DO UPDATE SET ${set} WHERE ${s}.leases.expires_at < $5`, [...params, now]);
+      // Taken only if absent or expired; a concurrent taker waits for us, then sees it live.
+      res = await this.q(c, `${insert} ON CONFLICT (key) DO UPDATE SET ${set} WHERE ${s}.leases.${expired}`, params);
     } else {
-      res = await this.q(c, `UPDATE ${s}.leases SET owner = $2, expires_at = $3, data = $4::json WHERE key = $1 AND owner = $2 AND expires_at >= $5`, [
-        ...params,
-        now,
-      ]);
+      res = await this.q(
+        c,
+        `UPDATE ${s}.leases SET owner = $2, expires_at = $3, expires_db = clock_timestamp() + ($3::bigint - $5::bigint) * interval '1 millisecond', data = $4::json
+          WHERE key = $1 AND owner = $2 AND NOT (${expired})`,
+        params,
+      );
     }
     if (res.rowCount === 0) {
-      const { rows } = await this.q<{ owner: string; expires_at: string }>(c, `SELECT owner, expires_at FROM ${s}.leases WHERE key = $1`, [key]);
+      const { rows } = this.dbClock
+        ? await this.q<{ owner: string; live: boolean }>(c, `SELECT owner, expires_db >= clock_timestamp() AS live FROM ${s}.leases WHERE key = $1`, [key])
+        : await this.q<{ owner: string; live: boolean }>(c, `SELECT owner, expires_at >= $2 AS live FROM ${s}.leases WHERE key = $1`, [key, now]);
       const cur = rows[0];
-      const live = cur !== undefined && num(cur.expires_at) >= now;
       throw conflict(
-        `${describeOp(op)}: expected it ${op.expect.state === "free" ? "free" : `held by ${owner}`}, ` +
-          (live ? `held by ${cur.owner} until ${cur.expires_at}` : "it is free"),
+        `${describeOp(op)}: expected it ${op.expect.state === "free" ? "free" : `held by ${owner}`}, ` + (cur?.live ? `held by ${cur.owner}` : "it is free"),
       );
+    }
+  }
+
+  async claimRun(claim: RunClaim): Promise<RunClaimResult> {
+    if (this.dbClock) this.callerNow(claim.now);
+    const { rows } = await this.q<{ outcome: RunClaimResult["outcome"]; doc: RunRecord | null; not_before: number | null }>(
+      this.pool,
+      `SELECT outcome, doc, not_before FROM ${this.s}.claim_run($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [claim.thread_id, claim.key, claim.owner, claim.now, claim.expires_at, this.dbClock, [...claim.graph_ids], claim.updated_at],
+    );
+    const row = rows[0]!;
+    switch (row.outcome) {
+      case "claimed":
+        return { outcome: "claimed", run: { ...row.doc!, status: "running", updated_at: claim.updated_at } };
+      case "stopped":
+        return { outcome: "stopped", run: row.doc! };
+      case "later":
+        return { outcome: "later", not_before: num(row.not_before) };
+      default:
+        return { outcome: "none" };
     }
   }
 
@@ -933,9 +983,17 @@ export class PostgresStore implements Store {
     return rows[0]!.n;
   }
 
+  /** A run row: its `status` (and `updated_at`, when a claim set it) override the document's. */
+  private toRun(row: Row): RunRecord {
+    const doc = row.doc as RunRecord;
+    doc.status = row.status as RunRecord["status"];
+    if (row.updated_at !== null && row.updated_at !== undefined) doc.updated_at = row.updated_at as string;
+    return doc;
+  }
+
   async getRun(runId: string): Promise<RunRecord | undefined> {
-    const { rows } = await this.q(this.pool, `SELECT doc FROM ${this.s}.runs WHERE run_id = $1`, [runId]);
-    return rows[0]?.doc as RunRecord | undefined;
+    const { rows } = await this.q(this.pool, `SELECT doc, status, updated_at FROM ${this.s}.runs WHERE run_id = $1`, [runId]);
+    return rows[0] ? this.toRun(rows[0]) : undefined;
   }
 
   private runWhere(q: RunQuery, ps: Params): string {
@@ -958,8 +1016,8 @@ export class PostgresStore implements Store {
       (q.sortBy ?? "created_at") === "queue"
         ? `queue_seq ${dir(q.sortOrder, "asc")}`
         : `created_at ${dir(q.sortOrder, "desc")}, run_id ${dir(q.sortOrder, "desc")}`;
-    const { rows } = await this.pool.query(`SELECT doc FROM ${this.s}.runs${w} ORDER BY ${order}${page(ps, q)}`, ps.values);
-    return rows.map((r) => r.doc as RunRecord);
+    const { rows } = await this.pool.query(`SELECT doc, status, updated_at FROM ${this.s}.runs${w} ORDER BY ${order}${page(ps, q)}`, ps.values);
+    return rows.map((r) => this.toRun(r));
   }
 
   async countRuns(q: RunQuery): Promise<number> {
@@ -973,20 +1031,28 @@ export class PostgresStore implements Store {
     return rows[0]?.doc as CancelRequest | undefined;
   }
 
+  /** Lease columns; `remaining`: ms until it expires on the database's clock. */
+  private readonly leaseCols = `key, owner, expires_at, data, (extract(epoch FROM expires_db - clock_timestamp()) * 1000)::float8 AS remaining`;
+
   private toLease(row: Row): Lease {
-    return { key: row.key as string, owner: row.owner as string, expires_at: num(row.expires_at), data: row.data as Record<string, unknown> };
+    // On the database's clock, `expires_at` is told on the reader's clock (its remaining time from now).
+    const expires = this.dbClock ? Math.round(this.callerNow() + num(row.remaining)) : num(row.expires_at);
+    return { key: row.key as string, owner: row.owner as string, expires_at: expires, data: row.data as Record<string, unknown> };
   }
 
   async getLease(key: string): Promise<Lease | undefined> {
-    const { rows } = await this.q(this.pool, `SELECT key, owner, expires_at, data FROM ${this.s}.leases WHERE key = $1`, [key]);
+    const { rows } = await this.q(this.pool, `SELECT ${this.leaseCols} FROM ${this.s}.leases WHERE key = $1`, [key]);
     return rows[0] ? this.toLease(rows[0]) : undefined;
   }
 
   async expiredLeases(prefix: string, now: number, limit?: number): Promise<Lease[]> {
     const ps = new Params();
+    if (this.dbClock) this.callerNow(now);
+    const cond = this.dbClock ? `expires_db < clock_timestamp()` : `expires_at < ${ps.p(now)}`;
+    const order = this.dbClock ? `expires_db, key` : `expires_at, key`;
     const { rows } = await this.pool.query(
-      `SELECT key, owner, expires_at, data FROM ${this.s}.leases
-        WHERE expires_at < ${ps.p(now)} AND starts_with(key, ${ps.p(prefix)}) ORDER BY expires_at, key${page(ps, { limit })}`,
+      `SELECT ${this.leaseCols} FROM ${this.s}.leases
+        WHERE ${cond} AND starts_with(key, ${ps.p(prefix)}) ORDER BY ${order}${page(ps, { limit })}`,
       ps.values,
     );
     return rows.map((r) => this.toLease(r));
