@@ -151,6 +151,10 @@ function migrations(s: string): string[][] {
       // A claim marks a run running without rewriting its document: `status` (always) and
       // `updated_at` (when set) of the row override the document's.
       `ALTER TABLE ${s}.runs ADD COLUMN updated_at text`,
+      // Checkpoint metadata and pending writes written from version 2 on are shared (./share.ts):
+      // objects that are items of the thread's list logs are references. Older rows are plain.
+      `ALTER TABLE ${s}.checkpoints ADD COLUMN shared boolean NOT NULL DEFAULT false`,
+      `ALTER TABLE ${s}.cp_writes ADD COLUMN shared boolean NOT NULL DEFAULT false`,
       claimFunction(s),
     ],
   ];

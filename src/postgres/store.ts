@@ -20,7 +20,7 @@ import { createHash } from "node:crypto";
 import pg from "pg";
 import type { Pool, PoolClient, Notification } from "pg";
 import { AgentdockError, conflict, invalidInput, notFound } from "../errors.js";
-import { checkJson, jsonEqual } from "../json.js";
+import { checkJson, contains, jsonEqual } from "../json.js";
 import type {
   AssistantQuery,
   AssistantVersionQuery,
@@ -46,6 +46,7 @@ import { PgRunEvents } from "./events.js";
 import { migrate, quoteIdent } from "./schema.js";
 import { authWhere, dir, page, Params, where } from "./sql.js";
 import { TopicListeners, describeOp } from "../persistence/common.js";
+import { indexItems, needs, reshare, resolve, share, type ItemIndex } from "./share.js";
 
 export interface PostgresStoreOptions {
   /** `postgres://user:password@host:port/database`; or give `pool`. */
@@ -87,6 +88,8 @@ interface ArrayRef {
 interface PutArrays {
   id: string;
   arrays: Map<string, { log: number; n: number; items: readonly unknown[] }>;
+  /** Writes this store recorded on the checkpoint since (task -> their sequence number and shared writes). */
+  writes?: Map<string, { seq: number; writes: readonly PendingWrite[] }>;
 }
 
 const sameItem = (a: unknown, b: unknown) => a === b || jsonEqual(a, b);
@@ -458,16 +461,27 @@ export class PostgresStore implements Store {
       case "writes.put": {
         const ns = op.checkpoint_ns ?? "";
         // One statement: the checkpoint must exist (locked against a concurrent delete), then the task's writes are replaced.
-        const r = await this.q<{ found: boolean }>(
+        // Stored shared (escaped only: what they wrote is in no log yet; the next checkpoint shares them again).
+        const writes = share(op.writes, new Map()) as PendingWrite[];
+        const r = await this.q<{ found: boolean; seq: string | null }>(
           c,
           `WITH cp AS (SELECT 1 FROM ${s}.checkpoints WHERE thread_id = $1 AND ns = $2 AND checkpoint_id = $3 FOR SHARE),
                 d AS (DELETE FROM ${s}.cp_writes WHERE thread_id = $1 AND ns = $2 AND checkpoint_id = $3 AND task_id = $4 AND EXISTS (SELECT 1 FROM cp)),
-                ins AS (${this.insertWritesSql("$1", "$2", "$3", "$5")} WHERE EXISTS (SELECT 1 FROM cp))
-           SELECT EXISTS (SELECT 1 FROM cp) AS found`,
-          [op.thread_id, ns, op.checkpoint_id, op.task_id, JSON.stringify(op.writes)],
+                ins AS (${this.insertWritesSql("$1", "$2", "$3", "$5")} WHERE EXISTS (SELECT 1 FROM cp) RETURNING seq)
+           SELECT EXISTS (SELECT 1 FROM cp) AS found, (SELECT max(seq) FROM ins) AS seq`,
+          [op.thread_id, ns, op.checkpoint_id, op.task_id, JSON.stringify(writes)],
         );
         if (!r.rows[0]?.found) {
           throw notFound(`writes for checkpoint ${op.checkpoint_id} (namespace "${ns}") of thread ${op.thread_id}: no such checkpoint`);
+        }
+        const key = `${op.thread_id}\u0000${ns}`;
+        const last = staged.get(key) ?? this.lastPut.get(key);
+        if (last && last.id === op.checkpoint_id) {
+          const seq = r.rows[0].seq;
+          const tasks = new Map(last.writes);
+          if (seq === null) tasks.delete(op.task_id);
+          else tasks.set(op.task_id, { seq: num(seq), writes });
+          staged.set(key, { ...last, writes: tasks });
         }
         return;
       }
@@ -514,8 +528,8 @@ export class PostgresStore implements Store {
   /** An INSERT of pending writes from a JSON array parameter, in order, under one new sequence number. */
   private insertWritesSql(thread: string, ns: string, cp: string, writes: string): string {
     const s = this.s;
-    return `INSERT INTO ${s}.cp_writes (thread_id, ns, checkpoint_id, task_id, seq, idx, channel, value)
-            SELECT ${thread}, ${ns}, ${cp}, w.v ->> 0, q.n, w.i, w.v ->> 1, COALESCE(w.v -> 2, 'null'::json)
+    return `INSERT INTO ${s}.cp_writes (thread_id, ns, checkpoint_id, task_id, seq, idx, channel, value, shared)
+            SELECT ${thread}, ${ns}, ${cp}, w.v ->> 0, q.n, w.i, w.v ->> 1, COALESCE(w.v -> 2, 'null'::json), true
               FROM (SELECT nextval('${s}.write_seq') AS n) q, json_array_elements(${writes}::json) WITH ORDINALITY AS w(v, i)`;
   }
 
@@ -747,7 +761,9 @@ export class PostgresStore implements Store {
     const threadId = input.thread_id;
     const ns = input.checkpoint_ns ?? "";
     const values = input.checkpoint.channel_values;
+    const cacheKey = `${threadId}\u0000${ns}`;
     const parent = input.parent_checkpoint_id === null ? undefined : await this.parentArrays(c, threadId, ns, input.parent_checkpoint_id, staged);
+    const index: ItemIndex = new Map();
     const stored: Record<string, unknown> = {};
     const refs: Record<string, [number, number]> = {};
     const arrays = new Map<string, { log: number; n: number; items: readonly unknown[] }>();
@@ -792,63 +808,110 @@ export class PostgresStore implements Store {
       refs[channel] = [ref.log, ref.n];
       arrays.set(channel, { log: ref.log, n: ref.n, items: v });
       anyRef = true;
+      // The items this checkpoint appended (a new log's are all new): what its step wrote.
+      indexItems(index, ref.log, v, p && p.log === ref.log ? p.n : 0);
     }
-    const checkpoint = { ...input.checkpoint, channel_values: stored };
-    await this.q(c, 
+    // The id is the row's key; metadata and pending writes refer to the items appended here.
+    const { id: _id, ...rest } = input.checkpoint;
+    const checkpoint = { ...rest, channel_values: stored };
+    const metadata = share(input.metadata ?? {}, index);
+    const pending = share(input.pending_writes, index) as PendingWrite[];
+    // The parent's pending writes (recorded by this store) wrote what this checkpoint appended: share them again.
+    const re: { task: string[]; seq: number[]; idx: number[]; value: string[] } = { task: [], seq: [], idx: [], value: [] };
+    const parentWrites = input.parent_checkpoint_id === null ? undefined : (staged.get(cacheKey) ?? this.lastPut.get(cacheKey));
+    if (index.size && parentWrites?.id === input.parent_checkpoint_id && parentWrites.writes) {
+      for (const [task, { seq, writes }] of parentWrites.writes) {
+        writes.forEach((w, i) => {
+          const changed = { hit: false };
+          const value = reshare(w[2], index, changed);
+          if (!changed.hit) return;
+          re.task.push(task);
+          re.seq.push(seq);
+          re.idx.push(i + 1);
+          re.value.push(JSON.stringify(value));
+        });
+      }
+    }
+    const params: unknown[] = [
+      threadId,
+      ns,
+      input.checkpoint.id,
+      input.parent_checkpoint_id,
+      JSON.stringify(metadata),
+      JSON.stringify(checkpoint),
+      anyRef ? JSON.stringify(refs) : null,
+    ];
+    let extra = "";
+    if (re.task.length) {
+      // Only rows still holding what this store recorded (the same sequence number).
+      extra += `, rs AS (UPDATE ${s}.cp_writes w SET value = u.v::json FROM unnest(${params.push(re.task) && `$${params.length}`}::text[],
+                   ${params.push(re.seq) && `$${params.length}`}::bigint[], ${params.push(re.idx) && `$${params.length}`}::int[],
+                   ${params.push(re.value) && `$${params.length}`}::text[]) AS u(t, q, i, v)
+                 WHERE w.thread_id = $1 AND w.ns = $2 AND w.checkpoint_id = $4 AND w.task_id = u.t AND w.seq = u.q AND w.idx = u.i AND w.shared)`;
+    }
+    let tail = "SELECT 1";
+    if (pending.length) {
+      params.push(JSON.stringify(pending));
+      tail = this.insertWritesSql("$1", "$2", "$3", `$${params.length}`);
+    }
+    await this.q(
+      c,
       `WITH w AS (DELETE FROM ${s}.cp_writes WHERE thread_id = $1 AND ns = $2 AND checkpoint_id = $3),
-            cp AS (INSERT INTO ${s}.checkpoints (thread_id, ns, checkpoint_id, seq, parent_id, metadata, checkpoint, refs)
-                   VALUES ($1, $2, $3, nextval('${s}.cp_seq'), $4, $5::jsonb, $6::json, $7::json)
+            cp AS (INSERT INTO ${s}.checkpoints (thread_id, ns, checkpoint_id, seq, parent_id, metadata, checkpoint, refs, shared)
+                   VALUES ($1, $2, $3, nextval('${s}.cp_seq'), $4, $5::jsonb, $6::json, $7::json, true)
                    ON CONFLICT (thread_id, ns, checkpoint_id) DO UPDATE SET parent_id = EXCLUDED.parent_id, metadata = EXCLUDED.metadata,
-                     checkpoint = EXCLUDED.checkpoint, refs = EXCLUDED.refs)
-       ${input.pending_writes.length ? this.insertWritesSql("$1", "$2", "$3", "$8") : "SELECT 1"}`,
-      [
-        threadId,
-        ns,
-        input.checkpoint.id,
-        input.parent_checkpoint_id,
-        JSON.stringify(input.metadata ?? {}),
-        JSON.stringify(checkpoint),
-        anyRef ? JSON.stringify(refs) : null,
-        ...(input.pending_writes.length ? [JSON.stringify(input.pending_writes)] : []),
-      ],
+                     checkpoint = EXCLUDED.checkpoint, refs = EXCLUDED.refs, shared = true)${extra}
+       ${tail}`,
+      params,
     );
-    staged.set(`${threadId}\u0000${ns}`, { id: input.checkpoint.id, arrays });
+    staged.set(cacheKey, { id: input.checkpoint.id, arrays });
   }
 
   private checkpointSelect(): string {
     const s = this.s;
-    return `SELECT c.thread_id, c.ns, c.checkpoint_id, c.parent_id, c.metadata, c.checkpoint, c.refs,
-              (SELECT json_agg(json_build_array(w.task_id, w.channel, w.value) ORDER BY w.seq, w.idx) FROM ${s}.cp_writes w
+    return `SELECT c.thread_id, c.ns, c.checkpoint_id, c.parent_id, c.metadata, c.checkpoint, c.refs, c.shared,
+              (SELECT json_agg(json_build_array(w.task_id, w.channel, w.value, w.shared) ORDER BY w.seq, w.idx) FROM ${s}.cp_writes w
                 WHERE w.thread_id = c.thread_id AND w.ns = c.ns AND w.checkpoint_id = c.checkpoint_id) AS writes
               FROM ${s}.checkpoints c`;
   }
 
+  /** The log items a checkpoint row needs: its array channels' and those its shared values refer to. */
+  private rowNeeds(row: Row, out: Map<number, number>): Map<number, number> {
+    const r = row.refs as Record<string, [number | string, number]> | null;
+    if (r) for (const [log, n] of Object.values(r)) out.set(num(log), Math.max(out.get(num(log)) ?? 0, n));
+    if (row.shared) needs(row.metadata, out);
+    for (const w of (row.writes as Array<[string, string, unknown, boolean]> | null) ?? []) if (w[3]) needs(w[2], out);
+    return out;
+  }
+
   /** Rows of `checkpointSelect` -> checkpoints, their arrays read in one more query. */
   private async toCheckpoints(threadId: string, rows: Row[]): Promise<StoredCheckpoint[]> {
-    const refs: ArrayRef[] = [];
-    for (const row of rows) {
-      const r = row.refs as Record<string, [number | string, number]> | null;
-      if (r) for (const [log, n] of Object.values(r)) refs.push({ log: num(log), n });
-    }
-    const items = refs.length ? await this.loadRefs(this.pool, threadId, refs) : new Map<number, unknown[]>();
+    const want = new Map<number, number>();
+    for (const row of rows) this.rowNeeds(row, want);
+    const items = want.size ? await this.loadRefs(this.pool, threadId, [...want].map(([log, n]) => ({ log, n }))) : new Map<number, unknown[]>();
     return rows.map((row) => this.assemble(row, items));
   }
 
-  /** A checkpoint row with its arrays put back from the items of their logs. */
+  /** A checkpoint row with its arrays put back from the items of their logs, and its shared values resolved. */
   private assemble(row: Row, items: Map<number, unknown[]>): StoredCheckpoint {
-    const cp = row.checkpoint as StoredCheckpoint["checkpoint"];
+    const stored = row.checkpoint as Record<string, unknown>;
+    // Schema 2 leaves the id (the row's key) out of the stored checkpoint.
+    const cp = ("id" in stored ? stored : { v: stored.v, id: row.checkpoint_id, ...stored }) as unknown as StoredCheckpoint["checkpoint"];
     const r = row.refs as Record<string, [number | string, number]> | null;
     if (r) {
       const values = cp.channel_values;
       for (const [channel, [log, n]] of Object.entries(r)) values[channel] = (items.get(num(log)) ?? []).slice(0, n);
     }
+    const writes = ((row.writes as Array<[string, string, unknown, boolean?]> | null) ?? []).map(
+      ([task, channel, value, shared]): PendingWrite => [task, channel, shared ? resolve(value, items) : value],
+    );
     return {
       thread_id: row.thread_id as string,
       checkpoint_ns: row.ns as string,
       checkpoint: cp,
-      metadata: row.metadata as StoredCheckpoint["metadata"],
+      metadata: (row.shared ? resolve(row.metadata, items) : row.metadata) as StoredCheckpoint["metadata"],
       parent_checkpoint_id: (row.parent_id as string | null) ?? null,
-      pending_writes: (row.writes as PendingWrite[] | null) ?? [],
+      pending_writes: writes,
     };
   }
 
@@ -865,12 +928,17 @@ export class PostgresStore implements Store {
         : await this.q(this.pool, `${select} WHERE c.thread_id = $1 AND c.ns = $2 AND c.checkpoint_id = $3`, [key.thread_id, ns, key.checkpoint_id]);
     const row = rows[0];
     if (!row) return undefined;
-    const items = new Map<number, unknown[]>();
+    let items = new Map<number, unknown[]>();
     for (const [log, , part] of (row.chunks as Array<[number | string, number, unknown[]]> | null) ?? []) {
       const id = num(log);
       let list = items.get(id);
       if (!list) items.set(id, (list = []));
       for (const item of part) list.push(item);
+    }
+    // Pending writes shared with what a child checkpoint appended refer past this row's items.
+    const want = this.rowNeeds(row, new Map());
+    if ([...want].some(([log, n]) => (items.get(log)?.length ?? 0) < n)) {
+      items = await this.loadRefs(this.pool, key.thread_id, [...want].map(([log, n]) => ({ log, n })));
     }
     return this.assemble(row, items);
   }
@@ -883,9 +951,18 @@ export class PostgresStore implements Store {
     if (options.before !== undefined) {
       parts.push(`c.seq < (SELECT b.seq FROM ${this.s}.checkpoints b WHERE b.thread_id = ${t} AND b.ns = ${ns} AND b.checkpoint_id = ${ps.p(options.before)})`);
     }
-    if (options.filter) parts.push(`c.metadata @> ${ps.jsonb(options.filter)}`);
-    const { rows } = await this.pool.query(`${this.checkpointSelect()}${where(parts)} ORDER BY c.seq DESC${page(ps, { limit: options.limit })}`, ps.values);
-    return this.toCheckpoints(threadId, rows);
+    // `writes` of shared metadata hold references: a filter on it is judged on the read checkpoints.
+    const { writes: _w, ...sqlFilter } = options.filter ?? {};
+    const inJs = options.filter !== undefined && Object.hasOwn(options.filter, "writes");
+    if (options.filter) parts.push(`c.metadata @> ${ps.jsonb(sqlFilter)}`);
+    const { rows } = await this.pool.query(
+      `${this.checkpointSelect()}${where(parts)} ORDER BY c.seq DESC${inJs ? "" : page(ps, { limit: options.limit })}`,
+      ps.values,
+    );
+    const out = await this.toCheckpoints(threadId, rows);
+    if (!inJs) return out;
+    const hit = out.filter((cp) => contains(cp.metadata, options.filter));
+    return options.limit === undefined ? hit : hit.slice(0, Math.max(0, Math.floor(options.limit)));
   }
 
   async listCheckpointNamespaces(threadId: string): Promise<string[]> {
