@@ -98,8 +98,9 @@ export function needs(value: unknown, out: Map<number, number>): Map<number, num
   return out;
 }
 
-/** The plain value of a shared one (the items of `needs` loaded). */
-export function resolve(value: unknown, items: ReadonlyMap<number, readonly unknown[]>): unknown {
+/** The plain value of a shared one (the items of `needs` loaded); without `items`, a plain value as is. */
+export function resolve(value: unknown, items: ReadonlyMap<number, readonly unknown[]> | undefined): unknown {
+  if (items === undefined) return value;
   if (Array.isArray(value)) return value.map((v) => resolve(v, items));
   if (!isPlainObject(value)) return value;
   let obj = value;

@@ -47,6 +47,7 @@ import { migrate, quoteIdent } from "./schema.js";
 import { authWhere, dir, page, Params, where } from "./sql.js";
 import { TopicListeners, describeOp } from "../persistence/common.js";
 import { indexItems, needs, reshare, resolve, share, type ItemIndex } from "./share.js";
+import { baseOf, factor, unfactor } from "./meta.js";
 
 export interface PostgresStoreOptions {
   /** `postgres://user:password@host:port/database`; or give `pool`. */
@@ -90,6 +91,8 @@ interface PutArrays {
   arrays: Map<string, { log: number; n: number; items: readonly unknown[] }>;
   /** Writes this store recorded on the checkpoint since (task -> their sequence number and shared writes). */
   writes?: Map<string, { seq: number; writes: readonly PendingWrite[] }>;
+  /** The metadata base the row used (./meta.ts). */
+  base?: { id: number; record: Record<string, unknown> };
 }
 
 const sameItem = (a: unknown, b: unknown) => a === b || jsonEqual(a, b);
@@ -436,6 +439,7 @@ export class PostgresStore implements Store {
                 cp AS (DELETE FROM ${s}.checkpoints WHERE thread_id = $1),
                 w AS (DELETE FROM ${s}.cp_writes WHERE thread_id = $1),
                 ch AS (DELETE FROM ${s}.cp_chunks WHERE thread_id = $1),
+                mb AS (DELETE FROM ${s}.cp_meta WHERE thread_id = $1),
                 l AS (DELETE FROM ${s}.cp_logs WHERE thread_id = $1),
                 r AS (DELETE FROM ${s}.runs WHERE thread_id = $1 RETURNING run_id),
                 cr AS (DELETE FROM ${s}.cancels WHERE run_id IN (SELECT run_id FROM r))
@@ -814,7 +818,20 @@ export class PostgresStore implements Store {
     // The id is the row's key; metadata and pending writes refer to the items appended here.
     const { id: _id, ...rest } = input.checkpoint;
     const checkpoint = { ...rest, channel_values: stored };
-    const metadata = share(input.metadata ?? {}, index);
+    const shared = share(input.metadata ?? {}, index) as Record<string, unknown>;
+    const last = input.parent_checkpoint_id === null ? undefined : (staged.get(cacheKey) ?? this.lastPut.get(cacheKey));
+    let base = last?.id === input.parent_checkpoint_id ? last?.base : undefined;
+    let metadata = factor(shared, base?.record);
+    if (!metadata) {
+      const record = baseOf(shared);
+      const r = await this.q<{ base_id: string }>(
+        c,
+        `INSERT INTO ${s}.cp_meta (thread_id, base_id, record) VALUES ($1, nextval('${s}.cp_meta_ids'), $2::jsonb) RETURNING base_id`,
+        [threadId, JSON.stringify(record)],
+      );
+      base = { id: num(r.rows[0]!.base_id), record };
+      metadata = factor(shared, record)!;
+    }
     const pending = share(input.pending_writes, index) as PendingWrite[];
     // The parent's pending writes (recorded by this store) wrote what this checkpoint appended: share them again.
     const re: { task: string[]; seq: number[]; idx: number[]; value: string[] } = { task: [], seq: [], idx: [], value: [] };
@@ -840,6 +857,7 @@ export class PostgresStore implements Store {
       JSON.stringify(metadata),
       JSON.stringify(checkpoint),
       anyRef ? JSON.stringify(refs) : null,
+      base!.id,
     ];
     let extra = "";
     if (re.task.length) {
@@ -857,29 +875,34 @@ export class PostgresStore implements Store {
     await this.q(
       c,
       `WITH w AS (DELETE FROM ${s}.cp_writes WHERE thread_id = $1 AND ns = $2 AND checkpoint_id = $3),
-            cp AS (INSERT INTO ${s}.checkpoints (thread_id, ns, checkpoint_id, seq, parent_id, metadata, checkpoint, refs, shared)
-                   VALUES ($1, $2, $3, nextval('${s}.cp_seq'), $4, $5::jsonb, $6::json, $7::json, true)
+            cp AS (INSERT INTO ${s}.checkpoints (thread_id, ns, checkpoint_id, seq, parent_id, metadata, checkpoint, refs, shared, meta_base)
+                   VALUES ($1, $2, $3, nextval('${s}.cp_seq'), $4, $5::jsonb, $6::json, $7::json, true, $8::bigint)
                    ON CONFLICT (thread_id, ns, checkpoint_id) DO UPDATE SET parent_id = EXCLUDED.parent_id, metadata = EXCLUDED.metadata,
-                     checkpoint = EXCLUDED.checkpoint, refs = EXCLUDED.refs, shared = true)${extra}
+                     checkpoint = EXCLUDED.checkpoint, refs = EXCLUDED.refs, shared = true, meta_base = EXCLUDED.meta_base)${extra}
        ${tail}`,
       params,
     );
-    staged.set(cacheKey, { id: input.checkpoint.id, arrays });
+    staged.set(cacheKey, { id: input.checkpoint.id, arrays, base });
   }
 
   private checkpointSelect(): string {
     const s = this.s;
-    return `SELECT c.thread_id, c.ns, c.checkpoint_id, c.parent_id, c.metadata, c.checkpoint, c.refs, c.shared,
+    return `SELECT c.thread_id, c.ns, c.checkpoint_id, c.parent_id, c.metadata, c.checkpoint, c.refs, c.shared, ${this.metaBase()} AS base,
               (SELECT json_agg(json_build_array(w.task_id, w.channel, w.value, w.shared) ORDER BY w.seq, w.idx) FROM ${s}.cp_writes w
                 WHERE w.thread_id = c.thread_id AND w.ns = c.ns AND w.checkpoint_id = c.checkpoint_id) AS writes
               FROM ${s}.checkpoints c`;
+  }
+
+  /** The metadata base of checkpoint row `c` (jsonb; NULL without one). */
+  private metaBase(): string {
+    return `(SELECT b.record FROM ${this.s}.cp_meta b WHERE b.thread_id = c.thread_id AND b.base_id = c.meta_base)`;
   }
 
   /** The log items a checkpoint row needs: its array channels' and those its shared values refer to. */
   private rowNeeds(row: Row, out: Map<number, number>): Map<number, number> {
     const r = row.refs as Record<string, [number | string, number]> | null;
     if (r) for (const [log, n] of Object.values(r)) out.set(num(log), Math.max(out.get(num(log)) ?? 0, n));
-    if (row.shared) needs(row.metadata, out);
+    if (row.shared) needs([row.metadata, row.base], out);
     for (const w of (row.writes as Array<[string, string, unknown, boolean]> | null) ?? []) if (w[3]) needs(w[2], out);
     return out;
   }
@@ -909,7 +932,7 @@ export class PostgresStore implements Store {
       thread_id: row.thread_id as string,
       checkpoint_ns: row.ns as string,
       checkpoint: cp,
-      metadata: (row.shared ? resolve(row.metadata, items) : row.metadata) as StoredCheckpoint["metadata"],
+      metadata: resolve(unfactor(row.base as Record<string, unknown> | null, row.metadata as Record<string, unknown>), row.shared ? items : undefined) as StoredCheckpoint["metadata"],
       parent_checkpoint_id: (row.parent_id as string | null) ?? null,
       pending_writes: writes,
     };
@@ -954,7 +977,7 @@ export class PostgresStore implements Store {
     // `writes` of shared metadata hold references: a filter on it is judged on the read checkpoints.
     const { writes: _w, ...sqlFilter } = options.filter ?? {};
     const inJs = options.filter !== undefined && Object.hasOwn(options.filter, "writes");
-    if (options.filter) parts.push(`c.metadata @> ${ps.jsonb(sqlFilter)}`);
+    if (options.filter) parts.push(`(COALESCE(${this.metaBase()}, '{}'::jsonb) || c.metadata) @> ${ps.jsonb(sqlFilter)}`);
     const { rows } = await this.pool.query(
       `${this.checkpointSelect()}${where(parts)} ORDER BY c.seq DESC${inJs ? "" : page(ps, { limit: options.limit })}`,
       ps.values,
