@@ -163,6 +163,8 @@ function migrations(s: string): string[][] {
         record jsonb NOT NULL,
         PRIMARY KEY (thread_id, base_id))`,
       `ALTER TABLE ${s}.checkpoints ADD COLUMN meta_base bigint`,
+      // Thread values whose lists are the latest checkpoint's refer to its logs: channel -> [log, n].
+      `ALTER TABLE ${s}.threads ADD COLUMN vals_refs json`,
       claimFunction(s),
     ],
   ];

@@ -48,6 +48,7 @@ import { authWhere, dir, page, Params, where } from "./sql.js";
 import { TopicListeners, describeOp } from "../persistence/common.js";
 import { indexItems, needs, reshare, resolve, share, type ItemIndex } from "./share.js";
 import { baseOf, factor, unfactor } from "./meta.js";
+import { paged } from "../persistence/query.js";
 
 export interface PostgresStoreOptions {
   /** `postgres://user:password@host:port/database`; or give `pool`. */
@@ -569,8 +570,8 @@ export class PostgresStore implements Store {
       JSON.stringify(rest),
     ];
     const s = this.s;
-    const insert = `INSERT INTO ${s}.threads (thread_id, status, created_at, updated_at, state_updated_at, metadata, vals, doc, revision)
-                    VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7::json, $8::json, nextval('${s}.revisions'))`;
+    const insert = `INSERT INTO ${s}.threads (thread_id, status, created_at, updated_at, state_updated_at, metadata, vals, doc, revision, vals_refs)
+                    VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7::json, $8::json, nextval('${s}.revisions'), NULL)`;
     if (e && e.exists === false && !e.status && !e.sameAs) {
       const r = await this.q(c, `${insert} ON CONFLICT (thread_id) DO NOTHING`, params);
       if (r.rowCount === 0) throw conflict(`${describeOp(op)}: expected the thread not to exist`);
@@ -584,13 +585,21 @@ export class PostgresStore implements Store {
         if (read === undefined) throw conflict(`${describeOp(op)}: the thread changed since it was read`);
         revision = read;
       }
-      const r = await this.q(
-        c,
-        `UPDATE ${s}.threads SET status = $2, created_at = $3, updated_at = $4, state_updated_at = $5, metadata = $6::jsonb, vals = $7::json,
-           doc = $8::json, revision = nextval('${s}.revisions')
-          WHERE thread_id = $1 AND ($9::text[] IS NULL OR status = ANY($9::text[])) AND ($10::bigint < 0 OR revision = $10::bigint)`,
-        [...params, e.status ? [...e.status] : null, revision],
-      );
+      const update = (vals: unknown, refs: Record<string, [number, number]> | null) =>
+        this.q(
+          c,
+          `UPDATE ${s}.threads SET status = $2, created_at = $3, updated_at = $4, state_updated_at = $5, metadata = $6::jsonb, vals = $7::json,
+             doc = $8::json, revision = nextval('${s}.revisions'), vals_refs = $11::json
+            WHERE thread_id = $1 AND ($9::text[] IS NULL OR status = ANY($9::text[])) AND ($10::bigint < 0 OR revision = $10::bigint)
+              AND ($12::bigint[] IS NULL OR (SELECT count(*) FROM ${s}.cp_logs l WHERE l.log_id = ANY($12::bigint[]) AND l.thread_id = $1) = cardinality($12::bigint[]))`,
+          [...params.slice(0, 6), JSON.stringify(vals), ...params.slice(7), e.status ? [...e.status] : null, revision, refs && JSON.stringify(refs), refs && Object.values(refs).map(([log]) => log)],
+        );
+      // The state's lists are the latest checkpoint's: refer to its logs rather than copy them
+      // (a chat's thread row stays small however long the chat).
+      const shared = this.threadRefs(t.thread_id, values ?? {});
+      let r = await update(shared?.vals ?? values ?? {}, shared?.refs ?? null);
+      // A log gone (the thread was deleted and created again elsewhere): store the values themselves.
+      if (r.rowCount === 0 && shared) r = await update(values ?? {}, null);
       if (r.rowCount === 0) {
         await this.checkThread(c, op, t.thread_id, e);
         throw conflict(`${describeOp(op)}: the thread changed since it was read`);
@@ -601,9 +610,28 @@ export class PostgresStore implements Store {
     await this.q(
       c,
       `${insert} ON CONFLICT (thread_id) DO UPDATE SET status = EXCLUDED.status, created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at,
-         state_updated_at = EXCLUDED.state_updated_at, metadata = EXCLUDED.metadata, vals = EXCLUDED.vals, doc = EXCLUDED.doc, revision = EXCLUDED.revision`,
+         state_updated_at = EXCLUDED.state_updated_at, metadata = EXCLUDED.metadata, vals = EXCLUDED.vals, doc = EXCLUDED.doc, revision = EXCLUDED.revision,
+         vals_refs = NULL`,
       params,
     );
+  }
+
+  /** Thread values with the lists that are prefixes of the latest root checkpoint's logs (this store's put) as references. */
+  private threadRefs(threadId: string, values: Record<string, unknown>): { vals: Record<string, unknown>; refs: Record<string, [number, number]> } | undefined {
+    const last = this.lastPut.get(`${threadId}\u0000`);
+    if (!last) return undefined;
+    const vals: Record<string, unknown> = {};
+    const refs: Record<string, [number, number]> = {};
+    let any = false;
+    for (const [channel, v] of Object.entries(values)) {
+      const a = last.arrays.get(channel);
+      if (Array.isArray(v) && v.length > 0 && a && v.length <= a.n && v.every((item, i) => sameItem(item, a.items[i]))) {
+        vals[channel] = null;
+        refs[channel] = [a.log, v.length];
+        any = true;
+      } else vals[channel] = v;
+    }
+    return any ? { vals, refs } : undefined;
   }
 
   private async checkRun(c: PoolClient, op: WriteOp, runId: string, expect: { exists?: boolean; status?: readonly string[] }): Promise<void> {
@@ -996,10 +1024,40 @@ export class PostgresStore implements Store {
   // -------------------------------------------------------------------------------------------
   // Records.
 
-  private toThread(row: Row): ThreadRecord {
-    const t = { ...(row.doc as object), metadata: row.metadata, values: row.vals } as ThreadRecord;
+  private toThread(row: Row, items?: Map<number, unknown[]>): ThreadRecord {
+    const values = row.vals as Record<string, unknown>;
+    const refs = row.vals_refs as Record<string, [number | string, number]> | null;
+    if (refs) for (const [channel, [log, n]] of Object.entries(refs)) values[channel] = (items?.get(num(log)) ?? []).slice(0, n);
+    const t = { ...(row.doc as object), metadata: row.metadata, values } as ThreadRecord;
     this.revisions.set(t, num(row.revision));
     return t;
+  }
+
+  /** Thread rows -> records, the lists they refer to read in one more query. */
+  private async toThreads(rows: Row[]): Promise<ThreadRecord[]> {
+    const threads: string[] = [];
+    const logs: number[] = [];
+    const ns: number[] = [];
+    for (const row of rows) {
+      const refs = row.vals_refs as Record<string, [number | string, number]> | null;
+      if (refs) for (const [log, n] of Object.values(refs)) threads.push(row.thread_id as string), logs.push(num(log)), ns.push(n);
+    }
+    const items = new Map<number, unknown[]>();
+    if (logs.length) {
+      const { rows: chunks } = await this.pool.query<{ log_id: string; items: unknown[] }>(
+        `SELECT DISTINCT ON (c.log_id, c.start) c.log_id, c.start, c.items FROM ${this.s}.cp_chunks c
+           JOIN unnest($1::text[], $2::bigint[], $3::int[]) AS r(t, log_id, n) ON c.thread_id = r.t AND c.log_id = r.log_id AND c.start < r.n
+          ORDER BY c.log_id, c.start`,
+        [threads, logs, ns],
+      );
+      for (const ch of chunks) {
+        const log = num(ch.log_id);
+        let list = items.get(log);
+        if (!list) items.set(log, (list = []));
+        for (const item of ch.items) list.push(item);
+      }
+    }
+    return rows.map((row) => this.toThread(row, items));
   }
 
   private toAssistant(row: Row): AssistantRecord {
@@ -1049,8 +1107,25 @@ export class PostgresStore implements Store {
   }
 
   async getThread(threadId: string): Promise<ThreadRecord | undefined> {
-    const { rows } = await this.q(this.pool, `SELECT doc, metadata, vals, revision FROM ${this.s}.threads WHERE thread_id = $1`, [threadId]);
-    return rows[0] ? this.toThread(rows[0]) : undefined;
+    // One query: the row and the chunks of the lists it refers to.
+    const { rows } = await this.q(
+      this.pool,
+      `SELECT t.doc, t.metadata, t.vals, t.revision, t.vals_refs,
+              (SELECT json_agg(json_build_array(ch.log_id, ch.items) ORDER BY ch.log_id, ch.start)
+                 FROM json_each(t.vals_refs) r, ${this.s}.cp_chunks ch
+                WHERE ch.thread_id = t.thread_id AND ch.log_id = (r.value ->> 0)::bigint AND ch.start < (r.value ->> 1)::int) AS chunks
+         FROM ${this.s}.threads t WHERE t.thread_id = $1`,
+      [threadId],
+    );
+    const row = rows[0];
+    if (!row) return undefined;
+    const items = new Map<number, unknown[]>();
+    for (const [log, part] of (row.chunks as Array<[number | string, unknown[]]> | null) ?? []) {
+      let list = items.get(num(log));
+      if (!list) items.set(num(log), (list = []));
+      for (const item of part) list.push(item);
+    }
+    return this.toThread(row, items);
   }
 
   private threadWhere(q: ThreadQuery, ps: Params): string {
@@ -1058,7 +1133,8 @@ export class PostgresStore implements Store {
     if (q.ids && q.ids.length) parts.push(`thread_id = ANY(${ps.p([...q.ids])}::text[])`);
     if (q.status !== undefined) parts.push(`status = ${ps.p(q.status)}`);
     if (q.metadata !== undefined) parts.push(`metadata @> ${ps.jsonb(q.metadata)}`);
-    if (q.values !== undefined) parts.push(`vals::jsonb @> ${ps.jsonb(q.values)}`);
+    // Rows whose lists are references are judged once read (`queryThreads`).
+    if (q.values !== undefined) parts.push(`(vals_refs IS NOT NULL OR vals::jsonb @> ${ps.jsonb(q.values)})`);
     parts.push(...authWhere("metadata", q.auth, ps));
     return where(parts);
   }
@@ -1070,14 +1146,18 @@ export class PostgresStore implements Store {
       q.sortBy ?? "created_at"
     ];
     const d = dir(q.sortOrder, "desc");
+    const inJs = q.values !== undefined;
     const { rows } = await this.pool.query(
-      `SELECT doc, metadata, vals, revision FROM ${this.s}.threads${w} ORDER BY ${field} ${d}, thread_id ${d}${page(ps, q)}`,
+      `SELECT thread_id, doc, metadata, vals, revision, vals_refs FROM ${this.s}.threads${w} ORDER BY ${field} ${d}, thread_id ${d}${inJs ? "" : page(ps, q)}`,
       ps.values,
     );
-    return rows.map((r) => this.toThread(r));
+    if (!inJs) return this.toThreads(rows);
+    const hit = (await this.toThreads(rows)).filter((t) => contains(t.values, q.values));
+    return paged(hit, q);
   }
 
   async countThreads(q: ThreadQuery): Promise<number> {
+    if (q.values !== undefined) return (await this.queryThreads({ ...q, limit: undefined, offset: undefined })).length;
     const ps = new Params();
     const { rows } = await this.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${this.s}.threads${this.threadWhere(q, ps)}`, ps.values);
     return rows[0]!.n;
