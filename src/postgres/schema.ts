@@ -155,12 +155,14 @@ function migrations(s: string): string[][] {
       // objects that are items of the thread's list logs are references. Older rows are plain.
       `ALTER TABLE ${s}.checkpoints ADD COLUMN shared boolean NOT NULL DEFAULT false`,
       `ALTER TABLE ${s}.cp_writes ADD COLUMN shared boolean NOT NULL DEFAULT false`,
-      // Metadata bases (./meta.ts): a row stores the keys that differ from its base's.
+      // Bases (./meta.ts): a row stores the metadata keys that differ from its base's, and its
+      // checkpoint as the leaves that differ from the base's checkpoint record (a JSON array).
       `CREATE SEQUENCE ${s}.cp_meta_ids`,
       `CREATE TABLE ${s}.cp_meta (
         thread_id text COLLATE "C" NOT NULL,
         base_id bigint NOT NULL,
         record jsonb NOT NULL,
+        cp json NOT NULL,
         PRIMARY KEY (thread_id, base_id))`,
       `ALTER TABLE ${s}.checkpoints ADD COLUMN meta_base bigint`,
       // Thread values whose lists are the latest checkpoint's refer to its logs: channel -> [log, n].

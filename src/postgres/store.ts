@@ -48,6 +48,7 @@ import { authWhere, dir, page, Params, where } from "./sql.js";
 import { TopicListeners, describeOp } from "../persistence/common.js";
 import { indexItems, needs, reshare, resolve, share, type ItemIndex } from "./share.js";
 import { baseOf, factor, unfactor } from "./meta.js";
+import { diffLeaves, leavesOf, patchLeaves, type LeafDiff } from "../persistence/indexeddb/rows.js";
 import { paged } from "../persistence/query.js";
 
 export interface PostgresStoreOptions {
@@ -80,6 +81,16 @@ export interface PostgresStoreOptions {
 
 type Row = Record<string, unknown>;
 
+/** A base (./meta.ts): its metadata, and its checkpoint record as read back from its text (leaf order). */
+interface Base {
+  id: number;
+  record: Record<string, unknown>;
+  cp: Record<string, unknown>;
+}
+
+/** How many bases of different checkpoint shapes (an input step's, a loop step's, ...) a thread's rows choose from. */
+const BASES = 4;
+
 /** A channel value stored as the first `n` items of log `log`. */
 interface ArrayRef {
   log: number;
@@ -92,8 +103,8 @@ interface PutArrays {
   arrays: Map<string, { log: number; n: number; items: readonly unknown[] }>;
   /** Writes this store recorded on the checkpoint since (task -> their sequence number and shared writes). */
   writes?: Map<string, { seq: number; writes: readonly PendingWrite[] }>;
-  /** The metadata base the row used (./meta.ts). */
-  base?: { id: number; record: Record<string, unknown> };
+  /** The bases rows of this thread may use (./meta.ts), the one the row used first: one metadata record, checkpoint records of several shapes. */
+  bases?: Base[];
 }
 
 const sameItem = (a: unknown, b: unknown) => a === b || jsonEqual(a, b);
@@ -848,18 +859,32 @@ export class PostgresStore implements Store {
     const checkpoint = { ...rest, channel_values: stored };
     const shared = share(input.metadata ?? {}, index) as Record<string, unknown>;
     const last = input.parent_checkpoint_id === null ? undefined : (staged.get(cacheKey) ?? this.lastPut.get(cacheKey));
-    let base = last?.id === input.parent_checkpoint_id ? last?.base : undefined;
-    let metadata = factor(shared, base?.record);
-    if (!metadata) {
-      const record = baseOf(shared);
+    let bases = (last?.id === input.parent_checkpoint_id ? last?.bases : undefined) ?? [];
+    let metadata = bases.length ? factor(shared, bases[0]!.record) : undefined;
+    if (!metadata) bases = [];
+    // The base whose checkpoint record differs least; a new one when even that one differs in most leaves.
+    let base: Base | undefined;
+    let cpStored: LeafDiff = [];
+    let best = Infinity;
+    for (const b of bases) {
+      const diff = diffLeaves(checkpoint, b.cp);
+      const size = JSON.stringify(diff).length;
+      if (size < best) (base = b), (cpStored = diff), (best = size);
+    }
+    if (!base || cpStored.length > 0.8 * leavesOf(checkpoint).length) {
+      const record = metadata ? bases[0]!.record : baseOf(shared);
+      const cpText = JSON.stringify(checkpoint);
       const r = await this.q<{ base_id: string }>(
         c,
-        `INSERT INTO ${s}.cp_meta (thread_id, base_id, record) VALUES ($1, nextval('${s}.cp_meta_ids'), $2::jsonb) RETURNING base_id`,
-        [threadId, JSON.stringify(record)],
+        `INSERT INTO ${s}.cp_meta (thread_id, base_id, record, cp) VALUES ($1, nextval('${s}.cp_meta_ids'), $2::jsonb, $3::json) RETURNING base_id`,
+        [threadId, JSON.stringify(record), cpText],
       );
-      base = { id: num(r.rows[0]!.base_id), record };
-      metadata = factor(shared, record)!;
+      // Leaf positions follow key order: diff against the record as it reads back (json keeps the text).
+      base = { id: num(r.rows[0]!.base_id), record, cp: JSON.parse(cpText) as Record<string, unknown> };
+      metadata ??= factor(shared, record)!;
+      cpStored = [];
     }
+    bases = [base, ...bases.filter((b) => b !== base)].slice(0, BASES);
     const pending = share(input.pending_writes, index) as PendingWrite[];
     // The parent's pending writes (recorded by this store) wrote what this checkpoint appended: share them again.
     const re: { task: string[]; seq: number[]; idx: number[]; value: string[] } = { task: [], seq: [], idx: [], value: [] };
@@ -883,9 +908,9 @@ export class PostgresStore implements Store {
       input.checkpoint.id,
       input.parent_checkpoint_id,
       JSON.stringify(metadata),
-      JSON.stringify(checkpoint),
+      JSON.stringify(cpStored),
       anyRef ? JSON.stringify(refs) : null,
-      base!.id,
+      base.id,
     ];
     let extra = "";
     if (re.task.length) {
@@ -910,20 +935,21 @@ export class PostgresStore implements Store {
        ${tail}`,
       params,
     );
-    staged.set(cacheKey, { id: input.checkpoint.id, arrays, base });
+    staged.set(cacheKey, { id: input.checkpoint.id, arrays, bases });
   }
 
   private checkpointSelect(): string {
     const s = this.s;
     return `SELECT c.thread_id, c.ns, c.checkpoint_id, c.parent_id, c.metadata, c.checkpoint, c.refs, c.shared, ${this.metaBase()} AS base,
+              ${this.metaBase("cp")} AS base_cp,
               (SELECT json_agg(json_build_array(w.task_id, w.channel, w.value, w.shared) ORDER BY w.seq, w.idx) FROM ${s}.cp_writes w
                 WHERE w.thread_id = c.thread_id AND w.ns = c.ns AND w.checkpoint_id = c.checkpoint_id) AS writes
               FROM ${s}.checkpoints c`;
   }
 
   /** The metadata base of checkpoint row `c` (jsonb; NULL without one). */
-  private metaBase(): string {
-    return `(SELECT b.record FROM ${this.s}.cp_meta b WHERE b.thread_id = c.thread_id AND b.base_id = c.meta_base)`;
+  private metaBase(column: "record" | "cp" = "record"): string {
+    return `(SELECT b.${column} FROM ${this.s}.cp_meta b WHERE b.thread_id = c.thread_id AND b.base_id = c.meta_base)`;
   }
 
   /** The log items a checkpoint row needs: its array channels' and those its shared values refer to. */
@@ -945,7 +971,9 @@ export class PostgresStore implements Store {
 
   /** A checkpoint row with its arrays put back from the items of their logs, and its shared values resolved. */
   private assemble(row: Row, items: Map<number, unknown[]>): StoredCheckpoint {
-    const stored = row.checkpoint as Record<string, unknown>;
+    const stored = (
+      Array.isArray(row.checkpoint) ? patchLeaves(row.base_cp as Record<string, unknown>, row.checkpoint as LeafDiff) : row.checkpoint
+    ) as Record<string, unknown>;
     // Schema 2 leaves the id (the row's key) out of the stored checkpoint.
     const cp = ("id" in stored ? stored : { v: stored.v, id: row.checkpoint_id, ...stored }) as unknown as StoredCheckpoint["checkpoint"];
     const r = row.refs as Record<string, [number | string, number]> | null;
