@@ -168,6 +168,13 @@ function SINGLE_STATEMENT(op: WriteOp): boolean {
 
 const num = (v: unknown) => (typeof v === "number" ? v : Number(v));
 
+/** The engine's step commit: one task's writes on a checkpoint, then its child checkpoint. */
+function stepCommit(ops: readonly WriteOp[]): ops is [Extract<WriteOp, { op: "writes.put" }>, Extract<WriteOp, { op: "checkpoint.put" }>] {
+  if (ops.length !== 2 || ops[0]!.op !== "writes.put" || ops[1]!.op !== "checkpoint.put") return false;
+  const [w, cp] = [ops[0], ops[1].checkpoint];
+  return w.thread_id === cp.thread_id && (w.checkpoint_ns ?? "") === (cp.checkpoint_ns ?? "") && w.checkpoint_id === cp.parent_checkpoint_id;
+}
+
 /** The PostgreSQL `Store`. Create it with {@link postgresStore}. */
 export class PostgresStore implements Store {
   readonly kind = "postgres";
@@ -375,13 +382,20 @@ export class PostgresStore implements Store {
       const client = await this.pool.connect();
       let broken = false;
       try {
-        if (single) await this.apply(client, ops[0]!, staged, []);
-        else {
+        const only = ops.length === 1 ? ops[0]! : undefined;
+        if (single) await this.apply(client, only!, staged, []);
+        // A checkpoint put in one statement when it can be (the common step of a run), else in a transaction.
+        else if (only?.op === "checkpoint.put" && (await this.putCheckpoint(client, only.checkpoint, staged, true))) {
+          // Stored in one statement.
+        } else if (stepCommit(ops) && (await this.putCheckpoint(client, ops[1].checkpoint, staged, true, ops[0]))) {
+          // A task's writes and the next checkpoint in one statement.
+        } else {
           await client.query("BEGIN");
           const notes: string[] = [];
           for (const op of ops) await this.apply(client, op, staged, notes);
-          if (notes.length) await this.q(client, "SELECT pg_notify($1, n) FROM unnest($2::text[]) AS n", [this.channel, notes]);
-          await client.query("COMMIT");
+          // The notifications go with COMMIT in one simple query (one round trip; delivered on commit).
+          const notify = notes.map((n) => `SELECT pg_notify(${client.escapeLiteral(this.channel)}, ${client.escapeLiteral(n)});`).join(" ");
+          await client.query(`${notify} COMMIT`);
         }
       } catch (err) {
         try {
@@ -463,7 +477,8 @@ export class PostgresStore implements Store {
         return;
       }
       case "checkpoint.put":
-        return this.putCheckpoint(c, op.checkpoint, staged);
+        if (!(await this.putCheckpoint(c, op.checkpoint, staged, true))) await this.putCheckpoint(c, op.checkpoint, staged);
+        return;
       case "checkpoint.delete": {
         if (op.checkpoint_ids.length === 0) return;
         const ns = op.checkpoint_ns ?? "";
@@ -799,13 +814,36 @@ export class PostgresStore implements Store {
     return out;
   }
 
-  private async putCheckpoint(c: PoolClient, input: StoredCheckpoint, staged: Map<string, PutArrays>): Promise<void> {
+  /**
+   * Stores a checkpoint. `fast`: only when everything it needs is cached here (the parent's
+   * arrays and bases) and every list extends or repeats its parent's, in ONE statement whose
+   * writes all depend on its check that the logs it appends to are as cached; answers false when
+   * it cannot (or the check failed: a log changed meanwhile, which only a writer racing on the
+   * same thread does; an append that went through then stays unreferenced). Otherwise one
+   * statement per list, then the row.
+   */
+  private async putCheckpoint(
+    c: PoolClient,
+    input: StoredCheckpoint,
+    staged: Map<string, PutArrays>,
+    fast = false,
+    /** Fast only: one task's writes on the parent, committed with it (the engine's step commit). */
+    parentWrites?: Extract<WriteOp, { op: "writes.put" }>,
+  ): Promise<boolean> {
     const s = this.s;
     const threadId = input.thread_id;
     const ns = input.checkpoint_ns ?? "";
     const values = input.checkpoint.channel_values;
     const cacheKey = `${threadId}\u0000${ns}`;
-    const parent = input.parent_checkpoint_id === null ? undefined : await this.parentArrays(c, threadId, ns, input.parent_checkpoint_id, staged);
+    const parentId = input.parent_checkpoint_id;
+    const last = parentId === null ? undefined : (staged.get(cacheKey) ?? this.lastPut.get(cacheKey));
+    if (fast && parentId !== null && last?.id !== parentId) return false;
+    const parent = parentId === null ? undefined : last?.id === parentId ? last : await this.parentArrays(c, threadId, ns, parentId, staged);
+    const params: unknown[] = [threadId, ns, input.checkpoint.id, parentId];
+    const p$ = (v: unknown) => `$${params.push(v)}`;
+    /** Fast: CTEs that check and append the lists, and how many rows they must see. */
+    const ctes: string[] = [];
+    const checks: string[] = [];
     const index: ItemIndex = new Map();
     const stored: Record<string, unknown> = {};
     const refs: Record<string, [number, number]> = {};
@@ -824,10 +862,25 @@ export class PostgresStore implements Store {
         let i = 0;
         while (i < common && sameItem(v[i], p.items[i])) i++;
         if (i === common) {
+          const k = ctes.length;
           if (v.length <= p.n) {
             // A prefix of the parent's items: share them, if the log still exists (a thread deleted elsewhere drops its logs).
-            const r = await this.q(c, `SELECT 1 FROM ${s}.cp_logs WHERE log_id = $1 FOR SHARE`, [p.log]);
-            if (r.rowCount === 1) ref = { log: p.log, n: v.length };
+            if (fast) {
+              ctes.push(`l${k} AS (SELECT 1 FROM ${s}.cp_logs WHERE log_id = ${p$(p.log)}::bigint FOR SHARE)`);
+              checks.push(`(SELECT count(*) FROM l${k})`);
+              ref = { log: p.log, n: v.length };
+            } else {
+              const r = await this.q(c, `SELECT 1 FROM ${s}.cp_logs WHERE log_id = $1 FOR SHARE`, [p.log]);
+              if (r.rowCount === 1) ref = { log: p.log, n: v.length };
+            }
+          } else if (fast) {
+            const [log, from] = [p$(p.log), p$(p.n)];
+            ctes.push(
+              `l${k} AS (UPDATE ${s}.cp_logs SET len = ${p$(v.length)}::int WHERE log_id = ${log}::bigint AND len = ${from}::int RETURNING log_id)`,
+              `c${k} AS (INSERT INTO ${s}.cp_chunks (thread_id, log_id, start, items) SELECT $1, log_id, ${from}::int, ${p$(JSON.stringify(v.slice(p.n)))}::json FROM l${k})`,
+            );
+            checks.push(`(SELECT count(*) FROM l${k})`);
+            ref = { log: p.log, n: v.length };
           } else {
             // Append the new items when nobody appended to the log after the parent's prefix.
             const r = await this.q(c, 
@@ -840,6 +893,7 @@ export class PostgresStore implements Store {
         }
       }
       if (!ref) {
+        if (fast) return false;
         const r = await this.q<{ log_id: string }>(c, 
           `WITH l AS (INSERT INTO ${s}.cp_logs (log_id, thread_id, len) VALUES (nextval('${s}.cp_log_ids'), $1, $2) RETURNING log_id)
            INSERT INTO ${s}.cp_chunks (thread_id, log_id, start, items) SELECT $1, log_id, 0, $3::json FROM l RETURNING log_id`,
@@ -858,8 +912,7 @@ export class PostgresStore implements Store {
     const { id: _id, ...rest } = input.checkpoint;
     const checkpoint = { ...rest, channel_values: stored };
     const shared = share(input.metadata ?? {}, index) as Record<string, unknown>;
-    const last = input.parent_checkpoint_id === null ? undefined : (staged.get(cacheKey) ?? this.lastPut.get(cacheKey));
-    let bases = (last?.id === input.parent_checkpoint_id ? last?.bases : undefined) ?? [];
+    let bases = (last?.id === parentId ? last?.bases : undefined) ?? [];
     let metadata = bases.length ? factor(shared, bases[0]!.record) : undefined;
     if (!metadata) bases = [];
     // The base whose checkpoint record differs least; a new one when even that one differs in most leaves.
@@ -872,6 +925,7 @@ export class PostgresStore implements Store {
       if (size < best) (base = b), (cpStored = diff), (best = size);
     }
     if (!base || cpStored.length > 0.8 * leavesOf(checkpoint).length) {
+      if (fast) return false;
       const record = metadata ? bases[0]!.record : baseOf(shared);
       const cpText = JSON.stringify(checkpoint);
       const r = await this.q<{ base_id: string }>(
@@ -888,9 +942,9 @@ export class PostgresStore implements Store {
     const pending = share(input.pending_writes, index) as PendingWrite[];
     // The parent's pending writes (recorded by this store) wrote what this checkpoint appended: share them again.
     const re: { task: string[]; seq: number[]; idx: number[]; value: string[] } = { task: [], seq: [], idx: [], value: [] };
-    const parentWrites = input.parent_checkpoint_id === null ? undefined : (staged.get(cacheKey) ?? this.lastPut.get(cacheKey));
-    if (index.size && parentWrites?.id === input.parent_checkpoint_id && parentWrites.writes) {
-      for (const [task, { seq, writes }] of parentWrites.writes) {
+    if (index.size && last?.id === parentId && last?.writes) {
+      for (const [task, { seq, writes }] of last.writes) {
+        if (task === parentWrites?.task_id) continue; // replaced below
         writes.forEach((w, i) => {
           const changed = { hit: false };
           const value = reshare(w[2], index, changed);
@@ -902,40 +956,44 @@ export class PostgresStore implements Store {
         });
       }
     }
-    const params: unknown[] = [
-      threadId,
-      ns,
-      input.checkpoint.id,
-      input.parent_checkpoint_id,
-      JSON.stringify(metadata),
-      JSON.stringify(cpStored),
-      anyRef ? JSON.stringify(refs) : null,
-      base.id,
-    ];
-    let extra = "";
+    if (parentWrites) {
+      // The parent must exist (locked against a concurrent delete), as `writes.put` requires.
+      ctes.push(`pe AS (SELECT 1 FROM ${s}.checkpoints WHERE thread_id = $1 AND ns = $2 AND checkpoint_id = $4 FOR SHARE)`);
+      checks.push(`(SELECT count(*) FROM pe)`);
+    }
+    // Every list checked or appended saw its row, or nothing else is written.
+    ctes.push(`ok AS (SELECT ${checks.length ? `${checks.join(" + ")} = ${checks.length}` : "true"} AS ok)`);
+    const ok = `(SELECT ok FROM ok)`;
+    ctes.push(
+      `w AS (DELETE FROM ${s}.cp_writes WHERE thread_id = $1 AND ns = $2 AND checkpoint_id = $3 AND ${ok})`,
+      `cp AS (INSERT INTO ${s}.checkpoints (thread_id, ns, checkpoint_id, seq, parent_id, metadata, checkpoint, refs, shared, meta_base)
+              SELECT $1, $2, $3, nextval('${s}.cp_seq'), $4, ${p$(JSON.stringify(metadata))}::jsonb, ${p$(JSON.stringify(cpStored))}::json,
+                ${p$(anyRef ? JSON.stringify(refs) : null)}::json, true, ${p$(base.id)}::bigint WHERE ${ok}
+              ON CONFLICT (thread_id, ns, checkpoint_id) DO UPDATE SET parent_id = EXCLUDED.parent_id, metadata = EXCLUDED.metadata,
+                checkpoint = EXCLUDED.checkpoint, refs = EXCLUDED.refs, shared = true, meta_base = EXCLUDED.meta_base)`,
+    );
     if (re.task.length) {
       // Only rows still holding what this store recorded (the same sequence number).
-      extra += `, rs AS (UPDATE ${s}.cp_writes w SET value = u.v::json FROM unnest(${params.push(re.task) && `$${params.length}`}::text[],
-                   ${params.push(re.seq) && `$${params.length}`}::bigint[], ${params.push(re.idx) && `$${params.length}`}::int[],
-                   ${params.push(re.value) && `$${params.length}`}::text[]) AS u(t, q, i, v)
-                 WHERE w.thread_id = $1 AND w.ns = $2 AND w.checkpoint_id = $4 AND w.task_id = u.t AND w.seq = u.q AND w.idx = u.i AND w.shared)`;
+      ctes.push(`rs AS (UPDATE ${s}.cp_writes w SET value = u.v::json
+                 FROM unnest(${p$(re.task)}::text[], ${p$(re.seq)}::bigint[], ${p$(re.idx)}::int[], ${p$(re.value)}::text[]) AS u(t, q, i, v)
+                 WHERE w.thread_id = $1 AND w.ns = $2 AND w.checkpoint_id = $4 AND w.task_id = u.t AND w.seq = u.q AND w.idx = u.i AND w.shared AND ${ok})`);
     }
-    let tail = "SELECT 1";
-    if (pending.length) {
-      params.push(JSON.stringify(pending));
-      tail = this.insertWritesSql("$1", "$2", "$3", `$${params.length}`);
+    if (pending.length) ctes.push(`pw AS (${this.insertWritesSql("$1", "$2", "$3", p$(JSON.stringify(pending)))} WHERE ${ok})`);
+    if (parentWrites) {
+      // Shared at once against what this checkpoint appended (what the task wrote).
+      const task = p$(parentWrites.task_id);
+      ctes.push(
+        `pd AS (DELETE FROM ${s}.cp_writes WHERE thread_id = $1 AND ns = $2 AND checkpoint_id = $4 AND task_id = ${task} AND ${ok})`,
+        `pi AS (${this.insertWritesSql("$1", "$2", "$4", p$(JSON.stringify(share(parentWrites.writes, index))))} WHERE ${ok})`,
+      );
     }
-    await this.q(
-      c,
-      `WITH w AS (DELETE FROM ${s}.cp_writes WHERE thread_id = $1 AND ns = $2 AND checkpoint_id = $3),
-            cp AS (INSERT INTO ${s}.checkpoints (thread_id, ns, checkpoint_id, seq, parent_id, metadata, checkpoint, refs, shared, meta_base)
-                   VALUES ($1, $2, $3, nextval('${s}.cp_seq'), $4, $5::jsonb, $6::json, $7::json, true, $8::bigint)
-                   ON CONFLICT (thread_id, ns, checkpoint_id) DO UPDATE SET parent_id = EXCLUDED.parent_id, metadata = EXCLUDED.metadata,
-                     checkpoint = EXCLUDED.checkpoint, refs = EXCLUDED.refs, shared = true, meta_base = EXCLUDED.meta_base)${extra}
-       ${tail}`,
-      params,
-    );
+    const { rows } = await this.q<{ ok: boolean }>(c, `WITH ${ctes.join(",\n")}\nSELECT ok FROM ok`, params);
+    if (!rows[0]?.ok) {
+      if (fast) return false;
+      throw new Error("agentdock/postgres: a checkpoint's list log changed while it was written");
+    }
     staged.set(cacheKey, { id: input.checkpoint.id, arrays, bases });
+    return true;
   }
 
   private checkpointSelect(): string {
