@@ -956,6 +956,9 @@ export class PostgresStore implements Store {
         });
       }
     }
+    // The base (cached here) still exists: a thread deleted elsewhere takes its bases along.
+    ctes.push(`bs AS (SELECT 1 FROM ${s}.cp_meta WHERE thread_id = $1 AND base_id = ${p$(base.id)}::bigint FOR SHARE)`);
+    checks.push(`(SELECT count(*) FROM bs)`);
     if (parentWrites) {
       // The parent must exist (locked against a concurrent delete), as `writes.put` requires.
       ctes.push(`pe AS (SELECT 1 FROM ${s}.checkpoints WHERE thread_id = $1 AND ns = $2 AND checkpoint_id = $4 FOR SHARE)`);
@@ -990,7 +993,7 @@ export class PostgresStore implements Store {
     const { rows } = await this.q<{ ok: boolean }>(c, `WITH ${ctes.join(",\n")}\nSELECT ok FROM ok`, params);
     if (!rows[0]?.ok) {
       if (fast) return false;
-      throw new Error("agentdock/postgres: a checkpoint's list log changed while it was written");
+      throw new Error("agentdock/postgres: a checkpoint's list log or base changed while it was written (its thread was deleted meanwhile)");
     }
     staged.set(cacheKey, { id: input.checkpoint.id, arrays, bases });
     return true;
@@ -1090,8 +1093,10 @@ export class PostgresStore implements Store {
     }
     // `writes` of shared metadata hold references: a filter on it is judged on the read checkpoints.
     const { writes: _w, ...sqlFilter } = options.filter ?? {};
-    const inJs = options.filter !== undefined && Object.hasOwn(options.filter, "writes");
-    if (options.filter) parts.push(`(COALESCE(${this.metaBase()}, '{}'::jsonb) || c.metadata) @> ${ps.jsonb(sqlFilter)}`);
+    // So is a filter holding objects that look like the store's markers (stored escaped).
+    const lookalike = options.filter !== undefined && JSON.stringify(options.filter).includes("\\u0001");
+    const inJs = options.filter !== undefined && (Object.hasOwn(options.filter, "writes") || lookalike);
+    if (options.filter && !lookalike) parts.push(`(COALESCE(${this.metaBase()}, '{}'::jsonb) || c.metadata) @> ${ps.jsonb(sqlFilter)}`);
     const { rows } = await this.pool.query(
       `${this.checkpointSelect()}${where(parts)} ORDER BY c.seq DESC${inJs ? "" : page(ps, { limit: options.limit })}`,
       ps.values,
