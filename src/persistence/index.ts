@@ -9,6 +9,8 @@ export type {
   ExternalChange,
   ListCheckpointsOptions,
   PendingWrite,
+  RunClaim,
+  RunClaimResult,
   Store,
   StoreCapabilities,
   StoredCheckpoint,
@@ -21,3 +23,4 @@ export type {
   ExpiredItem,
 } from "./types.js";
 export { memoryStore, MemoryStore, MemoryData } from "./memory.js";
+export { claimRun } from "./claim.js";

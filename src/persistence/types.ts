@@ -274,7 +274,12 @@ export interface LeaseExpectation {
    * expired (as of `now`).
    */
   state: "free" | "held";
-  /** Epoch ms the expectation is judged at. */
+  /**
+   * Epoch ms the expectation is judged at. A store with a clock of its own
+   * (`StoreCapabilities.leaseClock === "store"`, PostgreSQL by default) judges expiry at its own
+   * clock instead and reads `lease.expires_at - now` as the lease's duration, so callers whose
+   * clocks are skewed cannot take each other's live leases.
+   */
   now: number;
 }
 
@@ -330,6 +335,12 @@ export interface StoreCapabilities {
   persistent: boolean;
   /** Other runtimes outside this process (tabs, processes) may share the data. */
   shared: boolean;
+  /**
+   * Whose clock judges lease expiry: `caller` (default: the `now` of each expectation and query)
+   * or `store` (the database's clock; expectations' `now` only turns `expires_at` into a duration,
+   * and leases read back carry `expires_at` on the reader's clock, estimated from its last `now`).
+   */
+  leaseClock?: "caller" | "store";
 }
 
 /** A change made by another runtime on the same data (another tab). */
@@ -458,7 +469,49 @@ export interface Store {
    * the rule (an upload's id checks); the run lifecycle never needs it.
    */
   withLock?<T>(key: string, fn: () => Promise<T>): Promise<T>;
+  /**
+   * Optional: claims the thread's next run in one step (`claimRun` in ./claim.ts falls back to a
+   * conditional commit for stores without it). A SQL store locks the rows with `FOR UPDATE SKIP
+   * LOCKED`, so concurrent claimers never wait for or retry against each other: one claims, the
+   * others answer `none`.
+   */
+  claimRun?(claim: RunClaim): Promise<RunClaimResult>;
 }
+
+// ---------------------------------------------------------------------------------------------
+// Claiming (D20). Semantics shared by `Store.claimRun` and its generic fallback (./claim.ts).
+
+/** What a runtime asks for when it claims the next run of a thread. */
+export interface RunClaim {
+  thread_id: string;
+  /** The lease to take (`thread:<id>`); its data becomes `{ run_id }` of the claimed run. */
+  key: string;
+  owner: string;
+  /** The caller's clock (epoch ms): what the lease is judged at (see `LeaseExpectation`). */
+  now: number;
+  /** Epoch ms (caller's clock) the lease runs until; `expires_at - now` is its duration. */
+  expires_at: number;
+  /** The claimed run's new `updated_at`. */
+  updated_at: string;
+  /** Graphs the caller executes: the head run of another graph is left for another runtime. */
+  graph_ids: readonly string[];
+}
+
+/**
+ * - `claimed`: the lease is taken and the head run (oldest pending or running) is marked
+ *   `running`, atomically; `run` is it as stored.
+ * - `stopped`: the lease is free but the head run is `running` (its runtime stopped, D10) or
+ *   has no execution part: the caller ends it and claims again.
+ * - `later`: the head run may not start before `not_before` (epoch ms, caller's clock).
+ * - `none`: nothing to claim here and now: no run in flight, the lease is live, the head run's
+ *   graph is not the caller's, or another runtime is claiming or changing it right now (that
+ *   runtime starts the run, or notifies `runs` when it is done).
+ */
+export type RunClaimResult =
+  | { outcome: "claimed"; run: RunRecord }
+  | { outcome: "stopped"; run: RunRecord }
+  | { outcome: "later"; not_before: number }
+  | { outcome: "none" };
 
 /** The part of `Store` the graph engine uses. */
 export type CheckpointStore = Pick<Store, "getCheckpoint" | "listCheckpoints" | "listCheckpointNamespaces" | "commit">;

@@ -11,6 +11,7 @@
  */
 import { threadGraphConfig } from "./graph-source.js";
 import type { ExecuteResult } from "../graph/types.js";
+import { claimRun } from "../persistence/claim.js";
 import type { CancelRequest, CheckpointStore, PendingWrite, WriteOp } from "../persistence/types.js";
 import type { RunRecord, RunStatus, ThreadStatus } from "../types.js";
 import { asModes, breakpointsOf, toEngineInput } from "./admission.js";
@@ -100,52 +101,40 @@ export class Executor {
   }
 
   /**
-   * Claims the thread's oldest queued run when no run of it executes: one conditional commit takes
-   * the lease (only if free) and marks the run `running` (only if still pending).
+   * Claims the thread's oldest queued run when no run of it executes: the lease taken (only if
+   * free) and the run marked `running` (only if still pending), atomically, by `claimRun` (the
+   * store's own claim where it has one: PostgreSQL locks with `FOR UPDATE SKIP LOCKED`).
    */
   private async claimNext(threadId: string): Promise<void> {
     const { core } = this;
     const { store } = core;
     for (;;) {
       if (this.closed) return;
-      const lease = await store.getLease(threadKey(threadId));
       const nowMs = core.clock();
-      if (lease && lease.expires_at > nowMs) return; // a run of the thread executes somewhere
-      const [head] = await store.queryRuns({ thread_id: threadId, status: IN_FLIGHT, sortBy: "queue", limit: 1 });
-      if (!head) return;
-      if (head.status === "running") {
-        // Marked running with no live lease: its runtime stopped (D10).
-        await this.endStopped(head);
-        continue;
+      const claimed = await claimRun(store, {
+        thread_id: threadId,
+        key: threadKey(threadId),
+        owner: core.owner,
+        now: nowMs,
+        expires_at: nowMs + core.leaseMs,
+        updated_at: core.now(),
+        graph_ids: [...core.graphs.keys()],
+      });
+      switch (claimed.outcome) {
+        case "none":
+          return; // a run of the thread executes somewhere, nothing is queued, or another runtime claims it
+        case "stopped":
+          // Marked running with no live lease: its runtime stopped (D10). Or queued by a version
+          // that kept the queue in memory (no execution part): it cannot be run from the store.
+          await this.endStopped(claimed.run);
+          continue;
+        case "later":
+          this.later(claimed.not_before - nowMs, () => this.poke(threadId));
+          return;
+        case "claimed":
+          await this.execute(claimed.run, true);
+          return;
       }
-      const exec = head.execution;
-      if (!exec) {
-        // Queued by a version that kept the queue in memory (no execution part): it cannot be
-        // run from the store, so it ends as a run whose runtime stopped (D10).
-        await this.endStopped(head);
-        continue;
-      }
-      if (!core.graphs.has(exec.graph_id)) return; // another runtime with that graph will run it
-      if (exec.not_before > nowMs) {
-        this.later(exec.not_before - nowMs, () => this.poke(threadId));
-        return;
-      }
-      const running: RunRecord = { ...head, status: "running", updated_at: core.now() };
-      try {
-        await commitIf(store, [
-          {
-            op: "lease.put",
-            lease: { key: threadKey(threadId), owner: core.owner, expires_at: nowMs + core.leaseMs, data: { run_id: head.run_id } },
-            expect: { state: "free", now: nowMs },
-          },
-          { op: "run.put", run: running, expect: { status: ["pending"] } },
-        ]);
-      } catch (err) {
-        if (err instanceof LostRace) continue; // someone else claimed it, or it was cancelled: look again
-        throw err;
-      }
-      await this.execute(running, true);
-      return;
     }
   }
 

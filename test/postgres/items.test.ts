@@ -1,6 +1,6 @@
 /**
  * PostgreSQL specifics of long-term memory beyond the store contract: a schema written before
- * items existed (version 1) is migrated on open, keeping its data; runtimes on two store
+ * items existed (version 2) is migrated on open, keeping its data; runtimes on two store
  * instances (as two processes) share items.
  */
 import pg from "pg";
@@ -23,17 +23,17 @@ afterEach(async () => {
 });
 
 describe("postgresStore: items", () => {
-  it("migrates a version-1 schema (no items) on open and keeps its data", async () => {
+  it("migrates a version-2 schema (no items) on open and keeps its data", async () => {
     const schema = fresh();
     const first = await open(schema);
     await first.commit([{ op: "doc.put", collection: "datasets", id: "d1", parent: null, doc: { kept: true } }]);
     await first.close();
-    // Back to what version 1 had.
+    // Back to what version 2 had.
     const c = new pg.Client({ connectionString: url });
     await c.connect();
     try {
       await c.query(`DROP TABLE "${schema}".store_items, "${schema}".crons`);
-      await c.query(`UPDATE "${schema}".meta SET value = '1' WHERE key = 'schema_version'`);
+      await c.query(`UPDATE "${schema}".meta SET value = '2' WHERE key = 'schema_version'`);
       const store = await open(schema);
       const { rows } = await c.query(`SELECT value FROM "${schema}".meta WHERE key = 'schema_version'`);
       expect(rows).toEqual([{ value: String(PG_SCHEMA_VERSION) }]);
