@@ -111,6 +111,7 @@ async function startRun(ctx: CommandContext, session: ThreadSession, assistantId
   });
   // run.created attached the session already when the runtime has `subscribe`; else attach now.
   session.attachRun(run, !live);
+  session.awaitPickup(run.run_id);
   return run.run_id;
 }
 
@@ -263,12 +264,16 @@ export async function dispatchCommand(ctx: CommandContext, command: unknown): Pr
   const params = command.params === undefined || command.params === null ? {} : command.params;
   if (!isRec(params)) return { type: "error", id, error: "invalid_argument", message: "params must be an object" };
   try {
-    const session = await ctx.registry.ready(ctx.threadId, ctx.client);
-    // The log as it stood when the command was taken: events after it are the command's effects
-    // (the React hook keeps interrupts newer than this as live).
-    const appliedThrough = session.seq;
-    const result = await handler(ctx, session, params);
-    return { type: "success", id, result, meta: { applied_through_seq: appliedThrough } };
+    const run = async () => {
+      const session = await ctx.registry.ready(ctx.threadId, ctx.client);
+      // The log as it stood when the command was taken: events after it are the command's effects
+      // (the React hook keeps interrupts newer than this as live).
+      const appliedThrough = session.seq;
+      const result = await handler(ctx, session, params);
+      return { type: "success" as const, id, result, meta: { applied_through_seq: appliedThrough } };
+    };
+    // Subscription commands run inside a connection's chain: tracking them would only delay others.
+    return await (command.method.startsWith("subscription.") ? run() : ctx.registry.track(ctx.threadId, run()));
   } catch (err) {
     const notFound: ProtocolErrorCode = command.method.startsWith("state.") ? "no_such_checkpoint" : command.method.startsWith("input.") ? "no_such_interrupt" : "no_such_run";
     return toError(id, err, notFound);

@@ -148,6 +148,8 @@ export class InProcessTransport {
       const filter = filterOf(params);
       const client = await this.caller();
       await client.threads.get(threadId);
+      // As over HTTP: a stream opened while a command is handled starts after it.
+      if (typeof params.since !== "number") await this.registry.settled(threadId);
       const session = await this.registry.ready(threadId, client, true);
       if (done) return;
       const copy = (e: ProtocolEvent) => JSON.parse(wire(e)) as ProtocolEvent;
