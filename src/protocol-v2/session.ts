@@ -145,6 +145,8 @@ export class SessionRegistry {
     if (runtime.subscribe) {
       runtime.subscribe((event) => {
         if (event.type === "run.created") this.sessions.get(event.run.thread_id)?.attachRun(event.run);
+        // Another runtime on the store created it: joined from its first retained event.
+        else if (event.type === "run.created.external") this.sessions.get(event.thread_id)?.attachRun({ run_id: event.run_id }, true, true);
         else if (event.type === "run.started") this.sessions.get(event.run.thread_id)?.runStarted(event.run.run_id);
         else if (event.type === "run.finished") this.finished(event.run, event.error);
       });
@@ -190,8 +192,11 @@ export class SessionRegistry {
     }
   }
 
-  /** How run `runId` ended: from `run.finished`, or the run record when that was missed. */
-  outcome(threadId: string, runId: string, client: RuntimeClient): Promise<Outcome | undefined> {
+  /**
+   * How run `runId` ended: from `run.finished`, or the run record when that was missed or the run
+   * executed elsewhere (`external`: its record is final once its event log ended).
+   */
+  outcome(threadId: string, runId: string, client: RuntimeClient, external = false): Promise<Outcome | undefined> {
     const known = this.outcomes.get(runId);
     if (known) {
       this.outcomes.delete(runId);
@@ -205,7 +210,7 @@ export class SessionRegistry {
         return undefined;
       }
     };
-    if (!this.live) return fromRecord();
+    if (!this.live || external) return fromRecord();
     return new Promise((resolve) => {
       const list = this.outcomeWaiters.get(runId) ?? [];
       this.outcomeWaiters.set(runId, list);
@@ -275,7 +280,7 @@ export class ThreadSession {
   /** Runs attached so far (a held end of run is dropped once another run attaches). */
   private attached = 0;
   private readonly sinks = new Set<Sink>();
-  private readonly runs = new Map<string, { translator: RunTranslator; started: boolean; assistantId: string }>();
+  private readonly runs = new Map<string, { translator: RunTranslator; started: boolean; external: boolean }>();
   readonly tools: ToolBook = newToolBook();
   /** The assistant of the latest run seen (for `input.respond`, which names none). */
   lastAssistantId: string | undefined;
@@ -346,14 +351,22 @@ export class ThreadSession {
     return epoch === this.epoch && Number.isInteger(n) ? n : undefined;
   }
 
-  /** Joins the events of `run` (a run created on this thread). Idempotent. */
-  attachRun(run: Pick<Run, "run_id" | "assistant_id" | "status">, late = false) {
+  /**
+   * Joins the events of `run` (a run created on this thread; `external`: by another runtime on
+   * the store, its assistant read from its record). Idempotent.
+   */
+  attachRun(run: Pick<Run, "run_id"> & Partial<Pick<Run, "assistant_id" | "status">>, late = false, external = false) {
     if (this.runs.has(run.run_id)) return;
     const translator = new RunTranslator(run.run_id, this.tools);
-    const entry = { translator, started: false, assistantId: run.assistant_id };
+    const entry = { translator, started: false, external };
     this.runs.set(run.run_id, entry);
     this.attached++;
-    this.lastAssistantId = run.assistant_id;
+    if (run.assistant_id !== undefined) this.lastAssistantId = run.assistant_id;
+    else
+      void this.client.runs.get(this.threadId, run.run_id).then(
+        (r) => (this.lastAssistantId = r.assistant_id),
+        () => undefined,
+      );
     this.cancelIdle();
     // Attach synchronously (joinStream attaches on its first next()), so no event is missed.
     const events = this.client.runs.joinStream(this.threadId, run.run_id, late ? { lastEventId: "-1" } : {});
@@ -387,7 +400,7 @@ export class ThreadSession {
     } catch {
       // The run vanished (deleted) or cannot be read: end it below from its record.
     }
-    const outcome = await this.registry.outcome(this.threadId, runId, this.client);
+    const outcome = await this.registry.outcome(this.threadId, runId, this.client, entry.external);
     this.runStarted(runId);
     const closing = entry.translator.finish(outcome);
     const last = closing[closing.length - 1]?.data as { event?: string } | undefined;

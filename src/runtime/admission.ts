@@ -12,6 +12,7 @@ import type { WriteOp } from "../persistence/types.js";
 import type { AssistantRecord, Config, Metadata, MultitaskStrategy, RunRecord, ThreadRecord } from "../types.js";
 import type { Caller, Core } from "./core.js";
 import { LostRace, commitIf, retryLostRaces } from "./races.js";
+import { runCreatedNotice } from "./external-runs.js";
 import { IN_FLIGHT, threadKey, withoutExecution } from "./outcome.js";
 import { checkpointIdOf, type schemas } from "./schemas.js";
 import type { StreamMode } from "./types.js";
@@ -324,6 +325,8 @@ export async function admitRun(
         { op: "thread.put", thread: next, expect: thread ? { sameAs: thread } : { exists: false } },
         { op: "run.put", run: admitted, expect: { exists: false } },
       ];
+      // Other runtimes on the store learn of the run from this notify (./external-runs.ts).
+      ops.push(runCreatedNotice(core, threadId, runId));
       if (claim) {
         ops.push({
           op: "lease.put",

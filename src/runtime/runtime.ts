@@ -13,6 +13,7 @@ import { assistantsApi, ensureDefaultAssistants } from "./assistants.js";
 import { RunControl } from "./control.js";
 import { type Caller, Core } from "./core.js";
 import { Executor } from "./execution.js";
+import { listenExternalRuns } from "./external-runs.js";
 import { runsApi } from "./runs.js";
 import { threadsApi } from "./threads.js";
 import type { ClientRequest, CreateRuntimeOptions, Runtime, RuntimeClient, RuntimeEvent, RuntimeListener } from "./types.js";
@@ -73,6 +74,7 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Runt
   const executor = new Executor(core);
   const control = new RunControl(core, executor);
   executor.listen();
+  const offExternal = listenExternalRuns(core);
   const upload = createUploadApi({ store, ids: core.ids, clock });
 
   const bind = (caller: Caller): RuntimeClient => ({
@@ -121,6 +123,7 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Runt
     close() {
       closing ??= (async () => {
         core.closed = true;
+        offExternal();
         await executor.shutdown();
         const users = (storeUsers.get(store) ?? 1) - 1;
         if (users > 0) storeUsers.set(store, users);
