@@ -146,7 +146,7 @@ export class SessionRegistry {
       runtime.subscribe((event) => {
         if (event.type === "run.created") this.sessions.get(event.run.thread_id)?.attachRun(event.run);
         // Another runtime on the store created it: joined from its first retained event.
-        else if (event.type === "run.created.external") this.sessions.get(event.thread_id)?.attachRun({ run_id: event.run_id }, true, true);
+        else if (event.type === "run.created.external") this.sessions.get(event.run.thread_id)?.attachRun(event.run, true, true);
         else if (event.type === "run.started") this.sessions.get(event.run.thread_id)?.runStarted(event.run.run_id);
         else if (event.type === "run.finished") this.finished(event.run, event.error);
       });
@@ -353,20 +353,15 @@ export class ThreadSession {
 
   /**
    * Joins the events of `run` (a run created on this thread; `external`: by another runtime on
-   * the store, its assistant read from its record). Idempotent.
+   * the store, its end read from its record). Idempotent.
    */
-  attachRun(run: Pick<Run, "run_id"> & Partial<Pick<Run, "assistant_id" | "status">>, late = false, external = false) {
+  attachRun(run: Pick<Run, "run_id" | "assistant_id" | "status">, late = false, external = false) {
     if (this.runs.has(run.run_id)) return;
     const translator = new RunTranslator(run.run_id, this.tools);
     const entry = { translator, started: false, external };
     this.runs.set(run.run_id, entry);
     this.attached++;
-    if (run.assistant_id !== undefined) this.lastAssistantId = run.assistant_id;
-    else
-      void this.client.runs.get(this.threadId, run.run_id).then(
-        (r) => (this.lastAssistantId = r.assistant_id),
-        () => undefined,
-      );
+    this.lastAssistantId = run.assistant_id;
     this.cancelIdle();
     // Attach synchronously (joinStream attaches on its first next()), so no event is missed.
     const events = this.client.runs.joinStream(this.threadId, run.run_id, late ? { lastEventId: "-1" } : {});

@@ -2,11 +2,13 @@
  * Runs created by other runtimes on the same store (another `createRuntime` over one store
  * object, another tab on one IndexedDB database, another process on PostgreSQL): admission
  * commits a `notify` on RUN_CREATED_TOPIC with the payload `<thread_id> <run_id> <owner>`, and
- * every other runtime on the store reports it to its listeners as a `run.created.external`
- * lifecycle event (its own runs are `run.created`). Delivered synchronously from the store's
- * notify, so a listener that attaches to the run's events at once sees them from the first.
+ * every other runtime on the store reads the run and reports it to its listeners as a
+ * `run.created.external` lifecycle event (its own runs are `run.created`). The run is read right
+ * after the notice, before the runtime that admitted it has usually opened its event log, so a
+ * listener that joins the run's events at once mostly sees them from the first.
  */
 import type { Core } from "./core.js";
+import { publicRun } from "./outcome.js";
 
 /** The store topic admission notifies for every run it creates. */
 export const RUN_CREATED_TOPIC = "run.created";
@@ -19,7 +21,12 @@ export const runCreatedNotice = (core: Core, threadId: string, runId: string) =>
 export function listenExternalRuns(core: Core): () => void {
   return core.store.subscribe(RUN_CREATED_TOPIC, (payload) => {
     const [threadId, runId, owner] = (payload ?? "").split(" ");
-    if (!threadId || !runId || owner === core.owner) return;
-    core.emit({ type: "run.created.external", thread_id: threadId, run_id: runId });
+    if (!threadId || !runId || owner === core.owner || core.closed) return;
+    core.store.getRun(runId).then(
+      (run) => {
+        if (run && !core.closed) core.emit({ type: "run.created.external", run: publicRun(run) });
+      },
+      () => undefined, // unreadable now (the store closing): nothing to report
+    );
   });
 }

@@ -410,8 +410,7 @@ export type RuntimeEvent =
        * `run.created`). Read it with `runs.get` / `runs.joinStream` from any runtime.
        */
       type: "run.created.external";
-      thread_id: string;
-      run_id: string;
+      run: Run;
     }
   | {
       /** A run's webhook POST failed (the request rejected or the answer was not 2xx); it is not retried. */

@@ -47,7 +47,7 @@ describe("a v2 session sees runs created by other runtimes on its store", () => 
       await reading;
 
       const runs = await b.runs.list(threadId);
-      expect(external.map((e) => (e as { run_id: string }).run_id).sort()).toEqual(runs.map((r) => r.run_id).sort());
+      expect(external.map((e) => (e as { run: { run_id: string } }).run.run_id).sort()).toEqual(runs.map((r) => r.run_id).sort());
       const lifecycle = got.filter((e) => e.method === "lifecycle").map((e) => e.data.event);
       expect(lifecycle).toEqual(["running", "completed", "running", "completed"]);
       const values = got.filter((e) => e.method === "values").map((e) => (e.data.messages as Msg[]).map((m) => m.content));
