@@ -319,8 +319,8 @@ export class ThreadSession {
       this.replayFrom = this.seq + 1;
       this.lastStatus = "interrupted";
       this.publish([
-        ...interrupts.map((i) => ({ method: "input.requested", namespace: [], data: { interrupt_id: i.id, payload: i.value } })),
-        { method: "lifecycle", namespace: [], data: { event: "interrupted" } },
+        ...interrupts.map((i): DraftEvent => ({ method: "input.requested", namespace: [], data: { interrupt_id: i.id, payload: i.value } })),
+        { method: "lifecycle", namespace: [], data: { event: "interrupted" } } satisfies DraftEvent,
       ]);
     } catch {
       // no thread yet (run.start creates it) or not readable: nothing in flight to join

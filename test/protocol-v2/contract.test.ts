@@ -171,7 +171,7 @@ function heldAnswer(kind: Kind, threadId: string, streamOpen: Promise<void>, sub
     if (command.method === "input.respond") await streamOpen;
     return send(command);
   };
-  return f.client.threads.stream(threadId, { assistantId: "agent", transport } as never);
+  return f.client.threads.stream(threadId, { assistantId: "agent", transport });
 }
 
 describe("reconnect, filters, legacy runs", () => {

@@ -32,7 +32,7 @@ describe("a v2 session sees runs created by other runtimes on its store", () => 
       const threadId = crypto.randomUUID();
       await a.threads.create({ threadId });
       const client = new Client({ apiUrl: "http://unused" });
-      const thread = client.threads.stream(threadId, { assistantId: "echo", transport: new InProcessTransport(a) } as never);
+      const thread = client.threads.stream(threadId, { assistantId: "echo", transport: new InProcessTransport(a) });
       const sub = await thread.subscribe({ channels: ["lifecycle", "values", "messages"] });
       const got: Seen[] = [];
       const reading = untilCompleted(sub as never, 2, got);
@@ -41,7 +41,7 @@ describe("a v2 session sees runs created by other runtimes on its store", () => 
       const legacy = await b.runs.wait(threadId, "echo", { input: human("from b"), streamMode: ["values", "messages-tuple"] });
       expect((legacy as { messages: Msg[] }).messages.at(-1)!.content).toBe("echo: from b");
       // A v2 run.start through B's own transport.
-      const onB = client.threads.stream(threadId, { assistantId: "echo", transport: new InProcessTransport(b) } as never);
+      const onB = client.threads.stream(threadId, { assistantId: "echo", transport: new InProcessTransport(b) });
       await onB.run.start({ input: human("again from b") });
       await onB.output;
       await reading;
