@@ -155,7 +155,9 @@ const handlers: Record<string, Handler> = {
   },
 
   async "input.inject"(ctx, session, p) {
-    // agentdock graphs cannot take input mid-run: the message is queued as the next run's input.
+    // The protocol injects into the running graph; an agentdock graph reads its input once, when
+    // its run starts, so the message is queued as the input of the thread's next run (it starts at
+    // once when none runs). docs/protocol-v2.md, Limits, says why.
     const message = isRec(p.message) ? p.message : fail("invalid_argument", "message must be an object {role, content}");
     const role = message.role === "system" ? "system" : message.role === "user" ? "human" : fail("invalid_argument", 'message.role must be "user" or "system"');
     const assistantId = await assistantOf(ctx, session);
