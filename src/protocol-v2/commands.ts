@@ -219,7 +219,10 @@ const handlers: Record<string, Handler> = {
 
   async "subscription.subscribe"(ctx, _session, p) {
     const host = ctx.subscriptions ?? fail("not_supported", "subscription.subscribe is for WebSocket connections; over HTTP open POST /threads/{id}/stream/events");
-    return host.subscribe(filterOf(p)) as unknown as Rec;
+    const filter = filterOf(p);
+    // As an SSE stream: a subscription made while another connection's command runs starts after it.
+    await ctx.registry.settled(ctx.threadId);
+    return host.subscribe(filter);
   },
 
   async "subscription.unsubscribe"(ctx, _session, p) {
