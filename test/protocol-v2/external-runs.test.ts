@@ -12,12 +12,19 @@ import { human } from "./helpers.js";
 type Msg = { content?: unknown };
 type Seen = { method: string; data: any };
 
-/** Reads `sub` until `n` root `completed` lifecycle events were seen. */
-async function untilCompleted(sub: AsyncIterable<{ method: string; params: { data: unknown } }>, n: number, got: Seen[]) {
+/**
+ * Reads `sub` until `n` root `completed` lifecycle events were seen. The SDK pauses a
+ * subscription at the end of each run and resumes it when the next one's events come: read
+ * across runs as its own lifecycle watcher does.
+ */
+async function untilCompleted(sub: AsyncIterable<{ method: string; params: { data: unknown } }> & { waitForResume(): Promise<void> }, n: number, got: Seen[]) {
   let completed = 0;
-  for await (const e of sub) {
-    got.push({ method: e.method, data: e.params.data });
-    if (e.method === "lifecycle" && (e.params.data as { event: string }).event === "completed" && ++completed === n) break;
+  while (completed < n) {
+    for await (const e of sub) {
+      got.push({ method: e.method, data: e.params.data });
+      if (e.method === "lifecycle" && (e.params.data as { event: string }).event === "completed" && ++completed === n) break;
+    }
+    if (completed < n) await sub.waitForResume();
   }
 }
 
@@ -35,7 +42,7 @@ describe("a v2 session sees runs created by other runtimes on its store", () => 
       const thread = client.threads.stream(threadId, { assistantId: "echo", transport: new InProcessTransport(a) });
       const sub = await thread.subscribe({ channels: ["lifecycle", "values", "messages"] });
       const got: Seen[] = [];
-      const reading = untilCompleted(sub as never, 2, got);
+      const reading = untilCompleted(sub, 2, got);
 
       // The legacy API on B.
       const legacy = await b.runs.wait(threadId, "echo", { input: human("from b"), streamMode: ["values", "messages-tuple"] });
