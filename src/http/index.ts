@@ -52,3 +52,4 @@ export function createFetchHandler(runtime: HttpRuntime, options: FetchHandlerOp
 }
 export { InProcessTransport, protocolV2Http, SessionRegistry } from "../protocol-v2/index.js";
 export type { InProcessTransportOptions, ProtocolV2HttpOptions, ProtocolV2Options } from "../protocol-v2/index.js";
+export type { EventMethod, InProcessEventStream, WireEvent, WireMessage } from "../protocol-v2/index.js";

@@ -2,8 +2,9 @@
  * Thread sessions of the v2 protocol (D24): per thread, one event log with sequence numbers, a
  * bounded replay buffer and the subscriptions (SSE connections, WebSocket subscriptions,
  * in-process streams) reading it. The log is fed by the runtime's public API: every run created
- * on a thread that has a session (through a v2 command or the legacy API, seen through
- * `runtime.subscribe("run.created")`) is joined with `runtime.runs.joinStream` and translated
+ * on a thread that has a session (through a v2 command or the legacy API, by this runtime or
+ * another one on the store, seen through `runtime.subscribe`: `run.created`,
+ * `run.created.external`) is joined with `runtime.runs.joinStream` and translated
  * (`translate.ts`). Sessions of one runtime are shared by every transport, so clients on SSE,
  * WebSocket and in process observe the same sequence numbers.
  */
