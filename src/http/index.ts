@@ -78,3 +78,4 @@ function checkedApp(app: unknown): FetchApp {
 }
 export { InProcessTransport, protocolV2Http, SessionRegistry } from "../protocol-v2/index.js";
 export type { InProcessTransportOptions, ProtocolV2HttpOptions, ProtocolV2Options } from "../protocol-v2/index.js";
+export type { EventMethod, InProcessEventStream, WireEvent, WireMessage } from "../protocol-v2/index.js";

@@ -12,7 +12,8 @@ import type { WriteOp } from "../persistence/types.js";
 import type { AssistantRecord, Config, Metadata, MultitaskStrategy, RunRecord, ThreadRecord } from "../types.js";
 import type { Caller, Core } from "./core.js";
 import { LostRace, commitIf, retryLostRaces } from "./races.js";
-import { IN_FLIGHT, threadKey, threadRunsTopic, withoutExecution } from "./outcome.js";
+import { runCreatedNotice } from "./external-runs.js";
+import { IN_FLIGHT, threadKey, withoutExecution } from "./outcome.js";
 import { checkpointIdOf, checkpointNsOf, type schemas } from "./schemas.js";
 import type { StreamMode } from "./types.js";
 
@@ -338,9 +339,10 @@ export async function admitRun(
       const ops: WriteOp[] = [
         { op: "thread.put", thread: next, expect: thread ? { sameAs: thread } : { exists: false } },
         { op: "run.put", run: admitted, expect: { exists: false } },
-        // Thread streams (thread-stream.ts) attach to each run created on the thread.
-        { op: "notify", topic: threadRunsTopic(threadId), payload: runId },
       ];
+      // Thread streams (thread-stream.ts) and other runtimes on the store (./external-runs.ts)
+      // learn of the run from this notify.
+      ops.push(runCreatedNotice(core, threadId, runId));
       if (claim) {
         ops.push({
           op: "lease.put",

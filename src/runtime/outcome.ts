@@ -19,9 +19,6 @@ export const threadKey = (threadId: string) => `thread:${threadId}`;
  * The `runs` notification: a thread may have a run to claim. It names the runtime that sent it,
  * which has already tried itself, so only the others react.
  */
-/** The topic a run admission notifies (payload: the run id), for thread streams (thread-stream.ts). */
-export const threadRunsTopic = (threadId: string) => `thread-runs:${threadId}`;
-
 export const runsReady = (core: Core, threadId: string) => ({ op: "notify" as const, topic: "runs", payload: `${threadId} ${core.owner}` });
 
 /** The thread a `runs` notification names, unless this runtime sent it. */

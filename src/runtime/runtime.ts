@@ -16,6 +16,7 @@ import { cronsApi } from "./crons.js";
 import { Executor } from "./execution.js";
 import { checkAssistantDefaults } from "./assistant-defaults.js";
 import { resolveEntries } from "./graph-source.js";
+import { listenExternalRuns } from "./external-runs.js";
 import { runsApi } from "./runs.js";
 import { CronScheduler } from "./scheduler.js";
 import { threadsApi } from "./threads.js";
@@ -77,6 +78,7 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Runt
   const executor = new Executor(core);
   const control = new RunControl(core, executor);
   executor.listen();
+  const offExternal = listenExternalRuns(core);
   const upload = createUploadApi({ store, ids: core.ids, clock });
   const items = new ItemService(core, index);
   core.itemStore = items.trusted;
@@ -132,6 +134,7 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Runt
         core.closed = true;
         await scheduler.stop();
         for (const end of core.onClose) end();
+        offExternal();
         await executor.shutdown();
         await items.stop();
         const users = (storeUsers.get(store) ?? 1) - 1;

@@ -9,7 +9,8 @@
 import { invalidInput } from "../errors.js";
 import type { Core, Caller } from "./core.js";
 import type { RunControl } from "./control.js";
-import { IN_FLIGHT, threadRunsTopic } from "./outcome.js";
+import { RUN_CREATED_TOPIC } from "./external-runs.js";
+import { IN_FLIGHT } from "./outcome.js";
 import { runsApi } from "./runs.js";
 import { parse, schemas } from "./schemas.js";
 import type { RunEvent } from "./types.js";
@@ -96,8 +97,9 @@ async function prepare(core: Core, caller: Caller, control: RunControl, threadId
   };
   const closeOnShutdown = () => close();
   core.onClose.add(closeOnShutdown);
-  const off = store.subscribe(threadRunsTopic(id), (runId) => {
-    if (runId) join(runId, "-1");
+  const off = store.subscribe(RUN_CREATED_TOPIC, (payload) => {
+    const [threadId, runId] = (payload ?? "").split(" ");
+    if (threadId === id && runId) join(runId, "-1");
   });
   const close = () => {
     if (closed) return;

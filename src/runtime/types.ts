@@ -474,6 +474,14 @@ export type RuntimeEvent =
     }
   | { type: "thread.status"; thread_id: string; status: ThreadStatus; previous: ThreadStatus | null }
   | {
+      /**
+       * Another runtime on the same store created a run (this runtime's own runs are
+       * `run.created`). Read it with `runs.get` / `runs.joinStream` from any runtime.
+       */
+      type: "run.created.external";
+      run: Run;
+    }
+  | {
       /** A run's webhook POST failed (the request rejected or the answer was not 2xx); it is not retried. */
       type: "webhook.failed";
       run: Run;

@@ -2,6 +2,7 @@
 import { AIMessageChunk } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
 import { RunTranslator, channelOf, newToolBook } from "../../src/protocol-v2/translate.js";
+import type { EventMethod } from "../../src/protocol-v2/types.js";
 
 const meta = { langgraph_node: "model" };
 const data = (events: Array<{ method: string; data: unknown }>, method = "messages") => events.filter((e) => e.method === method).map((e) => e.data as Record<string, any>);
@@ -112,7 +113,7 @@ describe("RunTranslator", () => {
 });
 
 describe("matchesFilter", () => {
-  const ev = (method: string, namespace: string[], data: unknown = {}) =>
+  const ev = (method: EventMethod, namespace: string[], data: unknown = {}) =>
     ({ type: "event", event_id: "e.1", seq: 1, method, params: { namespace, timestamp: 0, data } }) as const;
   it("filters by channel, namespace prefix (dynamic suffixes ignored) and depth, as the SDK does", async () => {
     const { matchesFilter } = await import("../../src/protocol-v2/session.js");
