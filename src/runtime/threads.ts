@@ -282,7 +282,6 @@ export function threadsApi(core: Core, caller: Caller, control: RunControl): Thr
     const id = parse(schemas.id, threadId, "threads.updateState");
     const p = parse(schemas.updateState, options, `threads.updateState(${id})`);
     await writable(id);
-    const busy = () => conflict(`agentdock: thread ${id} is busy with a run; wait for it or cancel it before updating its state.`);
     const initial = await core.visibleThread(id, undefined);
     const graph = await graphOfThread(core, initial);
     if (!graph) throw invalidInput(`agentdock: thread ${id} has no graph id; run it or create it with graphId first.`);
@@ -290,17 +289,7 @@ export function threadsApi(core: Core, caller: Caller, control: RunControl): Thr
     // A subgraph's checkpoint (`checkpoint.checkpoint_ns`): the engine checks it in that namespace.
     const checkpointNs = checkpointNsOf(p.checkpoint);
     if (checkpointNs === undefined) await core.requireCheckpoint(id, checkpointId);
-    if ((await control.inFlight(id)) > 0) throw busy();
-    // Holding the thread's lease keeps every runtime from starting a run while the state changes.
-    const nowMs = core.clock();
-    const lease = { key: threadKey(id), owner: core.owner, expires_at: nowMs + core.leaseMs, data: { update_state: true } };
-    try {
-      await commitIf(store, [{ op: "lease.put", lease, expect: { state: "free", now: nowMs } }]);
-    } catch (err) {
-      if (err instanceof LostRace) throw busy();
-      throw err;
-    }
-    try {
+    return withThreadLease(id, "updating its state", async () => {
       const ref = await graph
         .bulkUpdateState(store, id, [{ updates: [{ values: p.values, ...(p.asNode !== undefined ? { as_node: p.asNode } : {}) }] }], {
           ...(checkpointId !== undefined ? { checkpointId } : {}),
@@ -318,12 +307,7 @@ export function threadsApi(core: Core, caller: Caller, control: RunControl): Thr
         await commitIf(store, [{ op: "thread.put", thread: next, expect: { sameAs: thread } }]);
       });
       return { checkpoint: ref, configurable: ref };
-    } finally {
-      await store.commit([
-        { op: "lease.delete", key: lease.key, owner: core.owner },
-        runsReady(core, id),
-      ]);
-    }
+    });
   }
 
   async function getHistory(threadId: unknown, options?: unknown): Promise<ThreadState[]> {
