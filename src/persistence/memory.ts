@@ -210,9 +210,6 @@ export class MemoryData {
   docs = new Map<DocCollection, Map<string, StoredDoc>>();
 
   private nextRunSeq = 0;
-  private nextRevision = 0;
-  /** Stored thread record -> its revision (for `sameAs`). */
-  private readonly revisions = new WeakMap<object, number>();
   /** Set while undoing: run maps must be put back in queue order. */
   private runOrderDirty = false;
 
@@ -242,12 +239,13 @@ export class MemoryData {
     }
   }
 
-  /** True when `read` is the thread's current record (the same revision). */
+  /**
+   * True when `read` is the thread's current record. Every put stores a new frozen record and
+   * reads hand out the stored one, so the record's identity is its revision.
+   */
   isCurrent(threadId: string, read: object): boolean {
     const current = this.threads.get(threadId);
-    if (!current) return false;
-    const a = this.revisions.get(read);
-    return a !== undefined && a === this.revisions.get(current);
+    return current !== undefined && current === read;
   }
 
   private setIn<K, V>(map: Map<K, V>, key: K, value: V | undefined, undo: Array<() => void>) {
@@ -300,7 +298,6 @@ export class MemoryData {
         if (this.checking) checkRecord(op.thread, prev, "thread", (key, values) => key === "values" && this.knownValues(id, prev, values));
         this.checkThread(op, id, op.expect);
         const record = Object.freeze({ ...op.thread });
-        this.revisions.set(record, ++this.nextRevision);
         this.setIn(this.threads, id, record, undo);
         return;
       }

@@ -26,6 +26,8 @@ export class Core {
   readonly owner: string;
   closed = false;
   private readonly defaultAssistantIds: ReadonlySet<string>;
+  /** Graph id -> its default assistant's id (a uuid5, costly to hash on every run). */
+  private readonly defaultAssistantOf: ReadonlyMap<string, string>;
 
   constructor(
     readonly store: Store,
@@ -40,7 +42,8 @@ export class Core {
   ) {
     // Not from the injected ids: those are the records' (D19), and this is no record.
     this.owner = uuid4();
-    this.defaultAssistantIds = new Set([...graphs.keys()].map(defaultAssistantId));
+    this.defaultAssistantOf = new Map([...graphs.keys()].map((g) => [g, defaultAssistantId(g)]));
+    this.defaultAssistantIds = new Set(this.defaultAssistantOf.values());
   }
 
   /** ISO time of the injected clock (D19). */
@@ -50,6 +53,11 @@ export class Core {
 
   emit(event: RuntimeEvent): void {
     this.emitter.emit("event", event);
+  }
+
+  /** True when a lifecycle listener is subscribed: emitters skip building events nobody reads. */
+  get listening(): boolean {
+    return this.emitter.listenerCount("event") > 0;
   }
 
   /**
@@ -77,7 +85,7 @@ export class Core {
 
   /** A registered graph id names its default assistant (D5); anything else is used as is. */
   resolveAssistantId(id: string): string {
-    return this.graphs.has(id) ? defaultAssistantId(id) : id;
+    return this.defaultAssistantOf.get(id) ?? id;
   }
 
   /** The assistant, or `not_found` when missing or hidden by the filter (auth.md 6). */

@@ -55,6 +55,8 @@ export class Executor {
   private readonly timers = new Set<ReturnType<typeof setTimeout>>();
   private readonly unsubscribe: Array<() => void> = [];
   private sweeper: ReturnType<typeof setInterval> | undefined;
+  /** One timer renews the leases of every run executing here (none per run). */
+  private renewer: ReturnType<typeof setInterval> | undefined;
   private closed = false;
   /** Outcomes being recorded (close waits for them). */
   private readonly finishing = new Set<Promise<void>>();
@@ -180,15 +182,11 @@ export class Executor {
     await store.events.open(run.run_id, { resumable: run.kwargs.resumable === true });
     store.events.publish(run.run_id, "metadata", { run_id: run.run_id, thread_id: run.thread_id, attempt: 1 });
     const offCancel = store.subscribe(`cancel:${run.run_id}`, () => void this.readCancel(local));
-    const renewal = setInterval(() => void this.renew(local), Math.max(5, core.leaseMs / 3));
-    (renewal as { unref?: () => void }).unref?.();
-    core.emit({ type: "run.started", run: publicRun(run) });
+    this.startRenewer();
+    if (core.listening) core.emit({ type: "run.started", run: publicRun(run) });
     // A cancel requested before the lease was taken is already in the store.
     if (mayHaveCancel) await this.readCancel(local);
-    void this.run(local).finally(() => {
-      clearInterval(renewal);
-      offCancel();
-    });
+    void this.run(local).finally(offCancel);
   }
 
   private async readCancel(local: LocalRun): Promise<void> {
@@ -201,6 +199,18 @@ export class Executor {
     if (local.cancel) return;
     local.cancel = action;
     local.controller.abort();
+  }
+
+  /**
+   * Starts the one renewal timer (every third of the lease) on the first run executed here: it
+   * renews the lease of each run executing here until its outcome is recorded.
+   */
+  private startRenewer(): void {
+    if (this.renewer || this.closed) return;
+    this.renewer = setInterval(() => {
+      for (const local of this.local.values()) void this.renew(local);
+    }, Math.max(5, this.core.leaseMs / 3));
+    (this.renewer as { unref?: () => void }).unref?.();
   }
 
   /** Renews the lease; losing it (it expired and another runtime took over) stops the run. */
@@ -270,7 +280,8 @@ export class Executor {
       commit: (ops) => {
         const pending = this.commitFor(local, ops);
         local.commits.add(pending);
-        void pending.catch(() => undefined).finally(() => local.commits.delete(pending));
+        const settled = () => void local.commits.delete(pending);
+        void pending.then(settled, settled);
         return pending;
       },
     };
@@ -312,7 +323,7 @@ export class Executor {
     let queued = true;
     // A task's commit may still be in flight when an abort ends the run: let it land first, so a
     // rollback sees (and removes) everything the run wrote.
-    await Promise.allSettled([...local.commits]);
+    if (local.commits.size) await Promise.allSettled([...local.commits]);
     try {
       if (!local.lost) {
         let attempt = 0;
@@ -369,8 +380,10 @@ export class Executor {
     if (local.cancel === "rollback") await store.events.drop(runId);
     this.local.delete(runId);
     local.resolve(result);
-    core.emit(error ? { type: "run.finished", run: publicRun(final), error } : { type: "run.finished", run: publicRun(final) });
-    if (statusChange) core.emit({ type: "thread.status", thread_id: threadId, ...statusChange });
+    if (core.listening) {
+      core.emit(error ? { type: "run.finished", run: publicRun(final), error } : { type: "run.finished", run: publicRun(final) });
+      if (statusChange) core.emit({ type: "thread.status", thread_id: threadId, ...statusChange });
+    }
     if (local.cancel !== "rollback" && !local.lost) sendWebhook(core, final, result, error);
     if (queued) this.poke(threadId);
   }
@@ -472,5 +485,7 @@ export class Executor {
     for (const local of running) this.cancelLocal(local, "interrupt");
     await Promise.all(running.map((l) => l.result));
     await Promise.all([...this.finishing]);
+    // Renewed until their outcomes are recorded, so no other runtime takes them over meanwhile.
+    if (this.renewer) clearInterval(this.renewer);
   }
 }

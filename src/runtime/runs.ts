@@ -53,8 +53,10 @@ export function runsApi(core: Core, caller: Caller, control: RunControl): RunsAp
   /** Admits a run, reports it, and claims it when it can start here now. */
   async function start(t: string | null, a: string, p: RunOptions, what: string, runId?: string): Promise<RunRecord> {
     const { run, claimed, previousStatus } = await admitRun(core, caller, t, a, p, what, runId);
-    core.emit({ type: "run.created", run: publicRun(run) });
-    if (previousStatus !== "busy") core.emit({ type: "thread.status", thread_id: run.thread_id, status: "busy", previous: previousStatus ?? "idle" });
+    if (core.listening) {
+      core.emit({ type: "run.created", run: publicRun(run) });
+      if (previousStatus !== "busy") core.emit({ type: "thread.status", thread_id: run.thread_id, status: "busy", previous: previousStatus ?? "idle" });
+    }
     notifyCreated(p, run);
     // A run claimed by its admission starts here; `startClaimed` registers it as executing here
     // before its first await, so the caller may stream or wait on it at once.
