@@ -50,11 +50,26 @@ function formatUuid(b: Uint8Array): string {
   return s;
 }
 
+/** The value of a hex digit's char code, or -1. */
+function hexValue(c: number): number {
+  if (c >= 48 && c <= 57) return c - 48;
+  const l = c | 0x20;
+  return l >= 97 && l <= 102 ? l - 87 : -1;
+}
+
+/** The 16 bytes of a UUID written as 32 hex digits, dashes anywhere ignored (as `-` removal did). */
 function parseUuid(uuid: string): Uint8Array {
-  const hex = uuid.replace(/-/g, "");
-  if (!/^[0-9a-f]{32}$/i.test(hex)) throw new TypeError(`not a UUID: ${uuid}`);
   const out = new Uint8Array(16);
-  for (let i = 0; i < 16; i++) out[i] = parseInt(hex.slice(i * 2, i * 2 + 2), 16);
+  let n = 0;
+  for (let i = 0; i < uuid.length; i++) {
+    const c = uuid.charCodeAt(i);
+    if (c === 45) continue;
+    const v = hexValue(c);
+    if (v < 0 || n >= 32) throw new TypeError(`not a UUID: ${uuid}`);
+    out[n >> 1] = (n & 1) === 0 ? v << 4 : out[n >> 1]! | v;
+    n++;
+  }
+  if (n !== 32) throw new TypeError(`not a UUID: ${uuid}`);
   return out;
 }
 
@@ -70,6 +85,9 @@ export function uuid4(): string {
 
 const utf8 = new TextEncoder();
 
+/** The message schedule of `sha1`, reused (it runs to completion without yielding). */
+const schedule = new Uint32Array(80);
+
 /** SHA-1 of bytes (name-based UUIDs and deterministic task ids only; not for security). */
 export function sha1(data: Uint8Array): Uint8Array {
   const ml = data.length;
@@ -81,7 +99,7 @@ export function sha1(data: Uint8Array): Uint8Array {
   view.setUint32(withPad - 4, (ml * 8) >>> 0);
   view.setUint32(withPad - 8, Math.floor((ml * 8) / 2 ** 32));
   let h0 = 0x67452301, h1 = 0xefcdab89, h2 = 0x98badcfe, h3 = 0x10325476, h4 = 0xc3d2e1f0;
-  const w = new Uint32Array(80);
+  const w = schedule;
   for (let off = 0; off < withPad; off += 64) {
     for (let i = 0; i < 16; i++) w[i] = view.getUint32(off + i * 4);
     for (let i = 16; i < 80; i++) {
@@ -99,7 +117,11 @@ export function sha1(data: Uint8Array): Uint8Array {
   }
   const out = new Uint8Array(20);
   const ov = new DataView(out.buffer);
-  [h0, h1, h2, h3, h4].forEach((h, i) => ov.setUint32(i * 4, h));
+  ov.setUint32(0, h0);
+  ov.setUint32(4, h1);
+  ov.setUint32(8, h2);
+  ov.setUint32(12, h3);
+  ov.setUint32(16, h4);
   return out;
 }
 

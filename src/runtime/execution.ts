@@ -179,7 +179,10 @@ export class Executor {
       commits: new Set(),
     };
     this.local.set(run.run_id, local);
-    await store.events.open(run.run_id, { resumable: run.kwargs.resumable === true });
+    // A store whose port opens synchronously (memory) publishes the first event before this
+    // yields, so a stream's reader has it at once.
+    const opening = store.events.open(run.run_id, { resumable: run.kwargs.resumable === true });
+    if (opening) await opening;
     store.events.publish(run.run_id, "metadata", { run_id: run.run_id, thread_id: run.thread_id, attempt: 1 });
     const offCancel = store.subscribe(`cancel:${run.run_id}`, () => void this.readCancel(local));
     this.startRenewer();
