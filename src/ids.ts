@@ -39,15 +39,25 @@ function randomBytes(n: number): Uint8Array {
   return out;
 }
 
-const HEX: string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
 
+/** Char codes of the hex digits. */
+const HEX_CODES = Array.from("0123456789abcdef", (c) => c.charCodeAt(0));
+/** The char codes of a UUID being formatted (filled, then read at once). */
+const uuidCodes: number[] = new Array<number>(36).fill(45);
+
+/**
+ * The canonical form of 16 bytes. Built from char codes in one call: a string grown by `+=`
+ * is a chain of rope nodes, which every stored id would keep (about 0.5 KB per id).
+ */
 function formatUuid(b: Uint8Array): string {
-  let s = "";
+  let at = 0;
   for (let i = 0; i < 16; i++) {
-    s += HEX[b[i]!];
-    if (i === 3 || i === 5 || i === 7 || i === 9) s += "-";
+    if (i === 4 || i === 6 || i === 8 || i === 10) at++; // the dash stays in place
+    const x = b[i]!;
+    uuidCodes[at++] = HEX_CODES[x >> 4]!;
+    uuidCodes[at++] = HEX_CODES[x & 15]!;
   }
-  return s;
+  return String.fromCharCode.apply(null, uuidCodes);
 }
 
 /** The value of a hex digit's char code, or -1. */
@@ -132,7 +142,9 @@ export function uuid5(name: string, namespace: string): string {
   let ns = parsedNamespaces.get(namespace);
   if (!ns) {
     ns = parseUuid(namespace);
-    if (parsedNamespaces.size < 1024) parsedNamespaces.set(namespace, ns);
+    // A few fixed namespaces repeat (assistants, task ids of one checkpoint); most do not.
+    if (parsedNamespaces.size >= 16) parsedNamespaces.clear();
+    parsedNamespaces.set(namespace, ns);
   }
   const nameBytes = utf8.encode(name);
   const data = new Uint8Array(16 + nameBytes.length);
@@ -147,9 +159,12 @@ export function uuid5(name: string, namespace: string): string {
 /** 32 lower-case hex chars derived from a string (interrupt ids, engine.md 2). */
 export function hash32(text: string): string {
   const h = sha1(utf8.encode(text));
-  let s = "";
-  for (let i = 0; i < 16; i++) s += HEX[h[i]!];
-  return s;
+  const codes = new Array<number>(32);
+  for (let i = 0; i < 16; i++) {
+    codes[2 * i] = HEX_CODES[h[i]! >> 4]!;
+    codes[2 * i + 1] = HEX_CODES[h[i]! & 15]!;
+  }
+  return String.fromCharCode.apply(null, codes);
 }
 
 /** Namespace of default assistant ids (D5). */
