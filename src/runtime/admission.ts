@@ -279,8 +279,9 @@ export async function admitRun(
       // changes the other), so an idle thread needs no look at the queue.
       const inFlight = thread?.status === "busy" ? await core.store.queryRuns({ thread_id: threadId, status: IN_FLIGHT, sortBy: "queue" }) : [];
       // Against the thread's state (a resume needs a pending interrupt) only when no run ahead
-      // of this one may still change it; the static checks passed in `checkRun`.
-      if (!inFlight.length) {
+      // of this one may still change it; the static checks passed in `checkRun` and the named
+      // checkpoint exists (`requireCheckpoint`), so only a resume has anything left to check.
+      if (!inFlight.length && p.command?.resume !== undefined) {
         await graph.validateInput(input, { store: core.store, threadId, ...(checkpointId !== undefined ? { checkpointId } : {}) }, breakpoints);
       }
       if (inFlight.length && strategy === "reject") {
