@@ -34,6 +34,12 @@ import type { CancelAction, RunResult } from "./types.js";
 
 type ErrorInfo = { error: string; message: string };
 
+/**
+ * Microtask turns a run yields before its engine starts: what a stream's reader needs to take the
+ * metadata event published at start (port, event reader and generator hops) on a synchronous port.
+ */
+const READER_TURNS = 5;
+
 /** A run this runtime is executing. */
 export interface LocalRun {
   run: RunRecord;
@@ -243,6 +249,9 @@ export class Executor {
     const threadId = run.thread_id;
     let error: ErrorInfo | undefined;
     let done: ExecuteResult | undefined;
+    // The engine's first step runs synchronously for a while: let readers attached before the run
+    // (a stream's own reader) take its metadata event first, so a stream opens without waiting for it.
+    for (let turn = 0; turn < READER_TURNS; turn++) await undefined;
     try {
       if (!local.cancel) {
         const checkpointId = typeof run.kwargs.checkpoint_id === "string" ? run.kwargs.checkpoint_id : undefined;
