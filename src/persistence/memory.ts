@@ -652,9 +652,16 @@ export class MemoryData {
 
   /** Candidate runs for a query, in queue order, from the narrowest index that answers it. */
   private runCandidates(q: RunQuery): Iterable<RunEntry> {
-    if (q.thread_id !== undefined) return this.runsByThread.get(q.thread_id)?.values() ?? [];
     const statuses = q.status === undefined ? undefined : typeof q.status === "string" ? [q.status] : q.status;
-    if (statuses && statuses.every((s) => ACTIVE.has(s))) {
+    const activeOnly = statuses !== undefined && statuses.every((s) => ACTIVE.has(s));
+    if (q.thread_id !== undefined) {
+      const mine = this.runsByThread.get(q.thread_id);
+      if (!mine) return [];
+      // A long chat's thread has many ended runs: its in-flight ones are among the few in flight
+      // anywhere (the caller's filter keeps this thread's).
+      if (!activeOnly || mine.size <= this.activeRuns.size) return mine.values();
+    }
+    if (activeOnly) {
       const list = [...this.activeRuns.values()];
       return list.sort((a, b) => a.seq - b.seq);
     }

@@ -46,9 +46,17 @@ export class Core {
     this.defaultAssistantIds = new Set(this.defaultAssistantOf.values());
   }
 
-  /** ISO time of the injected clock (D19). */
+  private lastMs = NaN;
+  private lastIso = "";
+
+  /** ISO time of the injected clock (D19); formatted once per clock value (a run asks several times a millisecond). */
   now(): string {
-    return new Date(this.clock()).toISOString();
+    const ms = this.clock();
+    if (ms !== this.lastMs) {
+      this.lastIso = new Date(ms).toISOString();
+      this.lastMs = ms;
+    }
+    return this.lastIso;
   }
 
   emit(event: RuntimeEvent): void {
