@@ -12,6 +12,8 @@ export default defineConfig([
       node: "src/node/index.ts",
       report: "src/upload/report-entry.ts",
       postgres: "src/postgres/index.ts",
+      // LangGraph.js hosting (D23); the core loads it by name only when given such a graph.
+      langgraph: "src/langgraph/index.ts",
     },
     format: ["esm", "cjs"],
     dts: true,

@@ -14,5 +14,6 @@ export { createIds, sequentialIds, systemClock, defaultAssistantId, uuid5 } from
 export type { Clock, Ids } from "./ids.js";
 export { contains } from "./json.js";
 export type * from "./types.js";
+export type * from "./items/types.js";
 // The v2 protocol layer is served by agentdock/http (its in-process transport included), so the
 // core bundle stays small for pages that do not use it.

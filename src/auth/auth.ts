@@ -61,11 +61,20 @@ export interface AuthEventValueMap {
   };
   "assistants:delete": { assistant_id: string };
   "assistants:search": { graph_id?: Maybe<string>; metadata?: Metadata; limit?: Maybe<number>; offset?: Maybe<number> };
-  "crons:create": { payload?: Metadata; schedule: string; cron_id?: Maybe<string>; thread_id?: Maybe<string> };
+  "crons:create": {
+    payload?: Metadata;
+    schedule: string;
+    cron_id?: Maybe<string>;
+    thread_id?: Maybe<string>;
+    user_id?: Maybe<string>;
+    end_time?: Maybe<string>;
+    /** The cron's metadata: a handler stamps owners here (read back after the handler). */
+    metadata?: Metadata;
+  };
   "crons:read": { cron_id: string };
-  "crons:update": { cron_id: string; payload?: Metadata; schedule?: Maybe<string> };
+  "crons:update": { cron_id: string; payload?: Metadata; schedule?: Maybe<string>; metadata?: Metadata };
   "crons:delete": { cron_id: string };
-  "crons:search": { assistant_id?: Maybe<string>; thread_id?: Maybe<string>; limit?: Maybe<number>; offset?: Maybe<number> };
+  "crons:search": { assistant_id?: Maybe<string>; thread_id?: Maybe<string>; limit?: Maybe<number>; offset?: Maybe<number>; metadata?: Metadata };
   "store:put": { namespace: string[]; key: string; value: Record<string, unknown> };
   "store:get": { namespace?: Maybe<string[]>; key: string };
   "store:search": { namespace?: Maybe<string[]>; filter?: Metadata; limit?: Maybe<number>; offset?: Maybe<number>; query?: Maybe<string> };

@@ -39,10 +39,13 @@ export class GraphAbortError extends Error {
   }
 }
 
-/** Thrown by `ctx.interrupt()` to pause the task; caught by the engine, never seen by callers. */
+/**
+ * Thrown by `ctx.interrupt()` to pause the task, and by a subgraph that paused (its interrupts,
+ * or none for a static breakpoint); caught by the engine, never seen by callers.
+ */
 export class GraphInterrupt extends Error {
   override readonly name = "GraphInterrupt";
-  constructor(readonly interrupt: { id: string; value: unknown }) {
+  constructor(readonly interrupts: ReadonlyArray<{ id: string; value: unknown }>) {
     super("The graph was interrupted.");
   }
 }

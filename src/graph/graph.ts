@@ -10,8 +10,10 @@ import { COPY, Command, END, INPUT, INTERRUPT, START, Send, TASKS } from "./cons
 import { InvalidUpdateError } from "./errors.js";
 import { checkBreakpoints, describeValue, execute, validateInput } from "./loop.js";
 import { bulkUpdateState, getHistory, getState } from "./state.js";
+import { isCompiledStateGraph, subgraphSchemas } from "./subgraphs.js";
 import type {
   CompiledGraph,
+  GetStateOptions,
   DrawableGraph,
   ExecuteOptions,
   ExecuteResult,
@@ -28,6 +30,8 @@ import type {
 } from "./types.js";
 import type { CheckpointStore } from "../persistence/types.js";
 import { isPlainObject } from "../json.js";
+import { addMessages } from "./messages.js";
+import { checkWithSchema, markMessages, toJsonSchema, type GraphSchemaOptions } from "./schemas.js";
 
 /** Declaration of one state key. */
 export interface ChannelSpec<V = any, U = V> {
@@ -74,6 +78,15 @@ interface Branch {
   pathMap?: Record<string, string>;
 }
 
+/** Options of `addNode`. */
+export interface AddNodeOptions {
+  /**
+   * Compiled graphs the node function runs with `ctx.invoke` (the first one is the node's
+   * subgraph): state reads then show the subgraph's state, and `getSubgraphs` lists it.
+   */
+  subgraphs?: CompiledGraph[];
+}
+
 export interface CompileOptions {
   /** Pause before these nodes run (`"*"`: every node). Runs may override it. */
   interruptBefore?: string[] | "*";
@@ -93,8 +106,16 @@ export class StateGraph<S extends StateSpec = StateSpec, Ctx = any> {
   private readonly nodes = new Map<string, NodeFn<S, Ctx>>();
   private readonly edges: Array<{ from: string[]; to: string }> = [];
   private readonly branches = new Map<string, Branch[]>();
+  private readonly subgraphs = new Map<string, CompiledStateGraph>();
 
-  constructor(readonly spec: S) {
+  /**
+   * `options` declares zod schemas of the graph's input, output, config and context: reported by
+   * `getSchemas()` (JSON Schema), input and context also checked when a run is created.
+   */
+  constructor(
+    readonly spec: S,
+    private readonly schemaOptions: GraphSchemaOptions<Ctx> = {},
+  ) {
     for (const [key, cs] of Object.entries(spec)) {
       if (!isPlainObject(cs)) throw invalidInput(`State key "${key}" must be declared as { reducer?, default? }.`);
       if (RESERVED.has(key) || key.startsWith("branch:") || key.startsWith("join:")) {
@@ -103,13 +124,31 @@ export class StateGraph<S extends StateSpec = StateSpec, Ctx = any> {
     }
   }
 
-  /** Adds a node. Names must be unique and not reserved (`__start__`, `__end__`, ...). */
-  addNode(name: string, fn: NodeFn<S, Ctx>): this {
+  /**
+   * Adds a node: a function, or a compiled agentdock graph run as a subgraph (it gets the
+   * state, and its final values are the node's update; keys the parent lacks are dropped).
+   * Names must be unique and not reserved (`__start__`, `__end__`, ...).
+   */
+  addNode(name: string, fn: NodeFn<S, Ctx> | CompiledGraph, options: AddNodeOptions = {}): this {
     if (RESERVED.has(name) || name.includes(":") || name.includes("|")) throw invalidInput(`"${name}" is a reserved node name.`);
     if (this.nodes.has(name)) throw invalidInput(`Node "${name}" is already present.`);
     if (name in this.spec) throw invalidInput(`Node "${name}" has the name of a state key.`);
-    if (typeof fn !== "function") throw invalidInput(`Node "${name}" must be a function.`);
+    const declared = options.subgraphs ?? [];
+    if (!Array.isArray(declared)) throw invalidInput(`addNode("${name}"): subgraphs must be a list of compiled graphs.`);
+    for (const g of [fn, ...declared]) {
+      if (typeof g === "object" && g !== null && !isCompiledStateGraph(g)) {
+        throw invalidInput(`Node "${name}": only graphs compiled with agentdock's StateGraph can be subgraphs.`);
+      }
+    }
+    if (isCompiledStateGraph(fn)) {
+      const sub = fn;
+      this.nodes.set(name, (state, ctx) => ctx.invoke(sub, state));
+      this.subgraphs.set(name, sub);
+      return this;
+    }
+    if (typeof fn !== "function") throw invalidInput(`Node "${name}" must be a function or a compiled graph.`);
     this.nodes.set(name, fn);
+    if (declared.length > 0) this.subgraphs.set(name, declared[0] as CompiledStateGraph);
     return this;
   }
 
@@ -153,7 +192,7 @@ export class StateGraph<S extends StateSpec = StateSpec, Ctx = any> {
       throw invalidInput("The graph has no entry point: add an edge from START.");
     }
     const breakpoints = checkBreakpoints(this.nodes, options);
-    return new CompiledStateGraph(this.spec, this.nodes, this.edges, this.branches, { ...options, ...breakpoints });
+    return new CompiledStateGraph(this.spec, this.nodes, this.edges, this.branches, { ...options, ...breakpoints }, this.schemaOptions, this.subgraphs);
   }
 }
 
@@ -174,6 +213,10 @@ export class CompiledStateGraph implements CompiledGraph {
     private readonly edges: ReadonlyArray<{ from: string[]; to: string }>,
     private readonly branches: ReadonlyMap<string, Branch[]>,
     private readonly options: CompileOptions,
+    /** The zod schemas declared with `new StateGraph(spec, schemas)`. */
+    readonly declaredSchemas: GraphSchemaOptions = {},
+    /** @internal Node name -> the compiled graph it runs as a subgraph. */
+    readonly subgraphs: ReadonlyMap<string, CompiledStateGraph> = new Map(),
   ) {
     this.nodeNames = [...nodes.keys()];
     this.interruptBefore = options.interruptBefore ?? [];
@@ -348,13 +391,24 @@ export class CompiledStateGraph implements CompiledGraph {
     return writes;
   }
 
-  validateInput(input: unknown, state?: InputState, breakpoints?: Breakpoints): Promise<void> {
+  async validateInput(input: unknown, state?: InputState, breakpoints?: Breakpoints): Promise<void> {
+    // A declared input schema checks plain-object input (not a Command, not null: a resume).
+    if (this.declaredSchemas.input && isPlainObject(input)) await checkWithSchema(this.declaredSchemas.input, input, "input");
     return validateInput(this, input, state, breakpoints);
   }
-  execute(options: ExecuteOptions): Promise<ExecuteResult> {
+  async validateContext(context: unknown): Promise<void> {
+    if (this.declaredSchemas.context) await checkWithSchema(this.declaredSchemas.context, context ?? {}, "context");
+  }
+  async execute(options: ExecuteOptions): Promise<ExecuteResult> {
+    if (this.declaredSchemas.input && isPlainObject(options.input)) await checkWithSchema(this.declaredSchemas.input, options.input, "input");
+    await this.validateContext(options.context);
     return execute(this, options);
   }
-  getState(store: CheckpointStore, threadId: string, options?: { checkpointId?: string }): Promise<StateSnapshot> {
+  /** The graph's name (`compile({ name })`), reported by the `events` stream mode; "LangGraph" by default. */
+  get name(): string {
+    return this.options.name ?? "LangGraph";
+  }
+  getState(store: CheckpointStore, threadId: string, options?: GetStateOptions): Promise<StateSnapshot> {
     return getState(this, store, threadId, options);
   }
   getHistory(store: CheckpointStore, threadId: string, options?: HistoryOptions): Promise<StateSnapshot[]> {
@@ -383,11 +437,28 @@ export class CompiledStateGraph implements CompiledGraph {
     return { nodes, edges };
   }
 
-  getSchemas(): GraphSchemas {
+  getSubgraphs(options: { namespace?: string; recurse?: boolean } = {}): Promise<Record<string, GraphSchemas>> {
+    return subgraphSchemas(this, options.namespace, options.recurse ?? false);
+  }
+
+  /**
+   * JSON Schemas (draft-07): the state from the channel declarations, input / output / config /
+   * context from the declared zod schemas (the state schema stands in for undeclared input and
+   * output). Channels with the `addMessages` reducer carry LangGraph's `langgraph_type: "messages"`.
+   */
+  async getSchemas(): Promise<GraphSchemas> {
     const properties: Record<string, unknown> = {};
     for (const [key, cs] of Object.entries(this.spec)) properties[key] = cs.schema ?? inferSchema(cs.default?.());
-    const state = { type: "object", title: this.options.name ?? "State", properties };
-    return { input_schema: state, output_schema: state, state_schema: state, config_schema: null, context_schema: null };
+    const messageKeys = Object.entries(this.spec).filter(([, cs]) => cs.reducer === addMessages).map(([key]) => key);
+    const state = markMessages({ type: "object", title: this.options.name ?? "State", properties }, messageKeys);
+    const { input, output, config, context } = this.declaredSchemas;
+    return {
+      input_schema: input ? markMessages(await toJsonSchema(input, "input"), messageKeys) : state,
+      output_schema: output ? markMessages(await toJsonSchema(output, "output"), messageKeys) : state,
+      state_schema: state,
+      config_schema: config ? await toJsonSchema(config, "input") : null,
+      context_schema: context ? await toJsonSchema(context, "input") : null,
+    };
   }
 }
 

@@ -1,6 +1,6 @@
 /** Public exports of the graph engine. */
 export { StateGraph, CompiledStateGraph } from "./graph.js";
-export type { ChannelSpec, StateSpec, StateOf, UpdateOf, NodeFn, NodeResult, Route, Router, CompileOptions } from "./graph.js";
+export type { ChannelSpec, StateSpec, StateOf, UpdateOf, NodeFn, NodeResult, Route, Router, CompileOptions, AddNodeOptions } from "./graph.js";
 export { START, END, Command, Send } from "./constants.js";
 export type { CommandParams } from "./constants.js";
 export { addMessages, coerceMessage, prepareMessages, messagesState, RemoveMessage, REMOVE_ALL_MESSAGES } from "./messages.js";
@@ -18,4 +18,5 @@ export type {
 } from "./messages.js";
 export { GraphRecursionError, InvalidUpdateError, GraphAbortError, MessageCoercionError } from "./errors.js";
 export { copyThreadOps } from "./state.js";
+export type { GraphSchemaOptions } from "./schemas.js";
 export type * from "./types.js";

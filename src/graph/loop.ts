@@ -4,20 +4,24 @@ import { invalidInput, notFound } from "../errors.js";
 import type { Checkpoint, CheckpointMetadata, PendingWrite, StoredCheckpoint, WriteOp } from "../persistence/types.js";
 import type { Ids } from "../ids.js";
 import type { Interrupt } from "../types.js";
+import { hash32 } from "../ids.js";
+import { isPlainObject } from "../json.js";
 import {
   applyWrites,
   emptyCheckpoint,
-  interruptId,
   prepareTasks,
   readValues,
   type Task,
   type Write,
 } from "./algo.js";
 import { Command, ERROR, INPUT, INTERRUPT, NO_WRITES, NULL_TASK_ID, RESUME, START, isSpecialChannel } from "./constants.js";
-import { GraphAbortError, GraphInterrupt, GraphRecursionError } from "./errors.js";
+import { GraphAbortError, GraphInterrupt, GraphRecursionError, InvalidUpdateError } from "./errors.js";
 import type { CompiledStateGraph } from "./graph.js";
 import { checkpointPayload, ref, snapshotOf } from "./state.js";
-import type { Breakpoints, EngineStreamMode, ExecuteOptions, ExecuteResult, InputState, NodeContext, RunnableConfig } from "./types.js";
+import { isCompiledStateGraph, nsSegments, taskNamespace } from "./subgraphs.js";
+import type { ItemStore } from "../items/types.js";
+import { forkForReanswer, heldInterrupts, needsFork, renameResume } from "./reanswer.js";
+import type { Breakpoints, CompiledGraph, EngineStreamMode, ExecuteOptions, ExecuteResult, InputState, NodeContext, RunnableConfig } from "./types.js";
 
 const isResumeMap = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v) && Object.keys(v).length > 0 &&
@@ -36,7 +40,9 @@ interface Outcome {
   writes: PendingWrite[];
   state: Write[];
   error?: unknown;
-  interrupt?: Interrupt;
+  /** Paused: by `interrupt()`, or by a subgraph that paused (`interrupts` empty at a static breakpoint). */
+  interrupted?: boolean;
+  interrupts: readonly Interrupt[];
   consumedNullResume: boolean;
 }
 
@@ -133,16 +139,41 @@ export async function validateInput(graph: CompiledStateGraph, input: unknown, s
       { path: "checkpoint_id", message: "unknown checkpoint" },
     ]);
   }
-  if (parsed.kind === "command" && parsed.command.resume !== undefined) resumeTargets(threadId, saved, parsed.command.resume);
+  if (parsed.kind === "command" && parsed.command.resume !== undefined) {
+    // A past checkpoint's interrupts can be answered again (reanswer.ts), answered or not.
+    const target = checkpointId !== undefined && saved && (await needsFork(store, saved)) ? heldInterrupts(saved) : saved;
+    resumeTargets(threadId, target, parsed.command.resume);
+  }
 }
 
+/**
+ * `CompiledGraph.execute`: the run with, for the `events` stream mode, the graph's own
+ * `on_chain_start` / `on_chain_end` around it (a subgraph's node stands for it instead).
+ */
 export async function execute(graph: CompiledStateGraph, o: ExecuteOptions): Promise<ExecuteResult> {
+  // Opt-in (unlike the other modes, which an emit without streamModes gets): it mints run ids.
+  const wantsEvents = o.emit !== undefined && o.streamModes?.has("events") === true;
+  if (!wantsEvents || o.parent) return run(graph, o, o.parent?.eventParents ?? []);
+  const runId = typeof o.config.configurable.run_id === "string" ? o.config.configurable.run_id : o.ids.uuid();
+  const base = { name: graph.name, tags: o.config.tags ?? [], run_id: runId, metadata: eventMetadata(o.config), parent_ids: [] };
+  o.emit!("events", { event: "on_chain_start", data: { input: eventInput(o.input) }, ...base });
+  const result = await run(graph, o, [runId]);
+  o.emit!("events", { event: "on_chain_end", data: { input: eventInput(o.input), output: result.values }, ...base });
+  return result;
+}
+
+async function run(graph: CompiledStateGraph, o: ExecuteOptions, eventParents: readonly string[]): Promise<ExecuteResult> {
   const { def } = graph;
   const { store, threadId, ids, clock, signal } = o;
+  const ns = o.checkpointNs ?? "";
+  const link = o.parent;
+  const namespace = ns === "" ? undefined : nsSegments(ns);
+  /** `checkpoint_ns` of write ops: only set for a subgraph, so root ops keep their shape. */
+  const nsKey = ns === "" ? {} : { checkpoint_ns: ns };
   const modes = o.streamModes;
   const on = (mode: EngineStreamMode) => o.emit !== undefined && (modes === undefined || modes.has(mode));
   const emit = (mode: EngineStreamMode, data: unknown) => {
-    if (on(mode)) o.emit!(mode, data);
+    if (on(mode)) o.emit!(mode, data, namespace);
   };
   const checkAbort = () => {
     if (signal?.aborted) throw new GraphAbortError(`Run on thread ${threadId} was aborted.`);
@@ -157,16 +188,36 @@ export async function execute(graph: CompiledStateGraph, o: ExecuteOptions): Pro
   const breakpoints = checkBreakpoints(graph.nodes, o);
   const before = breakpoints.interruptBefore ?? graph.interruptBefore;
   const after = breakpoints.interruptAfter ?? graph.interruptAfter;
-  const parsed = parseInput(graph, o.input, ids);
 
-  let saved: StoredCheckpoint | undefined = await store.getCheckpoint({ thread_id: threadId, checkpoint_ns: "", checkpoint_id: o.checkpointId });
+  let saved: StoredCheckpoint | undefined = await store.getCheckpoint({ thread_id: threadId, checkpoint_ns: ns, checkpoint_id: o.checkpointId });
   if (o.checkpointId !== undefined && !saved) throw notFound(`Checkpoint ${o.checkpointId} not found in thread ${threadId}.`);
+  // A subgraph that already has checkpoints in its namespace ran in this very task before (task
+  // ids are deterministic): it was interrupted or failed, so it continues where it stopped.
+  const parsed = parseInput(graph, link && saved ? null : o.input, ids);
   let cp: Checkpoint = saved?.checkpoint ?? emptyCheckpoint(def);
   let pending: PendingWrite[] = saved ? [...saved.pending_writes] : [];
   let step = saved ? saved.metadata.step + 1 : -1;
   const limit = config.recursion_limit ?? 25;
   const stop = step + limit + 1;
-  const parents = saved?.metadata.parents ?? {};
+  const parents = link ? link.parents : (saved?.metadata.parents ?? {});
+  /** Message ids the `messages` mode has reported in this run (shared with subgraphs). */
+  const seenMessages = link?.seenMessages ?? new Set<string>();
+  /** Resume values by interrupt id, for interrupts of this graph's tasks and of its subgraphs. */
+  let resumeMap =
+    parsed.kind === "command" && isResumeMap(parsed.command.resume) ? (parsed.command.resume as Record<string, unknown>) : link?.resumeMap;
+
+  /** The `checkpoints` and `debug` events of a checkpoint. */
+  const emitCheckpoint = (stored: StoredCheckpoint, parentId: string | null) => {
+    if (!on("checkpoints") && !on("debug")) return;
+    const payload = checkpointPayload(graph, threadId, stored, parentId);
+    emit("checkpoints", payload);
+    emit("debug", {
+      type: "checkpoint",
+      timestamp: stored.checkpoint.ts,
+      step: stored.metadata.step,
+      payload: { ...payload, checkpoint: ref(threadId, stored.checkpoint.id, ns), parent_checkpoint: parentId ? ref(threadId, parentId, ns) : null },
+    });
+  };
 
   /**
    * Commits a new checkpoint (with `extra` ops first, in the same commit). `showValues: false`
@@ -184,7 +235,7 @@ export async function execute(graph: CompiledStateGraph, o: ExecuteOptions): Pro
     const metadata = freeze({ ...runMeta, source, step, parents, writes }, true) as CheckpointMetadata;
     const stored: StoredCheckpoint = {
       thread_id: threadId,
-      checkpoint_ns: "",
+      checkpoint_ns: ns,
       checkpoint: next,
       metadata,
       parent_checkpoint_id: saved?.checkpoint.id ?? null,
@@ -196,34 +247,44 @@ export async function execute(graph: CompiledStateGraph, o: ExecuteOptions): Pro
     cp = next;
     pending = [];
     if (showValues && on("values")) emit("values", readValues(def, next));
-    if (on("checkpoints") || on("debug")) {
-      const payload = checkpointPayload(graph, threadId, stored, parent);
-      emit("checkpoints", payload);
-      emit("debug", { type: "checkpoint", timestamp: next.ts, step, payload: { ...payload, checkpoint: ref(threadId, next.id), parent_checkpoint: parent ? ref(threadId, parent.checkpoint.id) : null } });
-    }
+    emitCheckpoint(stored, parent?.checkpoint.id ?? null);
   };
   const nextCheckpoint = (tasks: Parameters<typeof applyWrites>[2], stepFlag: boolean) =>
     applyWrites(def, cp, tasks, { step: stepFlag, id: ids.checkpointId(step), ts: new Date(clock()).toISOString() });
 
   const resuming = parsed.kind === "continue" || (parsed.kind === "command" && parsed.command.resume !== undefined);
+  let resumeArg = parsed.kind === "command" ? parsed.command.resume : undefined;
+  if (resuming && resumeArg !== undefined && o.checkpointId !== undefined && saved && (await needsFork(store, saved))) {
+    // Re-answering an interrupt of a past checkpoint: resume a fork of it (reanswer.ts).
+    checkAbort();
+    const { forked, renamed } = await forkForReanswer(def, store, saved, { ids, clock, metadata: runMeta });
+    saved = forked;
+    cp = forked.checkpoint;
+    pending = [...forked.pending_writes];
+    resumeArg = renameResume(resumeArg, renamed);
+    if (isResumeMap(resumeArg)) resumeMap = resumeArg as Record<string, unknown>;
+  }
   if (resuming) {
-    const byTask = parsed.kind === "command" ? resumeTargets(threadId, saved, parsed.command.resume) : undefined;
+    if (parsed.kind === "command") resumeTargets(threadId, saved, resumeArg);
     if (!saved) return { status: "done", values: {}, interrupts: [], checkpointId: null };
+    // Resume values for this graph's own interrupts (a subgraph's are passed on to it).
+    const byTask = resumeMap ? ownResumes(graph, ns, saved, resumeMap) : undefined;
     const nullWrites: PendingWrite[] = pending.filter((w) => w[0] === NULL_TASK_ID && w[1] !== RESUME);
     const ops: WriteOp[] = [];
+    for (const [tid, values] of byTask ?? []) {
+      const own = pending.filter((w) => w[0] === tid);
+      const prev = (own.find((w) => w[1] === RESUME)?.[2] as unknown[] | undefined) ?? [];
+      const writes: PendingWrite[] = [...own.filter((w) => w[1] !== RESUME), [tid, RESUME, freeze([...prev, ...values], true)]];
+      ops.push({ op: "writes.put", thread_id: threadId, ...nsKey, checkpoint_id: saved.checkpoint.id, task_id: tid, writes });
+      pending = [...pending.filter((w) => w[0] !== tid), ...writes];
+    }
     if (parsed.kind === "command") {
-      if (byTask) {
-        for (const [tid, values] of byTask) {
-          const own = pending.filter((w) => w[0] === tid);
-          const prev = (own.find((w) => w[1] === RESUME)?.[2] as unknown[] | undefined) ?? [];
-          const writes: PendingWrite[] = [...own.filter((w) => w[1] !== RESUME), [tid, RESUME, freeze([...prev, ...values], true)]];
-          ops.push({ op: "writes.put", thread_id: threadId, checkpoint_id: saved.checkpoint.id, task_id: tid, writes });
-          pending = [...pending.filter((w) => w[0] !== tid), ...writes];
-        }
-      } else nullWrites.push([NULL_TASK_ID, RESUME, freeze(parsed.command.resume, true)]);
+      if (!isResumeMap(resumeArg)) nullWrites.push([NULL_TASK_ID, RESUME, freeze(resumeArg, true)]);
       nullWrites.push(...nullTaskWrites(parsed.writes));
-      ops.push({ op: "writes.put", thread_id: threadId, checkpoint_id: saved.checkpoint.id, task_id: NULL_TASK_ID, writes: nullWrites });
+      ops.push({ op: "writes.put", thread_id: threadId, ...nsKey, checkpoint_id: saved.checkpoint.id, task_id: NULL_TASK_ID, writes: nullWrites });
       pending = [...pending.filter((w) => w[0] !== NULL_TASK_ID), ...nullWrites];
+    }
+    if (ops.length > 0) {
       checkAbort();
       await store.commit(ops);
     }
@@ -235,12 +296,14 @@ export async function execute(graph: CompiledStateGraph, o: ExecuteOptions): Pro
       d.versions_seen[INTERRUPT] = { ...cp.channel_versions };
     });
     if (on("values")) emit("values", readValues(def, cp));
+    // As the reference loop does at each step, a continued run first reports the checkpoint it starts from.
+    emitCheckpoint(saved, saved.parent_checkpoint_id);
   } else if (parsed.kind === "command") {
     const cmd = nullTaskWrites(parsed.writes);
     const extra: WriteOp[] = [];
     if (saved) {
       const writes = [...pending.filter((w) => w[0] === NULL_TASK_ID), ...cmd];
-      extra.push({ op: "writes.put", thread_id: threadId, checkpoint_id: saved.checkpoint.id, task_id: NULL_TASK_ID, writes });
+      extra.push({ op: "writes.put", thread_id: threadId, ...nsKey, checkpoint_id: saved.checkpoint.id, task_id: NULL_TASK_ID, writes });
     }
     await save(
       nextCheckpoint([{ name: INPUT, path: [], triggers: [], writes: parsed.writes }], false),
@@ -300,21 +363,38 @@ export async function execute(graph: CompiledStateGraph, o: ExecuteOptions): Pro
       const resumes = [...((stored.get(task.id)?.find((w) => w[1] === RESUME)?.[2] as unknown[] | undefined) ?? [])];
       let counter = 0;
       let consumed = false;
-      const iid = interruptId(task.name, task.id);
-      const msgMeta = on("messages") ? messageMetadata(config, task, step) : undefined;
-      const streamed = new Set<string>();
+      let invoked = false;
+      const taskNs = taskNamespace(ns, task.name, task.id);
+      const iid = hash32(taskNs);
+      const hidden = task.name === START;
+      const wantsEvents = modes?.has("events") === true && o.emit !== undefined && !hidden;
+      const nodeMeta = on("messages") || wantsEvents ? messageMetadata(config, task, step, taskNs) : undefined;
+      const msgMeta = on("messages") ? nodeMeta : undefined;
+      // Stream events (`events` mode): this node's run, and one chat model run per streamed message.
+      const nodeRun = wantsEvents
+        ? { name: task.name, tags: [...(config.tags ?? []), `graph:step:${step}`], run_id: ids.uuid(), metadata: nodeMeta, parent_ids: [...eventParents] }
+        : undefined;
+      const modelRuns = new Map<string, string>();
+      /** The plain resume value left for this task: this graph's, else an enclosing graph's. */
+      const takeNullResume = (): { value: unknown } | undefined => {
+        if (nullResume.value) {
+          const v = nullResume.value[2];
+          nullResume.value = undefined;
+          consumed = true;
+          return { value: v };
+        }
+        return link?.takeNullResume();
+      };
       const ctx: NodeContext = {
         interrupt<R>(value: unknown): R {
           const i = counter++;
           if (i < resumes.length) return resumes[i] as R;
-          if (nullResume.value) {
-            const v = nullResume.value[2];
-            nullResume.value = undefined;
-            consumed = true;
-            resumes.push(v);
-            return v as R;
+          const taken = takeNullResume();
+          if (taken) {
+            resumes.push(taken.value);
+            return taken.value as R;
           }
-          throw new GraphInterrupt({ id: iid, value: freeze(value, true) });
+          throw new GraphInterrupt([{ id: iid, value: freeze(value, true) }]);
         },
         config,
         context: o.context,
@@ -323,47 +403,108 @@ export async function execute(graph: CompiledStateGraph, o: ExecuteOptions): Pro
           if (!dead) emit("custom", chunk);
         },
         emitMessage: (chunk) => {
-          if (dead || !msgMeta) return;
-          if (typeof chunk.id === "string") streamed.add(chunk.id);
-          emit("messages", [chunk, msgMeta]);
+          if (dead) return;
+          if (msgMeta) {
+            if (typeof chunk.id === "string") seenMessages.add(chunk.id);
+            emit("messages", [chunk, msgMeta]);
+          }
+          if (nodeRun) {
+            const key = typeof chunk.id === "string" ? chunk.id : "";
+            let modelRun = modelRuns.get(key);
+            if (!modelRun) modelRuns.set(key, (modelRun = ids.uuid()));
+            emit("events", {
+              event: "on_chat_model_stream",
+              data: { chunk },
+              name: "ChatModel",
+              tags: nodeRun.tags,
+              run_id: modelRun,
+              metadata: nodeRun.metadata,
+              parent_ids: [...eventParents, nodeRun.run_id],
+            });
+          }
+        },
+        invoke: async <O>(sub: CompiledGraph, subInput: unknown): Promise<O> => {
+          if (!isCompiledStateGraph(sub)) throw invalidInput(`Node "${task.name}": ctx.invoke runs graphs compiled with agentdock's StateGraph only.`);
+          if (invoked) {
+            throw new InvalidUpdateError(
+              `Node "${task.name}" ran a second subgraph; a task runs at most one (its checkpoints live in namespace "${taskNs}"). Make each subgraph its own node.`,
+              "MULTIPLE_SUBGRAPHS",
+            );
+          }
+          invoked = true;
+          const result = await sub.execute({
+            store,
+            threadId,
+            input: subInput,
+            config: o.config,
+            context: o.context,
+            ...(signal ? { signal } : {}),
+            ids,
+            clock,
+            ...(modes ? { streamModes: modes } : {}),
+            ...(o.emit ? { emit: o.emit } : {}),
+            ...(o.itemStore ? { itemStore: o.itemStore } : {}),
+            checkpointNs: taskNs,
+            parent: {
+              parents: { ...parents, [ns]: checkpointId },
+              takeNullResume,
+              resumeMap,
+              eventParents: nodeRun ? [...eventParents, nodeRun.run_id] : eventParents,
+              seenMessages,
+            },
+          });
+          if (result.status === "interrupted") throw new GraphInterrupt(result.interrupts);
+          const { __interrupt__: _none, ...out } = result.values;
+          return out as O;
         },
         threadId,
         step,
         node: task.name,
+        store: o.itemStore ?? NO_ITEM_STORE,
       };
-      const input = task.path[0] === "__pregel_push" ? task.args : task.name === START ? cp.channel_values[START] : values;
+      const input = task.path[0] === "__pregel_push" ? task.args : hidden ? cp.channel_values[START] : values;
+      // As LangGraph's messages handler: a node's input messages count as seen, and ids seen
+      // anywhere in the run (streamed as chunks, sent whole, in a subgraph) are not sent again.
+      if (msgMeta) markSeen(graph, input, seenMessages);
       taskEvent("task", { id: task.id, name: task.name, input, triggers: task.triggers, interrupts: [] });
+      if (nodeRun) emit("events", { event: "on_chain_start", data: { input }, ...nodeRun });
       const resumeWrites = (): PendingWrite[] => (resumes.length > 0 ? [[task.id, RESUME, freeze(resumes, true)]] : []);
       let out: Outcome;
       try {
-        const update = task.name === START ? input : await graph.nodes.get(task.name)!(input as never, ctx);
+        const update = hidden ? input : await graph.nodes.get(task.name)!(input as never, ctx);
         const { writes, shown } = await graph.nodeWrites(task.name, update, values, config, ids);
         // Earlier interrupts stay recorded: the history entry of this checkpoint keeps showing them (engine.md 4).
         const asked = stored.get(task.id)?.filter((w) => w[1] === INTERRUPT) ?? [];
         const pw: PendingWrite[] = [...resumeWrites(), ...asked, ...writes.map((w) => [task.id, w[0], w[1]] as const)];
         if (writes.length === 0) pw.push([task.id, NO_WRITES, null]);
-        out = { task, writes: pw, state: writes, consumedNullResume: consumed };
-        if (!dead && task.name !== START) {
+        out = { task, writes: pw, state: writes, interrupts: [], consumedNullResume: consumed };
+        if (!dead && !hidden) {
           emit("updates", { [task.name]: shown });
           taskEvent("task_result", { id: task.id, name: task.name, result: shown ?? {}, interrupts: [] });
-          if (msgMeta) emitWholeMessages(graph, writes, streamed, (m) => emit("messages", [m, msgMeta]));
+          if (msgMeta) emitWholeMessages(graph, writes, seenMessages, (m) => emit("messages", [m, msgMeta]));
+          if (nodeRun) {
+            const output = Command.is(update) ? shown : (update ?? null);
+            emit("events", { event: "on_chain_stream", data: { chunk: output }, ...nodeRun });
+            emit("events", { event: "on_chain_end", data: { input, output }, ...nodeRun });
+          }
         }
       } catch (err) {
         if (err instanceof GraphInterrupt) {
-          out = { task, writes: [...resumeWrites(), [task.id, INTERRUPT, err.interrupt]], state: [], interrupt: err.interrupt, consumedNullResume: consumed };
-          taskEvent("task_result", { id: task.id, name: task.name, result: {}, interrupts: [err.interrupt] });
+          const asked = err.interrupts.map((i) => [task.id, INTERRUPT, i] as const);
+          out = { task, writes: [...resumeWrites(), ...asked], state: [], interrupted: true, interrupts: err.interrupts, consumedNullResume: consumed };
+          taskEvent("task_result", { id: task.id, name: task.name, result: {}, interrupts: err.interrupts });
         } else {
           const name = (err as Error | undefined)?.name ?? "Error";
           const message = (err as Error | undefined)?.message ?? String(err);
-          out = { task, writes: [...resumeWrites(), [task.id, ERROR, freeze({ name, message })]], state: [], error: err, consumedNullResume: consumed };
+          out = { task, writes: [...resumeWrites(), [task.id, ERROR, freeze({ name, message })]], state: [], interrupts: [], error: err, consumedNullResume: consumed };
           taskEvent("task_result", { id: task.id, name: task.name, error: `${name}: ${message}`, interrupts: [] });
         }
       }
       // Persist the task's writes as it finishes; the last one rides with the step's checkpoint.
-      const ops: WriteOp[] = [{ op: "writes.put", thread_id: threadId, checkpoint_id: checkpointId, task_id: task.id, writes: out.writes }];
+      const ops: WriteOp[] = [{ op: "writes.put", thread_id: threadId, ...nsKey, checkpoint_id: checkpointId, task_id: task.id, writes: out.writes }];
       if (out.consumedNullResume) {
         const rest = pending.filter((w) => w[0] === NULL_TASK_ID && w[1] !== RESUME);
-        ops.push({ op: "writes.put", thread_id: threadId, checkpoint_id: checkpointId, task_id: NULL_TASK_ID, writes: rest });
+        ops.push({ op: "writes.put", thread_id: threadId, ...nsKey, checkpoint_id: checkpointId, task_id: NULL_TASK_ID, writes: rest });
       }
       if (--remaining === 0) held = ops;
       else if (!dead) await store.commit(ops);
@@ -374,14 +515,16 @@ export async function execute(graph: CompiledStateGraph, o: ExecuteOptions): Pro
     const outcomes = signal ? await raceAbort(all, signal, () => (dead = true)) : await all;
     checkAbort();
     const failed = outcomes.find((x) => x.error !== undefined);
-    const interrupts = outcomes.flatMap((x) => (x.interrupt ? [x.interrupt] : []));
-    if (failed || interrupts.length > 0) {
+    const interrupted = outcomes.some((x) => x.interrupted);
+    if (failed || interrupted) {
       if (held.length > 0) await store.commit(held);
       if (failed) throw failed.error;
-      emit("updates", { __interrupt__: interrupts });
+      const interrupts = outcomes.flatMap((x) => x.interrupts);
+      if (interrupts.length > 0) emit("updates", { __interrupt__: interrupts });
       emit("values", { __interrupt__: interrupts });
-      const snap = snapshotOf(graph, threadId, (await store.getCheckpoint({ thread_id: threadId, checkpoint_ns: "", checkpoint_id: checkpointId }))!, true);
-      return { status: "interrupted", values: { ...snap.values, __interrupt__: snap.interrupts }, interrupts: snap.interrupts, checkpointId: cp.id };
+      const snap = snapshotOf(graph, threadId, (await store.getCheckpoint({ thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpointId }))!, true);
+      const all = snap.interrupts.length > 0 ? snap.interrupts : interrupts;
+      return { status: "interrupted", values: { ...snap.values, ...(all.length > 0 ? { __interrupt__: all } : {}) }, interrupts: all, checkpointId: cp.id };
     }
 
     const ran = new Map(outcomes.map((x) => [x.task.id, x.state]));
@@ -399,6 +542,37 @@ export async function execute(graph: CompiledStateGraph, o: ExecuteOptions): Pro
     }
   }
 }
+
+/**
+ * Resume values (`Command({ resume: { [interrupt id]: value } })`) for the interrupts this
+ * graph's own tasks raised on `saved`, by task id. Ids of interrupts raised inside a subgraph
+ * (its task recorded them, but their id is the subgraph task's) are left to the subgraph.
+ */
+function ownResumes(graph: CompiledStateGraph, ns: string, saved: StoredCheckpoint, resumeMap: Readonly<Record<string, unknown>>): Map<string, unknown[]> {
+  const open = pendingInterrupts(saved.pending_writes);
+  const names = new Map(prepareTasks(graph.def, saved.checkpoint, saved.metadata.step + 1, "declared").map((t) => [t.id, t.name]));
+  const byTask = new Map<string, unknown[]>();
+  for (const [iid, value] of Object.entries(resumeMap)) {
+    const tid = open.get(iid);
+    const name = tid === undefined ? undefined : names.get(tid);
+    if (tid === undefined || name === undefined || hash32(taskNamespace(ns, name, tid)) !== iid) continue;
+    byTask.set(tid, [...(byTask.get(tid) ?? []), value]);
+  }
+  return byTask;
+}
+
+/** Metadata of the graph's own stream events: the run metadata and the config's primitive `configurable` values. */
+function eventMetadata(config: RunnableConfig): Record<string, unknown> {
+  const meta: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(config.configurable)) {
+    if (!k.startsWith("__") && (typeof v === "string" || typeof v === "number" || typeof v === "boolean")) meta[k] = v;
+  }
+  return { ...meta, ...(config.metadata ?? {}) };
+}
+
+/** A run input as stream events show it (a `Command` as its fields). */
+const eventInput = (input: unknown) =>
+  Command.is(input) ? { ...(input.resume !== undefined ? { resume: input.resume } : {}), ...(input.update !== undefined ? { update: input.update } : {}), ...(input.goto !== undefined ? { goto: input.goto } : {}) } : (input ?? null);
 
 /** The writes of a `Command` given as run input, as pending writes of no task. */
 const nullTaskWrites = (writes: readonly Write[]): PendingWrite[] => writes.map((w) => [NULL_TASK_ID, w[0], w[1]] as const);
@@ -429,12 +603,11 @@ function loopWrites(graph: CompiledStateGraph, tasks: ReadonlyArray<{ name: stri
   return any ? out : null;
 }
 
-function messageMetadata(config: RunnableConfig, task: Task, step: number): Record<string, unknown> {
+function messageMetadata(config: RunnableConfig, task: Task, step: number, ns: string): Record<string, unknown> {
   const meta: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(config.configurable)) {
     if (!k.startsWith("__") && (typeof v === "string" || typeof v === "number" || typeof v === "boolean")) meta[k] = v;
   }
-  const ns = `${task.name}:${task.id}`;
   return Object.freeze({
     ...meta,
     langgraph_step: step,
@@ -447,14 +620,34 @@ function messageMetadata(config: RunnableConfig, task: Task, step: number): Reco
   });
 }
 
-/** Whole messages a node wrote under a messages-reducer key, unless streamed as chunks. */
-function emitWholeMessages(graph: CompiledStateGraph, writes: readonly Write[], streamed: Set<string>, send: (m: unknown) => void) {
+/** Whole messages a node wrote under a messages-reducer key, unless already seen in the run. */
+function emitWholeMessages(graph: CompiledStateGraph, writes: readonly Write[], seen: Set<string>, send: (m: unknown) => void) {
   for (const [ch, v] of writes) {
     const cdef = graph.def.channels.get(ch);
     if (cdef?.kind !== "reduce" || !cdef.prepare || !Array.isArray(v)) continue;
-    for (const m of v as Array<{ id?: string; type?: string }>) if (m.type !== "remove" && !streamed.has(m.id ?? "")) send(m);
+    for (const m of v as Array<{ id?: string; type?: string }>) {
+      if (m.type === "remove" || seen.has(m.id ?? "")) continue;
+      if (m.id) seen.add(m.id);
+      send(m);
+    }
   }
 }
+
+/** Marks the messages of a node's input (its messages-reducer keys) as seen. */
+function markSeen(graph: CompiledStateGraph, input: unknown, seen: Set<string>) {
+  if (!isPlainObject(input)) return;
+  for (const [ch, v] of Object.entries(input)) {
+    const cdef = graph.def.channels.get(ch);
+    if (cdef?.kind !== "reduce" || !cdef.prepare || !Array.isArray(v)) continue;
+    for (const m of v as Array<{ id?: unknown }>) if (typeof m?.id === "string") seen.add(m.id);
+  }
+}
+
+/** `ctx.store` of a graph executed outside a runtime: every method rejects, saying why. */
+const noItemStore = async (): Promise<never> => {
+  throw new Error("agentdock: ctx.store is the runtime's long-term memory; run the graph through createRuntime() to use it");
+};
+const NO_ITEM_STORE: ItemStore = { putItem: noItemStore, getItem: noItemStore, deleteItem: noItemStore, searchItems: noItemStore, listNamespaces: noItemStore };
 
 let never: AbortSignal | undefined;
 /** The signal nodes get when the run has none (made on first use: no global touched at load, D18). */

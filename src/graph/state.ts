@@ -8,11 +8,12 @@ import { applyWrites, emptyCheckpoint, prepareTasks, readValues, type TaskWrites
 import { COPY, Command, END, ERROR, INPUT, INTERRUPT, NO_WRITES, NULL_TASK_ID, START, isSpecialChannel } from "./constants.js";
 import { InvalidUpdateError } from "./errors.js";
 import type { CompiledStateGraph } from "./graph.js";
-import type { CheckpointRef, HistoryOptions, StateSnapshot, Superstep, TaskView, UpdateStateOptions } from "./types.js";
+import { graphAt, taskNamespace } from "./subgraphs.js";
+import type { CheckpointRef, GetStateOptions, HistoryOptions, StateSnapshot, Superstep, TaskView, UpdateStateOptions } from "./types.js";
 
-export const ref = (threadId: string, checkpointId: string): CheckpointRef => ({
+export const ref = (threadId: string, checkpointId: string, ns = ""): CheckpointRef => ({
   thread_id: threadId,
-  checkpoint_ns: "",
+  checkpoint_ns: ns,
   checkpoint_id: checkpointId,
   checkpoint_map: null,
 });
@@ -78,9 +79,11 @@ export function snapshotOf(graph: CompiledStateGraph, threadId: string, saved: S
       id: t.id,
       name: t.name,
       path: [...t.path],
-      error: err ? `${err.name ?? "Error"}: ${err.message ?? ""}` : null,
+      // The message alone, as the agent server reports a task's error (api.md 7).
+      error: err ? String(err.message ?? err.name ?? "Error") : null,
       interrupts: taskInterrupts,
-      checkpoint: null,
+      // A subgraph task points at the namespace holding its state (api.md 7).
+      checkpoint: graph.subgraphs.has(t.name) ? { thread_id: threadId, checkpoint_ns: taskNamespace(saved.checkpoint_ns, t.name, t.id), checkpoint_id: null, checkpoint_map: null } : null,
       state: null,
       result,
     };
@@ -88,14 +91,18 @@ export function snapshotOf(graph: CompiledStateGraph, threadId: string, saved: S
   if (done.length > 0) cp = applyWrites(def, cp, done, { step: true });
   const id = saved.checkpoint.id;
   const parent = saved.parent_checkpoint_id;
+  const ns = saved.checkpoint_ns;
+  // A subgraph's checkpoint maps each enclosing namespace, and its own, to a checkpoint id.
+  const mapped = (checkpointId: string): CheckpointRef =>
+    ns === "" ? ref(threadId, checkpointId) : { ...ref(threadId, checkpointId, ns), checkpoint_map: { ...saved.metadata.parents, [ns]: checkpointId } };
   return {
     values: readValues(def, cp),
     next,
     tasks: views,
     metadata: { ...saved.metadata, thread_id: threadId, checkpoint_id: id },
     created_at: saved.checkpoint.ts,
-    checkpoint: ref(threadId, id),
-    parent_checkpoint: parent ? ref(threadId, parent) : null,
+    checkpoint: mapped(id),
+    parent_checkpoint: parent ? mapped(parent) : null,
     checkpoint_id: id,
     parent_checkpoint_id: parent,
     interrupts,
@@ -103,12 +110,12 @@ export function snapshotOf(graph: CompiledStateGraph, threadId: string, saved: S
 }
 
 /** The `checkpoints` stream payload (api.md 5.2) of a freshly saved checkpoint. */
-export function checkpointPayload(graph: CompiledStateGraph, threadId: string, saved: StoredCheckpoint, parent: StoredCheckpoint | undefined) {
+export function checkpointPayload(graph: CompiledStateGraph, threadId: string, saved: StoredCheckpoint, parentId: string | null) {
   const snap = snapshotOf(graph, threadId, saved, false);
-  const config = (id: string) => ({ configurable: { thread_id: threadId, checkpoint_ns: "", checkpoint_id: id } });
+  const config = (id: string) => ({ configurable: { thread_id: threadId, checkpoint_ns: saved.checkpoint_ns, checkpoint_id: id } });
   return {
     config: config(saved.checkpoint.id),
-    parent_config: parent ? config(parent.checkpoint.id) : null,
+    parent_config: parentId ? config(parentId) : null,
     values: snap.values,
     metadata: snap.metadata,
     next: snap.next,
@@ -116,29 +123,56 @@ export function checkpointPayload(graph: CompiledStateGraph, threadId: string, s
   };
 }
 
-export async function getState(graph: CompiledStateGraph, store: CheckpointStore, threadId: string, options: { checkpointId?: string } = {}): Promise<StateSnapshot> {
-  const saved = await store.getCheckpoint({ thread_id: threadId, checkpoint_ns: "", checkpoint_id: options.checkpointId });
-  if (!saved) {
-    if (options.checkpointId !== undefined) throw notFound(`Checkpoint ${options.checkpointId} not found in thread ${threadId}.`);
-    return EMPTY_SNAPSHOT();
-  }
-  return snapshotOf(graph, threadId, saved, options.checkpointId === undefined);
+export async function getState(root: CompiledStateGraph, store: CheckpointStore, threadId: string, options: GetStateOptions = {}): Promise<StateSnapshot> {
+  const ns = options.checkpointNs ?? "";
+  return stateAt(graphAt(root, ns), store, threadId, ns, options.checkpointId, options.subgraphs ?? false);
 }
 
-export async function getHistory(graph: CompiledStateGraph, store: CheckpointStore, threadId: string, options: HistoryOptions = {}): Promise<StateSnapshot[]> {
+/** The state of `graph`, whose checkpoints live in namespace `ns`. */
+async function stateAt(
+  graph: CompiledStateGraph,
+  store: CheckpointStore,
+  threadId: string,
+  ns: string,
+  checkpointId: string | undefined,
+  subgraphs: boolean,
+): Promise<StateSnapshot> {
+  const saved = await store.getCheckpoint({ thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpointId });
+  if (!saved) {
+    if (checkpointId !== undefined) throw notFound(`Checkpoint ${checkpointId} not found in thread ${threadId}${ns ? ` (namespace "${ns}")` : ""}.`);
+    return EMPTY_SNAPSHOT();
+  }
+  const snapshot = snapshotOf(graph, threadId, saved, checkpointId === undefined);
+  if (!subgraphs) return snapshot;
+  // Each subgraph task carries the subgraph's latest state in its namespace (engine.md 2, step 7);
+  // a subgraph that has not started yet shows the empty state.
+  const tasks = await Promise.all(
+    snapshot.tasks.map(async (task) => {
+      const sub = task.checkpoint ? graph.subgraphs.get(task.name) : undefined;
+      if (!sub || !task.checkpoint) return task;
+      const state = await stateAt(sub, store, threadId, task.checkpoint.checkpoint_ns, undefined, true);
+      return { ...task, checkpoint: null, state };
+    }),
+  );
+  return { ...snapshot, tasks };
+}
+
+export async function getHistory(root: CompiledStateGraph, store: CheckpointStore, threadId: string, options: HistoryOptions = {}): Promise<StateSnapshot[]> {
   const { limit, filter, checkpointId } = options;
+  const ns = options.checkpointNs ?? "";
+  const graph = graphAt(root, ns);
   if (limit !== undefined && limit <= 0) return [];
   let before = options.before;
   const list: StoredCheckpoint[] = [];
   if (checkpointId !== undefined && before === undefined) {
-    const first = await store.getCheckpoint({ thread_id: threadId, checkpoint_ns: "", checkpoint_id: checkpointId });
+    const first = await store.getCheckpoint({ thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpointId });
     if (!first) throw notFound(`Checkpoint ${checkpointId} not found in thread ${threadId}.`);
     if (!filter || contains(first.metadata, filter)) list.push(first);
     before = checkpointId;
   }
   const rest = limit === undefined ? undefined : limit - list.length;
   if (rest !== 0) {
-    list.push(...(await store.listCheckpoints(threadId, { checkpoint_ns: "", ...(rest !== undefined ? { limit: rest } : {}), ...(before !== undefined ? { before } : {}), ...(filter ? { filter } : {}) })));
+    list.push(...(await store.listCheckpoints(threadId, { checkpoint_ns: ns, ...(rest !== undefined ? { limit: rest } : {}), ...(before !== undefined ? { before } : {}), ...(filter ? { filter } : {}) })));
   }
   return list.map((saved) => snapshotOf(graph, threadId, saved, false));
 }
@@ -149,16 +183,18 @@ export async function getHistory(graph: CompiledStateGraph, store: CheckpointSto
  * is written when any update is refused.
  */
 export async function bulkUpdateState(
-  graph: CompiledStateGraph,
+  root: CompiledStateGraph,
   store: CheckpointStore,
   threadId: string,
   supersteps: Superstep[],
   options: UpdateStateOptions,
 ): Promise<CheckpointRef> {
+  const ns = options.checkpointNs ?? "";
+  const graph = graphAt(root, ns);
   const { def } = graph;
   const { ids, clock } = options;
   if (supersteps.length === 0) throw invalidInput(`No supersteps given for thread ${threadId}.`);
-  let saved = await store.getCheckpoint({ thread_id: threadId, checkpoint_ns: "", checkpoint_id: options.checkpointId });
+  let saved = await store.getCheckpoint({ thread_id: threadId, checkpoint_ns: ns, checkpoint_id: options.checkpointId });
   if (options.checkpointId !== undefined && !saved) throw notFound(`Checkpoint ${options.checkpointId} not found in thread ${threadId}.`);
   const ops: WriteOp[] = [];
   const config = { configurable: { thread_id: threadId }, metadata: options.metadata ?? {} };
@@ -245,12 +281,12 @@ export async function bulkUpdateState(
     }
 
     const metadata = freeze({ ...options.metadata, source, step: nextStep, parents: saved?.metadata.parents ?? {}, writes: writesMeta }, true) as CheckpointMetadata;
-    const stored: StoredCheckpoint = { thread_id: threadId, checkpoint_ns: "", checkpoint: cp, metadata, parent_checkpoint_id: parent, pending_writes: [] };
+    const stored: StoredCheckpoint = { thread_id: threadId, checkpoint_ns: ns, checkpoint: cp, metadata, parent_checkpoint_id: parent, pending_writes: [] };
     ops.push({ op: "checkpoint.put", checkpoint: stored });
     saved = stored;
   }
   await store.commit(ops);
-  return ref(threadId, saved!.checkpoint.id);
+  return ref(threadId, saved!.checkpoint.id, ns);
 }
 
 /** `as_node` of a single update without one (engine.md 5, 5b). */

@@ -3,6 +3,7 @@
  * knows no HTTP, no SDK, no runs: it executes a compiled graph against a thread's checkpoints in
  * a `CheckpointStore` and reports what happens through `emit`.
  */
+import type { ItemStore } from "../items/types.js";
 import type { Clock, Ids } from "../ids.js";
 import type { CheckpointMetadata, CheckpointStore } from "../persistence/types.js";
 import type { Interrupt } from "../types.js";
@@ -16,7 +17,9 @@ export type EngineStreamMode =
   | "custom"
   | "tasks"
   | "checkpoints"
-  | "debug";
+  | "debug"
+  /** LangChain stream-events v2 objects (`on_chain_start`, `on_chain_stream`, `on_chain_end`, `on_chat_model_stream`). */
+  | "events";
 
 /** Config passed to nodes as `ctx.config`; the runtime merges assistant -> thread -> run. */
 export interface RunnableConfig {
@@ -48,6 +51,19 @@ export interface NodeContext<Ctx = unknown> {
   step: number;
   /** Name of the node being run. */
   node: string;
+  /**
+   * Runs a compiled agentdock graph as a subgraph of this task (namespace `node:task_id`) and
+   * resolves its final values. Its checkpoints, interrupts and stream events belong to this
+   * run: an `interrupt()` inside it pauses this task, and a resume from the parent continues it.
+   * One subgraph per task; declare it with `addNode(name, fn, { subgraphs: [graph] })` so state
+   * reads can show its state.
+   */
+  invoke<O = Record<string, unknown>>(graph: CompiledGraph, input: unknown): Promise<O>;
+  /**
+   * Long-term memory shared across threads (the runtime's `store`, trusted: no auth handler
+   * runs). Outside a runtime (a graph executed directly) its methods reject.
+   */
+  store: ItemStore;
 }
 
 /** One update of a superstep (thread creation with `supersteps`, `threads.updateState`). */
@@ -67,6 +83,18 @@ export interface CheckpointRef {
   checkpoint_map: Record<string, unknown> | null;
 }
 
+/**
+ * Where a subgraph task keeps its state (`tasks[].checkpoint`): its namespace, without a
+ * checkpoint id (the latest of that namespace). Pass it to `getState`, `getHistory` or
+ * `updateState` to read or edit the subgraph's state.
+ */
+export interface SubgraphCheckpointRef {
+  thread_id: string;
+  checkpoint_ns: string;
+  checkpoint_id: null;
+  checkpoint_map: null;
+}
+
 /** A task in a snapshot (engine.md 2, step 7). */
 export interface TaskView {
   id: string;
@@ -74,7 +102,8 @@ export interface TaskView {
   path: unknown[];
   error: string | null;
   interrupts: Interrupt[];
-  checkpoint: CheckpointRef | null;
+  /** Subgraph tasks, when subgraph states were not asked for: where the subgraph's state lives. */
+  checkpoint: SubgraphCheckpointRef | null;
   state: unknown | null;
   result: unknown | null;
 }
@@ -114,8 +143,34 @@ export interface ExecuteOptions {
   clock: Clock;
   /** Modes to produce; the engine skips the work for modes not listed. */
   streamModes?: ReadonlySet<EngineStreamMode>;
-  /** Receives events as they happen, in order. Must not throw (the runtime isolates listeners). */
-  emit?: (mode: EngineStreamMode, data: unknown) => void;
+  /**
+   * Receives events as they happen, in order. Must not throw (the runtime isolates listeners).
+   * `namespace` is set for events of a subgraph: its checkpoint namespace split on `|`
+   * (`["node:task_id", ...]`).
+   */
+  emit?: (mode: EngineStreamMode, data: unknown, namespace?: readonly string[]) => void;
+  /** Long-term memory for the nodes (`ctx.store`); the runtime passes its trusted item store. */
+  itemStore?: ItemStore;
+  /** The checkpoint namespace to run in; `""` (the root graph) by default. */
+  checkpointNs?: string;
+  /** Also emit the events of subgraphs (with their namespace); root events only otherwise. */
+  streamSubgraphs?: boolean;
+  /** @internal Set by a parent graph running this graph as a subgraph. */
+  parent?: SubgraphParent;
+}
+
+/** @internal What a parent graph hands a graph it runs as a subgraph. */
+export interface SubgraphParent {
+  /** Checkpoint namespace -> checkpoint id of every enclosing graph (the metadata `parents`). */
+  parents: Readonly<Record<string, string>>;
+  /** Takes the pending plain resume value of an enclosing graph, if any is left. */
+  takeNullResume(): { value: unknown } | undefined;
+  /** `Command({ resume: { [interrupt id]: value } })` of the root run, for interrupts inside. */
+  resumeMap: Readonly<Record<string, unknown>> | undefined;
+  /** Stream-events run ids of the enclosing graph and node (`parent_ids`). */
+  eventParents: readonly string[];
+  /** Message ids the run's `messages` mode has reported (or seen as node input). */
+  seenMessages: Set<string>;
 }
 
 export interface ExecuteResult {
@@ -136,6 +191,8 @@ export interface HistoryOptions {
   filter?: Record<string, unknown>;
   /** Start listing from this checkpoint (inclusive) instead of the latest. */
   checkpointId?: string;
+  /** A subgraph's namespace (`node:task_id`, joined with `|`): list its checkpoints. */
+  checkpointNs?: string;
 }
 
 export interface UpdateStateOptions {
@@ -143,6 +200,8 @@ export interface UpdateStateOptions {
   checkpointId?: string;
   /** Merged into the new checkpoints' metadata (run/thread metadata, graph_id, ...). */
   metadata?: Record<string, unknown>;
+  /** A subgraph's namespace: update the subgraph's state there instead of the root graph's. */
+  checkpointNs?: string;
   ids: Ids;
   clock: Clock;
 }
@@ -197,8 +256,11 @@ export interface CompiledGraph {
    * matches no pending interrupt, and a plain resume value while several interrupts are pending.
    */
   validateInput(input: unknown, state?: InputState, breakpoints?: Breakpoints): Promise<void>;
-  /** The latest state, or the state at `checkpointId` (engine.md 2). */
-  getState(store: CheckpointStore, threadId: string, options?: { checkpointId?: string }): Promise<StateSnapshot>;
+  /**
+   * The latest state, or the state at `checkpointId` (engine.md 2). `checkpointNs` reads a
+   * subgraph's state; `subgraphs` nests each subgraph task's state in `tasks[].state`.
+   */
+  getState(store: CheckpointStore, threadId: string, options?: GetStateOptions): Promise<StateSnapshot>;
   /** Snapshots newest first; reads only as many checkpoints as `limit` needs (without filter). */
   getHistory(store: CheckpointStore, threadId: string, options?: HistoryOptions): Promise<StateSnapshot[]>;
   /**
@@ -216,5 +278,26 @@ export interface CompiledGraph {
    * nothing until subgraphs exist.
    */
   getGraph(options?: { xray?: boolean | number }): DrawableGraph;
-  getSchemas(): GraphSchemas;
+  /** JSON Schemas of the graph (`assistants.getSchemas`); may be computed asynchronously. */
+  getSchemas(): GraphSchemas | Promise<GraphSchemas>;
+  /**
+   * Checks a run's context (the assistant's merged under the run's) before the run exists;
+   * rejects with `AgentdockError("invalid_input")`. Optional: graphs without a context schema
+   * need none.
+   */
+  validateContext?(context: unknown): Promise<void>;
+  /**
+   * Schemas of the graph's subgraphs keyed by namespace (node names joined with `|`, no task
+   * ids): the direct ones, every level with `recurse`, or only the one at `namespace`.
+   */
+  getSubgraphs?(options?: { namespace?: string; recurse?: boolean }): Promise<Record<string, GraphSchemas>>;
+}
+
+/** Options of `CompiledGraph.getState`. */
+export interface GetStateOptions {
+  checkpointId?: string;
+  /** A subgraph's namespace (`node:task_id`, joined with `|`); `""` is the root graph. */
+  checkpointNs?: string;
+  /** Nest the state of each subgraph task in `tasks[].state` (recursively). */
+  subgraphs?: boolean;
 }

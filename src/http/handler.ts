@@ -8,8 +8,11 @@ import { AgentdockError, invalidInput, notFound, unauthenticated, type ErrorCode
 import { jsonTextDepth, MAX_JSON_DEPTH } from "../json.js";
 import { compareCsv, compareReport } from "../upload/report-entry.js";
 import { protocolV2Http, type ProtocolV2HttpOptions } from "../protocol-v2/http.js";
+import { cronRoutes } from "./crons.js";
 import { sseResponse, type StreamPart } from "./sse.js";
+import { registerStoreRoutes } from "./store-routes.js";
 import type { HttpClient, HttpRuntime } from "./types.js";
+import type { FetchApp } from "./custom-app.js";
 
 /** Options of {@link createFetchHandler}. */
 export interface FetchHandlerOptions {
@@ -58,6 +61,12 @@ export interface FetchHandlerOptions {
   onError?: (error: unknown, request?: Request) => void;
   /** Options of the v2 streaming protocol routes (D24): replay buffer size, idle sessions. */
   protocolV2?: ProtocolV2HttpOptions;
+  /**
+   * Custom routes (graph.json `http.app`): a fetch-style app served first; its 404s fall through
+   * to the built-in routes, and an app with Hono's `notFound` wraps them in its middleware
+   * (src/http/custom-app.ts).
+   */
+  app?: FetchApp;
 }
 
 /** Default {@link FetchHandlerOptions.maxBodyBytes}: 16 MiB. */
@@ -229,6 +238,8 @@ const queryList = (q: URLSearchParams, name: string) => {
   const all = q.getAll(name);
   return all.length ? all : undefined;
 };
+/** `select` as the SDK sends it in a query: repeated (`select=a&select=b`) or comma-separated. */
+const querySelect = (q: URLSearchParams) => queryList(q, "select")?.flatMap((v) => v.split(",")).filter(Boolean);
 
 const RUN_FIELDS = [
   "input",
@@ -292,13 +303,20 @@ export function createRouter(runtime: HttpRuntime, options: FetchHandlerOptions)
    * `cancelOnDisconnect`: cancel the run at once when the client goes away (the iterator's
    * `return()` only takes effect at the run's next event, which may be far off).
    */
-  async function stream(c: Ctx, parts: AsyncIterable<StreamPart>, threadId: string | null, created: boolean, cancelOnDisconnect: boolean) {
+  async function stream(
+    c: Ctx,
+    parts: AsyncIterable<StreamPart>,
+    threadId: string | null | (() => string | undefined),
+    created: boolean,
+    cancelOnDisconnect: boolean,
+  ) {
     const it = parts[Symbol.asyncIterator]();
     const first = await it.next();
     const headers = new Headers();
-    const meta = first.done ? undefined : (first.value.data as { run_id?: string; thread_id?: string } | undefined);
+    const meta = first.done ? undefined : (first.value.data as { run_id?: string } | undefined);
     const runId = c.params.run_id ?? meta?.run_id;
-    const tid = threadId ?? meta?.thread_id;
+    // A stateless run's thread is known once the run exists (its onRunCreated).
+    const tid = typeof threadId === "function" ? threadId() : threadId;
     if (runId) {
       if (created) headers.set("content-location", runLocation(tid, runId));
       // Location lets the SDK reconnect to a dropped stream with Last-Event-ID (D11).
@@ -319,7 +337,19 @@ export function createRouter(runtime: HttpRuntime, options: FetchHandlerOptions)
     });
   }
 
-  const runOptions = (body: Body) => pick(body, RUN_FIELDS);
+  /**
+   * A run's options from its body. A `webhook` that is a path (`/custom/webhook`) is resolved
+   * against this server's URL (where the API is mounted), as the JS server loops such webhooks back
+   * into its own app (custom routes); the runtime's `webhooks.allow` still decides.
+   */
+  const runOptions = (body: Body, c?: Ctx) => {
+    const o = pick(body, RUN_FIELDS);
+    if (c && typeof o.webhook === "string" && o.webhook.startsWith("/") && !o.webhook.startsWith("//")) {
+      const base = (options.basePath ?? "").replace(/\/+$/, "");
+      o.webhook = new URL(`${base}${o.webhook}`, c.request.url).href;
+    }
+    return o;
+  };
 
   // 1.1 Meta (no auth: api.md 1.1)
   on("GET", "/ok", async () => json({ ok: true }));
@@ -327,7 +357,7 @@ export function createRouter(runtime: HttpRuntime, options: FetchHandlerOptions)
     json({
       version: "agentdock",
       context: "js",
-      flags: { assistants: true, crons: false, langsmith: false, langsmith_tracing_replicas: false },
+      flags: { assistants: true, crons: true, langsmith: false, langsmith_tracing_replicas: false },
       ...options.info,
     }),
   );
@@ -437,8 +467,33 @@ export function createRouter(runtime: HttpRuntime, options: FetchHandlerOptions)
   on("POST", "/threads/:thread_id/stream/events", async (c) => v2.events(c.request, c.params.thread_id, await c.client(), await c.json()));
   on("POST", "/threads/:thread_id/copy", async (c) => json(await (await c.client()).threads.copy(c.params.thread_id)));
   on("GET", "/threads/:thread_id/state", async (c) =>
-    json(await (await c.client()).threads.getState(c.params.thread_id, undefined, { subgraphs: queryBool(c.query, "subgraphs") })),
+    json(
+      await (await c.client()).threads.getState(c.params.thread_id, undefined, { subgraphs: queryBool(c.query, "subgraphs"), select: querySelect(c.query) } as never),
+    ),
   );
+  // Py / SDK patchState: merges metadata into the latest checkpoint's (api.md 1.3).
+  on("PATCH", "/threads/:thread_id/state", async (c) => {
+    await (await c.client()).threads.patchState(c.params.thread_id, (await c.body()).metadata as never);
+    return empty(204);
+  });
+  // Every run of the thread, staying open (api.md 5.5; Py's thread stream).
+  on("GET", "/threads/:thread_id/stream", async (c) => {
+    const parts = (await c.client()).threads.joinStream(c.params.thread_id, {
+      lastEventId: c.request.headers.get("last-event-id") ?? undefined,
+      streamMode: queryList(c.query, "stream_mode"),
+      signal: c.request.signal,
+    } as never);
+    // Bad options, an unknown or hidden thread: HTTP errors. Then the headers go at once, since
+    // an idle thread may have no event for a long while.
+    await parts.ready;
+    return sseResponse(parts.next() as Promise<IteratorResult<StreamPart>>, parts as AsyncIterator<StreamPart>, {
+      heartbeatMs,
+      signal: c.request.signal,
+      headers: new Headers(),
+      maxBufferBytes: limits.sseBufferBytes,
+      onError: (err) => (options.onError ?? logInternalError)(err, c.request),
+    });
+  });
   on("POST", "/threads/:thread_id/state", async (c) =>
     json(
       await (await c.client()).threads.updateState(
@@ -453,12 +508,15 @@ export function createRouter(runtime: HttpRuntime, options: FetchHandlerOptions)
       throw invalidInput("checkpoint is required: { checkpoint_id?, checkpoint_ns?, checkpoint_map? }", [{ path: "checkpoint", message: "required" }]);
     }
     return json(
-      await (await c.client()).threads.getState(c.params.thread_id, body.checkpoint as never, { subgraphs: body.subgraphs as boolean | undefined }),
+      await (await c.client()).threads.getState(c.params.thread_id, body.checkpoint as never, {
+        subgraphs: body.subgraphs as boolean | undefined,
+        select: body.select,
+      } as never),
     );
   });
   on("GET", "/threads/:thread_id/state/:checkpoint_id", async (c) =>
     json(
-      await (await c.client()).threads.getState(c.params.thread_id, c.params.checkpoint_id, { subgraphs: queryBool(c.query, "subgraphs") }),
+      await (await c.client()).threads.getState(c.params.thread_id, c.params.checkpoint_id, { subgraphs: queryBool(c.query, "subgraphs"), select: querySelect(c.query) } as never),
     ),
   );
   /** `before` is a checkpoint id (JS server) or a config (SDK); both are accepted (api.md 1.3). */
@@ -468,12 +526,13 @@ export function createRouter(runtime: HttpRuntime, options: FetchHandlerOptions)
       await (await c.client()).threads.getHistory(c.params.thread_id, {
         limit: queryInt(c.query, "limit") ?? 10,
         before: before(c.query.get("before") ?? undefined),
+        select: querySelect(c.query),
       } as never),
     ),
   );
   on("POST", "/threads/:thread_id/history", async (c) => {
     const body = await c.body();
-    const opts = { limit: 10, ...pick(body, ["limit", "metadata", "checkpoint"]) } as Record<string, unknown>;
+    const opts = { limit: 10, ...pick(body, ["limit", "metadata", "checkpoint", "select"]) } as Record<string, unknown>;
     if (body.before != null) opts.before = before(body.before);
     return json(await (await c.client()).threads.getHistory(c.params.thread_id, opts as never));
   });
@@ -482,21 +541,25 @@ export function createRouter(runtime: HttpRuntime, options: FetchHandlerOptions)
   const createRun = (threaded: boolean): Handle => async (c) => {
     const body = await c.body();
     const threadId = threaded ? c.params.thread_id : null;
-    const run = await (await c.client()).runs.create(threadId as string, assistantIdOf(body), runOptions(body) as never);
+    const run = await (await c.client()).runs.create(threadId as string, assistantIdOf(body), runOptions(body, c) as never);
     return json(run, 200, new Headers({ "content-location": runLocation(run.thread_id, run.run_id) }));
   };
   const streamRun = (threaded: boolean): Handle => async (c) => {
     const body = await c.body();
     const threadId = threaded ? c.params.thread_id : null;
-    const parts = (await c.client()).runs.stream(threadId as string, assistantIdOf(body), runOptions(body) as never);
-    return stream(c, parts as AsyncIterable<StreamPart>, threadId, true, body.on_disconnect === "cancel" || body.onDisconnect === "cancel");
+    let createdOn: string | undefined;
+    const parts = (await c.client()).runs.stream(threadId as string, assistantIdOf(body), {
+      ...runOptions(body, c),
+      onRunCreated: (m: { thread_id?: string }) => (createdOn = m.thread_id),
+    } as never);
+    return stream(c, parts as AsyncIterable<StreamPart>, threadId ?? (() => createdOn), true, body.on_disconnect === "cancel" || body.onDisconnect === "cancel");
   };
   const waitRun = (threaded: boolean): Handle => async (c) => {
     const body = await c.body();
     let created: { run_id: string; thread_id?: string } | undefined;
     const threadId = threaded ? c.params.thread_id : null;
     const values = await (await c.client()).runs.wait(threadId as string, assistantIdOf(body), {
-      ...runOptions(body),
+      ...runOptions(body, c),
       signal: c.request.signal,
       // `/wait` answers `{__error__}` with 200 (api.md 1.4); the SDK raises on it client-side.
       raiseError: false,
@@ -562,11 +625,16 @@ export function createRouter(runtime: HttpRuntime, options: FetchHandlerOptions)
       if (item === null || typeof item !== "object" || Array.isArray(item)) {
         throw invalidInput(`Run payload ${i} of /runs/batch must be an object`, [{ path: String(i), message: "expected an object" }]);
       }
-      return { ...pick(item as Body, RUN_FIELDS), assistantId: assistantIdOf(item as Body) };
+      return { ...runOptions(item as Body, c), assistantId: assistantIdOf(item as Body) };
     });
     return json(await (await c.client()).runs.createBatch(payloads as never));
   });
   on("GET", "/runs/:run_id/stream", joinStream(false));
+  // 1.7 Crons (issue 16): ./crons.ts
+  cronRoutes(on);
+
+  // 1.6 Store (long-term memory)
+  registerStoreRoutes(on);
 
   // Experiment upload and reading (seed: the upload endpoint carries /api/v1)
   on("POST", "/api/v1/datasets/upload-experiment", async (c) => json(await (await c.client()).experiments.upload((await c.body()) as never)));

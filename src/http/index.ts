@@ -11,6 +11,9 @@
  */
 import { applyCors, createRouter, errorResponse, logInternalError, preflight, type FetchHandlerOptions } from "./handler.js";
 import type { HttpRuntime } from "./types.js";
+import { invalidInput } from "../errors.js";
+import { isFetchApp, withCustomApp, type FetchApp } from "./custom-app.js";
+export type { FetchApp, FetchAppObject, CustomAppContext } from "./custom-app.js";
 
 export type { FetchHandlerOptions } from "./handler.js";
 export { DEFAULT_MAX_BODY_BYTES, DEFAULT_SSE_BUFFER_BYTES, MAX_JSON_DEPTH, INTERNAL_ERROR_DETAIL, logInternalError } from "./handler.js";
@@ -35,20 +38,44 @@ export function createFetchHandler(runtime: HttpRuntime, options: FetchHandlerOp
       // a failing logger must not turn a 500 into a crash
     }
   };
-  return async (request) => {
-    let response: Response;
+  const builtIn = async (request: Request): Promise<Response> => {
     try {
       let path = new URL(request.url).pathname;
       if (base && (path === base || path.startsWith(`${base}/`))) path = path.slice(base.length) || "/";
-      response =
-        request.method === "OPTIONS" && options.cors !== false
-          ? preflight(request, options.cors || undefined)
-          : await router.route(request, path);
+      return await router.route(request, path);
     } catch (err) {
-      response = errorResponse(err, (e) => report(e, request));
+      return errorResponse(err, (e) => report(e, request));
     }
-    return applyCors(request, response, options.cors);
   };
+  // Custom routes first, their middleware around the built-in ones (custom-app.ts).
+  const serveApp = options.app === undefined ? builtIn : withCustomApp(checkedApp(options.app), builtIn);
+  return async (request) => {
+    let response: Response;
+    if (request.method === "OPTIONS" && options.cors !== false) response = preflight(request, options.cors || undefined);
+    else {
+      try {
+        response = await serveApp(request);
+      } catch (err) {
+        response = errorResponse(err, (e) => report(e, request));
+      }
+    }
+    try {
+      return applyCors(request, response, options.cors);
+    } catch {
+      // A custom app's answer may have immutable headers (a fetched or redirect Response).
+      return applyCors(request, new Response(response.body, response), options.cors);
+    }
+  };
+}
+
+function checkedApp(app: unknown): FetchApp {
+  if (!isFetchApp(app)) {
+    throw invalidInput("agentdock: createFetchHandler: app must be a function (request) => Response or an object with fetch(request) (e.g. a Hono app)", [
+      { path: "app", message: "expected a fetch-style app" },
+    ]);
+  }
+  return app;
 }
 export { InProcessTransport, protocolV2Http, SessionRegistry } from "../protocol-v2/index.js";
 export type { InProcessTransportOptions, ProtocolV2HttpOptions, ProtocolV2Options } from "../protocol-v2/index.js";
+export type { EventMethod, InProcessEventStream, WireEvent, WireMessage } from "../protocol-v2/index.js";

@@ -70,7 +70,11 @@ const isAgentdockError = (e: unknown): e is { name: string; message: string } =>
  * must therefore read the body only as fast as it can write (node:http `serve()` waits for
  * `drain`), so the queue is where a slow client's backlog shows up.
  */
-export function sseResponse(first: IteratorResult<StreamPart>, it: AsyncIterator<StreamPart>, opts: SseOptions): Response {
+export function sseResponse(
+  first: IteratorResult<StreamPart> | Promise<IteratorResult<StreamPart>>,
+  it: AsyncIterator<StreamPart>,
+  opts: SseOptions,
+): Response {
   const limit = opts.maxBufferBytes ?? Infinity;
   let finish: (how: "done" | "gone" | "slow") => void = () => {};
   const body = new ReadableStream<Uint8Array>(
@@ -113,7 +117,8 @@ export function sseResponse(first: IteratorResult<StreamPart>, it: AsyncIterator
         if (opts.heartbeatMs > 0) timer = setInterval(() => !full() && send(": heartbeat\n\n"), opts.heartbeatMs);
         void (async () => {
           try {
-            for (let r = first; !r.done && !closed; r = await it.next()) {
+            // A pending first result (a stream that may stay idle, like a thread's) does not hold the headers back.
+            for (let r = await first; !r.done && !closed; r = await it.next()) {
               if (full()) {
                 // Give the transport one turn of the event loop to write (a burst of events can
                 // fill the queue before a socket ever reports drain); still full: too slow.

@@ -9,6 +9,8 @@ import { limitOptions, redact, serveConfig } from "./config.js";
 
 const USAGE = `usage: agentdock serve --config graph.json [options]
   --config, -c FILE     graph.json: { "graphs": { "<id>": "./file.js:export" }, "auth"?: { "path": "./auth.js:auth" } }
+                        (also "env": "./.env", "http": { "app": "./app.js:app" }, and graph entries
+                        { "path", "config", "context" }; LANGGRAPH_CONFIG sets default-assistant config)
   --store SPEC          memory (default), json:<directory>, or postgres://user:pass@host:port/db[?schema=name]
                         (agentdock/postgres; needs the pg package)
   --lease-ms N          run lease: a run of a process that died ends error after this (default 30000)

@@ -5,19 +5,27 @@
  */
 import { readFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
-import type { CompiledGraph } from "../graph/types.js";
 import { invalidInput } from "../errors.js";
 import type { Store } from "../persistence/types.js";
 import { jsonFileStore } from "../persistence/json-file/index.js";
 import { createRuntime, type Runtime } from "../runtime/index.js";
 import { loadAuth } from "./auth-loader.js";
 import { loadExport } from "./load.js";
+import { applyEnv, configuredDefaults, entryPath, loadHttpApp, type GraphEntrySpec } from "./graph-json.js";
+import type { AssistantDefaults, GraphEntry } from "../runtime/index.js";
 import { serve, type ServeHandle, type ServeOptions } from "./serve.js";
 
-/** graph.json: graph id -> `"<file>:<export>"`, and the optional auth handler. */
+/**
+ * graph.json: graph id -> `"<file>:<export>"` (or `{ path, config?, context? }`), the optional
+ * auth handler, `env` and `http.app` (src/node/graph-json.ts).
+ */
 export interface GraphConfig {
-  graphs: Record<string, string>;
+  graphs: Record<string, GraphEntrySpec>;
   auth?: { path: string } | null;
+  /** A `.env` file path (relative to graph.json) or an object of variables. */
+  env?: string | Record<string, string>;
+  /** `app`: `"<file>:<export>"` of a fetch-style app for custom routes. */
+  http?: { app?: string };
   [key: string]: unknown;
 }
 
@@ -91,8 +99,14 @@ export function limitOptions(flags: Partial<Record<keyof typeof LIMIT_FLAGS, str
   return out;
 }
 
-/** Reads graph.json and imports every graph it names (TypeScript files load through tsx). */
-export async function loadGraphs(configPath: string): Promise<{ config: GraphConfig; graphs: Record<string, CompiledGraph> }> {
+/**
+ * Reads graph.json, applies its `env`, and imports every graph it names (TypeScript files load
+ * through tsx); a graph may be a compiled graph, a promise of one or a factory (graph-source.ts).
+ * `assistantDefaults` are the default assistants' config/context (graph entries, LANGGRAPH_CONFIG).
+ */
+export async function loadGraphs(
+  configPath: string,
+): Promise<{ config: GraphConfig; graphs: Record<string, GraphEntry>; assistantDefaults: Record<string, AssistantDefaults> }> {
   const file = resolve(configPath);
   let config: GraphConfig;
   try {
@@ -105,22 +119,38 @@ export async function loadGraphs(configPath: string): Promise<{ config: GraphCon
       { path: "graphs", message: "expected a non-empty object" },
     ]);
   }
-  const graphs: Record<string, CompiledGraph> = {};
+  // Before the graphs are imported: their modules may read the environment.
+  await applyEnv(config.env, dirname(file), file);
+  const graphs: Record<string, GraphEntry> = {};
   for (const [id, spec] of Object.entries(config.graphs)) {
-    if (typeof spec !== "string") throw invalidInput(`agentdock: graph "${id}" in "${file}" must be a "<file>:<export>" string`);
-    graphs[id] = await loadExport<CompiledGraph>(spec, dirname(file));
+    graphs[id] = await loadExport<GraphEntry>(entryPath(id, spec, file), dirname(file));
   }
-  return { config, graphs };
+  return { config, graphs, assistantDefaults: configuredDefaults(config.graphs) };
 }
 
 /** Loads graph.json, creates the runtime on the chosen store and serves it. */
 export async function serveConfig(options: ServeConfigOptions): Promise<ConfigServer> {
   const { config: configPath, store: storeSpec, leaseMs, ...serveOptions } = options;
-  const { config, graphs } = await loadGraphs(configPath);
-  const auth = await loadAuth(config, dirname(resolve(configPath)));
-  const runtime = await createRuntime({ graphs, store: await openStore(storeSpec), auth, ...(leaseMs !== undefined ? { leaseMs } : {}) });
+  const { config, graphs, assistantDefaults } = await loadGraphs(configPath);
+  const dir = dirname(resolve(configPath));
+  const auth = await loadAuth(config, dir);
+  const app = serveOptions.app ?? (await loadHttpApp(config.http, dir, resolve(configPath)));
+  // With custom routes, a run's webhook may loop back into this server (a path such as
+  // "/custom/webhook", resolved to its URL), as on the agent server; nothing else is allowed.
+  let self: URL | undefined;
+  const loopback = new Set(["127.0.0.1", "localhost", "[::1]", ...(serveOptions.host ? [serveOptions.host] : [])]);
+  const webhooks = app ? { allow: (url: URL) => self !== undefined && url.port === self.port && loopback.has(url.hostname) } : undefined;
+  const runtime = await createRuntime({
+    graphs,
+    assistantDefaults,
+    store: await openStore(storeSpec),
+    auth,
+    ...(leaseMs !== undefined ? { leaseMs } : {}),
+    ...(webhooks ? { webhooks } : {}),
+  });
   try {
-    const handle = await serve(runtime, serveOptions);
+    const handle = await serve(runtime, { ...serveOptions, ...(app ? { app } : {}) });
+    self = new URL(handle.url);
     return {
       ...handle,
       runtime,

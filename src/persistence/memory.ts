@@ -45,6 +45,18 @@ import type {
   WriteOp,
 } from "./types.js";
 import { TopicListeners, describeOp } from "./common.js";
+import { ExpiryIndex, checkStoredItem, hasPrefix, listNamespacesOf, matchesItemQuery, namespaceKey, rankItems } from "./items.js";
+import type { ItemNamespaceQuery, ItemQuery, StoredItem } from "./types.js";
+
+/** The items of one namespace. */
+interface ItemGroup {
+  namespace: readonly string[];
+  items: Map<string, StoredItem>;
+}
+
+const freezeItem = (item: StoredItem): StoredItem =>
+  Object.freeze({ ...item, namespace: Object.freeze([...item.namespace]), ...(item.vectors ? { vectors: Object.freeze(item.vectors.map((v) => Object.freeze([...v]))) } : {}) });
+import { countCrons, cronExpectationFails, DueIndex, queryCrons, type CronQuery, type CronRecord } from "./crons.js";
 
 // ---------------------------------------------------------------------------------------------
 // Shared array prefixes.
@@ -217,6 +229,13 @@ export class MemoryData {
   cancels = new Map<string, CancelRequest>();
   leases = new Map<string, Lease>();
   docs = new Map<DocCollection, Map<string, StoredDoc>>();
+  /** Namespace key (labels joined with `.`) -> its items. */
+  items = new Map<string, ItemGroup>();
+  /** Items with an expiry, ordered by it. */
+  readonly itemExpiry = new ExpiryIndex();
+  crons = new Map<string, CronRecord>();
+  /** Scheduled crons ordered by next tick (./crons.ts). */
+  readonly dueIndex = new DueIndex();
 
   private nextRunSeq = 0;
   /** Set while undoing: run maps must be put back in queue order. */
@@ -449,16 +468,82 @@ export class MemoryData {
         if (coll) this.setIn(coll, op.id, undefined, undo);
         return;
       }
+      case "cron.put":
+      case "cron.delete": {
+        const id = op.op === "cron.put" ? op.cron.cron_id : op.cron_id;
+        const prev = this.crons.get(id);
+        if (op.op === "cron.put" && this.checking) checkRecord(op.cron, undefined, "cron");
+        const why = this.checking ? cronExpectationFails(op.expect, prev) : undefined;
+        if (why) throw conflict(`${op.op} of cron ${id}: ${why}`);
+        const next = op.op === "cron.put" ? Object.freeze({ ...op.cron }) : undefined;
+        this.setIn(this.crons, id, next, undo);
+        this.dueIndex.update(prev, next);
+        undo.push(() => this.dueIndex.update(next, prev));
+        return;
+      }
       case "notify":
         if (typeof op.topic !== "string" || (op.payload !== undefined && typeof op.payload !== "string")) {
           throw invalidInput("notify: topic and payload must be strings");
         }
         return;
+      case "item.put":
+        if (this.checking) checkStoredItem(op.item);
+        this.setItem(op.item.namespace, op.item.key, freezeItem(op.item), undo);
+        return;
+      case "item.delete": {
+        const cur = this.getItem(op.namespace, op.key);
+        if (!cur) return;
+        if (op.expiredAt !== undefined && !(cur.expires_at !== null && cur.expires_at <= op.expiredAt)) return;
+        this.setItem(op.namespace, op.key, undefined, undo);
+        return;
+      }
+      case "item.touch": {
+        if (this.checking && !Number.isFinite(op.expires_at)) throw invalidInput("item.touch: expires_at must be epoch ms");
+        const cur = this.getItem(op.namespace, op.key);
+        if (!cur || cur.ttl === null) return;
+        this.setItem(op.namespace, op.key, Object.freeze({ ...cur, expires_at: op.expires_at }), undo);
+        return;
+      }
       default: {
         const never: never = op;
         throw invalidInput(`agentdock store: unknown write op ${JSON.stringify((never as { op?: unknown }).op)}`);
       }
     }
+  }
+
+  getItem(namespace: readonly string[], key: string): StoredItem | undefined {
+    return this.items.get(namespaceKey(namespace))?.items.get(key);
+  }
+
+  /** Replaces (or with `undefined` removes) an item, keeping the expiry index in step. */
+  private setItem(namespace: readonly string[], key: string, item: StoredItem | undefined, undo: Array<() => void>): void {
+    const nk = namespaceKey(namespace);
+    let group = this.items.get(nk);
+    const prev = group?.items.get(key);
+    if (prev === item) return;
+    if (prev && prev.expires_at !== null) this.itemExpiry.remove(prev.expires_at, prev.namespace, prev.key);
+    if (item) {
+      if (item.expires_at !== null) this.itemExpiry.add(item.expires_at, item.namespace, item.key);
+      if (!group) this.items.set(nk, (group = { namespace: item.namespace, items: new Map() }));
+      group.items.set(key, item);
+    } else if (group) {
+      group.items.delete(key);
+      if (group.items.size === 0) this.items.delete(nk);
+    }
+    undo.push(() => this.setItem(namespace, key, prev, []));
+  }
+
+  searchItems(q: ItemQuery) {
+    const hits: StoredItem[] = [];
+    for (const group of this.items.values()) {
+      if (!hasPrefix(group.namespace, q.prefix)) continue;
+      for (const item of group.items.values()) if (matchesItemQuery(item, q)) hits.push(item);
+    }
+    return rankItems(hits, q);
+  }
+
+  listItemNamespaces(q: ItemNamespaceQuery): string[][] {
+    return listNamespacesOf(mapIter(this.items.values(), (g) => [g.namespace, g.items.values()] as const), q);
   }
 
   private putCheckpoint(input: StoredCheckpoint, undo: Array<() => void>): void {
@@ -724,6 +809,28 @@ export class MemoryData {
     return out;
   }
 
+  queryCrons(q: CronQuery): CronRecord[] {
+    return queryCrons(this.cronCandidates(q), q);
+  }
+
+  countCrons(q: CronQuery): number {
+    return countCrons(this.cronCandidates(q), q);
+  }
+
+  private cronCandidates(q: CronQuery): Iterable<CronRecord> {
+    if (!q.ids?.length) return this.crons.values();
+    const out: CronRecord[] = [];
+    for (const id of new Set(q.ids)) {
+      const c = this.crons.get(id);
+      if (c) out.push(c);
+    }
+    return out;
+  }
+
+  dueCrons(asOf: string | undefined, limit = 100): CronRecord[] {
+    return this.dueIndex.due(asOf, limit).map((id) => this.crons.get(id)!);
+  }
+
   listDocs(collection: DocCollection, parent?: string): StoredDoc[] {
     const all = [...(this.docs.get(collection)?.values() ?? [])];
     return parent === undefined ? all : all.filter((d) => d.parent === parent);
@@ -818,6 +925,30 @@ export class MemoryStore implements Store {
   }
   async listDocs<T>(collection: DocCollection, parent?: string) {
     return this.data.listDocs(collection, parent) as StoredDoc<T>[];
+  }
+  async getItem(namespace: readonly string[], key: string) {
+    return this.data.getItem(namespace, key);
+  }
+  async searchItems(query: ItemQuery) {
+    return this.data.searchItems(query);
+  }
+  async listItemNamespaces(query: ItemNamespaceQuery) {
+    return this.data.listItemNamespaces(query);
+  }
+  async expiredItems(now: number, limit?: number) {
+    return this.data.itemExpiry.expired(now, limit);
+  }
+  async getCron(id: string) {
+    return this.data.crons.get(id);
+  }
+  async queryCrons(query: CronQuery) {
+    return this.data.queryCrons(query);
+  }
+  async countCrons(query: CronQuery) {
+    return this.data.countCrons(query);
+  }
+  async dueCrons(asOf?: string, limit?: number) {
+    return this.data.dueCrons(asOf, limit);
   }
 }
 

@@ -25,6 +25,9 @@ import type {
   ThreadRecord,
   ThreadStatus,
 } from "../types.js";
+import type { CronExpectation, CronQuery, CronRecord } from "./crons.js";
+
+export type { CronExpectation, CronQuery, CronRecord, CronSortBy } from "./crons.js";
 
 // Each persistent store versions its own on-disk format (JSON_FILE_FORMAT, INDEXEDDB_FORMAT),
 // refusing newer data and migrating older data when it opens.
@@ -100,6 +103,64 @@ export interface StoredDoc<T = unknown> {
   id: string;
   parent: string | null;
   doc: T;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Items: long-term memory (api.md 1.6), JSON objects under a namespace (labels) and a key. The
+// runtime validates namespaces (non-empty labels without `.`), so a namespace is identified by
+// its labels joined with `.` (`namespaceKey`). Times of expiry are epoch ms of the caller's clock.
+
+/** An item as stored. */
+export interface StoredItem {
+  namespace: readonly string[];
+  key: string;
+  value: Record<string, unknown>;
+  created_at: string;
+  updated_at: string;
+  /** Epoch ms from which the item is expired (never returned, removed by a sweep); null: never. */
+  expires_at: number | null;
+  /** Time to live in minutes (to refresh `expires_at` on reads); null: none. */
+  ttl: number | null;
+  /** Embeddings of the item's indexed texts, for semantic search; absent when not indexed. */
+  vectors?: readonly (readonly number[])[];
+}
+
+/** An item found by `searchItems`, with its similarity when the query ranked by a vector. */
+export type ScoredItem = StoredItem & { score?: number };
+
+/**
+ * Items whose namespace starts with `prefix` (label by label; `[]`: all), not expired at `now`,
+ * matching `filter` (validated by `checkItemFilter`, ./items.ts) and `auth` (matched against the
+ * item's value with `namespace` and `key` added, auth.md 6). Ordered by `updated_at` descending
+ * (ties: namespace, then key, ascending), or with `vector` by cosine similarity descending (items
+ * without vectors last, unscored), then paged.
+ */
+export interface ItemQuery extends Page {
+  prefix: readonly string[];
+  filter?: Record<string, unknown>;
+  auth?: AuthFilter;
+  now: number;
+  vector?: readonly number[];
+}
+
+/**
+ * Namespaces holding items not expired at `now` (and matching `auth`, as in `ItemQuery`): those
+ * starting with `prefix` and ending with `suffix` (a label `"*"` matches any label), cut to
+ * `maxDepth` labels, without duplicates, ordered by their labels joined with `.`, then paged.
+ */
+export interface ItemNamespaceQuery extends Page {
+  prefix?: readonly string[];
+  suffix?: readonly string[];
+  maxDepth?: number;
+  auth?: AuthFilter;
+  now: number;
+}
+
+/** Names an item whose time to live ran out. */
+export interface ExpiredItem {
+  namespace: readonly string[];
+  key: string;
+  expires_at: number;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -213,7 +274,12 @@ export interface LeaseExpectation {
    * expired (as of `now`).
    */
   state: "free" | "held";
-  /** Epoch ms the expectation is judged at. */
+  /**
+   * Epoch ms the expectation is judged at. A store with a clock of its own
+   * (`StoreCapabilities.leaseClock === "store"`, PostgreSQL by default) judges expiry at its own
+   * clock instead and reads `lease.expires_at - now` as the lease's duration, so callers whose
+   * clocks are skewed cannot take each other's live leases.
+   */
   now: number;
 }
 
@@ -248,14 +314,33 @@ export type WriteOp =
   | { op: "lease.delete"; key: string; owner?: string }
   | { op: "doc.put"; collection: DocCollection; id: string; parent: string | null; doc: unknown }
   | { op: "doc.delete"; collection: DocCollection; id: string }
+  /** Adds or replaces a cron (issue 16); with `expect` only when it holds. */
+  | { op: "cron.put"; cron: CronRecord; expect?: CronExpectation }
+  /** Removes a cron; with `expect` only when it holds. */
+  | { op: "cron.delete"; cron_id: string; expect?: CronExpectation }
   /** Delivered to `subscribe(topic)` listeners of every runtime on the data after the commit. */
-  | { op: "notify"; topic: string; payload?: string };
+  | { op: "notify"; topic: string; payload?: string }
+  /** Stores (or replaces) an item. */
+  | { op: "item.put"; item: StoredItem }
+  /**
+   * Removes an item (nothing when missing). With `expiredAt` (epoch ms), only when the stored
+   * item has expired by then (a sweep racing a refresh never removes a refreshed item).
+   */
+  | { op: "item.delete"; namespace: readonly string[]; key: string; expiredAt?: number }
+  /** Sets the `expires_at` of a stored item that has a ttl (a refresh); nothing otherwise. */
+  | { op: "item.touch"; namespace: readonly string[]; key: string; expires_at: number };
 
 export interface StoreCapabilities {
   /** Data survives the process (or the tab). */
   persistent: boolean;
   /** Other runtimes outside this process (tabs, processes) may share the data. */
   shared: boolean;
+  /**
+   * Whose clock judges lease expiry: `caller` (default: the `now` of each expectation and query)
+   * or `store` (the database's clock; expectations' `now` only turns `expires_at` into a duration,
+   * and leases read back carry `expires_at` on the reader's clock, estimated from its last `now`).
+   */
+  leaseClock?: "caller" | "store";
 }
 
 /** A change made by another runtime on the same data (another tab). */
@@ -360,6 +445,22 @@ export interface Store {
   /** Documents of a collection (of one parent when given), in insertion order. */
   listDocs<T = unknown>(collection: DocCollection, parent?: string): Promise<StoredDoc<T>[]>;
 
+  /** The item (expired or not: the caller judges `expires_at`). */
+  getItem(namespace: readonly string[], key: string): Promise<StoredItem | undefined>;
+  searchItems(query: ItemQuery): Promise<ScoredItem[]>;
+  listItemNamespaces(query: ItemNamespaceQuery): Promise<string[][]>;
+  /** Items expired at `now` (`expires_at <= now`), soonest first, from an index on expiry (no scan). */
+  expiredItems(now: number, limit?: number): Promise<ExpiredItem[]>;
+  getCron(cronId: string): Promise<CronRecord | undefined>;
+  queryCrons(query: CronQuery): Promise<CronRecord[]>;
+  countCrons(query: CronQuery): Promise<number>;
+  /**
+   * Enabled crons with a next tick, earliest `next_run_date` first (ties: `cron_id`); with
+   * `asOf` (ISO time) only those due at or before it. Answered from an ordered index on
+   * `next_run_date`: it reads the due crons, not every cron. Default limit 100.
+   */
+  dueCrons(asOf?: string, limit?: number): Promise<CronRecord[]>;
+
   /** For shared stores: called when another runtime changed the data, for apps that show it. Returns unsubscribe. */
   onExternalChange?(listener: (change: ExternalChange) => void): () => void;
   /**
@@ -368,7 +469,49 @@ export interface Store {
    * the rule (an upload's id checks); the run lifecycle never needs it.
    */
   withLock?<T>(key: string, fn: () => Promise<T>): Promise<T>;
+  /**
+   * Optional: claims the thread's next run in one step (`claimRun` in ./claim.ts falls back to a
+   * conditional commit for stores without it). A SQL store locks the rows with `FOR UPDATE SKIP
+   * LOCKED`, so concurrent claimers never wait for or retry against each other: one claims, the
+   * others answer `none`.
+   */
+  claimRun?(claim: RunClaim): Promise<RunClaimResult>;
 }
+
+// ---------------------------------------------------------------------------------------------
+// Claiming (D20). Semantics shared by `Store.claimRun` and its generic fallback (./claim.ts).
+
+/** What a runtime asks for when it claims the next run of a thread. */
+export interface RunClaim {
+  thread_id: string;
+  /** The lease to take (`thread:<id>`); its data becomes `{ run_id }` of the claimed run. */
+  key: string;
+  owner: string;
+  /** The caller's clock (epoch ms): what the lease is judged at (see `LeaseExpectation`). */
+  now: number;
+  /** Epoch ms (caller's clock) the lease runs until; `expires_at - now` is its duration. */
+  expires_at: number;
+  /** The claimed run's new `updated_at`. */
+  updated_at: string;
+  /** Graphs the caller executes: the head run of another graph is left for another runtime. */
+  graph_ids: readonly string[];
+}
+
+/**
+ * - `claimed`: the lease is taken and the head run (oldest pending or running) is marked
+ *   `running`, atomically; `run` is it as stored.
+ * - `stopped`: the lease is free but the head run is `running` (its runtime stopped, D10) or
+ *   has no execution part: the caller ends it and claims again.
+ * - `later`: the head run may not start before `not_before` (epoch ms, caller's clock).
+ * - `none`: nothing to claim here and now: no run in flight, the lease is live, the head run's
+ *   graph is not the caller's, or another runtime is claiming or changing it right now (that
+ *   runtime starts the run, or notifies `runs` when it is done).
+ */
+export type RunClaimResult =
+  | { outcome: "claimed"; run: RunRecord }
+  | { outcome: "stopped"; run: RunRecord }
+  | { outcome: "later"; not_before: number }
+  | { outcome: "none" };
 
 /** The part of `Store` the graph engine uses. */
 export type CheckpointStore = Pick<Store, "getCheckpoint" | "listCheckpoints" | "listCheckpointNamespaces" | "commit">;

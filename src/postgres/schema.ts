@@ -12,9 +12,11 @@
  *   every other value is `json`, stored as the exact text we wrote (key order kept, no re-encoding).
  */
 import type { PoolClient } from "pg";
+import { itemsSchema } from "./items.js";
+import { cronMigration } from "./crons.js";
 
 /** The schema version this code reads and writes. */
-export const PG_SCHEMA_VERSION = 1;
+export const PG_SCHEMA_VERSION = 4;
 
 export const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
@@ -141,14 +143,121 @@ function migrations(s: string): string[][] {
         data json NOT NULL,
         PRIMARY KEY (run_id, seq))`,
     ],
+    [
+      // Version 2. Leases also carry their expiry on the database's clock (`leaseClock:
+      // "database"`): leases written by version 1 are taken to be on the system clock.
+      `ALTER TABLE ${s}.leases ADD COLUMN expires_db timestamptz`,
+      `UPDATE ${s}.leases SET expires_db = to_timestamp(expires_at / 1000.0)`,
+      `ALTER TABLE ${s}.leases ALTER COLUMN expires_db SET NOT NULL`,
+      `CREATE INDEX ON ${s}.leases (expires_db)`,
+      // A claim marks a run running without rewriting its document: `status` (always) and
+      // `updated_at` (when set) of the row override the document's.
+      `ALTER TABLE ${s}.runs ADD COLUMN updated_at text`,
+      // Checkpoint metadata and pending writes written from version 2 on are shared (./share.ts):
+      // objects that are items of the thread's list logs are references. Older rows are plain.
+      `ALTER TABLE ${s}.checkpoints ADD COLUMN shared boolean NOT NULL DEFAULT false`,
+      `ALTER TABLE ${s}.cp_writes ADD COLUMN shared boolean NOT NULL DEFAULT false`,
+      // Bases (./meta.ts): a row stores the metadata keys that differ from its base's, and its
+      // checkpoint as the leaves that differ from the base's checkpoint record (a JSON array).
+      `CREATE SEQUENCE ${s}.cp_meta_ids`,
+      `CREATE TABLE ${s}.cp_meta (
+        thread_id text COLLATE "C" NOT NULL,
+        base_id bigint NOT NULL,
+        record jsonb NOT NULL,
+        cp json NOT NULL,
+        PRIMARY KEY (thread_id, base_id))`,
+      `ALTER TABLE ${s}.checkpoints ADD COLUMN meta_base bigint`,
+      // Thread values whose lists are the latest checkpoint's refer to its logs: channel -> [log, n].
+      `ALTER TABLE ${s}.threads ADD COLUMN vals_refs json`,
+      claimFunction(s),
+    ],
+    // 3: long-term memory items (./items.ts).
+    itemsSchema(s),
+    // 4: crons (./crons.ts)
+    cronMigration(s),
   ];
 }
 
 /**
- * Creates or migrates the schema in one transaction under an advisory lock. Refuses a database
- * written by a newer agentdock.
+ * `claim_run`: claims the thread's next run in one round trip (`RunClaimResult`'s outcomes).
+ * The lease row and the head run are locked with `FOR UPDATE SKIP LOCKED`: a claimer that finds
+ * either locked (another claimer, the holder renewing or releasing it, a cancel) answers `none`
+ * at once instead of waiting; whoever holds the lock starts the run or notifies `runs` after it.
  */
-export async function migrate(client: PoolClient, schema: string): Promise<void> {
+function claimFunction(s: string): string {
+  return `CREATE FUNCTION ${s}.claim_run(p_thread text, p_key text, p_owner text, p_now bigint, p_expires bigint,
+      p_db_clock boolean, p_graphs text[], p_updated_at text)
+    RETURNS TABLE (outcome text, doc json, not_before float8)
+    LANGUAGE plpgsql AS $claim$
+    DECLARE
+      l record;
+      head text;
+      h record;
+      nb float8;
+    BEGIN
+      SELECT k.expires_at, k.expires_db INTO l FROM ${s}.leases k WHERE k.key = p_key FOR UPDATE SKIP LOCKED;
+      IF FOUND THEN
+        IF (p_db_clock AND l.expires_db >= clock_timestamp()) OR (NOT p_db_clock AND l.expires_at >= p_now) THEN
+          RETURN QUERY SELECT 'none'::text, NULL::json, NULL::float8;
+          RETURN;
+        END IF;
+      ELSIF EXISTS (SELECT 1 FROM ${s}.leases k WHERE k.key = p_key) THEN
+        RETURN QUERY SELECT 'none'::text, NULL::json, NULL::float8;
+        RETURN;
+      END IF;
+      SELECT r.run_id INTO head FROM ${s}.runs r
+       WHERE r.thread_id = p_thread AND r.status IN ('pending', 'running') ORDER BY r.queue_seq LIMIT 1;
+      IF head IS NULL THEN
+        RETURN QUERY SELECT 'none'::text, NULL::json, NULL::float8;
+        RETURN;
+      END IF;
+      -- Only the head itself: a SKIP LOCKED over the queue would pass a locked head by.
+      SELECT r.run_id, r.status, r.doc, r.updated_at INTO h FROM ${s}.runs r
+       WHERE r.run_id = head AND r.status IN ('pending', 'running') FOR UPDATE SKIP LOCKED;
+      IF NOT FOUND THEN
+        RETURN QUERY SELECT 'none'::text, NULL::json, NULL::float8;
+        RETURN;
+      END IF;
+      -- The lease was absent (or expired) as of an earlier snapshot: a claimer that committed
+      -- since then holds it now (the head run we locked is the one it claimed).
+      IF EXISTS (SELECT 1 FROM ${s}.leases k WHERE k.key = p_key
+                  AND ((p_db_clock AND k.expires_db >= clock_timestamp()) OR (NOT p_db_clock AND k.expires_at >= p_now))) THEN
+        RETURN QUERY SELECT 'none'::text, NULL::json, NULL::float8;
+        RETURN;
+      END IF;
+      IF h.status = 'running' OR (h.doc -> 'execution') IS NULL OR json_typeof(h.doc -> 'execution') <> 'object' THEN
+        RETURN QUERY SELECT 'stopped'::text, h.doc, NULL::float8;
+        RETURN;
+      END IF;
+      IF NOT ((h.doc -> 'execution' ->> 'graph_id') = ANY(p_graphs)) THEN
+        RETURN QUERY SELECT 'none'::text, NULL::json, NULL::float8;
+        RETURN;
+      END IF;
+      nb := COALESCE((h.doc -> 'execution' ->> 'not_before')::float8, 0);
+      IF nb > p_now THEN
+        RETURN QUERY SELECT 'later'::text, NULL::json, nb;
+        RETURN;
+      END IF;
+      INSERT INTO ${s}.leases AS k (key, owner, expires_at, expires_db, data)
+        VALUES (p_key, p_owner, p_expires, clock_timestamp() + (p_expires - p_now) * interval '1 millisecond', json_build_object('run_id', h.run_id))
+        ON CONFLICT (key) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at, expires_db = EXCLUDED.expires_db, data = EXCLUDED.data
+        WHERE (p_db_clock AND k.expires_db < clock_timestamp()) OR (NOT p_db_clock AND k.expires_at < p_now);
+      IF NOT FOUND THEN
+        -- Taken meanwhile by a writer that does not claim (an admission, a state update).
+        RETURN QUERY SELECT 'none'::text, NULL::json, NULL::float8;
+        RETURN;
+      END IF;
+      UPDATE ${s}.runs SET status = 'running', updated_at = p_updated_at WHERE run_id = h.run_id;
+      RETURN QUERY SELECT 'claimed'::text, h.doc, NULL::float8;
+    END
+    $claim$`;
+}
+
+/**
+ * Creates or migrates the schema in one transaction under an advisory lock. Refuses a database
+ * written by a newer agentdock. `target` (tests only) stops at an older version.
+ */
+export async function migrate(client: PoolClient, schema: string, target = PG_SCHEMA_VERSION): Promise<void> {
   const s = quoteIdent(schema);
   await client.query("BEGIN");
   try {
@@ -163,11 +272,11 @@ export async function migrate(client: PoolClient, schema: string): Promise<void>
       );
     }
     const steps = migrations(s);
-    for (let v = current + 1; v <= PG_SCHEMA_VERSION; v++) for (const sql of steps[v]!) await client.query(sql);
-    if (current !== PG_SCHEMA_VERSION) {
+    for (let v = current + 1; v <= target; v++) for (const sql of steps[v]!) await client.query(sql);
+    if (current < target) {
       await client.query(
         `INSERT INTO ${s}.meta (key, value) VALUES ('schema_version', $1) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`,
-        [String(PG_SCHEMA_VERSION)],
+        [String(target)],
       );
     }
     await client.query("COMMIT");

@@ -20,7 +20,9 @@ import { createHash } from "node:crypto";
 import pg from "pg";
 import type { Pool, PoolClient, Notification } from "pg";
 import { AgentdockError, conflict, invalidInput, notFound } from "../errors.js";
-import { checkJson, jsonEqual } from "../json.js";
+import { checkJson, contains, jsonEqual } from "../json.js";
+import type { CronQuery } from "../persistence/crons.js";
+import { applyCronOp, cronReads } from "./crons.js";
 import type {
   AssistantQuery,
   AssistantVersionQuery,
@@ -32,6 +34,9 @@ import type {
   PendingWrite,
   RunQuery,
   Store,
+  RunClaim,
+  RunClaimResult,
+  StoreCapabilities,
   StoredCheckpoint,
   StoredDoc,
   ThreadExpectation,
@@ -43,6 +48,13 @@ import { PgRunEvents } from "./events.js";
 import { migrate, quoteIdent } from "./schema.js";
 import { authWhere, dir, page, Params, where } from "./sql.js";
 import { TopicListeners, describeOp } from "../persistence/common.js";
+import { checkStoredItem } from "../persistence/items.js";
+import type { ExpiredItem, ItemNamespaceQuery, ItemQuery, ScoredItem, StoredItem } from "../persistence/types.js";
+import * as items from "./items.js";
+import { indexItems, needs, reshare, resolve, share, type ItemIndex } from "./share.js";
+import { baseOf, factor, unfactor } from "./meta.js";
+import { diffLeaves, leavesOf, patchLeaves, type LeafDiff } from "../persistence/indexeddb/rows.js";
+import { paged } from "../persistence/query.js";
 
 export interface PostgresStoreOptions {
   /** `postgres://user:password@host:port/database`; or give `pool`. */
@@ -61,9 +73,28 @@ export interface PostgresStoreOptions {
   eventRetentionMs?: number;
   /** How often ended run event logs are pruned. Default 60 s. */
   pruneEveryMs?: number;
+  /**
+   * Whose clock judges lease expiry. `database` (default): PostgreSQL's `clock_timestamp()`, so
+   * processes with skewed clocks cannot take each other's live leases; a lease's duration is
+   * `expires_at - now` of the op that wrote it, and leases read back carry `expires_at` on the
+   * reader's clock (estimated from the `now` it last passed). `caller`: the `now` of each
+   * expectation and query, as in the other stores (tests that drive lease expiry with an injected
+   * clock, D19). Every process on one database should use the same setting.
+   */
+  leaseClock?: "database" | "caller";
 }
 
 type Row = Record<string, unknown>;
+
+/** A base (./meta.ts): its metadata, and its checkpoint record as read back from its text (leaf order). */
+interface Base {
+  id: number;
+  record: Record<string, unknown>;
+  cp: Record<string, unknown>;
+}
+
+/** How many bases of different checkpoint shapes (an input step's, a loop step's, ...) a thread's rows choose from. */
+const BASES = 4;
 
 /** A channel value stored as the first `n` items of log `log`. */
 interface ArrayRef {
@@ -75,6 +106,10 @@ interface ArrayRef {
 interface PutArrays {
   id: string;
   arrays: Map<string, { log: number; n: number; items: readonly unknown[] }>;
+  /** Writes this store recorded on the checkpoint since (task -> their sequence number and shared writes). */
+  writes?: Map<string, { seq: number; writes: readonly PendingWrite[] }>;
+  /** The bases rows of this thread may use (./meta.ts), the one the row used first: one metadata record, checkpoint records of several shapes. */
+  bases?: Base[];
 }
 
 const sameItem = (a: unknown, b: unknown) => a === b || jsonEqual(a, b);
@@ -103,6 +138,15 @@ function checkOp(op: WriteOp): void {
       return checkJson(op.lease, "lease");
     case "doc.put":
       return checkJson(op.doc, "doc");
+    case "item.put":
+      return checkStoredItem(op.item);
+    case "item.touch":
+      if (!Number.isFinite(op.expires_at)) throw invalidInput("item.touch: expires_at must be epoch ms");
+      return;
+    case "item.delete":
+      return;
+    case "cron.put":
+      return checkJson(op.cron, "cron");
     case "notify":
       if (typeof op.topic !== "string" || (op.payload !== undefined && typeof op.payload !== "string")) {
         throw invalidInput("notify: topic and payload must be strings");
@@ -114,6 +158,7 @@ function checkOp(op: WriteOp): void {
     case "run.delete":
     case "lease.delete":
     case "doc.delete":
+    case "cron.delete":
       return;
     default: {
       const never: never = op;
@@ -130,6 +175,8 @@ function SINGLE_STATEMENT(op: WriteOp): boolean {
       return false;
     case "thread.delete":
     case "run.delete":
+    case "cron.delete":
+    case "cron.put":
       return !op.expect;
     default:
       return true;
@@ -138,10 +185,17 @@ function SINGLE_STATEMENT(op: WriteOp): boolean {
 
 const num = (v: unknown) => (typeof v === "number" ? v : Number(v));
 
+/** The engine's step commit: one task's writes on a checkpoint, then its child checkpoint. */
+function stepCommit(ops: readonly WriteOp[]): ops is [Extract<WriteOp, { op: "writes.put" }>, Extract<WriteOp, { op: "checkpoint.put" }>] {
+  if (ops.length !== 2 || ops[0]!.op !== "writes.put" || ops[1]!.op !== "checkpoint.put") return false;
+  const [w, cp] = [ops[0], ops[1].checkpoint];
+  return w.thread_id === cp.thread_id && (w.checkpoint_ns ?? "") === (cp.checkpoint_ns ?? "") && w.checkpoint_id === cp.parent_checkpoint_id;
+}
+
 /** The PostgreSQL `Store`. Create it with {@link postgresStore}. */
 export class PostgresStore implements Store {
   readonly kind = "postgres";
-  readonly capabilities = { persistent: true, shared: true };
+  readonly capabilities: StoreCapabilities;
   readonly events: PgRunEvents;
   readonly schema: string;
   /** The NOTIFY channel of this schema. */
@@ -162,6 +216,10 @@ export class PostgresStore implements Store {
   /** (thread, ns) -> the arrays of the last checkpoint put there (only committed puts). */
   private readonly lastPut = new Map<string, PutArrays>();
   private notifySeq = 0;
+  /** Judge leases at the database's clock (see `leaseClock`). */
+  private readonly dbClock: boolean;
+  /** The caller's clock minus `Date.now()`, learned from the last `now` passed (database lease clock). */
+  private callerOffset = 0;
   /** Statement text -> prepared statement name (the fixed statements of commits and point reads). */
   private readonly names = new Map<string, string>();
 
@@ -181,6 +239,8 @@ export class PostgresStore implements Store {
     this.s = quoteIdent(this.schema);
     this.channel = `agentdock_${this.schema}`;
     this.ownPool = !options.pool;
+    this.dbClock = (options.leaseClock ?? "database") === "database";
+    this.capabilities = { persistent: true, shared: true, leaseClock: this.dbClock ? "store" : "caller" };
     this.poolInstance = options.pool;
     this.events = new PgRunEvents(() => this.pool, this.s, this.channel, {
       pollMs: options.eventPollMs ?? 1000,
@@ -339,13 +399,20 @@ export class PostgresStore implements Store {
       const client = await this.pool.connect();
       let broken = false;
       try {
-        if (single) await this.apply(client, ops[0]!, staged, []);
-        else {
+        const only = ops.length === 1 ? ops[0]! : undefined;
+        if (single) await this.apply(client, only!, staged, []);
+        // A checkpoint put in one statement when it can be (the common step of a run), else in a transaction.
+        else if (only?.op === "checkpoint.put" && (await this.putCheckpoint(client, only.checkpoint, staged, true))) {
+          // Stored in one statement.
+        } else if (stepCommit(ops) && (await this.putCheckpoint(client, ops[1].checkpoint, staged, true, ops[0]))) {
+          // A task's writes and the next checkpoint in one statement.
+        } else {
           await client.query("BEGIN");
           const notes: string[] = [];
           for (const op of ops) await this.apply(client, op, staged, notes);
-          if (notes.length) await this.q(client, "SELECT pg_notify($1, n) FROM unnest($2::text[]) AS n", [this.channel, notes]);
-          await client.query("COMMIT");
+          // The notifications go with COMMIT in one simple query (one round trip; delivered on commit).
+          const notify = notes.map((n) => `SELECT pg_notify(${client.escapeLiteral(this.channel)}, ${client.escapeLiteral(n)});`).join(" ");
+          await client.query(`${notify} COMMIT`);
         }
       } catch (err) {
         try {
@@ -415,6 +482,7 @@ export class PostgresStore implements Store {
                 cp AS (DELETE FROM ${s}.checkpoints WHERE thread_id = $1),
                 w AS (DELETE FROM ${s}.cp_writes WHERE thread_id = $1),
                 ch AS (DELETE FROM ${s}.cp_chunks WHERE thread_id = $1),
+                mb AS (DELETE FROM ${s}.cp_meta WHERE thread_id = $1),
                 l AS (DELETE FROM ${s}.cp_logs WHERE thread_id = $1),
                 r AS (DELETE FROM ${s}.runs WHERE thread_id = $1 RETURNING run_id),
                 cr AS (DELETE FROM ${s}.cancels WHERE run_id IN (SELECT run_id FROM r))
@@ -426,7 +494,8 @@ export class PostgresStore implements Store {
         return;
       }
       case "checkpoint.put":
-        return this.putCheckpoint(c, op.checkpoint, staged);
+        if (!(await this.putCheckpoint(c, op.checkpoint, staged, true))) await this.putCheckpoint(c, op.checkpoint, staged);
+        return;
       case "checkpoint.delete": {
         if (op.checkpoint_ids.length === 0) return;
         const ns = op.checkpoint_ns ?? "";
@@ -440,16 +509,27 @@ export class PostgresStore implements Store {
       case "writes.put": {
         const ns = op.checkpoint_ns ?? "";
         // One statement: the checkpoint must exist (locked against a concurrent delete), then the task's writes are replaced.
-        const r = await this.q<{ found: boolean }>(
+        // Stored shared (escaped only: what they wrote is in no log yet; the next checkpoint shares them again).
+        const writes = share(op.writes, new Map()) as PendingWrite[];
+        const r = await this.q<{ found: boolean; seq: string | null }>(
           c,
           `WITH cp AS (SELECT 1 FROM ${s}.checkpoints WHERE thread_id = $1 AND ns = $2 AND checkpoint_id = $3 FOR SHARE),
                 d AS (DELETE FROM ${s}.cp_writes WHERE thread_id = $1 AND ns = $2 AND checkpoint_id = $3 AND task_id = $4 AND EXISTS (SELECT 1 FROM cp)),
-                ins AS (${this.insertWritesSql("$1", "$2", "$3", "$5")} WHERE EXISTS (SELECT 1 FROM cp))
-           SELECT EXISTS (SELECT 1 FROM cp) AS found`,
-          [op.thread_id, ns, op.checkpoint_id, op.task_id, JSON.stringify(op.writes)],
+                ins AS (${this.insertWritesSql("$1", "$2", "$3", "$5")} WHERE EXISTS (SELECT 1 FROM cp) RETURNING seq)
+           SELECT EXISTS (SELECT 1 FROM cp) AS found, (SELECT max(seq) FROM ins) AS seq`,
+          [op.thread_id, ns, op.checkpoint_id, op.task_id, JSON.stringify(writes)],
         );
         if (!r.rows[0]?.found) {
           throw notFound(`writes for checkpoint ${op.checkpoint_id} (namespace "${ns}") of thread ${op.thread_id}: no such checkpoint`);
+        }
+        const key = `${op.thread_id}\u0000${ns}`;
+        const last = staged.get(key) ?? this.lastPut.get(key);
+        if (last && last.id === op.checkpoint_id) {
+          const seq = r.rows[0].seq;
+          const tasks = new Map(last.writes);
+          if (seq === null) tasks.delete(op.task_id);
+          else tasks.set(op.task_id, { seq: num(seq), writes });
+          staged.set(key, { ...last, writes: tasks });
         }
         return;
       }
@@ -482,6 +562,16 @@ export class PostgresStore implements Store {
       case "doc.delete":
         await this.q(c, `DELETE FROM ${s}.docs WHERE collection = $1 AND id = $2`, [op.collection, op.id]);
         return;
+      case "item.put":
+      case "item.delete":
+      case "item.touch": {
+        const { text, values } = items.itemOpSql(s, op);
+        await this.q(c, text, values);
+        return;
+      }
+      case "cron.put":
+      case "cron.delete":
+        return applyCronOp((cl, text, values) => this.q(cl, text, values), c, s, op);
       case "notify": {
         const note = `n${JSON.stringify(op.payload === undefined ? { t: op.topic, i: this.notifySeq++ } : { t: op.topic, p: op.payload, i: this.notifySeq++ })}`;
         if (Buffer.byteLength(note) > 7900) {
@@ -496,8 +586,8 @@ export class PostgresStore implements Store {
   /** An INSERT of pending writes from a JSON array parameter, in order, under one new sequence number. */
   private insertWritesSql(thread: string, ns: string, cp: string, writes: string): string {
     const s = this.s;
-    return `INSERT INTO ${s}.cp_writes (thread_id, ns, checkpoint_id, task_id, seq, idx, channel, value)
-            SELECT ${thread}, ${ns}, ${cp}, w.v ->> 0, q.n, w.i, w.v ->> 1, COALESCE(w.v -> 2, 'null'::json)
+    return `INSERT INTO ${s}.cp_writes (thread_id, ns, checkpoint_id, task_id, seq, idx, channel, value, shared)
+            SELECT ${thread}, ${ns}, ${cp}, w.v ->> 0, q.n, w.i, w.v ->> 1, COALESCE(w.v -> 2, 'null'::json), true
               FROM (SELECT nextval('${s}.write_seq') AS n) q, json_array_elements(${writes}::json) WITH ORDINALITY AS w(v, i)`;
   }
 
@@ -533,8 +623,8 @@ export class PostgresStore implements Store {
       JSON.stringify(rest),
     ];
     const s = this.s;
-    const insert = `INSERT INTO ${s}.threads (thread_id, status, created_at, updated_at, state_updated_at, metadata, vals, doc, revision)
-                    VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7::json, $8::json, nextval('${s}.revisions'))`;
+    const insert = `INSERT INTO ${s}.threads (thread_id, status, created_at, updated_at, state_updated_at, metadata, vals, doc, revision, vals_refs)
+                    VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7::json, $8::json, nextval('${s}.revisions'), NULL)`;
     if (e && e.exists === false && !e.status && !e.sameAs) {
       const r = await this.q(c, `${insert} ON CONFLICT (thread_id) DO NOTHING`, params);
       if (r.rowCount === 0) throw conflict(`${describeOp(op)}: expected the thread not to exist`);
@@ -548,13 +638,21 @@ export class PostgresStore implements Store {
         if (read === undefined) throw conflict(`${describeOp(op)}: the thread changed since it was read`);
         revision = read;
       }
-      const r = await this.q(
-        c,
-        `UPDATE ${s}.threads SET status = $2, created_at = $3, updated_at = $4, state_updated_at = $5, metadata = $6::jsonb, vals = $7::json,
-           doc = $8::json, revision = nextval('${s}.revisions')
-          WHERE thread_id = $1 AND ($9::text[] IS NULL OR status = ANY($9::text[])) AND ($10::bigint < 0 OR revision = $10::bigint)`,
-        [...params, e.status ? [...e.status] : null, revision],
-      );
+      const update = (vals: unknown, refs: Record<string, [number, number]> | null) =>
+        this.q(
+          c,
+          `UPDATE ${s}.threads SET status = $2, created_at = $3, updated_at = $4, state_updated_at = $5, metadata = $6::jsonb, vals = $7::json,
+             doc = $8::json, revision = nextval('${s}.revisions'), vals_refs = $11::json
+            WHERE thread_id = $1 AND ($9::text[] IS NULL OR status = ANY($9::text[])) AND ($10::bigint < 0 OR revision = $10::bigint)
+              AND ($12::bigint[] IS NULL OR (SELECT count(*) FROM ${s}.cp_logs l WHERE l.log_id = ANY($12::bigint[]) AND l.thread_id = $1) = cardinality($12::bigint[]))`,
+          [...params.slice(0, 6), JSON.stringify(vals), ...params.slice(7), e.status ? [...e.status] : null, revision, refs && JSON.stringify(refs), refs && Object.values(refs).map(([log]) => log)],
+        );
+      // The state's lists are the latest checkpoint's: refer to its logs rather than copy them
+      // (a chat's thread row stays small however long the chat).
+      const shared = this.threadRefs(t.thread_id, values ?? {});
+      let r = await update(shared?.vals ?? values ?? {}, shared?.refs ?? null);
+      // A log gone (the thread was deleted and created again elsewhere): store the values themselves.
+      if (r.rowCount === 0 && shared) r = await update(values ?? {}, null);
       if (r.rowCount === 0) {
         await this.checkThread(c, op, t.thread_id, e);
         throw conflict(`${describeOp(op)}: the thread changed since it was read`);
@@ -565,9 +663,28 @@ export class PostgresStore implements Store {
     await this.q(
       c,
       `${insert} ON CONFLICT (thread_id) DO UPDATE SET status = EXCLUDED.status, created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at,
-         state_updated_at = EXCLUDED.state_updated_at, metadata = EXCLUDED.metadata, vals = EXCLUDED.vals, doc = EXCLUDED.doc, revision = EXCLUDED.revision`,
+         state_updated_at = EXCLUDED.state_updated_at, metadata = EXCLUDED.metadata, vals = EXCLUDED.vals, doc = EXCLUDED.doc, revision = EXCLUDED.revision,
+         vals_refs = NULL`,
       params,
     );
+  }
+
+  /** Thread values with the lists that are prefixes of the latest root checkpoint's logs (this store's put) as references. */
+  private threadRefs(threadId: string, values: Record<string, unknown>): { vals: Record<string, unknown>; refs: Record<string, [number, number]> } | undefined {
+    const last = this.lastPut.get(`${threadId}\u0000`);
+    if (!last) return undefined;
+    const vals: Record<string, unknown> = {};
+    const refs: Record<string, [number, number]> = {};
+    let any = false;
+    for (const [channel, v] of Object.entries(values)) {
+      const a = last.arrays.get(channel);
+      if (Array.isArray(v) && v.length > 0 && a && v.length <= a.n && v.every((item, i) => sameItem(item, a.items[i]))) {
+        vals[channel] = null;
+        refs[channel] = [a.log, v.length];
+        any = true;
+      } else vals[channel] = v;
+    }
+    return any ? { vals, refs } : undefined;
   }
 
   private async checkRun(c: PoolClient, op: WriteOp, runId: string, expect: { exists?: boolean; status?: readonly string[] }): Promise<void> {
@@ -598,7 +715,7 @@ export class PostgresStore implements Store {
       // One conditional UPDATE (the queue position is kept).
       res = await this.q(
         c,
-        `UPDATE ${s}.runs SET assistant_id = $3, status = $4, created_at = $5, doc = $6::json
+        `UPDATE ${s}.runs SET assistant_id = $3, status = $4, created_at = $5, doc = $6::json, updated_at = NULL
           WHERE run_id = $1 AND thread_id = $2 AND ($7::text[] IS NULL OR status = ANY($7::text[]))`,
         [...params, e.status ? [...e.status] : null],
       );
@@ -608,7 +725,7 @@ export class PostgresStore implements Store {
       res = await this.q(
         c,
         `${insert} ON CONFLICT (run_id) DO UPDATE SET assistant_id = EXCLUDED.assistant_id, status = EXCLUDED.status,
-           created_at = EXCLUDED.created_at, doc = EXCLUDED.doc WHERE ${s}.runs.thread_id = EXCLUDED.thread_id`,
+           created_at = EXCLUDED.created_at, doc = EXCLUDED.doc, updated_at = NULL WHERE ${s}.runs.thread_id = EXCLUDED.thread_id`,
         params,
       );
     }
@@ -618,35 +735,67 @@ export class PostgresStore implements Store {
     }
   }
 
+  /** The caller's clock now, as last learned (database lease clock). */
+  private callerNow(learned?: number): number {
+    if (learned !== undefined) this.callerOffset = learned - Date.now();
+    return Date.now() + this.callerOffset;
+  }
+
   private async putLease(c: PoolClient, op: Extract<WriteOp, { op: "lease.put" }>): Promise<void> {
     const { key, owner, expires_at, data } = op.lease;
     const s = this.s;
-    const params: unknown[] = [key, owner, expires_at, JSON.stringify(data ?? {})];
-    const insert = `INSERT INTO ${s}.leases (key, owner, expires_at, data) VALUES ($1, $2, $3, $4::json)`;
-    const set = `owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at, data = EXCLUDED.data`;
+    const now = op.expect ? op.expect.now : this.callerNow();
+    if (op.expect && this.dbClock) this.callerNow(now);
+    // $5: the caller's now; the expiry on the database's clock is its duration from clock_timestamp().
+    const params: unknown[] = [key, owner, expires_at, JSON.stringify(data ?? {}), now];
+    const insert = `INSERT INTO ${s}.leases (key, owner, expires_at, expires_db, data)
+                    VALUES ($1, $2, $3, clock_timestamp() + ($3::bigint - $5::bigint) * interval '1 millisecond', $4::json)`;
+    const set = `owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at, expires_db = EXCLUDED.expires_db, data = EXCLUDED.data`;
     if (!op.expect) {
       await this.q(c, `${insert} ON CONFLICT (key) DO UPDATE SET ${set}`, params);
       return;
     }
-    const now = op.expect.now;
+    const expired = this.dbClock ? `expires_db < clock_timestamp()` : `expires_at < $5`;
     let res;
     if (op.expect.state === "free") {
-      // Taken only if absent or expired as of `now`; a concurrent taker waits for us, then sees it live.
-      res = await this.q(c, `${insert} ON CONFLICT (key) DO UPDATE SET ${set} WHERE ${s}.leases.expires_at < $5`, [...params, now]);
+      // Taken only if absent or expired; a concurrent taker waits for us, then sees it live.
+      res = await this.q(c, `${insert} ON CONFLICT (key) DO UPDATE SET ${set} WHERE ${s}.leases.${expired}`, params);
     } else {
-      res = await this.q(c, `UPDATE ${s}.leases SET owner = $2, expires_at = $3, data = $4::json WHERE key = $1 AND owner = $2 AND expires_at >= $5`, [
-        ...params,
-        now,
-      ]);
+      res = await this.q(
+        c,
+        `UPDATE ${s}.leases SET owner = $2, expires_at = $3, expires_db = clock_timestamp() + ($3::bigint - $5::bigint) * interval '1 millisecond', data = $4::json
+          WHERE key = $1 AND owner = $2 AND NOT (${expired})`,
+        params,
+      );
     }
     if (res.rowCount === 0) {
-      const { rows } = await this.q<{ owner: string; expires_at: string }>(c, `SELECT owner, expires_at FROM ${s}.leases WHERE key = $1`, [key]);
+      const { rows } = this.dbClock
+        ? await this.q<{ owner: string; live: boolean }>(c, `SELECT owner, expires_db >= clock_timestamp() AS live FROM ${s}.leases WHERE key = $1`, [key])
+        : await this.q<{ owner: string; live: boolean }>(c, `SELECT owner, expires_at >= $2 AS live FROM ${s}.leases WHERE key = $1`, [key, now]);
       const cur = rows[0];
-      const live = cur !== undefined && num(cur.expires_at) >= now;
       throw conflict(
-        `${describeOp(op)}: expected it ${op.expect.state === "free" ? "free" : `held by ${owner}`}, ` +
-          (live ? `held by ${cur.owner} until ${cur.expires_at}` : "it is free"),
+        `${describeOp(op)}: expected it ${op.expect.state === "free" ? "free" : `held by ${owner}`}, ` + (cur?.live ? `held by ${cur.owner}` : "it is free"),
       );
+    }
+  }
+
+  async claimRun(claim: RunClaim): Promise<RunClaimResult> {
+    if (this.dbClock) this.callerNow(claim.now);
+    const { rows } = await this.q<{ outcome: RunClaimResult["outcome"]; doc: RunRecord | null; not_before: number | null }>(
+      this.pool,
+      `SELECT outcome, doc, not_before FROM ${this.s}.claim_run($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [claim.thread_id, claim.key, claim.owner, claim.now, claim.expires_at, this.dbClock, [...claim.graph_ids], claim.updated_at],
+    );
+    const row = rows[0]!;
+    switch (row.outcome) {
+      case "claimed":
+        return { outcome: "claimed", run: { ...row.doc!, status: "running", updated_at: claim.updated_at } };
+      case "stopped":
+        return { outcome: "stopped", run: row.doc! };
+      case "later":
+        return { outcome: "later", not_before: num(row.not_before) };
+      default:
+        return { outcome: "none" };
     }
   }
 
@@ -692,12 +841,37 @@ export class PostgresStore implements Store {
     return out;
   }
 
-  private async putCheckpoint(c: PoolClient, input: StoredCheckpoint, staged: Map<string, PutArrays>): Promise<void> {
+  /**
+   * Stores a checkpoint. `fast`: only when everything it needs is cached here (the parent's
+   * arrays and bases) and every list extends or repeats its parent's, in ONE statement whose
+   * writes all depend on its check that the logs it appends to are as cached; answers false when
+   * it cannot (or the check failed: a log changed meanwhile, which only a writer racing on the
+   * same thread does; an append that went through then stays unreferenced). Otherwise one
+   * statement per list, then the row.
+   */
+  private async putCheckpoint(
+    c: PoolClient,
+    input: StoredCheckpoint,
+    staged: Map<string, PutArrays>,
+    fast = false,
+    /** Fast only: one task's writes on the parent, committed with it (the engine's step commit). */
+    parentWrites?: Extract<WriteOp, { op: "writes.put" }>,
+  ): Promise<boolean> {
     const s = this.s;
     const threadId = input.thread_id;
     const ns = input.checkpoint_ns ?? "";
     const values = input.checkpoint.channel_values;
-    const parent = input.parent_checkpoint_id === null ? undefined : await this.parentArrays(c, threadId, ns, input.parent_checkpoint_id, staged);
+    const cacheKey = `${threadId}\u0000${ns}`;
+    const parentId = input.parent_checkpoint_id;
+    const last = parentId === null ? undefined : (staged.get(cacheKey) ?? this.lastPut.get(cacheKey));
+    if (fast && parentId !== null && last?.id !== parentId) return false;
+    const parent = parentId === null ? undefined : last?.id === parentId ? last : await this.parentArrays(c, threadId, ns, parentId, staged);
+    const params: unknown[] = [threadId, ns, input.checkpoint.id, parentId];
+    const p$ = (v: unknown) => `$${params.push(v)}`;
+    /** Fast: CTEs that check and append the lists, and how many rows they must see. */
+    const ctes: string[] = [];
+    const checks: string[] = [];
+    const index: ItemIndex = new Map();
     const stored: Record<string, unknown> = {};
     const refs: Record<string, [number, number]> = {};
     const arrays = new Map<string, { log: number; n: number; items: readonly unknown[] }>();
@@ -715,10 +889,25 @@ export class PostgresStore implements Store {
         let i = 0;
         while (i < common && sameItem(v[i], p.items[i])) i++;
         if (i === common) {
+          const k = ctes.length;
           if (v.length <= p.n) {
             // A prefix of the parent's items: share them, if the log still exists (a thread deleted elsewhere drops its logs).
-            const r = await this.q(c, `SELECT 1 FROM ${s}.cp_logs WHERE log_id = $1 FOR SHARE`, [p.log]);
-            if (r.rowCount === 1) ref = { log: p.log, n: v.length };
+            if (fast) {
+              ctes.push(`l${k} AS (SELECT 1 FROM ${s}.cp_logs WHERE log_id = ${p$(p.log)}::bigint FOR SHARE)`);
+              checks.push(`(SELECT count(*) FROM l${k})`);
+              ref = { log: p.log, n: v.length };
+            } else {
+              const r = await this.q(c, `SELECT 1 FROM ${s}.cp_logs WHERE log_id = $1 FOR SHARE`, [p.log]);
+              if (r.rowCount === 1) ref = { log: p.log, n: v.length };
+            }
+          } else if (fast) {
+            const [log, from] = [p$(p.log), p$(p.n)];
+            ctes.push(
+              `l${k} AS (UPDATE ${s}.cp_logs SET len = ${p$(v.length)}::int WHERE log_id = ${log}::bigint AND len = ${from}::int RETURNING log_id)`,
+              `c${k} AS (INSERT INTO ${s}.cp_chunks (thread_id, log_id, start, items) SELECT $1, log_id, ${from}::int, ${p$(JSON.stringify(v.slice(p.n)))}::json FROM l${k})`,
+            );
+            checks.push(`(SELECT count(*) FROM l${k})`);
+            ref = { log: p.log, n: v.length };
           } else {
             // Append the new items when nobody appended to the log after the parent's prefix.
             const r = await this.q(c, 
@@ -731,6 +920,7 @@ export class PostgresStore implements Store {
         }
       }
       if (!ref) {
+        if (fast) return false;
         const r = await this.q<{ log_id: string }>(c, 
           `WITH l AS (INSERT INTO ${s}.cp_logs (log_id, thread_id, len) VALUES (nextval('${s}.cp_log_ids'), $1, $2) RETURNING log_id)
            INSERT INTO ${s}.cp_chunks (thread_id, log_id, start, items) SELECT $1, log_id, 0, $3::json FROM l RETURNING log_id`,
@@ -742,63 +932,153 @@ export class PostgresStore implements Store {
       refs[channel] = [ref.log, ref.n];
       arrays.set(channel, { log: ref.log, n: ref.n, items: v });
       anyRef = true;
+      // The items this checkpoint appended (a new log's are all new): what its step wrote.
+      indexItems(index, ref.log, v, p && p.log === ref.log ? p.n : 0);
     }
-    const checkpoint = { ...input.checkpoint, channel_values: stored };
-    await this.q(c, 
-      `WITH w AS (DELETE FROM ${s}.cp_writes WHERE thread_id = $1 AND ns = $2 AND checkpoint_id = $3),
-            cp AS (INSERT INTO ${s}.checkpoints (thread_id, ns, checkpoint_id, seq, parent_id, metadata, checkpoint, refs)
-                   VALUES ($1, $2, $3, nextval('${s}.cp_seq'), $4, $5::jsonb, $6::json, $7::json)
-                   ON CONFLICT (thread_id, ns, checkpoint_id) DO UPDATE SET parent_id = EXCLUDED.parent_id, metadata = EXCLUDED.metadata,
-                     checkpoint = EXCLUDED.checkpoint, refs = EXCLUDED.refs)
-       ${input.pending_writes.length ? this.insertWritesSql("$1", "$2", "$3", "$8") : "SELECT 1"}`,
-      [
-        threadId,
-        ns,
-        input.checkpoint.id,
-        input.parent_checkpoint_id,
-        JSON.stringify(input.metadata ?? {}),
-        JSON.stringify(checkpoint),
-        anyRef ? JSON.stringify(refs) : null,
-        ...(input.pending_writes.length ? [JSON.stringify(input.pending_writes)] : []),
-      ],
+    // The id is the row's key; metadata and pending writes refer to the items appended here.
+    const { id: _id, ...rest } = input.checkpoint;
+    const checkpoint = { ...rest, channel_values: stored };
+    const shared = share(input.metadata ?? {}, index) as Record<string, unknown>;
+    let bases = (last?.id === parentId ? last?.bases : undefined) ?? [];
+    let metadata = bases.length ? factor(shared, bases[0]!.record) : undefined;
+    if (!metadata) bases = [];
+    // The base whose checkpoint record differs least; a new one when even that one differs in most leaves.
+    let base: Base | undefined;
+    let cpStored: LeafDiff = [];
+    let best = Infinity;
+    for (const b of bases) {
+      const diff = diffLeaves(checkpoint, b.cp);
+      const size = JSON.stringify(diff).length;
+      if (size < best) (base = b), (cpStored = diff), (best = size);
+    }
+    if (!base || cpStored.length > 0.8 * leavesOf(checkpoint).length) {
+      if (fast) return false;
+      const record = metadata ? bases[0]!.record : baseOf(shared);
+      const cpText = JSON.stringify(checkpoint);
+      const r = await this.q<{ base_id: string }>(
+        c,
+        `INSERT INTO ${s}.cp_meta (thread_id, base_id, record, cp) VALUES ($1, nextval('${s}.cp_meta_ids'), $2::jsonb, $3::json) RETURNING base_id`,
+        [threadId, JSON.stringify(record), cpText],
+      );
+      // Leaf positions follow key order: diff against the record as it reads back (json keeps the text).
+      base = { id: num(r.rows[0]!.base_id), record, cp: JSON.parse(cpText) as Record<string, unknown> };
+      metadata ??= factor(shared, record)!;
+      cpStored = [];
+    }
+    bases = [base, ...bases.filter((b) => b !== base)].slice(0, BASES);
+    const pending = share(input.pending_writes, index) as PendingWrite[];
+    // The parent's pending writes (recorded by this store) wrote what this checkpoint appended: share them again.
+    const re: { task: string[]; seq: number[]; idx: number[]; value: string[] } = { task: [], seq: [], idx: [], value: [] };
+    if (index.size && last?.id === parentId && last?.writes) {
+      for (const [task, { seq, writes }] of last.writes) {
+        if (task === parentWrites?.task_id) continue; // replaced below
+        writes.forEach((w, i) => {
+          const changed = { hit: false };
+          const value = reshare(w[2], index, changed);
+          if (!changed.hit) return;
+          re.task.push(task);
+          re.seq.push(seq);
+          re.idx.push(i + 1);
+          re.value.push(JSON.stringify(value));
+        });
+      }
+    }
+    // The base (cached here) still exists: a thread deleted elsewhere takes its bases along.
+    ctes.push(`bs AS (SELECT 1 FROM ${s}.cp_meta WHERE thread_id = $1 AND base_id = ${p$(base.id)}::bigint FOR SHARE)`);
+    checks.push(`(SELECT count(*) FROM bs)`);
+    if (parentWrites) {
+      // The parent must exist (locked against a concurrent delete), as `writes.put` requires.
+      ctes.push(`pe AS (SELECT 1 FROM ${s}.checkpoints WHERE thread_id = $1 AND ns = $2 AND checkpoint_id = $4 FOR SHARE)`);
+      checks.push(`(SELECT count(*) FROM pe)`);
+    }
+    // Every list checked or appended saw its row, or nothing else is written.
+    ctes.push(`ok AS (SELECT ${checks.length ? `${checks.join(" + ")} = ${checks.length}` : "true"} AS ok)`);
+    const ok = `(SELECT ok FROM ok)`;
+    ctes.push(
+      `w AS (DELETE FROM ${s}.cp_writes WHERE thread_id = $1 AND ns = $2 AND checkpoint_id = $3 AND ${ok})`,
+      `cp AS (INSERT INTO ${s}.checkpoints (thread_id, ns, checkpoint_id, seq, parent_id, metadata, checkpoint, refs, shared, meta_base)
+              SELECT $1, $2, $3, nextval('${s}.cp_seq'), $4, ${p$(JSON.stringify(metadata))}::jsonb, ${p$(JSON.stringify(cpStored))}::json,
+                ${p$(anyRef ? JSON.stringify(refs) : null)}::json, true, ${p$(base.id)}::bigint WHERE ${ok}
+              ON CONFLICT (thread_id, ns, checkpoint_id) DO UPDATE SET parent_id = EXCLUDED.parent_id, metadata = EXCLUDED.metadata,
+                checkpoint = EXCLUDED.checkpoint, refs = EXCLUDED.refs, shared = true, meta_base = EXCLUDED.meta_base)`,
     );
-    staged.set(`${threadId}\u0000${ns}`, { id: input.checkpoint.id, arrays });
+    if (re.task.length) {
+      // Only rows still holding what this store recorded (the same sequence number).
+      ctes.push(`rs AS (UPDATE ${s}.cp_writes w SET value = u.v::json
+                 FROM unnest(${p$(re.task)}::text[], ${p$(re.seq)}::bigint[], ${p$(re.idx)}::int[], ${p$(re.value)}::text[]) AS u(t, q, i, v)
+                 WHERE w.thread_id = $1 AND w.ns = $2 AND w.checkpoint_id = $4 AND w.task_id = u.t AND w.seq = u.q AND w.idx = u.i AND w.shared AND ${ok})`);
+    }
+    if (pending.length) ctes.push(`pw AS (${this.insertWritesSql("$1", "$2", "$3", p$(JSON.stringify(pending)))} WHERE ${ok})`);
+    if (parentWrites) {
+      // Shared at once against what this checkpoint appended (what the task wrote).
+      const task = p$(parentWrites.task_id);
+      ctes.push(
+        `pd AS (DELETE FROM ${s}.cp_writes WHERE thread_id = $1 AND ns = $2 AND checkpoint_id = $4 AND task_id = ${task} AND ${ok})`,
+        `pi AS (${this.insertWritesSql("$1", "$2", "$4", p$(JSON.stringify(share(parentWrites.writes, index))))} WHERE ${ok})`,
+      );
+    }
+    const { rows } = await this.q<{ ok: boolean }>(c, `WITH ${ctes.join(",\n")}\nSELECT ok FROM ok`, params);
+    if (!rows[0]?.ok) {
+      if (fast) return false;
+      throw new Error("agentdock/postgres: a checkpoint's list log or base changed while it was written (its thread was deleted meanwhile)");
+    }
+    staged.set(cacheKey, { id: input.checkpoint.id, arrays, bases });
+    return true;
   }
 
   private checkpointSelect(): string {
     const s = this.s;
-    return `SELECT c.thread_id, c.ns, c.checkpoint_id, c.parent_id, c.metadata, c.checkpoint, c.refs,
-              (SELECT json_agg(json_build_array(w.task_id, w.channel, w.value) ORDER BY w.seq, w.idx) FROM ${s}.cp_writes w
+    return `SELECT c.thread_id, c.ns, c.checkpoint_id, c.parent_id, c.metadata, c.checkpoint, c.refs, c.shared, ${this.metaBase()} AS base,
+              ${this.metaBase("cp")} AS base_cp,
+              (SELECT json_agg(json_build_array(w.task_id, w.channel, w.value, w.shared) ORDER BY w.seq, w.idx) FROM ${s}.cp_writes w
                 WHERE w.thread_id = c.thread_id AND w.ns = c.ns AND w.checkpoint_id = c.checkpoint_id) AS writes
               FROM ${s}.checkpoints c`;
   }
 
+  /** The metadata base of checkpoint row `c` (jsonb; NULL without one). */
+  private metaBase(column: "record" | "cp" = "record"): string {
+    return `(SELECT b.${column} FROM ${this.s}.cp_meta b WHERE b.thread_id = c.thread_id AND b.base_id = c.meta_base)`;
+  }
+
+  /** The log items a checkpoint row needs: its array channels' and those its shared values refer to. */
+  private rowNeeds(row: Row, out: Map<number, number>): Map<number, number> {
+    const r = row.refs as Record<string, [number | string, number]> | null;
+    if (r) for (const [log, n] of Object.values(r)) out.set(num(log), Math.max(out.get(num(log)) ?? 0, n));
+    if (row.shared) needs([row.metadata, row.base], out);
+    for (const w of (row.writes as Array<[string, string, unknown, boolean]> | null) ?? []) if (w[3]) needs(w[2], out);
+    return out;
+  }
+
   /** Rows of `checkpointSelect` -> checkpoints, their arrays read in one more query. */
   private async toCheckpoints(threadId: string, rows: Row[]): Promise<StoredCheckpoint[]> {
-    const refs: ArrayRef[] = [];
-    for (const row of rows) {
-      const r = row.refs as Record<string, [number | string, number]> | null;
-      if (r) for (const [log, n] of Object.values(r)) refs.push({ log: num(log), n });
-    }
-    const items = refs.length ? await this.loadRefs(this.pool, threadId, refs) : new Map<number, unknown[]>();
+    const want = new Map<number, number>();
+    for (const row of rows) this.rowNeeds(row, want);
+    const items = want.size ? await this.loadRefs(this.pool, threadId, [...want].map(([log, n]) => ({ log, n }))) : new Map<number, unknown[]>();
     return rows.map((row) => this.assemble(row, items));
   }
 
-  /** A checkpoint row with its arrays put back from the items of their logs. */
+  /** A checkpoint row with its arrays put back from the items of their logs, and its shared values resolved. */
   private assemble(row: Row, items: Map<number, unknown[]>): StoredCheckpoint {
-    const cp = row.checkpoint as StoredCheckpoint["checkpoint"];
+    const stored = (
+      Array.isArray(row.checkpoint) ? patchLeaves(row.base_cp as Record<string, unknown>, row.checkpoint as LeafDiff) : row.checkpoint
+    ) as Record<string, unknown>;
+    // Schema 2 leaves the id (the row's key) out of the stored checkpoint.
+    const cp = ("id" in stored ? stored : { v: stored.v, id: row.checkpoint_id, ...stored }) as unknown as StoredCheckpoint["checkpoint"];
     const r = row.refs as Record<string, [number | string, number]> | null;
     if (r) {
       const values = cp.channel_values;
       for (const [channel, [log, n]] of Object.entries(r)) values[channel] = (items.get(num(log)) ?? []).slice(0, n);
     }
+    const writes = ((row.writes as Array<[string, string, unknown, boolean?]> | null) ?? []).map(
+      ([task, channel, value, shared]): PendingWrite => [task, channel, shared ? resolve(value, items) : value],
+    );
     return {
       thread_id: row.thread_id as string,
       checkpoint_ns: row.ns as string,
       checkpoint: cp,
-      metadata: row.metadata as StoredCheckpoint["metadata"],
+      metadata: resolve(unfactor(row.base as Record<string, unknown> | null, row.metadata as Record<string, unknown>), row.shared ? items : undefined) as StoredCheckpoint["metadata"],
       parent_checkpoint_id: (row.parent_id as string | null) ?? null,
-      pending_writes: (row.writes as PendingWrite[] | null) ?? [],
+      pending_writes: writes,
     };
   }
 
@@ -815,12 +1095,17 @@ export class PostgresStore implements Store {
         : await this.q(this.pool, `${select} WHERE c.thread_id = $1 AND c.ns = $2 AND c.checkpoint_id = $3`, [key.thread_id, ns, key.checkpoint_id]);
     const row = rows[0];
     if (!row) return undefined;
-    const items = new Map<number, unknown[]>();
+    let items = new Map<number, unknown[]>();
     for (const [log, , part] of (row.chunks as Array<[number | string, number, unknown[]]> | null) ?? []) {
       const id = num(log);
       let list = items.get(id);
       if (!list) items.set(id, (list = []));
       for (const item of part) list.push(item);
+    }
+    // Pending writes shared with what a child checkpoint appended refer past this row's items.
+    const want = this.rowNeeds(row, new Map());
+    if ([...want].some(([log, n]) => (items.get(log)?.length ?? 0) < n)) {
+      items = await this.loadRefs(this.pool, key.thread_id, [...want].map(([log, n]) => ({ log, n })));
     }
     return this.assemble(row, items);
   }
@@ -833,9 +1118,20 @@ export class PostgresStore implements Store {
     if (options.before !== undefined) {
       parts.push(`c.seq < (SELECT b.seq FROM ${this.s}.checkpoints b WHERE b.thread_id = ${t} AND b.ns = ${ns} AND b.checkpoint_id = ${ps.p(options.before)})`);
     }
-    if (options.filter) parts.push(`c.metadata @> ${ps.jsonb(options.filter)}`);
-    const { rows } = await this.pool.query(`${this.checkpointSelect()}${where(parts)} ORDER BY c.seq DESC${page(ps, { limit: options.limit })}`, ps.values);
-    return this.toCheckpoints(threadId, rows);
+    // `writes` of shared metadata hold references: a filter on it is judged on the read checkpoints.
+    const { writes: _w, ...sqlFilter } = options.filter ?? {};
+    // So is a filter holding objects that look like the store's markers (stored escaped).
+    const lookalike = options.filter !== undefined && JSON.stringify(options.filter).includes("\\u0001");
+    const inJs = options.filter !== undefined && (Object.hasOwn(options.filter, "writes") || lookalike);
+    if (options.filter && !lookalike) parts.push(`(COALESCE(${this.metaBase()}, '{}'::jsonb) || c.metadata) @> ${ps.jsonb(sqlFilter)}`);
+    const { rows } = await this.pool.query(
+      `${this.checkpointSelect()}${where(parts)} ORDER BY c.seq DESC${inJs ? "" : page(ps, { limit: options.limit })}`,
+      ps.values,
+    );
+    const out = await this.toCheckpoints(threadId, rows);
+    if (!inJs) return out;
+    const hit = out.filter((cp) => contains(cp.metadata, options.filter));
+    return options.limit === undefined ? hit : hit.slice(0, Math.max(0, Math.floor(options.limit)));
   }
 
   async listCheckpointNamespaces(threadId: string): Promise<string[]> {
@@ -846,10 +1142,40 @@ export class PostgresStore implements Store {
   // -------------------------------------------------------------------------------------------
   // Records.
 
-  private toThread(row: Row): ThreadRecord {
-    const t = { ...(row.doc as object), metadata: row.metadata, values: row.vals } as ThreadRecord;
+  private toThread(row: Row, items?: Map<number, unknown[]>): ThreadRecord {
+    const values = row.vals as Record<string, unknown>;
+    const refs = row.vals_refs as Record<string, [number | string, number]> | null;
+    if (refs) for (const [channel, [log, n]] of Object.entries(refs)) values[channel] = (items?.get(num(log)) ?? []).slice(0, n);
+    const t = { ...(row.doc as object), metadata: row.metadata, values } as ThreadRecord;
     this.revisions.set(t, num(row.revision));
     return t;
+  }
+
+  /** Thread rows -> records, the lists they refer to read in one more query. */
+  private async toThreads(rows: Row[]): Promise<ThreadRecord[]> {
+    const threads: string[] = [];
+    const logs: number[] = [];
+    const ns: number[] = [];
+    for (const row of rows) {
+      const refs = row.vals_refs as Record<string, [number | string, number]> | null;
+      if (refs) for (const [log, n] of Object.values(refs)) threads.push(row.thread_id as string), logs.push(num(log)), ns.push(n);
+    }
+    const items = new Map<number, unknown[]>();
+    if (logs.length) {
+      const { rows: chunks } = await this.pool.query<{ log_id: string; items: unknown[] }>(
+        `SELECT DISTINCT ON (c.log_id, c.start) c.log_id, c.start, c.items FROM ${this.s}.cp_chunks c
+           JOIN unnest($1::text[], $2::bigint[], $3::int[]) AS r(t, log_id, n) ON c.thread_id = r.t AND c.log_id = r.log_id AND c.start < r.n
+          ORDER BY c.log_id, c.start`,
+        [threads, logs, ns],
+      );
+      for (const ch of chunks) {
+        const log = num(ch.log_id);
+        let list = items.get(log);
+        if (!list) items.set(log, (list = []));
+        for (const item of ch.items) list.push(item);
+      }
+    }
+    return rows.map((row) => this.toThread(row, items));
   }
 
   private toAssistant(row: Row): AssistantRecord {
@@ -899,8 +1225,25 @@ export class PostgresStore implements Store {
   }
 
   async getThread(threadId: string): Promise<ThreadRecord | undefined> {
-    const { rows } = await this.q(this.pool, `SELECT doc, metadata, vals, revision FROM ${this.s}.threads WHERE thread_id = $1`, [threadId]);
-    return rows[0] ? this.toThread(rows[0]) : undefined;
+    // One query: the row and the chunks of the lists it refers to.
+    const { rows } = await this.q(
+      this.pool,
+      `SELECT t.doc, t.metadata, t.vals, t.revision, t.vals_refs,
+              (SELECT json_agg(json_build_array(ch.log_id, ch.items) ORDER BY ch.log_id, ch.start)
+                 FROM json_each(t.vals_refs) r, ${this.s}.cp_chunks ch
+                WHERE ch.thread_id = t.thread_id AND ch.log_id = (r.value ->> 0)::bigint AND ch.start < (r.value ->> 1)::int) AS chunks
+         FROM ${this.s}.threads t WHERE t.thread_id = $1`,
+      [threadId],
+    );
+    const row = rows[0];
+    if (!row) return undefined;
+    const items = new Map<number, unknown[]>();
+    for (const [log, part] of (row.chunks as Array<[number | string, unknown[]]> | null) ?? []) {
+      let list = items.get(num(log));
+      if (!list) items.set(num(log), (list = []));
+      for (const item of part) list.push(item);
+    }
+    return this.toThread(row, items);
   }
 
   private threadWhere(q: ThreadQuery, ps: Params): string {
@@ -908,7 +1251,8 @@ export class PostgresStore implements Store {
     if (q.ids && q.ids.length) parts.push(`thread_id = ANY(${ps.p([...q.ids])}::text[])`);
     if (q.status !== undefined) parts.push(`status = ${ps.p(q.status)}`);
     if (q.metadata !== undefined) parts.push(`metadata @> ${ps.jsonb(q.metadata)}`);
-    if (q.values !== undefined) parts.push(`vals::jsonb @> ${ps.jsonb(q.values)}`);
+    // Rows whose lists are references are judged once read (`queryThreads`).
+    if (q.values !== undefined) parts.push(`(vals_refs IS NOT NULL OR vals::jsonb @> ${ps.jsonb(q.values)})`);
     parts.push(...authWhere("metadata", q.auth, ps));
     return where(parts);
   }
@@ -920,22 +1264,34 @@ export class PostgresStore implements Store {
       q.sortBy ?? "created_at"
     ];
     const d = dir(q.sortOrder, "desc");
+    const inJs = q.values !== undefined;
     const { rows } = await this.pool.query(
-      `SELECT doc, metadata, vals, revision FROM ${this.s}.threads${w} ORDER BY ${field} ${d}, thread_id ${d}${page(ps, q)}`,
+      `SELECT thread_id, doc, metadata, vals, revision, vals_refs FROM ${this.s}.threads${w} ORDER BY ${field} ${d}, thread_id ${d}${inJs ? "" : page(ps, q)}`,
       ps.values,
     );
-    return rows.map((r) => this.toThread(r));
+    if (!inJs) return this.toThreads(rows);
+    const hit = (await this.toThreads(rows)).filter((t) => contains(t.values, q.values));
+    return paged(hit, q);
   }
 
   async countThreads(q: ThreadQuery): Promise<number> {
+    if (q.values !== undefined) return (await this.queryThreads({ ...q, limit: undefined, offset: undefined })).length;
     const ps = new Params();
     const { rows } = await this.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${this.s}.threads${this.threadWhere(q, ps)}`, ps.values);
     return rows[0]!.n;
   }
 
+  /** A run row: its `status` (and `updated_at`, when a claim set it) override the document's. */
+  private toRun(row: Row): RunRecord {
+    const doc = row.doc as RunRecord;
+    doc.status = row.status as RunRecord["status"];
+    if (row.updated_at !== null && row.updated_at !== undefined) doc.updated_at = row.updated_at as string;
+    return doc;
+  }
+
   async getRun(runId: string): Promise<RunRecord | undefined> {
-    const { rows } = await this.q(this.pool, `SELECT doc FROM ${this.s}.runs WHERE run_id = $1`, [runId]);
-    return rows[0]?.doc as RunRecord | undefined;
+    const { rows } = await this.q(this.pool, `SELECT doc, status, updated_at FROM ${this.s}.runs WHERE run_id = $1`, [runId]);
+    return rows[0] ? this.toRun(rows[0]) : undefined;
   }
 
   private runWhere(q: RunQuery, ps: Params): string {
@@ -958,8 +1314,8 @@ export class PostgresStore implements Store {
       (q.sortBy ?? "created_at") === "queue"
         ? `queue_seq ${dir(q.sortOrder, "asc")}`
         : `created_at ${dir(q.sortOrder, "desc")}, run_id ${dir(q.sortOrder, "desc")}`;
-    const { rows } = await this.pool.query(`SELECT doc FROM ${this.s}.runs${w} ORDER BY ${order}${page(ps, q)}`, ps.values);
-    return rows.map((r) => r.doc as RunRecord);
+    const { rows } = await this.pool.query(`SELECT doc, status, updated_at FROM ${this.s}.runs${w} ORDER BY ${order}${page(ps, q)}`, ps.values);
+    return rows.map((r) => this.toRun(r));
   }
 
   async countRuns(q: RunQuery): Promise<number> {
@@ -973,23 +1329,64 @@ export class PostgresStore implements Store {
     return rows[0]?.doc as CancelRequest | undefined;
   }
 
+  /** Lease columns; `remaining`: ms until it expires on the database's clock. */
+  private readonly leaseCols = `key, owner, expires_at, data, (extract(epoch FROM expires_db - clock_timestamp()) * 1000)::float8 AS remaining`;
+
   private toLease(row: Row): Lease {
-    return { key: row.key as string, owner: row.owner as string, expires_at: num(row.expires_at), data: row.data as Record<string, unknown> };
+    // On the database's clock, `expires_at` is told on the reader's clock (its remaining time from now).
+    const expires = this.dbClock ? Math.round(this.callerNow() + num(row.remaining)) : num(row.expires_at);
+    return { key: row.key as string, owner: row.owner as string, expires_at: expires, data: row.data as Record<string, unknown> };
   }
 
   async getLease(key: string): Promise<Lease | undefined> {
-    const { rows } = await this.q(this.pool, `SELECT key, owner, expires_at, data FROM ${this.s}.leases WHERE key = $1`, [key]);
+    const { rows } = await this.q(this.pool, `SELECT ${this.leaseCols} FROM ${this.s}.leases WHERE key = $1`, [key]);
     return rows[0] ? this.toLease(rows[0]) : undefined;
   }
 
   async expiredLeases(prefix: string, now: number, limit?: number): Promise<Lease[]> {
     const ps = new Params();
+    if (this.dbClock) this.callerNow(now);
+    const cond = this.dbClock ? `expires_db < clock_timestamp()` : `expires_at < ${ps.p(now)}`;
+    const order = this.dbClock ? `expires_db, key` : `expires_at, key`;
     const { rows } = await this.pool.query(
-      `SELECT key, owner, expires_at, data FROM ${this.s}.leases
-        WHERE expires_at < ${ps.p(now)} AND starts_with(key, ${ps.p(prefix)}) ORDER BY expires_at, key${page(ps, { limit })}`,
+      `SELECT ${this.leaseCols} FROM ${this.s}.leases
+        WHERE ${cond} AND starts_with(key, ${ps.p(prefix)}) ORDER BY ${order}${page(ps, { limit })}`,
       ps.values,
     );
     return rows.map((r) => this.toLease(r));
+  }
+
+  getItem(namespace: readonly string[], key: string): Promise<StoredItem | undefined> {
+    return items.getItem(this.pool, this.s, namespace, key);
+  }
+
+  searchItems(query: ItemQuery): Promise<ScoredItem[]> {
+    return items.searchItems(this.pool, this.s, query);
+  }
+
+  listItemNamespaces(query: ItemNamespaceQuery): Promise<string[][]> {
+    return items.listItemNamespaces(this.pool, this.s, query);
+  }
+
+  expiredItems(now: number, limit?: number): Promise<ExpiredItem[]> {
+    return items.expiredItems(this.pool, this.s, now, limit);
+  }
+
+  private cronReads() {
+    return (this.crons ??= cronReads((c, text, values) => this.q(c, text, values), () => this.pool, this.s));
+  }
+  private crons: ReturnType<typeof cronReads> | undefined;
+  getCron(cronId: string) {
+    return this.cronReads().getCron(cronId);
+  }
+  queryCrons(query: CronQuery) {
+    return this.cronReads().queryCrons(query);
+  }
+  countCrons(query: CronQuery) {
+    return this.cronReads().countCrons(query);
+  }
+  dueCrons(asOf?: string, limit?: number) {
+    return this.cronReads().dueCrons(asOf, limit);
   }
 
   async getDoc<T = unknown>(collection: DocCollection, id: string): Promise<StoredDoc<T> | undefined> {

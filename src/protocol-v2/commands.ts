@@ -102,6 +102,8 @@ async function startRun(ctx: CommandContext, session: ThreadSession, assistantId
   const run = await ctx.client.runs.create(ctx.threadId, assistantId, {
     ...payload,
     streamMode: [...V2_STREAM_MODES],
+    // Subgraph events land on their namespaces (and open/close them on the lifecycle channel).
+    streamSubgraphs: true,
     ifNotExists: "create",
     // Without `runtime.subscribe` the session joins after creation: keep the events to replay.
     ...(live ? {} : { streamResumable: true }),
@@ -111,6 +113,7 @@ async function startRun(ctx: CommandContext, session: ThreadSession, assistantId
   });
   // run.created attached the session already when the runtime has `subscribe`; else attach now.
   session.attachRun(run, !live);
+  session.awaitPickup(run.run_id);
   return run.run_id;
 }
 
@@ -154,7 +157,9 @@ const handlers: Record<string, Handler> = {
   },
 
   async "input.inject"(ctx, session, p) {
-    // agentdock graphs cannot take input mid-run: the message is queued as the next run's input.
+    // The protocol injects into the running graph; an agentdock graph reads its input once, when
+    // its run starts, so the message is queued as the input of the thread's next run (it starts at
+    // once when none runs). docs/protocol-v2.md, Limits, says why.
     const message = isRec(p.message) ? p.message : fail("invalid_argument", "message must be an object {role, content}");
     const role = message.role === "system" ? "system" : message.role === "user" ? "human" : fail("invalid_argument", 'message.role must be "user" or "system"');
     const assistantId = await assistantOf(ctx, session);
@@ -216,7 +221,10 @@ const handlers: Record<string, Handler> = {
 
   async "subscription.subscribe"(ctx, _session, p) {
     const host = ctx.subscriptions ?? fail("not_supported", "subscription.subscribe is for WebSocket connections; over HTTP open POST /threads/{id}/stream/events");
-    return host.subscribe(filterOf(p)) as unknown as Rec;
+    const filter = filterOf(p);
+    // As an SSE stream: a subscription made while another connection's command runs starts after it.
+    await ctx.registry.settled(ctx.threadId);
+    return host.subscribe(filter);
   },
 
   async "subscription.unsubscribe"(ctx, _session, p) {
@@ -263,12 +271,16 @@ export async function dispatchCommand(ctx: CommandContext, command: unknown): Pr
   const params = command.params === undefined || command.params === null ? {} : command.params;
   if (!isRec(params)) return { type: "error", id, error: "invalid_argument", message: "params must be an object" };
   try {
-    const session = await ctx.registry.ready(ctx.threadId, ctx.client);
-    // The log as it stood when the command was taken: events after it are the command's effects
-    // (the React hook keeps interrupts newer than this as live).
-    const appliedThrough = session.seq;
-    const result = await handler(ctx, session, params);
-    return { type: "success", id, result, meta: { applied_through_seq: appliedThrough } };
+    const run = async () => {
+      const session = await ctx.registry.ready(ctx.threadId, ctx.client);
+      // The log as it stood when the command was taken: events after it are the command's effects
+      // (the React hook keeps interrupts newer than this as live).
+      const appliedThrough = session.seq;
+      const result = await handler(ctx, session, params);
+      return { type: "success" as const, id, result, meta: { applied_through_seq: appliedThrough } };
+    };
+    // Subscription commands run inside a connection's chain: tracking them would only delay others.
+    return await (command.method.startsWith("subscription.") ? run() : ctx.registry.track(ctx.threadId, run()));
   } catch (err) {
     const notFound: ProtocolErrorCode = command.method.startsWith("state.") ? "no_such_checkpoint" : command.method.startsWith("input.") ? "no_such_interrupt" : "no_such_run";
     return toError(id, err, notFound);

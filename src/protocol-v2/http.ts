@@ -48,10 +48,13 @@ export function protocolV2Http(runtime: ProtocolRuntime, options: ProtocolV2Http
       const raw = (body as { since?: unknown }).since;
       if (raw !== undefined && raw !== null && !(Number.isInteger(raw) && (raw as number) >= 0)) return json({ detail: "since must be a non-negative integer" }, 422);
       await client.threads.get(threadId); // 404 / 403 before any stream
+      const lastEventId = request.headers.get("last-event-id");
+      // A stream opened with a command in flight (the SDK sends `input.respond` as it opens its
+      // stream) starts after that command: its replay begins with the command's run.
+      if ((raw === undefined || raw === null) && !lastEventId) await registry.settled(threadId);
       const session = await registry.ready(threadId, client, true);
       let since = typeof raw === "number" ? raw : undefined;
       let staleId: string | undefined;
-      const lastEventId = request.headers.get("last-event-id");
       if (since === undefined && lastEventId) {
         since = session.seqOf(lastEventId);
         if (since === undefined) staleId = lastEventId;

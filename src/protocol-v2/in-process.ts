@@ -21,7 +21,7 @@ import { AgentdockError } from "../errors.js";
 import type { ClientRequest, RuntimeClient } from "../runtime/index.js";
 import { dispatchCommand, filterOf } from "./commands.js";
 import { type ProtocolRuntime, type ProtocolV2Options, SessionRegistry, wire } from "./session.js";
-import type { CommandError, CommandSuccess, ProtocolCommand, ProtocolEvent, ProtocolMessage, SubscribeFilter } from "./types.js";
+import type { CommandError, CommandSuccess, ProtocolCommand, ProtocolEvent, SubscribeFilter, WireMessage } from "./types.js";
 
 export interface InProcessTransportOptions extends ProtocolV2Options {
   /** The thread to bind now (else the SDK binds one with `setThreadId`). */
@@ -32,7 +32,7 @@ export interface InProcessTransportOptions extends ProtocolV2Options {
 
 /** A handle of one filtered event stream (the SDK's `EventStreamHandle`). */
 export interface InProcessEventStream {
-  events: AsyncIterable<ProtocolMessage>;
+  events: AsyncIterable<WireMessage>;
   ready: Promise<void>;
   close(): void;
 }
@@ -90,7 +90,7 @@ export class InProcessTransport {
   private readonly registry: SessionRegistry;
   private client: Promise<RuntimeClient> | undefined;
   private readonly streams = new Set<() => void>();
-  private main = new Queue<ProtocolMessage>();
+  private main = new Queue<WireMessage>();
 
   constructor(
     private readonly runtime: ProtocolRuntime,
@@ -126,13 +126,13 @@ export class InProcessTransport {
   }
 
   /** The shared event channel of socket transports; unused here (events come from openEventStream). */
-  events(): AsyncIterable<ProtocolMessage> {
+  events(): AsyncIterable<WireMessage> {
     return this.main.iterable();
   }
 
   openEventStream(params: SubscribeFilter & { since?: number }): InProcessEventStream {
     const threadId = this.bound();
-    const queue = new Queue<ProtocolMessage>();
+    const queue = new Queue<WireMessage>();
     let sub: { close(): void } | undefined;
     let done = false;
     const close = () => {
@@ -148,6 +148,8 @@ export class InProcessTransport {
       const filter = filterOf(params);
       const client = await this.caller();
       await client.threads.get(threadId);
+      // As over HTTP: a stream opened while a command is handled starts after it.
+      if (typeof params.since !== "number") await this.registry.settled(threadId);
       const session = await this.registry.ready(threadId, client, true);
       if (done) return;
       const copy = (e: ProtocolEvent) => JSON.parse(wire(e)) as ProtocolEvent;
@@ -176,6 +178,6 @@ export class InProcessTransport {
   async close(): Promise<void> {
     for (const close of [...this.streams]) close();
     this.main.end();
-    this.main = new Queue<ProtocolMessage>();
+    this.main = new Queue<WireMessage>();
   }
 }

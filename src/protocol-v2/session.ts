@@ -2,8 +2,9 @@
  * Thread sessions of the v2 protocol (D24): per thread, one event log with sequence numbers, a
  * bounded replay buffer and the subscriptions (SSE connections, WebSocket subscriptions,
  * in-process streams) reading it. The log is fed by the runtime's public API: every run created
- * on a thread that has a session (through a v2 command or the legacy API, seen through
- * `runtime.subscribe("run.created")`) is joined with `runtime.runs.joinStream` and translated
+ * on a thread that has a session (through a v2 command or the legacy API, by this runtime or
+ * another one on the store, seen through `runtime.subscribe`: `run.created`,
+ * `run.created.external`) is joined with `runtime.runs.joinStream` and translated
  * (`translate.ts`). Sessions of one runtime are shared by every transport, so clients on SSE,
  * WebSocket and in process observe the same sequence numbers.
  */
@@ -30,6 +31,13 @@ export interface ProtocolV2Options {
 
 export const DEFAULT_REPLAY_BUFFER_SIZE = 10_000;
 export const DEFAULT_IDLE_SESSION_MS = 300_000;
+
+/**
+ * How long the end of a finished run is held back from a reader that subscribes without `since`
+ * after other readers were given it (see `ThreadSession.subscribe`): long enough for the command
+ * a client sends as it opens its stream to start its run.
+ */
+export const END_HOLD_MS = 250;
 
 /** The stream modes requested for runs started through `run.start` (all the translator reads). */
 export const V2_STREAM_MODES = ["values", "updates", "messages-tuple", "custom", "tasks", "checkpoints"] as const;
@@ -88,6 +96,14 @@ export function missedSignal(since: number, oldest: number | undefined, missed: 
 
 type Outcome = RunOutcome & { graph?: string };
 
+/** A root `completed` / `failed` / `interrupted` lifecycle event (what ends a run for the SDK). */
+function endOfRun(event: ProtocolEvent): { runId: string | undefined } | undefined {
+  if (event.method !== "lifecycle" || event.params.namespace.length !== 0) return undefined;
+  const data = event.params.data as { event?: unknown; run_id?: unknown };
+  if (data.event !== "completed" && data.event !== "failed" && data.event !== "interrupted") return undefined;
+  return { runId: typeof data.run_id === "string" ? data.run_id : undefined };
+}
+
 /** A reader that throws (a transport torn down mid-write) must not stop the others. */
 function deliver(sink: Sink, event: ProtocolEvent) {
   try {
@@ -116,6 +132,8 @@ export class SessionRegistry {
   readonly idleMs: number;
   private readonly outcomes = new Map<string, Outcome>();
   private readonly outcomeWaiters = new Map<string, Array<(o: Outcome) => void>>();
+  /** Commands being handled, per thread (subscriptions without `since` wait for them). */
+  private readonly inFlight = new Map<string, Set<Promise<unknown>>>();
   readonly live: boolean;
 
   private constructor(
@@ -128,6 +146,8 @@ export class SessionRegistry {
     if (runtime.subscribe) {
       runtime.subscribe((event) => {
         if (event.type === "run.created") this.sessions.get(event.run.thread_id)?.attachRun(event.run);
+        // Another runtime on the store created it: joined from its first retained event.
+        else if (event.type === "run.created.external") this.sessions.get(event.run.thread_id)?.attachRun(event.run, true, true);
         else if (event.type === "run.started") this.sessions.get(event.run.thread_id)?.runStarted(event.run.run_id);
         else if (event.type === "run.finished") this.finished(event.run, event.error);
       });
@@ -173,8 +193,11 @@ export class SessionRegistry {
     }
   }
 
-  /** How run `runId` ended: from `run.finished`, or the run record when that was missed. */
-  outcome(threadId: string, runId: string, client: RuntimeClient): Promise<Outcome | undefined> {
+  /**
+   * How run `runId` ended: from `run.finished`, or the run record when that was missed or the run
+   * executed elsewhere (`external`: its record is final once its event log ended).
+   */
+  outcome(threadId: string, runId: string, client: RuntimeClient, external = false): Promise<Outcome | undefined> {
     const known = this.outcomes.get(runId);
     if (known) {
       this.outcomes.delete(runId);
@@ -188,7 +211,7 @@ export class SessionRegistry {
         return undefined;
       }
     };
-    if (!this.live) return fromRecord();
+    if (!this.live || external) return fromRecord();
     return new Promise((resolve) => {
       const list = this.outcomeWaiters.get(runId) ?? [];
       this.outcomeWaiters.set(runId, list);
@@ -213,6 +236,31 @@ export class SessionRegistry {
     });
   }
 
+  /**
+   * Runs `work` (one command on `threadId`) so that subscriptions opened meanwhile wait for it
+   * (`settled`). The SDK's `input.respond` sends its command and opens its stream at the same
+   * moment; a stream whose replay was computed before the command's run started would begin with
+   * the end of the previous (interrupted) run, which `ThreadStream` takes for the end of the run
+   * the answer starts (its `output` resolving with the state before the answer).
+   */
+  track<T>(threadId: string, work: Promise<T>): Promise<T> {
+    let set = this.inFlight.get(threadId);
+    if (!set) this.inFlight.set(threadId, (set = new Set()));
+    set.add(work);
+    const done = () => {
+      set.delete(work);
+      if (set.size === 0 && this.inFlight.get(threadId) === set) this.inFlight.delete(threadId);
+    };
+    work.then(done, done);
+    return work;
+  }
+
+  /** Resolves once the commands on `threadId` being handled now have been answered. */
+  async settled(threadId: string): Promise<void> {
+    const set = this.inFlight.get(threadId);
+    if (set) await Promise.allSettled([...set]);
+  }
+
   drop(session: ThreadSession) {
     if (this.sessions.get(session.threadId) === session) this.sessions.delete(session.threadId);
   }
@@ -226,8 +274,14 @@ export class ThreadSession {
   private buffer: ProtocolEvent[] = [];
   /** Replays without `since` start here: the first event of the latest run. */
   private replayFrom = 1;
+  /** The latest root end-of-run lifecycle event, and whether a reader was given it. */
+  private lastEnd: { seq: number; runId: string | undefined; given: boolean } | undefined;
+  /** The run a command started, until a reader without `since` comes after the command's answer. */
+  private pickup: string | undefined;
+  /** Runs attached so far (a held end of run is dropped once another run attaches). */
+  private attached = 0;
   private readonly sinks = new Set<Sink>();
-  private readonly runs = new Map<string, { translator: RunTranslator; started: boolean; assistantId: string }>();
+  private readonly runs = new Map<string, { translator: RunTranslator; started: boolean; external: boolean }>();
   readonly tools: ToolBook = newToolBook();
   /** The assistant of the latest run seen (for `input.respond`, which names none). */
   lastAssistantId: string | undefined;
@@ -266,8 +320,8 @@ export class ThreadSession {
       this.replayFrom = this.seq + 1;
       this.lastStatus = "interrupted";
       this.publish([
-        ...interrupts.map((i) => ({ method: "input.requested", namespace: [], data: { interrupt_id: i.id, payload: i.value } })),
-        { method: "lifecycle", namespace: [], data: { event: "interrupted" } },
+        ...interrupts.map((i): DraftEvent => ({ method: "input.requested", namespace: [], data: { interrupt_id: i.id, payload: i.value } })),
+        { method: "lifecycle", namespace: [], data: { event: "interrupted" } } satisfies DraftEvent,
       ]);
     } catch {
       // no thread yet (run.start creates it) or not readable: nothing in flight to join
@@ -298,12 +352,16 @@ export class ThreadSession {
     return epoch === this.epoch && Number.isInteger(n) ? n : undefined;
   }
 
-  /** Joins the events of `run` (a run created on this thread). Idempotent. */
-  attachRun(run: Pick<Run, "run_id" | "assistant_id" | "status">, late = false) {
+  /**
+   * Joins the events of `run` (a run created on this thread; `external`: by another runtime on
+   * the store, its end read from its record). Idempotent.
+   */
+  attachRun(run: Pick<Run, "run_id" | "assistant_id" | "status">, late = false, external = false) {
     if (this.runs.has(run.run_id)) return;
     const translator = new RunTranslator(run.run_id, this.tools);
-    const entry = { translator, started: false, assistantId: run.assistant_id };
+    const entry = { translator, started: false, external };
     this.runs.set(run.run_id, entry);
+    this.attached++;
     this.lastAssistantId = run.assistant_id;
     this.cancelIdle();
     // Attach synchronously (joinStream attaches on its first next()), so no event is missed.
@@ -312,6 +370,11 @@ export class ThreadSession {
     this.replayFrom = this.seq + 1;
     if (run.status === "running") this.runStarted(run.run_id);
     void this.pump(run.run_id, first, events);
+  }
+
+  /** `runId` was started by a command that is being answered: its client subscribes next. */
+  awaitPickup(runId: string) {
+    this.pickup = runId;
   }
 
   runStarted(runId: string) {
@@ -333,7 +396,7 @@ export class ThreadSession {
     } catch {
       // The run vanished (deleted) or cannot be read: end it below from its record.
     }
-    const outcome = await this.registry.outcome(this.threadId, runId, this.client);
+    const outcome = await this.registry.outcome(this.threadId, runId, this.client, entry.external);
     this.runStarted(runId);
     const closing = entry.translator.finish(outcome);
     const last = closing[closing.length - 1]?.data as { event?: string } | undefined;
@@ -358,7 +421,10 @@ export class ThreadSession {
       if (d.method === "values" && d.namespace.length === 0) this.lastValues = d.data;
       this.buffer.push(event);
       if (this.buffer.length > this.registry.bufferSize) this.buffer.splice(0, this.buffer.length - this.registry.bufferSize);
-      for (const sink of this.sinks) if (matchesFilter(event, sink.filter)) deliver(sink, event);
+      let given = false;
+      for (const sink of this.sinks) if (matchesFilter(event, sink.filter)) (deliver(sink, event), (given = true));
+      const end = endOfRun(event);
+      if (end) this.lastEnd = { seq: event.seq, runId: end.runId, given };
     }
   }
 
@@ -377,7 +443,25 @@ export class ThreadSession {
       else if (oldest !== undefined && from < oldest) missed = missedSignal(since, oldest, oldest - from);
       else if (oldest === undefined && since < this.seq) missed = missedSignal(since, oldest, this.seq - since);
     }
-    const replay = this.buffer.filter((e) => e.seq >= from && matchesFilter(e, sink.filter));
+    let replay = this.buffer.filter((e) => e.seq >= from && matchesFilter(e, sink.filter));
+    let held: ProtocolEvent | undefined;
+    if (since === undefined) {
+      // The end of a finished run goes at once to the client that started the run and subscribes
+      // once its command answered (`pickup`), and to the first reader after a run nobody watched.
+      // Any other reader without `since` gets it only after END_HOLD_MS, and not at all when a
+      // run starts meanwhile: a client that opens its stream as it answers an interrupt (the
+      // SDK's `input.respond`) would otherwise take the interrupted run's end for the end of the
+      // run its answer starts (ThreadStream resolves `output` on the first root end it sees). A
+      // client reconnecting after its connection dropped as the run ended still gets it.
+      const end = this.lastEnd;
+      const picking = this.pickup !== undefined && this.pickup === end?.runId;
+      if (end?.given && this.runs.size === 0 && !picking) {
+        held = replay.find((e) => e.seq === end.seq);
+        if (held) replay = replay.filter((e) => e !== held);
+      }
+      this.pickup = undefined;
+      if (end && replay.some((e) => e.seq === end.seq)) end.given = true;
+    }
     // `values` subscribers start from the current state (protocol 12) when the replay has none.
     if (since === undefined && this.lastValues !== undefined && !replay.some((e) => e.method === "values" && e.params.namespace.length === 0)) {
       const snapshot: ProtocolEvent = {
@@ -393,10 +477,20 @@ export class ThreadSession {
     const replayed = replay.length;
     this.sinks.add(sink);
     this.cancelIdle();
+    let holdTimer: ReturnType<typeof setTimeout> | undefined;
+    if (held) {
+      const end = held;
+      const attached = this.attached;
+      holdTimer = setTimeout(() => {
+        if (this.sinks.has(sink) && this.attached === attached) deliver(sink, end);
+      }, END_HOLD_MS);
+      (holdTimer as { unref?: () => void }).unref?.();
+    }
     return {
       replayed,
       ...(missed ? { missed } : {}),
       close: () => {
+        clearTimeout(holdTimer);
         this.sinks.delete(sink);
         this.scheduleIdle();
       },

@@ -5,9 +5,13 @@
  * `values`, `updates`, `messages`, `tools`, `input`, `checkpoints`, `tasks`, `custom`). It is
  * pure bookkeeping: no I/O, no clock (the session stamps sequence numbers and timestamps).
  *
- * agentdock graphs have no subgraphs and no LangChain callbacks, so every event is on the root
- * namespace `[]`; `tools` events are derived from the messages the graph writes (an AI message's
- * tool calls, then the tool messages answering them).
+ * Subgraph events (`<mode>|<node>:<task id>|...`, the runs are streamed with subgraphs) land on
+ * their namespace (`["node:task id", ...]`; `[]` is the root). The first event of a subgraph
+ * namespace opens it with a `lifecycle` `started` event; the parent's update for that node (or
+ * the run's end) closes it with `completed` (or `interrupted` / `failed`). An interrupt raised in
+ * a subgraph is reported once, by the root. agentdock graphs have no LangChain callbacks, so
+ * `tools` events are derived from the messages the graph writes (an AI message's tool calls,
+ * then the tool messages answering them).
  */
 import type { DraftEvent } from "./types.js";
 
@@ -103,6 +107,8 @@ interface OpenBlock {
 interface OpenMessage {
   id: string;
   node: string | undefined;
+  /** The namespace the message streams in. */
+  ns: string[];
   block: OpenBlock | undefined;
   nextIndex: number;
   usage?: Rec;
@@ -137,6 +143,10 @@ export class RunTranslator {
   private interrupted = false;
   private failedWith: string | undefined;
   private ended = false;
+  /** The namespace of the event being translated. */
+  private ns: string[] = [];
+  /** Subgraph namespaces opened (`started`) and not closed yet, by their `|`-joined key. */
+  private readonly openNs = new Map<string, string[]>();
 
   constructor(
     readonly runId: string,
@@ -149,8 +159,59 @@ export class RunTranslator {
     return [{ method: "lifecycle", namespace: [], data: { event: "running", ...(this.graphName ? { graph_name: this.graphName } : {}), run_id: this.runId } }];
   }
 
-  /** Translates one legacy run event. */
+  /** Translates one legacy run event; a subgraph's (`<mode>|<namespace>`) lands on its namespace. */
   translate(event: string, data: unknown): DraftEvent[] {
+    const [mode = event, ...ns] = event.split("|");
+    this.ns = ns;
+    const opened = ns.length > 0 ? this.openNamespace(ns) : [];
+    // A subgraph's interrupt reaches the root too: the root reports it, once.
+    if (ns.length > 0 && mode === "values" && isRec(data) && Object.keys(data).length === 1 && "__interrupt__" in data) return opened;
+    // The parent's update for a subgraph node means the subgraph is done: close it first.
+    const closed = mode === "updates" && isRec(data) ? this.closeNamespaces(ns, Object.keys(data)) : [];
+    return [...opened, ...closed, ...this.translateMode(mode, data)];
+  }
+
+  /** `started` for a subgraph namespace seen for the first time (and for its unseen ancestors). */
+  private openNamespace(ns: string[]): DraftEvent[] {
+    const out: DraftEvent[] = [];
+    for (let depth = 1; depth <= ns.length; depth++) {
+      const path = ns.slice(0, depth);
+      const key = path.join("|");
+      if (this.openNs.has(key)) continue;
+      this.openNs.set(key, path);
+      const last = path[depth - 1]!;
+      const name = last.includes(":") ? last.slice(0, last.lastIndexOf(":")) : last;
+      out.push({ method: "lifecycle", namespace: path, data: { event: "started", graph_name: name } });
+    }
+    return out;
+  }
+
+  /**
+   * Closes open subgraph namespaces: those directly under `parent` run by one of `nodes` (their
+   * parent graph reported the node's update), or every one when `nodes` is undefined (the run
+   * ended), deepest first, with `event`.
+   */
+  private closeNamespaces(parent: string[], nodes: string[] | undefined, event: Rec = { event: "completed" }): DraftEvent[] {
+    const out: DraftEvent[] = [];
+    const closing = [...this.openNs.entries()].filter(([, path]) => {
+      if (nodes === undefined) return true;
+      if (path.length !== parent.length + 1 || !parent.every((p, i) => path[i] === p)) return false;
+      const last = path[path.length - 1]!;
+      return nodes.includes(last.slice(0, last.lastIndexOf(":")));
+    });
+    // A closing namespace takes its still-open descendants with it.
+    const keys = new Set(closing.map(([k]) => k));
+    for (const [k] of this.openNs) if ([...keys].some((c) => k.startsWith(`${c}|`))) keys.add(k);
+    for (const key of [...keys].sort((a, b) => b.split("|").length - a.split("|").length)) {
+      const path = this.openNs.get(key)!;
+      this.openNs.delete(key);
+      for (const msg of [...this.open.values()]) if (msg.ns.join("|") === key) out.push(...this.finishMessage(msg));
+      out.push({ method: "lifecycle", namespace: path, data: event });
+    }
+    return out;
+  }
+
+  private translateMode(event: string, data: unknown): DraftEvent[] {
     switch (event) {
       case "metadata":
         return [];
@@ -161,7 +222,7 @@ export class RunTranslator {
       case "messages":
         return Array.isArray(data) ? this.message(data[0], isRec(data[1]) ? data[1] : {}) : [];
       case "custom":
-        return [{ method: "custom", namespace: [], data: customData(data) }];
+        return [{ method: "custom", namespace: this.ns, data: customData(data) }];
       case "tasks":
         return this.task(data);
       case "checkpoints":
@@ -189,7 +250,8 @@ export class RunTranslator {
     else if (this.interrupted) data = { event: "interrupted" };
     else data = { event: "completed" };
     const closing = data.event === "failed" ? this.closeAll(String(data.error)) : this.closeAll();
-    return [...closing, { method: "lifecycle", namespace: [], data: { ...data, run_id: this.runId } }];
+    const subgraphs = this.closeNamespaces([], undefined, data.event === "completed" ? { event: "completed" } : data);
+    return [...closing, ...subgraphs, { method: "lifecycle", namespace: [], data: { ...data, run_id: this.runId } }];
   }
 
   private values(data: unknown): DraftEvent[] {
@@ -200,11 +262,11 @@ export class RunTranslator {
       const list = Array.isArray(data.__interrupt__) ? data.__interrupt__ : [];
       return list.filter(isRec).map((i, n) => ({
         method: "input.requested",
-        namespace: [],
+        namespace: this.ns,
         data: { interrupt_id: typeof i.id === "string" ? i.id : `interrupt-${this.runId}-${n}`, payload: i.value },
       }));
     }
-    return [{ method: "values", namespace: [], data }];
+    return [{ method: "values", namespace: this.ns, data }];
   }
 
   private updates(data: unknown): DraftEvent[] {
@@ -213,7 +275,7 @@ export class RunTranslator {
     for (const [node, values] of Object.entries(data)) {
       if (node === "__interrupt__") continue;
       out.push(...this.closeNode(node));
-      out.push({ method: "updates", namespace: [], node, data: { node, values: values ?? {} } });
+      out.push({ method: "updates", namespace: this.ns, node, data: { node, values: values ?? {} } });
       out.push(...this.toolResults(node, values));
     }
     return out;
@@ -241,8 +303,8 @@ export class RunTranslator {
         entry.finished = true;
         out.push(
           m.status === "error"
-            ? { method: "tools", namespace: [], node, data: { event: "tool-error", tool_call_id: id, message: typeof m.content === "string" ? m.content : JSON.stringify(m.content) } }
-            : { method: "tools", namespace: [], node, data: { event: "tool-finished", tool_call_id: id, output: m.content } },
+            ? { method: "tools", namespace: this.ns, node, data: { event: "tool-error", tool_call_id: id, message: typeof m.content === "string" ? m.content : JSON.stringify(m.content) } }
+            : { method: "tools", namespace: this.ns, node, data: { event: "tool-finished", tool_call_id: id, output: m.content } },
         );
       }
     }
@@ -257,12 +319,12 @@ export class RunTranslator {
     const entry = this.tools.calls.get(id) ?? { name, args, started: false, finished: false };
     entry.started = true;
     this.tools.calls.set(id, entry);
-    return { method: "tools", namespace: [], ...(node ? { node } : {}), data: { event: "tool-started", tool_call_id: id, tool_name: name, input: args } };
+    return { method: "tools", namespace: this.ns, ...(node ? { node } : {}), data: { event: "tool-started", tool_call_id: id, tool_name: name, input: args } };
   }
 
   private task(data: unknown): DraftEvent[] {
     if (!isRec(data)) return [];
-    const out: DraftEvent[] = [{ method: "tasks", namespace: [], data }];
+    const out: DraftEvent[] = [{ method: "tasks", namespace: this.ns, data }];
     const starting = !("result" in data) && !("error" in data);
     if (starting && typeof data.name === "string") {
       // A task starting after an AI message asked for tools runs them: the calls start now.
@@ -281,7 +343,7 @@ export class RunTranslator {
     return [
       {
         method: "checkpoints",
-        namespace: [],
+        namespace: this.ns,
         data: {
           id,
           ...(parent && typeof parent.checkpoint_id === "string" ? { parent_id: parent.checkpoint_id } : {}),
@@ -307,14 +369,14 @@ export class RunTranslator {
     const chunk = isChunk(m);
     let id = typeof m.id === "string" && m.id ? m.id : undefined;
     if (!id) {
-      const current = [...this.open.values()].find((o) => o.node === node);
+      const current = [...this.open.values()].find((o) => o.node === node && o.ns.join("|") === this.ns.join("|"));
       id = current?.id ?? `msg-${this.runId}-${++this.anonymous}`;
     }
     let msg = this.open.get(id);
     if (!msg) {
       // A new message on a node ends the one that node was streaming.
-      for (const other of [...this.open.values()]) if (other.node === node) out.push(...this.finishMessage(other));
-      msg = { id, node, block: undefined, nextIndex: 0 };
+      for (const other of [...this.open.values()]) if (other.node === node && other.ns.join("|") === this.ns.join("|")) out.push(...this.finishMessage(other));
+      msg = { id, node, ns: this.ns, block: undefined, nextIndex: 0 };
       this.open.set(id, msg);
       out.push(this.ev(msg, { event: "message-start", role, id }));
     }
@@ -389,7 +451,7 @@ export class RunTranslator {
 
   private closeNode(node: string): DraftEvent[] {
     const out: DraftEvent[] = [];
-    for (const msg of [...this.open.values()]) if (msg.node === node) out.push(...this.finishMessage(msg));
+    for (const msg of [...this.open.values()]) if (msg.node === node && msg.ns.join("|") === this.ns.join("|")) out.push(...this.finishMessage(msg));
     return out;
   }
 
@@ -400,7 +462,7 @@ export class RunTranslator {
   }
 
   private ev(msg: OpenMessage, data: Rec): DraftEvent {
-    return { method: "messages", namespace: [], ...(msg.node ? { node: msg.node } : {}), data };
+    return { method: "messages", namespace: msg.ns, ...(msg.node ? { node: msg.node } : {}), data };
   }
 }
 

@@ -45,12 +45,15 @@ export interface CommandError {
 
 export type Channel = string;
 
+/** The kinds of server -> client events agentdock sends (the protocol's event methods). */
+export type EventMethod = "lifecycle" | "messages" | "tools" | "input.requested" | "input.answered" | "values" | "updates" | "checkpoints" | "tasks" | "custom";
+
 /** One server -> client event, with its per-thread sequence number and id. */
 export interface ProtocolEvent {
   type: "event";
   event_id: string;
   seq: number;
-  method: string;
+  method: EventMethod;
   params: {
     namespace: Namespace;
     timestamp: number;
@@ -61,6 +64,22 @@ export interface ProtocolEvent {
 
 export type ProtocolMessage = CommandSuccess | CommandError | ProtocolEvent;
 
+/**
+ * An event as transports hand it to a client: a `ProtocolEvent` whose `data` is the channel's
+ * payload typed as loosely as the protocol's own extensible payloads (`any`), so that it is
+ * assignable to the SDK's precise event union (`Message` of `@langchain/protocol`), which
+ * discriminates on `method`.
+ */
+export type WireEvent = Omit<ProtocolEvent, "params"> & {
+  params: Omit<ProtocolEvent["params"], "data"> & {
+    // `any`: the SDK types each channel's payload precisely; agentdock's are checked by the contract tests.
+    data: any;
+  };
+};
+
+/** What a transport delivers to a client: command answers and events. */
+export type WireMessage = CommandSuccess | CommandError | WireEvent;
+
 /** A subscription filter (`subscription.subscribe` params; the SSE request body adds `since`). */
 export interface SubscribeFilter {
   channels: Channel[];
@@ -70,7 +89,7 @@ export interface SubscribeFilter {
 
 /** An event before it gets a sequence number: what the translator produces. */
 export interface DraftEvent {
-  method: string;
+  method: EventMethod;
   namespace: Namespace;
   node?: string;
   data: unknown;

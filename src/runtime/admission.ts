@@ -6,14 +6,15 @@
 import { matchesAuthFilter } from "../auth/types.js";
 import { conflict, invalidInput, notFound } from "../errors.js";
 import { Command, Send } from "../graph/constants.js";
-import type { Breakpoints, CompiledGraph, EngineStreamMode, RunnableConfig } from "../graph/types.js";
+import type { Breakpoints, CompiledGraph, RunnableConfig } from "../graph/types.js";
 import { isPlainObject } from "../json.js";
 import type { WriteOp } from "../persistence/types.js";
 import type { AssistantRecord, Config, Metadata, MultitaskStrategy, RunRecord, ThreadRecord } from "../types.js";
 import type { Caller, Core } from "./core.js";
 import { LostRace, commitIf, retryLostRaces } from "./races.js";
+import { runCreatedNotice } from "./external-runs.js";
 import { IN_FLIGHT, threadKey, withoutExecution } from "./outcome.js";
-import { checkpointIdOf, type schemas } from "./schemas.js";
+import { checkpointIdOf, checkpointNsOf, type schemas } from "./schemas.js";
 import type { StreamMode } from "./types.js";
 
 export type RunOptions = ReturnType<typeof schemas.run.parse>;
@@ -45,16 +46,6 @@ function carriedConfig(config: RunnableConfig): Config {
 }
 
 export const asModes = (m: StreamMode | StreamMode[] | undefined): StreamMode[] => (m === undefined ? ["values"] : Array.isArray(m) ? m : [m]);
-
-/** Engine stream modes for the requested ones (`messages-tuple` and legacy `messages` alike). */
-export function engineModes(requested: readonly StreamMode[]): Set<EngineStreamMode> {
-  const out = new Set<EngineStreamMode>();
-  for (const mode of requested) {
-    if (mode === "messages-tuple" || mode === "messages") out.add("messages");
-    else if (mode !== "events" && mode !== "tools" && mode !== "lifecycle") out.add(mode);
-  }
-  return out;
-}
 
 /** The engine input of a run: its `input`, or a `Command` built from `command`. */
 export function toEngineInput(kwargs: { input?: unknown; command?: RunOptions["command"] | null }): unknown {
@@ -178,13 +169,33 @@ export interface CheckedRun {
 export async function checkRun(core: Core, caller: Caller, threadIdArg: string | null, assistantIdArg: string, p: RunOptions, what: string): Promise<CheckedRun> {
   if (p.webhook !== undefined) allowedWebhook(core, p.webhook, what);
   const assistant = await runnableAssistant(core, caller, assistantIdArg);
-  const graph = core.graph(assistant.graph_id);
+  // A graph factory gets the assistant's config under the request's (the run's own config,
+  // with its ids, is what the factory gets when the run executes).
+  const graph = await core.graph(assistant.graph_id, {
+    ...assistant.config,
+    ...p.config,
+    configurable: {
+      ...withoutAuthKeys(assistant.config?.configurable),
+      ...withoutAuthKeys(p.config?.configurable),
+      graph_id: assistant.graph_id,
+      assistant_id: assistant.assistant_id,
+      ...(threadIdArg !== null ? { thread_id: threadIdArg } : {}),
+    },
+  });
   if (threadIdArg === null && p.command?.resume !== undefined) {
     throw invalidInput(`agentdock: ${what}: a resume command needs a thread id; a stateless run has no interrupt to resume.`);
+  }
+  if (checkpointNsOf(p.checkpoint) !== undefined) {
+    throw invalidInput(
+      `agentdock: ${what}: runs start from a checkpoint of the root graph, and checkpoint_ns names a subgraph's. ` +
+        `To continue a subgraph, run the parent (a null input, or Command({ resume })); to change its state, use threads.updateState with that checkpoint.`,
+    );
   }
   const input = toEngineInput(p);
   const breakpoints = breakpointsOf({ interrupt_before: p.interruptBefore, interrupt_after: p.interruptAfter });
   await graph.validateInput(input, undefined, breakpoints);
+  // A declared context schema checks the context the run will get (assistant's under the run's).
+  await graph.validateContext?.(mergeContext(assistant.context, p.context));
   return { assistant, graph, input, breakpoints };
 }
 
@@ -213,6 +224,11 @@ export async function admitRun(
   p: RunOptions,
   what: string,
   runId: string = core.ids.uuid(),
+  /**
+   * More ops for the commit that enqueues the run, asked for on every attempt (a cron's tick
+   * claim, issue 16): they succeed or fail with the run. To give up, it throws (not `LostRace`).
+   */
+  withOps?: () => Promise<readonly WriteOp[]>,
 ): Promise<Admitted> {
   const strategy: MultitaskStrategy = p.multitaskStrategy ?? core.defaultStrategy;
   const kwargs: Record<string, unknown> = {
@@ -327,6 +343,9 @@ export async function admitRun(
         { op: "thread.put", thread: next, expect: thread ? { sameAs: thread } : { exists: false } },
         { op: "run.put", run: admitted, expect: { exists: false } },
       ];
+      // Thread streams (thread-stream.ts) and other runtimes on the store (./external-runs.ts)
+      // learn of the run from this notify.
+      ops.push(runCreatedNotice(core, threadId, runId));
       if (claim) {
         ops.push({
           op: "lease.put",
@@ -334,6 +353,7 @@ export async function admitRun(
           expect: { state: "free", now: nowMs },
         });
       }
+      if (withOps) ops.push(...(await withOps()));
       // D9: interrupt / rollback end every in-flight run; the new one starts after them.
       if (strategy === "interrupt" || strategy === "rollback") {
         for (const old of inFlight) {

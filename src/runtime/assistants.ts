@@ -6,6 +6,7 @@ import type { AssistantQuery, WriteOp } from "../persistence/types.js";
 import type { AssistantRecord, AssistantVersionRecord, Config, Metadata } from "../types.js";
 import type { RunControl } from "./control.js";
 import { type Caller, type Core, pick } from "./core.js";
+import { cronsOf } from "./crons.js";
 import { parse, schemas } from "./schemas.js";
 import type { Assistant, AssistantGraph, AssistantsApi, AssistantVersion, GraphSchema } from "./types.js";
 
@@ -18,7 +19,7 @@ function versionOf(a: AssistantRecord, createdAt: string): AssistantVersionRecor
 }
 
 /** Creates the default assistant of every graph that lacks one (D5). */
-export async function ensureDefaultAssistants(core: Core): Promise<void> {
+export async function ensureDefaultAssistants(core: Core, defaults: ReadonlyMap<string, { config: Config; context: unknown }> = new Map()): Promise<void> {
   const ops: WriteOp[] = [];
   for (const graphId of core.graphs.keys()) {
     const id = defaultAssistantId(graphId);
@@ -29,8 +30,10 @@ export async function ensureDefaultAssistants(core: Core): Promise<void> {
       graph_id: graphId,
       name: graphId,
       description: null,
-      config: {},
-      context: {},
+      // Declared defaults (assistant-defaults.ts) apply when the assistant is created, as on the
+      // agent server (if_exists: do_nothing); an existing one is changed with assistants.update.
+      config: defaults.get(graphId)?.config ?? {},
+      context: defaults.get(graphId)?.context ?? {},
       metadata: { created_by: "system" },
       version: 1,
       created_at: now,
@@ -67,7 +70,7 @@ export function assistantsApi(core: Core, caller: Caller, control: RunControl): 
       description: p.description ?? null,
     };
     const filter = await core.authorize(caller, "assistants", "create", value);
-    core.graph(p.graphId);
+    core.requireGraph(p.graphId);
     const id = p.assistantId ?? core.ids.uuid();
     return core.mutex.run(`assistant:${id}`, async () => {
       const existing = await store.getAssistant(id);
@@ -118,7 +121,7 @@ export function assistantsApi(core: Core, caller: Caller, control: RunControl): 
     const filter = await core.authorize(caller, "assistants", "update", value);
     return core.mutex.run(`assistant:${core.resolveAssistantId(id)}`, async () => {
       const current = await core.visibleAssistant(id, filter);
-      if (p.graphId !== undefined) core.graph(p.graphId);
+      if (p.graphId !== undefined) core.requireGraph(p.graphId);
       const [latest] = await store.queryAssistantVersions({ assistant_id: current.assistant_id, limit: 1 });
       const version = Math.max(current.version, latest?.version ?? 0) + 1;
       const now = core.now();
@@ -180,6 +183,9 @@ export function assistantsApi(core: Core, caller: Caller, control: RunControl): 
       };
       const refuse = (threadId: string) =>
         conflict(`agentdock: a run was started on thread ${threadId} while assistant ${assistant.assistant_id} was being deleted with its threads; delete it again.`);
+      // Its crons, and those of the threads deleted with it, go too (issue 16).
+      ops.push(...(await cronsOf(store, { assistant_id: assistant.assistant_id })));
+      for (const threadId of threadIds) ops.push(...(await cronsOf(store, { thread_id: threadId })));
       const early = await restarted();
       if (early) throw refuse(early);
       try {
@@ -267,7 +273,8 @@ export function assistantsApi(core: Core, caller: Caller, control: RunControl): 
     const o = parse(schemas.xray, options ?? {}, `${what}(${id})`);
     const filter = await core.authorize(caller, "assistants", "read", { assistant_id: id });
     const assistant = await core.visibleAssistant(id, filter);
-    return { assistant, graph: core.graph(assistant.graph_id), xray: o.xray };
+    const config = { ...assistant.config, configurable: { ...assistant.config?.configurable, graph_id: assistant.graph_id, assistant_id: assistant.assistant_id } };
+    return { assistant, graph: await core.graph(assistant.graph_id, config), xray: o.xray };
   }
 
   return {
@@ -285,15 +292,19 @@ export function assistantsApi(core: Core, caller: Caller, control: RunControl): 
     },
     async getSchemas(assistantId, options) {
       const { assistant, graph } = await graphOf(assistantId, options, "assistants.getSchemas");
-      return { graph_id: assistant.graph_id, ...graph.getSchemas() } as GraphSchema;
+      return { graph_id: assistant.graph_id, ...(await graph.getSchemas()) } as GraphSchema;
     },
     async getSubgraphs(assistantId, options) {
       const id = parse(schemas.id, assistantId, "assistants.getSubgraphs");
-      parse(schemas.subgraphs, options ?? {}, `assistants.getSubgraphs(${id})`);
+      const o = parse(schemas.subgraphs, options ?? {}, `assistants.getSubgraphs(${id})`);
       const filter = await core.authorize(caller, "assistants", "read", { assistant_id: id });
-      await core.visibleAssistant(id, filter);
-      // agentdock graphs have no subgraphs yet: every namespace has none.
-      return {};
+      const assistant = await core.visibleAssistant(id, filter);
+      // Keyed by namespace without task ids (`node`, `node|child`); a graph without subgraphs has none.
+      const found = await (await core.graph(assistant.graph_id)).getSubgraphs?.({
+        ...(o.namespace !== undefined ? { namespace: o.namespace } : {}),
+        ...(o.recurse !== undefined ? { recurse: o.recurse } : {}),
+      });
+      return Object.fromEntries(Object.entries(found ?? {}).map(([ns, schemas]) => [ns, { graph_id: assistant.graph_id, ...schemas }]));
     },
   };
 }

@@ -9,6 +9,7 @@ import { endEmptyLog } from "./admission.js";
 import type { Core } from "./core.js";
 import type { Executor } from "./execution.js";
 import { LostRace, commitIf } from "./races.js";
+import { threadGraphConfig } from "./graph-source.js";
 import { IN_FLIGHT, graphIdOf, isFinal, projectThread, runEnded, withoutExecution } from "./outcome.js";
 import type { CancelAction, RunEvent } from "./types.js";
 
@@ -72,7 +73,7 @@ export class RunControl {
     const thread = await store.getThread(run.thread_id);
     if (thread) {
       const graphId = graphIdOf(thread);
-      const state = graphId !== undefined && core.graphs.has(graphId) ? await core.graph(graphId).getState(store, run.thread_id) : { values: thread.values, next: [], tasks: [] };
+      const state = graphId !== undefined && core.graphs.has(graphId) ? await (await core.graph(graphId, threadGraphConfig(thread, graphId))).getState(store, run.thread_id) : { values: thread.values, next: [], tasks: [] };
       const queued = (await store.countRuns({ thread_id: run.thread_id, status: IN_FLIGHT })) > 1;
       const next = projectThread(thread, state, { cancelled: true, queued, wroteState: false, now });
       ops.push({ op: "thread.put", thread: next, expect: { sameAs: thread } });

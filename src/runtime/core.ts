@@ -7,11 +7,13 @@ import { EventEmitter } from "eventemitter3";
 import { conflict, notFound } from "../errors.js";
 import type { AuthAction, AuthFilter, AuthProvider, AuthResource, AuthUser } from "../auth/types.js";
 import { matchesAuthFilter } from "../auth/types.js";
-import type { CompiledGraph } from "../graph/types.js";
+import type { CompiledGraph, RunnableConfig } from "../graph/types.js";
+import type { ItemStore } from "../items/types.js";
 import { defaultAssistantId, uuid4, type Clock, type Ids } from "../ids.js";
 import type { Store } from "../persistence/types.js";
 import type { AssistantRecord, MultitaskStrategy, ThreadRecord } from "../types.js";
 import { KeyedMutex } from "../mutex.js";
+import { instantiate, type ResolvedEntry } from "./graph-source.js";
 import type { RuntimeEvent, WebhookOptions } from "./types.js";
 
 /** Who is calling: resolved lazily, so the unbound runtime authenticates on every call (D13). */
@@ -25,13 +27,18 @@ export class Core {
   /** This runtime's id as a lease owner on the store. */
   readonly owner: string;
   closed = false;
+  /** Long-term memory as graph nodes get it (`ctx.store`, trusted); set by `createRuntime`. */
+  itemStore: ItemStore | undefined;
+  /** Called once when the runtime closes (open thread streams end). */
+  readonly onClose = new Set<() => void>();
   private readonly defaultAssistantIds: ReadonlySet<string>;
   /** Graph id -> its default assistant's id (a uuid5, costly to hash on every run). */
   private readonly defaultAssistantOf: ReadonlyMap<string, string>;
 
   constructor(
     readonly store: Store,
-    readonly graphs: ReadonlyMap<string, CompiledGraph>,
+    /** Graph id -> compiled graph or factory (graph-source.ts). */
+    readonly graphs: ReadonlyMap<string, ResolvedEntry>,
     readonly ids: Ids,
     readonly clock: Clock,
     readonly auth: AuthProvider | undefined,
@@ -120,10 +127,20 @@ export class Core {
     }
   }
 
-  graph(graphId: string): CompiledGraph {
-    const graph = this.graphs.get(graphId);
-    if (!graph) throw notFound(`agentdock: graph "${graphId}" not found. Registered graphs: ${[...this.graphs.keys()].join(", ") || "none"}.`);
-    return graph;
+  /** `not_found` unless `graphId` is registered (nothing is built). */
+  requireGraph(graphId: string): ResolvedEntry {
+    const entry = this.graphs.get(graphId);
+    if (!entry) throw notFound(`agentdock: graph "${graphId}" not found. Registered graphs: ${[...this.graphs.keys()].join(", ") || "none"}.`);
+    return entry;
+  }
+
+  /**
+   * The compiled graph of `graphId` for one use; a factory is called with `config` (a run's
+   * merged config, or the thread's / assistant's config with its ids for reads).
+   */
+  async graph(graphId: string, config?: Partial<RunnableConfig>): Promise<CompiledGraph> {
+    const entry = this.requireGraph(graphId);
+    return instantiate(graphId, entry, { ...config, configurable: { ...config?.configurable } });
   }
 }
 

@@ -9,10 +9,13 @@
  * A sweeper (every half lease) ends runs whose lease expired (their runtime stopped: D10) and
  * picks up queued runs nobody is executing. Nothing scans the whole store.
  */
+import { threadGraphConfig } from "./graph-source.js";
 import type { ExecuteResult } from "../graph/types.js";
+import { claimRun } from "../persistence/claim.js";
 import type { CancelRequest, CheckpointStore, PendingWrite, WriteOp } from "../persistence/types.js";
 import type { RunRecord, RunStatus, ThreadStatus } from "../types.js";
-import { asModes, breakpointsOf, engineModes, toEngineInput } from "./admission.js";
+import { asModes, breakpointsOf, toEngineInput } from "./admission.js";
+import { streamShaper } from "./stream-shaper.js";
 import type { Core } from "./core.js";
 import { LostRace, commitIf, retryLostRaces } from "./races.js";
 import {
@@ -51,7 +54,9 @@ export interface LocalRun {
   resolve(result: RunResult): void;
   /** Checkpoints the run wrote, and the original writes of tasks it recorded on older ones (rollback). */
   written: Set<string>;
-  replacedWrites: Map<string, { checkpointId: string; taskId: string; writes: PendingWrite[] }>;
+  /** The same checkpoints by namespace (a subgraph's live in its own; rollback removes them all). */
+  writtenByNs: Map<string, string[]>;
+  replacedWrites: Map<string, { checkpointNs: string; checkpointId: string; taskId: string; writes: PendingWrite[] }>;
   /** Commits of the run still in flight: the outcome (a rollback above all) waits for them. */
   commits: Set<Promise<void>>;
 }
@@ -104,52 +109,40 @@ export class Executor {
   }
 
   /**
-   * Claims the thread's oldest queued run when no run of it executes: one conditional commit takes
-   * the lease (only if free) and marks the run `running` (only if still pending).
+   * Claims the thread's oldest queued run when no run of it executes: the lease taken (only if
+   * free) and the run marked `running` (only if still pending), atomically, by `claimRun` (the
+   * store's own claim where it has one: PostgreSQL locks with `FOR UPDATE SKIP LOCKED`).
    */
   private async claimNext(threadId: string): Promise<void> {
     const { core } = this;
     const { store } = core;
     for (;;) {
       if (this.closed) return;
-      const lease = await store.getLease(threadKey(threadId));
       const nowMs = core.clock();
-      if (lease && lease.expires_at > nowMs) return; // a run of the thread executes somewhere
-      const [head] = await store.queryRuns({ thread_id: threadId, status: IN_FLIGHT, sortBy: "queue", limit: 1 });
-      if (!head) return;
-      if (head.status === "running") {
-        // Marked running with no live lease: its runtime stopped (D10).
-        await this.endStopped(head);
-        continue;
+      const claimed = await claimRun(store, {
+        thread_id: threadId,
+        key: threadKey(threadId),
+        owner: core.owner,
+        now: nowMs,
+        expires_at: nowMs + core.leaseMs,
+        updated_at: core.now(),
+        graph_ids: [...core.graphs.keys()],
+      });
+      switch (claimed.outcome) {
+        case "none":
+          return; // a run of the thread executes somewhere, nothing is queued, or another runtime claims it
+        case "stopped":
+          // Marked running with no live lease: its runtime stopped (D10). Or queued by a version
+          // that kept the queue in memory (no execution part): it cannot be run from the store.
+          await this.endStopped(claimed.run);
+          continue;
+        case "later":
+          this.later(claimed.not_before - nowMs, () => this.poke(threadId));
+          return;
+        case "claimed":
+          await this.execute(claimed.run, true);
+          return;
       }
-      const exec = head.execution;
-      if (!exec) {
-        // Queued by a version that kept the queue in memory (no execution part): it cannot be
-        // run from the store, so it ends as a run whose runtime stopped (D10).
-        await this.endStopped(head);
-        continue;
-      }
-      if (!core.graphs.has(exec.graph_id)) return; // another runtime with that graph will run it
-      if (exec.not_before > nowMs) {
-        this.later(exec.not_before - nowMs, () => this.poke(threadId));
-        return;
-      }
-      const running: RunRecord = { ...head, status: "running", updated_at: core.now() };
-      try {
-        await commitIf(store, [
-          {
-            op: "lease.put",
-            lease: { key: threadKey(threadId), owner: core.owner, expires_at: nowMs + core.leaseMs, data: { run_id: head.run_id } },
-            expect: { state: "free", now: nowMs },
-          },
-          { op: "run.put", run: running, expect: { status: ["pending"] } },
-        ]);
-      } catch (err) {
-        if (err instanceof LostRace) continue; // someone else claimed it, or it was cancelled: look again
-        throw err;
-      }
-      await this.execute(running, true);
-      return;
     }
   }
 
@@ -181,6 +174,7 @@ export class Executor {
       result,
       resolve,
       written: new Set(),
+      writtenByNs: new Map(),
       replacedWrites: new Map(),
       commits: new Set(),
     };
@@ -189,7 +183,8 @@ export class Executor {
     // yields, so a stream's reader has it at once.
     const opening = store.events.open(run.run_id, { resumable: run.kwargs.resumable === true });
     if (opening) await opening;
-    store.events.publish(run.run_id, "metadata", { run_id: run.run_id, thread_id: run.thread_id, attempt: 1 });
+    // `{run_id, attempt}`, exactly as the agent server sends it (api.md 5.1).
+    store.events.publish(run.run_id, "metadata", { run_id: run.run_id, attempt: 1 });
     const offCancel = store.subscribe(`cancel:${run.run_id}`, () => void this.readCancel(local));
     this.startRenewer();
     if (core.listening) core.emit({ type: "run.started", run: publicRun(run) });
@@ -245,7 +240,6 @@ export class Executor {
     const { core } = this;
     const { run } = local;
     const exec = run.execution!;
-    const graph = core.graph(exec.graph_id);
     const threadId = run.thread_id;
     let error: ErrorInfo | undefined;
     let done: ExecuteResult | undefined;
@@ -253,8 +247,15 @@ export class Executor {
     // (a stream's own reader) take its metadata event first, so a stream opens without waiting for it.
     for (let turn = 0; turn < READER_TURNS; turn++) await undefined;
     try {
+      // A graph factory is called with the run's merged config (graph-source.ts); its failure is the run's.
+      const graph = await core.graph(exec.graph_id, exec.config);
       if (!local.cancel) {
         const checkpointId = typeof run.kwargs.checkpoint_id === "string" ? run.kwargs.checkpoint_id : undefined;
+        const shaper = streamShaper(
+          asModes(run.kwargs.stream_mode as Parameters<typeof asModes>[0]),
+          run.kwargs.subgraphs === true,
+          (event, data) => core.store.events.publish(run.run_id, event, data),
+        );
         done = await graph.execute({
           store: this.runStore(local),
           threadId,
@@ -266,8 +267,10 @@ export class Executor {
           signal: local.controller.signal,
           ids: core.ids,
           clock: core.clock,
-          streamModes: engineModes(asModes(run.kwargs.stream_mode as Parameters<typeof asModes>[0])),
-          emit: (mode, data) => core.store.events.publish(run.run_id, mode, data),
+          streamModes: shaper.modes,
+          emit: shaper.emit,
+          ...(core.itemStore ? { itemStore: core.itemStore } : {}),
+          streamSubgraphs: run.kwargs.subgraphs === true,
         });
       }
     } catch (err) {
@@ -304,13 +307,17 @@ export class Executor {
     const { store } = this.core;
     if (local.lost) throw new Error(`agentdock: run ${local.run.run_id} lost its lease; its writes are refused.`);
     for (const op of ops) {
-      if (op.op === "checkpoint.put") local.written.add(op.checkpoint.checkpoint.id);
-      else if (op.op === "writes.put" && !local.written.has(op.checkpoint_id)) {
-        const key = `${op.checkpoint_id}\u0000${op.task_id}`;
+      if (op.op === "checkpoint.put") {
+        local.written.add(op.checkpoint.checkpoint.id);
+        const ns = op.checkpoint.checkpoint_ns;
+        local.writtenByNs.set(ns, [...(local.writtenByNs.get(ns) ?? []), op.checkpoint.checkpoint.id]);
+      } else if (op.op === "writes.put" && !local.written.has(op.checkpoint_id)) {
+        const ns = op.checkpoint_ns ?? "";
+        const key = `${ns}\u0000${op.checkpoint_id}\u0000${op.task_id}`;
         if (!local.replacedWrites.has(key)) {
-          const cp = await store.getCheckpoint({ thread_id: op.thread_id, checkpoint_id: op.checkpoint_id });
+          const cp = await store.getCheckpoint({ thread_id: op.thread_id, checkpoint_ns: ns, checkpoint_id: op.checkpoint_id });
           const writes = (cp?.pending_writes ?? []).filter((w) => w[0] === op.task_id);
-          local.replacedWrites.set(key, { checkpointId: op.checkpoint_id, taskId: op.task_id, writes });
+          local.replacedWrites.set(key, { checkpointNs: ns, checkpointId: op.checkpoint_id, taskId: op.task_id, writes });
         }
       }
     }
@@ -350,9 +357,12 @@ export class Executor {
           if (local.cancel === "rollback") {
             // D9: the run and everything it wrote are removed.
             ops.push({ op: "run.delete", run_id: runId, expect: { status: ["running"] } });
-            if (local.written.size) ops.push({ op: "checkpoint.delete", thread_id: threadId, checkpoint_ids: [...local.written] });
+            for (const [ns, ids] of local.writtenByNs) {
+              ops.push({ op: "checkpoint.delete", thread_id: threadId, ...(ns ? { checkpoint_ns: ns } : {}), checkpoint_ids: ids });
+            }
             for (const r of local.replacedWrites.values()) {
-              ops.push({ op: "writes.put", thread_id: threadId, checkpoint_id: r.checkpointId, task_id: r.taskId, writes: r.writes });
+              const ns = r.checkpointNs ? { checkpoint_ns: r.checkpointNs } : {};
+              ops.push({ op: "writes.put", thread_id: threadId, ...ns, checkpoint_id: r.checkpointId, task_id: r.taskId, writes: r.writes });
             }
           } else {
             // An ended run needs no execution part any more: it is not kept.
@@ -361,7 +371,8 @@ export class Executor {
           }
           queued = (await store.countRuns({ thread_id: threadId, status: IN_FLIGHT })) > 1;
           if (thread) {
-            const graph = core.graphs.get(graphIdOf(thread) ?? "") ?? core.graph(run.execution!.graph_id);
+            const graphId = core.graphs.has(graphIdOf(thread) ?? "") ? graphIdOf(thread)! : run.execution!.graph_id;
+            const graph = await core.graph(graphId, run.execution!.config);
             // A run that finished without pausing needs no snapshot: its result has the values.
             const state =
               done?.status === "done" && !local.cancel ? { values: done.values, next: [] as string[], tasks: [] } : await graph.getState(store, threadId);
@@ -430,7 +441,7 @@ export class Executor {
       if (thread) {
         let state: { values: Record<string, unknown>; next: string[]; tasks: [] } = { values: thread.values, next: [], tasks: [] };
         if (graphId !== undefined && core.graphs.has(graphId)) {
-          const snapshot = await core.graph(graphId).getState(store, threadId);
+          const snapshot = await (await core.graph(graphId, threadGraphConfig(thread, graphId))).getState(store, threadId);
           state = { values: snapshot.values, next: [], tasks: [] };
           const head = await store.getCheckpoint({ thread_id: threadId });
           if (head) {

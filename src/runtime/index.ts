@@ -38,6 +38,8 @@ export type {
   RunWaitPayload,
   SortOrder,
   StreamMode,
+  StreamEventData,
+  NamespacedMode,
   SuperstepPayload,
   Thread,
   ThreadCountQuery,
@@ -47,9 +49,15 @@ export type {
   ThreadSortBy,
   ThreadsApi,
   ThreadState,
+  ThreadStateSelectField,
+  ThreadStreamMode,
   ThreadTask,
   ThreadUpdatePayload,
   UpdateStatePayload,
   WebhookOptions,
 } from "./types.js";
+export type { Cron, CronCountQuery, CronsApi, CronsCreatePayload, CronSearchQuery, CronSelectField, CronSortBy, CronsUpdatePayload } from "./cron-types.js";
 export { createRuntime } from "./runtime.js";
+export { assistantDefaultsFromEnv, mergeAssistantDefaults } from "./assistant-defaults.js";
+export type { AssistantDefaults } from "./assistant-defaults.js";
+export type { GraphEntry, GraphFactory } from "./graph-source.js";

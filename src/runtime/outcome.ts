@@ -5,6 +5,7 @@
  */
 import type { StateSnapshot } from "../graph/types.js";
 import type { Interrupt, RunRecord, RunStatus, ThreadRecord, ThreadStatus } from "../types.js";
+import { threadGraphConfig } from "./graph-source.js";
 import type { Core } from "./core.js";
 import type { Run, RunResult } from "./types.js";
 
@@ -51,7 +52,8 @@ export const PROCESS_STOPPED = Object.freeze({
 /** Task id -> interrupts of a snapshot (api.md 4). */
 export function interruptsOf(state: Pick<StateSnapshot, "tasks">): Record<string, Interrupt[]> {
   const out: Record<string, Interrupt[]> = {};
-  for (const task of state.tasks) if (task.interrupts.length) out[task.id] = task.interrupts;
+  // Every pending task, as the agent server keeps it: a static breakpoint shows as `{<task id>: []}`.
+  for (const task of state.tasks) out[task.id] = task.interrupts;
   return out;
 }
 
@@ -94,7 +96,7 @@ export async function storedOutcome(core: Core, run: RunRecord): Promise<RunResu
   if (run.status === "error" && thread.error) return { __error__: thread.error };
   const graphId = graphIdOf(thread);
   if (graphId === undefined || !core.graphs.has(graphId)) return {};
-  const state = await core.graph(graphId).getState(core.store, thread.thread_id);
+  const state = await (await core.graph(graphId, threadGraphConfig(thread, graphId))).getState(core.store, thread.thread_id);
   return finalValues(state.values, state.interrupts ?? []);
 }
 

@@ -5,6 +5,7 @@
  */
 import { conflict, invalidInput, notFound } from "../errors.js";
 import type { AuthFilter } from "../auth/types.js";
+import type { WriteOp } from "../persistence/types.js";
 import type { RunRecord, ThreadRecord } from "../types.js";
 import { type RunOptions, admitRun, asModes, checkRun } from "./admission.js";
 import { type RunControl, readRunEvents } from "./control.js";
@@ -22,6 +23,43 @@ function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Pro
     signal.addEventListener("abort", onAbort, { once: true });
     promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
   });
+}
+
+const notifyCreated = (p: RunOptions, run: RunRecord) => {
+  try {
+    p.onRunCreated?.({ run_id: run.run_id, thread_id: run.thread_id });
+  } catch {
+    // A throwing callback must not break the run.
+  }
+};
+
+/**
+ * Admits a run, reports it, and claims it when it can start here now. `withOps` joins more ops
+ * to the admitting commit (a cron tick's claim; see `admitRun`).
+ */
+export async function startRun(
+  core: Core,
+  caller: Caller,
+  control: RunControl,
+  t: string | null,
+  a: string,
+  p: RunOptions,
+  what: string,
+  runId?: string,
+  withOps?: () => Promise<readonly WriteOp[]>,
+): Promise<RunRecord> {
+  const { executor } = control;
+  const { run, claimed, previousStatus } = await admitRun(core, caller, t, a, p, what, runId, withOps);
+  if (core.listening) {
+    core.emit({ type: "run.created", run: publicRun(run) });
+    if (previousStatus !== "busy") core.emit({ type: "thread.status", thread_id: run.thread_id, status: "busy", previous: previousStatus ?? "idle" });
+  }
+  notifyCreated(p, run);
+  // A run claimed by its admission starts here; `startClaimed` registers it as executing here
+  // before its first await, so the caller may stream or wait on it at once.
+  if (claimed) void executor.startClaimed(claimed);
+  else await executor.claim(run.thread_id);
+  return run;
 }
 
 export function runsApi(core: Core, caller: Caller, control: RunControl): RunsApi {
@@ -42,28 +80,7 @@ export function runsApi(core: Core, caller: Caller, control: RunControl): RunsAp
     return { t, a, p };
   }
 
-  const notifyCreated = (p: RunOptions, run: RunRecord) => {
-    try {
-      p.onRunCreated?.({ run_id: run.run_id, thread_id: run.thread_id });
-    } catch {
-      // A throwing callback must not break the run.
-    }
-  };
-
-  /** Admits a run, reports it, and claims it when it can start here now. */
-  async function start(t: string | null, a: string, p: RunOptions, what: string, runId?: string): Promise<RunRecord> {
-    const { run, claimed, previousStatus } = await admitRun(core, caller, t, a, p, what, runId);
-    if (core.listening) {
-      core.emit({ type: "run.created", run: publicRun(run) });
-      if (previousStatus !== "busy") core.emit({ type: "thread.status", thread_id: run.thread_id, status: "busy", previous: previousStatus ?? "idle" });
-    }
-    notifyCreated(p, run);
-    // A run claimed by its admission starts here; `startClaimed` registers it as executing here
-    // before its first await, so the caller may stream or wait on it at once.
-    if (claimed) void executor.startClaimed(claimed);
-    else await executor.claim(run.thread_id);
-    return run;
-  }
+  const start = (t: string | null, a: string, p: RunOptions, what: string, runId?: string) => startRun(core, caller, control, t, a, p, what, runId);
 
   /** The run's result once it has ended: from this runtime when it executes it, else from the store. */
   async function outcome(run: RunRecord, signal: AbortSignal | undefined): Promise<RunResult> {
@@ -213,8 +230,15 @@ export function runsApi(core: Core, caller: Caller, control: RunControl): RunsAp
       await events.detach();
       throw err;
     }
-    const modes = o.streamMode === undefined ? undefined : new Set<string>(asModes(o.streamMode).map((m) => (m === "messages-tuple" ? "messages" : m)));
-    const wanted = (ev: RunEvent) => !modes || ev.event === "metadata" || ev.event === "error" || modes.has(ev.event);
+    const modes = o.streamMode === undefined ? undefined : new Set<string>(asModes(o.streamMode));
+    // Subgraph events (`values|ns`) count as their mode; `messages` events are the tuple mode's,
+    // `messages/*` the legacy mode's (a join asking for either gets the tuple events, as before).
+    const wanted = (ev: RunEvent) => {
+      if (!modes || ev.event === "metadata" || ev.event === "error") return true;
+      const mode = ev.event.split("|")[0]!;
+      if (mode === "messages") return modes.has("messages-tuple") || modes.has("messages");
+      return mode.startsWith("messages/") ? modes.has("messages") : modes.has(mode);
+    };
     if (isFinal(run.status)) {
       // The run has ended, so has its log. The reader attached above drains what it caught (or
       // what a resumable log retained) unless the store no longer has the log at all (a finished

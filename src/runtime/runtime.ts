@@ -12,9 +12,15 @@ import { LOCAL_TENANT_ID } from "../upload/types.js";
 import { assistantsApi, ensureDefaultAssistants } from "./assistants.js";
 import { RunControl } from "./control.js";
 import { type Caller, Core } from "./core.js";
+import { cronsApi } from "./crons.js";
 import { Executor } from "./execution.js";
+import { checkAssistantDefaults } from "./assistant-defaults.js";
+import { resolveEntries } from "./graph-source.js";
+import { listenExternalRuns } from "./external-runs.js";
 import { runsApi } from "./runs.js";
+import { CronScheduler } from "./scheduler.js";
 import { threadsApi } from "./threads.js";
+import { checkIndexConfig, ItemService } from "./items.js";
 import type { ClientRequest, CreateRuntimeOptions, Runtime, RuntimeClient, RuntimeEvent, RuntimeListener } from "./types.js";
 
 const lowerCaseHeaders = (headers: ClientRequest["headers"]): Record<string, string> => {
@@ -40,11 +46,9 @@ export const DEFAULT_LEASE_MS = 30_000;
  * over one store act as one service (D20); none scans the store when it starts.
  */
 export async function createRuntime(options: CreateRuntimeOptions): Promise<Runtime> {
-  const graphs = Object.entries(options?.graphs ?? {});
-  const notGraphs = graphs.filter(([, g]) => typeof (g as { execute?: unknown })?.execute !== "function").map(([id]) => id);
-  if (notGraphs.length) {
-    throw invalidInput(`agentdock: createRuntime: graphs ${notGraphs.join(", ")} are not compiled graphs; pass new StateGraph(...).compile().`);
-  }
+  // Promises of graphs are awaited here, once; factories are kept (graph-source.ts).
+  const graphs = await resolveEntries(options?.graphs ?? {});
+  const assistantDefaults = checkAssistantDefaults(options.assistantDefaults, graphs);
   const strategies = ["reject", "interrupt", "rollback", "enqueue"];
   if (options.multitaskStrategy !== undefined && !strategies.includes(options.multitaskStrategy)) {
     throw invalidInput(`agentdock: createRuntime: multitaskStrategy must be one of ${strategies.join(", ")}.`);
@@ -55,11 +59,12 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Runt
   if (options.webhooks !== undefined && typeof options.webhooks?.allow !== "function") {
     throw invalidInput("agentdock: createRuntime: webhooks.allow must be a function (url: URL) => boolean deciding where runs may POST.");
   }
+  const index = checkIndexConfig(options.index);
   const clock = options.clock ?? systemClock;
   const store = options.store ?? memoryStore();
   const core = new Core(
     store,
-    new Map(graphs),
+    graphs,
     options.ids ?? createIds(clock),
     clock,
     options.auth,
@@ -69,18 +74,24 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Runt
   );
   await store.open();
   storeUsers.set(store, (storeUsers.get(store) ?? 0) + 1);
-  await ensureDefaultAssistants(core);
+  await ensureDefaultAssistants(core, assistantDefaults);
   const executor = new Executor(core);
   const control = new RunControl(core, executor);
   executor.listen();
+  const offExternal = listenExternalRuns(core);
   const upload = createUploadApi({ store, ids: core.ids, clock });
+  const items = new ItemService(core, index);
+  core.itemStore = items.trusted;
+  items.start();
 
   const bind = (caller: Caller): RuntimeClient => ({
     assistants: assistantsApi(core, caller, control),
     threads: threadsApi(core, caller, control),
     runs: runsApi(core, caller, control),
+    crons: cronsApi(core, caller),
     // Experiments are the caller's tenant's: the owner's without auth, the user's own with it.
     ...upload.forTenant(core.auth ? async () => userTenantId((await caller.user()).identity) : LOCAL_TENANT_ID),
+    store: items.api(caller),
   });
 
   const { auth } = options;
@@ -121,7 +132,11 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Runt
     close() {
       closing ??= (async () => {
         core.closed = true;
+        await scheduler.stop();
+        for (const end of core.onClose) end();
+        offExternal();
         await executor.shutdown();
+        await items.stop();
         const users = (storeUsers.get(store) ?? 1) - 1;
         if (users > 0) storeUsers.set(store, users);
         else {
@@ -133,5 +148,8 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Runt
       return closing;
     },
   } as Runtime;
+  // Crons (issue 16): fires the store's due ticks, whichever runtime on the store gets there first.
+  const scheduler = new CronScheduler(core, control);
+  scheduler.start(runtime);
   return runtime;
 }

@@ -62,6 +62,12 @@ export function checkpointIdOf(ref: z.infer<typeof checkpointRef> | undefined): 
   if ("configurable" in ref) return ref.configurable.checkpoint_id;
   return ref.checkpoint_id ?? undefined;
 }
+/** The checkpoint namespace a parsed `checkpointRef` names (a subgraph's); undefined for the root graph. */
+export function checkpointNsOf(ref: z.infer<typeof checkpointRef> | undefined): string | undefined {
+  if (ref === undefined || typeof ref === "string") return undefined;
+  const ns = "configurable" in ref ? ref.configurable.checkpoint_ns : ref.checkpoint_ns;
+  return ns === undefined || ns === "" ? undefined : ns;
+}
 const ttl = z.optional(z.union([z.number(), z.object({ ttl: z.number(), strategy: z.optional(z.literal("delete")) })]));
 const send = z.object({ node: z.string(), input: z.unknown() });
 const command = z.object({
@@ -124,6 +130,7 @@ export const schemas = {
   version: int.check(z.minimum(1)),
   xray: z.object({ xray: z.optional(z.union([z.boolean(), int])), signal }),
   subgraphs: z.object({ namespace: z.optional(z.string()), recurse: bool, signal }),
+  assistantDefaults: z.object({ config: z.optional(config), context: z.optional(z.unknown()) }),
 
   threadCreate: z.object({
     metadata,
@@ -155,7 +162,9 @@ export const schemas = {
   }),
   threadCount: z.object({ metadata, values: z.optional(record), status: z.optional(threadStatus), signal }),
   checkpointArg: z.optional(checkpointRef),
-  getStateOptions: z.object({ subgraphs: bool, signal }),
+  getStateOptions: z.object({ subgraphs: bool, select: z.optional(strings), signal }),
+  patchState: z.object({ metadata: record }),
+  threadRef: z.union([nonEmpty, z.object({ configurable: z.object({ thread_id: nonEmpty }) })]),
   updateState: z.object({
     values: z.unknown(),
     checkpoint: z.optional(checkpointRef),
@@ -168,6 +177,7 @@ export const schemas = {
     before: z.optional(checkpointRef),
     checkpoint: z.optional(checkpointRef),
     metadata,
+    select: z.optional(strings),
     signal,
   }),
 
@@ -210,6 +220,11 @@ export const schemas = {
     lastEventId: z.optional(z.string()),
     cancelOnDisconnect: bool,
     streamMode: streamModes,
+    signal,
+  }),
+  threadJoinStream: z.object({
+    lastEventId: z.optional(z.string()),
+    streamMode: z.optional(z.union([z.string(), strings])),
     signal,
   }),
   callOptions: z.object({ signal }),

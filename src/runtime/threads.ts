@@ -1,16 +1,20 @@
 /** `runtime.threads` (api.md 1.3, 4, 7; D7, D8). */
 import { type AuthFilter, matchesAuthFilter } from "../auth/types.js";
-import { AgentdockError, conflict, forbidden, invalidInput } from "../errors.js";
+import { AgentdockError, conflict, forbidden, invalidInput, notFound } from "../errors.js";
 import { copyThreadOps } from "../graph/state.js";
 import type { CompiledGraph, StateSnapshot, Superstep } from "../graph/types.js";
 import { memoryStore } from "../persistence/memory.js";
 import type { ThreadQuery, WriteOp } from "../persistence/types.js";
 import type { Metadata, ThreadRecord, ThreadStatus } from "../types.js";
 import type { RunControl } from "./control.js";
-import { type Caller, type Core, pick } from "./core.js";
+import { cronsOf } from "./crons.js";
+import type { Caller, Core } from "./core.js";
+import { checkSelect, selectFields, selectState, STATE_SELECT_FIELDS, THREAD_SELECT_FIELDS } from "./select.js";
 import { LostRace, commitIf, retryLostRaces } from "./races.js";
 import { graphIdOf, interruptsOf, runsReady, threadKey } from "./outcome.js";
-import { checkpointIdOf, parse, schemas } from "./schemas.js";
+import { checkpointIdOf, checkpointNsOf, parse, schemas } from "./schemas.js";
+import { threadGraphConfig } from "./graph-source.js";
+import { joinThreadStream } from "./thread-stream.js";
 import type { Thread, ThreadsApi, ThreadState } from "./types.js";
 
 const EMPTY_STATE: ThreadState = Object.freeze({
@@ -28,11 +32,15 @@ const EMPTY_STATE: ThreadState = Object.freeze({
 
 export const asState = <V>(s: StateSnapshot) => s as unknown as ThreadState<V>;
 
-/** The graph a thread runs, from `metadata.graph_id`; undefined for a thread never run. */
-export function graphOfThread(core: Core, thread: ThreadRecord): CompiledGraph | undefined {
+/**
+ * The graph a thread runs, from `metadata.graph_id`; undefined for a thread never run. A factory
+ * is called with the thread's config and ids.
+ */
+export async function graphOfThread(core: Core, thread: ThreadRecord): Promise<CompiledGraph | undefined> {
   const graphId = graphIdOf(thread);
-  return graphId === undefined ? undefined : core.graph(graphId);
+  return graphId === undefined ? undefined : core.graph(graphId, threadGraphConfig(thread, graphId));
 }
+
 
 /** Engine failures on bad updates (unknown node, ambiguous update) are the caller's input. */
 function asInputError(err: unknown, what: string): never {
@@ -113,7 +121,7 @@ export function threadsApi(core: Core, caller: Caller, control: RunControl): Thr
         if (typeof graphId !== "string") {
           throw invalidInput(`agentdock: thread ${id} has no graph id; pass graphId to threads.create to apply supersteps.`);
         }
-        const graph = core.graph(graphId);
+        const graph = await core.graph(graphId, { configurable: { thread_id: id, graph_id: graphId } });
         // Applied on a scratch store first, so a bad superstep writes nothing.
         const scratch = memoryStore();
         await graph
@@ -169,7 +177,8 @@ export function threadsApi(core: Core, caller: Caller, control: RunControl): Thr
     const restarted = () => conflict(`agentdock: a run was started on thread ${id} while it was being deleted; cancel it or delete the thread again.`);
     if ((await control.inFlight(id)) > 0) throw restarted();
     try {
-      await commitIf(store, [{ op: "thread.delete", thread_id: id, expect: { sameAs: thread } }]);
+      // Its crons go with it (issue 16).
+      await commitIf(store, [{ op: "thread.delete", thread_id: id, expect: { sameAs: thread } }, ...(await cronsOf(store, { thread_id: id }))]);
     } catch (err) {
       if (err instanceof LostRace) throw restarted();
       throw err;
@@ -178,6 +187,7 @@ export function threadsApi(core: Core, caller: Caller, control: RunControl): Thr
 
   async function search(query?: unknown): Promise<Thread[]> {
     const q = parse(schemas.threadSearch, query ?? {}, "threads.search");
+    checkSelect(q.select, THREAD_SELECT_FIELDS, "threads.search");
     const limit = q.limit ?? 10;
     const offset = q.offset ?? 0;
     const filter = await core.authorize(caller, "threads", "search", {
@@ -196,7 +206,7 @@ export function threadsApi(core: Core, caller: Caller, control: RunControl): Thr
       limit,
     });
     return page.map((t) => {
-      if (q.select?.length) return pick(t, q.select) as Thread;
+      if (q.select?.length) return selectFields(t, q.select) as Thread;
       const { values: _values, ...rest } = t; // D8: search results omit values
       return rest as Thread;
     });
@@ -243,16 +253,29 @@ export function threadsApi(core: Core, caller: Caller, control: RunControl): Thr
   async function getState(threadId: unknown, checkpoint?: unknown, options?: unknown): Promise<ThreadState> {
     const id = parse(schemas.id, threadId, "threads.getState");
     const cp = parse(schemas.checkpointArg, checkpoint, `threads.getState(${id})`);
-    parse(schemas.getStateOptions, options ?? {}, `threads.getState(${id})`);
+    const o = parse(schemas.getStateOptions, options ?? {}, `threads.getState(${id})`);
+    checkSelect(o.select, STATE_SELECT_FIELDS, `threads.getState(${id})`, true);
     const thread = await readable(id);
     const checkpointId = checkpointIdOf(cp);
-    const graph = graphOfThread(core, thread);
+    const checkpointNs = checkpointNsOf(cp);
+    const graph = await graphOfThread(core, thread);
     if (!graph) {
       await core.requireCheckpoint(id, checkpointId);
-      return EMPTY_STATE;
+      return selectState(EMPTY_STATE, o.select);
     }
-    // The engine refuses an unknown checkpoint itself (not_found).
-    return asState(await graph.getState(store, id, checkpointId === undefined ? undefined : { checkpointId }));
+    // The engine refuses an unknown checkpoint (not_found) or namespace itself.
+    return selectState(
+      asState(
+      await graph
+        .getState(store, id, {
+          ...(checkpointId !== undefined ? { checkpointId } : {}),
+          ...(checkpointNs !== undefined ? { checkpointNs } : {}),
+          ...(o.subgraphs ? { subgraphs: true } : {}),
+        })
+        .catch((err) => asInputError(err, `threads.getState(${id})`)),
+      ),
+      o.select,
+    );
   }
 
   async function updateState(threadId: unknown, options: unknown) {
@@ -261,10 +284,12 @@ export function threadsApi(core: Core, caller: Caller, control: RunControl): Thr
     await writable(id);
     const busy = () => conflict(`agentdock: thread ${id} is busy with a run; wait for it or cancel it before updating its state.`);
     const initial = await core.visibleThread(id, undefined);
-    const graph = graphOfThread(core, initial);
+    const graph = await graphOfThread(core, initial);
     if (!graph) throw invalidInput(`agentdock: thread ${id} has no graph id; run it or create it with graphId first.`);
     const checkpointId = p.checkpointId ?? checkpointIdOf(p.checkpoint);
-    await core.requireCheckpoint(id, checkpointId);
+    // A subgraph's checkpoint (`checkpoint.checkpoint_ns`): the engine checks it in that namespace.
+    const checkpointNs = checkpointNsOf(p.checkpoint);
+    if (checkpointNs === undefined) await core.requireCheckpoint(id, checkpointId);
     if ((await control.inFlight(id)) > 0) throw busy();
     // Holding the thread's lease keeps every runtime from starting a run while the state changes.
     const nowMs = core.clock();
@@ -279,6 +304,7 @@ export function threadsApi(core: Core, caller: Caller, control: RunControl): Thr
       const ref = await graph
         .bulkUpdateState(store, id, [{ updates: [{ values: p.values, ...(p.asNode !== undefined ? { as_node: p.asNode } : {}) }] }], {
           ...(checkpointId !== undefined ? { checkpointId } : {}),
+          ...(checkpointNs !== undefined ? { checkpointNs } : {}),
           metadata: { graph_id: initial.metadata.graph_id },
           ids: core.ids,
           clock: core.clock,
@@ -303,21 +329,65 @@ export function threadsApi(core: Core, caller: Caller, control: RunControl): Thr
   async function getHistory(threadId: unknown, options?: unknown): Promise<ThreadState[]> {
     const id = parse(schemas.id, threadId, "threads.getHistory");
     const p = parse(schemas.history, options ?? {}, `threads.getHistory(${id})`);
+    checkSelect(p.select, STATE_SELECT_FIELDS, `threads.getHistory(${id})`, true);
     const thread = await readable(id);
     const before = checkpointIdOf(p.before);
     const checkpointId = checkpointIdOf(p.checkpoint);
+    const checkpointNs = checkpointNsOf(p.checkpoint);
     // `before` naming an unknown checkpoint is a mistake, not an empty history (as getState at
     // one); the engine refuses an unknown `checkpoint` itself.
-    await core.requireCheckpoint(id, typeof before === "string" ? before : undefined);
-    const graph = graphOfThread(core, thread);
+    if (checkpointNs === undefined) await core.requireCheckpoint(id, typeof before === "string" ? before : undefined);
+    const graph = await graphOfThread(core, thread);
     if (!graph) return [];
     const history = await graph.getHistory(store, id, {
       limit: p.limit ?? 10,
       ...(typeof before === "string" ? { before } : {}),
       ...(p.metadata ? { filter: p.metadata } : {}),
       ...(checkpointId !== undefined ? { checkpointId } : {}),
+      ...(checkpointNs !== undefined ? { checkpointNs } : {}),
     });
-    return history.map((s) => asState(s));
+    return history.map((s) => selectState(asState(s), p.select));
+  }
+
+  /**
+   * Merges `metadata` into the metadata of the thread's latest checkpoint (the SDK's
+   * `patchState`, `PATCH /threads/{id}/state`): the same checkpoint, its writes kept. Takes a
+   * thread id or a config `{configurable: {thread_id}}`. Refused (`conflict`) while a run is in
+   * flight, `not_found` for a thread without checkpoints.
+   */
+  async function patchState(threadIdOrConfig: unknown, metadata: unknown, options?: unknown): Promise<void> {
+    const ref = parse(schemas.threadRef, threadIdOrConfig, "threads.patchState");
+    const id = typeof ref === "string" ? ref : ref.configurable.thread_id;
+    const p = parse(schemas.patchState, { metadata }, `threads.patchState(${id})`);
+    parse(schemas.callOptions, options ?? {}, `threads.patchState(${id})`);
+    await writable(id);
+    await withThreadLease(id, "patching its state metadata", async () => {
+      const latest = await store.getCheckpoint({ thread_id: id });
+      if (!latest) throw notFound(`agentdock: thread ${id} has no state to patch; run it or update its state first.`);
+      await store.commit([{ op: "checkpoint.put", checkpoint: { ...latest, metadata: { ...latest.metadata, ...p.metadata } } }]);
+    });
+  }
+
+  /**
+   * Runs `fn` holding the thread's lease, so no run of any runtime starts meanwhile; `conflict`
+   * when a run is in flight or starts first.
+   */
+  async function withThreadLease<T>(id: string, doing: string, fn: () => Promise<T>): Promise<T> {
+    const busy = () => conflict(`agentdock: thread ${id} is busy with a run; wait for it or cancel it before ${doing}.`);
+    if ((await control.inFlight(id)) > 0) throw busy();
+    const nowMs = core.clock();
+    const lease = { key: threadKey(id), owner: core.owner, expires_at: nowMs + core.leaseMs, data: { update_state: true } };
+    try {
+      await commitIf(store, [{ op: "lease.put", lease, expect: { state: "free", now: nowMs } }]);
+    } catch (err) {
+      if (err instanceof LostRace) throw busy();
+      throw err;
+    }
+    try {
+      return await fn();
+    } finally {
+      await store.commit([{ op: "lease.delete", key: lease.key, owner: core.owner }, runsReady(core, id)]);
+    }
   }
 
   return {
@@ -331,5 +401,7 @@ export function threadsApi(core: Core, caller: Caller, control: RunControl): Thr
     getState: getState as ThreadsApi["getState"],
     updateState: updateState as ThreadsApi["updateState"],
     getHistory: getHistory as ThreadsApi["getHistory"],
+    patchState: patchState as ThreadsApi["patchState"],
+    joinStream: (threadId, options) => joinThreadStream(core, caller, control, threadId, options),
   };
 }

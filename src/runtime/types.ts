@@ -6,10 +6,14 @@
  * SDK compiles unchanged against a runtime.
  */
 import type { AuthProvider } from "../auth/types.js";
-import type { CheckpointRef, CompiledGraph, DrawableGraph, GraphSchemas, TaskView } from "../graph/types.js";
+import type { IndexConfig, ItemStore } from "../items/types.js";
+import type { CheckpointRef, DrawableGraph, GraphSchemas, TaskView } from "../graph/types.js";
 import type { Clock, Ids } from "../ids.js";
 import type { CheckpointMetadata, Store } from "../persistence/types.js";
 import type { createUploadApi } from "../upload/api.js";
+import type { CronsApi } from "./cron-types.js";
+import type { AssistantDefaults } from "./assistant-defaults.js";
+import type { GraphEntry } from "./graph-source.js";
 import type {
   AssistantRecord,
   AssistantVersionRecord,
@@ -76,9 +80,11 @@ export interface AssistantGraph {
 // Streaming.
 
 /**
- * Stream modes a run accepts (`messages-tuple` events are named `messages`). `events`, `tools`
- * and `lifecycle` are accepted for SDK compatibility and produce no events (agentdock graphs
- * have no LangChain callbacks).
+ * Stream modes a run accepts (api.md 5.2). `messages-tuple` events are named `messages`; the
+ * legacy `messages` mode sends `messages/metadata`, `messages/partial` and `messages/complete`;
+ * `events` sends LangChain stream-events v2 objects. `tools` and `lifecycle` are accepted for SDK
+ * compatibility and produce no events. With `streamSubgraphs`, subgraph events are named
+ * `<mode>|<namespace>`.
  */
 export type StreamMode =
   | "values"
@@ -99,7 +105,8 @@ export type StreamMode =
  * terminal event: the iterable just ends.
  */
 export type RunEvent =
-  | { id: string; event: "metadata"; data: { run_id: string; thread_id: string; attempt: number } }
+  /** `{run_id, attempt}`, as the agent server sends it (api.md 5.1). */
+  | { id: string; event: "metadata"; data: { run_id: string; attempt: number } }
   | { id: string; event: "values"; data: Record<string, unknown> }
   | { id: string; event: "updates"; data: Record<string, unknown> }
   | { id: string; event: "messages"; data: [message: Record<string, unknown>, metadata: Record<string, unknown>] }
@@ -107,7 +114,29 @@ export type RunEvent =
   | { id: string; event: "tasks"; data: Record<string, unknown> & { id: string; name: string } }
   | { id: string; event: "checkpoints"; data: Record<string, unknown> & { values: Record<string, unknown>; next: string[] } }
   | { id: string; event: "debug"; data: unknown }
-  | { id: string; event: "error"; data: { error: string; message: string } };
+  | { id: string; event: "error"; data: { error: string; message: string } }
+  /** `events` mode: a LangChain stream-events v2 object. */
+  | { id: string; event: "events"; data: StreamEventData }
+  /** Legacy `messages` mode: the run metadata of a message, once, when its first chunk arrives. */
+  | { id: string; event: "messages/metadata"; data: Record<string, { metadata: Record<string, unknown> }> }
+  /** Legacy `messages` mode: the streamed message accumulated so far / messages the state gained. */
+  | { id: string; event: "messages/partial" | "messages/complete"; data: Array<Record<string, unknown>> }
+  /** A subgraph's event (with `streamSubgraphs`): `<mode>|<node>:<task id>[|...]`. */
+  | { id: string; event: `${NamespacedMode}|${string}`; data: unknown };
+
+/** Modes whose events a subgraph also sends, with its namespace in the event name. */
+export type NamespacedMode = "values" | "updates" | "messages" | "custom" | "tasks" | "checkpoints" | "debug";
+
+/** One LangChain stream-events v2 object (`events` mode). */
+export interface StreamEventData {
+  event: "on_chain_start" | "on_chain_stream" | "on_chain_end" | "on_chat_model_stream";
+  name: string;
+  run_id: string;
+  tags: string[];
+  metadata: Record<string, unknown>;
+  data: Record<string, unknown>;
+  parent_ids: string[];
+}
 
 /** The name of a `RunEvent`. */
 export type RunEventName = RunEvent["event"];
@@ -123,6 +152,19 @@ export type ThreadSortBy = "thread_id" | "status" | "created_at" | "updated_at" 
 /** Fields `threads.search` can `select` (`context` is accepted and absent from threads). */
 export type ThreadSelectField = keyof ThreadRecord | "context";
 export type AssistantSelectField = keyof AssistantRecord;
+/** Fields `getState` / `getHistory` can `select`; `values.<key>` selects one state key (D28). */
+export type ThreadStateSelectField =
+  | "values"
+  | "next"
+  | "tasks"
+  | "checkpoint"
+  | "metadata"
+  | "created_at"
+  | "parent_checkpoint"
+  | "interrupts"
+  | "checkpoint_id"
+  | "parent_checkpoint_id"
+  | `values.${string}`;
 export type RunSelectField = keyof RunRecord | "cancel_reason";
 export type OnConflictBehavior = "raise" | "do_nothing";
 export type CancelAction = "interrupt" | "rollback";
@@ -229,6 +271,8 @@ export interface HistoryQuery extends CallOptions {
   checkpoint?: CheckpointSelector;
   /** Checkpoint metadata containment filter. */
   metadata?: MetadataInput;
+  /** Only these fields of each state (`values.<key>`: one state key; D28). */
+  select?: ThreadStateSelectField[];
 }
 
 /** A LangGraph `Command` as runs and supersteps take it (api.md 3.3). */
@@ -323,8 +367,9 @@ export interface AssistantsApi {
   getGraph(assistantId: string, options?: CallOptions & { xray?: boolean | number }): Promise<AssistantGraph>;
   getSchemas(assistantId: string, options?: CallOptions): Promise<GraphSchema>;
   /**
-   * Schemas of the assistant's subgraphs, keyed by namespace (the SDK's `Subgraphs`). agentdock
-   * graphs have no subgraphs yet, so this resolves `{}` once `assistants:read` allows it.
+   * Schemas of the assistant's subgraphs, keyed by namespace without task ids (nested ones joined
+   * with `|`, e.g. `outer|inner`): the direct ones, all levels with `recurse`, or only the one at
+   * `namespace` (a nested one needs `recurse`). `{}` for a graph without subgraphs.
    */
   getSubgraphs(assistantId: string, options?: CallOptions & { namespace?: string; recurse?: boolean }): Promise<Record<string, GraphSchema>>;
 }
@@ -341,10 +386,11 @@ export interface ThreadsApi {
   count(query?: ThreadCountQuery): Promise<number>;
   /** A new independent thread with the same history (runs are not copied). */
   copy<Values = Record<string, unknown>>(threadId: string, options?: CallOptions): Promise<Thread<Values>>;
+  /** `select` keeps only the named fields (`values.<key>`: one state key; D28). */
   getState<Values = Record<string, unknown>>(
     threadId: string,
     checkpoint?: CheckpointSelector | string,
-    options?: CallOptions & { subgraphs?: boolean },
+    options?: CallOptions & { subgraphs?: boolean; select?: ThreadStateSelectField[] },
   ): Promise<ThreadState<Values>>;
   /** Resolves the new checkpoint, as `checkpoint` (the HTTP body) and `configurable` (the SDK's type). */
   updateState<Values = unknown>(
@@ -352,7 +398,26 @@ export interface ThreadsApi {
     options: UpdateStatePayload<Values>,
   ): Promise<{ checkpoint: CheckpointConfig; configurable: CheckpointConfig }>;
   getHistory<Values = Record<string, unknown>>(threadId: string, options?: HistoryQuery): Promise<ThreadState<Values>[]>;
+  /**
+   * Merges `metadata` into the metadata of the thread's latest checkpoint (`PATCH
+   * /threads/{id}/state`). `conflict` while a run is in flight.
+   */
+  patchState(threadIdOrConfig: string | { configurable: { thread_id: string } }, metadata: Metadata, options?: CallOptions): Promise<void>;
+  /**
+   * Every run on the thread as one stream that stays open (`GET /threads/{id}/stream`): the runs
+   * in flight, then each run created afterwards, each starting with its `metadata` event. Ids are
+   * `<run id>:<event id>`; `lastEventId` resumes after one (`"-"`: replay every retained run
+   * first). Only the `run_modes` stream mode is served. Ends when the caller stops reading, its
+   * signal aborts or the runtime closes; `ready` settles once it is attached (or refused).
+   */
+  joinStream(
+    threadId: string,
+    options?: CallOptions & { lastEventId?: string; streamMode?: ThreadStreamMode | ThreadStreamMode[] },
+  ): AsyncGenerator<RunEvent> & { ready: Promise<void> };
 }
+
+/** Modes of a thread stream (the SDK's `ThreadStreamMode`); agentdock serves `run_modes`. */
+export type ThreadStreamMode = "run_modes" | "lifecycle" | "state_update";
 
 /** `runtime.runs`: the SDK's `client.runs`. */
 export interface RunsApi {
@@ -385,9 +450,13 @@ export interface RuntimeClient {
   assistants: AssistantsApi;
   threads: ThreadsApi;
   runs: RunsApi;
+  /** Scheduled runs (issue 16): the SDK's `client.crons`. */
+  crons: CronsApi;
   /** Experiment upload and reading, scoped to the caller's tenant (mounted from `createUploadApi`). */
   experiments: UploadNamespaces["experiments"];
   datasets: UploadNamespaces["datasets"];
+  /** Long-term memory shared across threads (the SDK's `client.store`), authorized as resource `store`. */
+  store: ItemStore;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -404,6 +473,14 @@ export type RuntimeEvent =
       error?: { error: string; message: string };
     }
   | { type: "thread.status"; thread_id: string; status: ThreadStatus; previous: ThreadStatus | null }
+  | {
+      /**
+       * Another runtime on the same store created a run (this runtime's own runs are
+       * `run.created`). Read it with `runs.get` / `runs.joinStream` from any runtime.
+       */
+      type: "run.created.external";
+      run: Run;
+    }
   | {
       /** A run's webhook POST failed (the request rejected or the answer was not 2xx); it is not retried. */
       type: "webhook.failed";
@@ -436,8 +513,19 @@ export interface WebhookOptions {
 }
 
 export interface CreateRuntimeOptions {
-  /** Graph id -> compiled graph. Every graph gets a default assistant (D5). */
-  graphs: Record<string, CompiledGraph>;
+  /**
+   * Graph id -> compiled graph (agentdock's `StateGraph(...).compile()`, or a compiled LangGraph.js
+   * graph or `createAgent` agent: D23), a promise of one (awaited by `createRuntime`), or a factory
+   * `(config) => graph` called with each run's merged config (and with the thread's or the
+   * assistant's config for state reads and schemas). Every graph gets a default assistant (D5).
+   */
+  graphs: Record<string, GraphEntry>;
+  /**
+   * Graph id -> the `config` and `context` its default assistant is created with (the
+   * `LANGGRAPH_CONFIG` convention of agent-server deployments; `assistantDefaultsFromEnv` reads
+   * it). A default assistant that already exists in the store is left as it is.
+   */
+  assistantDefaults?: Record<string, AssistantDefaults>;
   /** Defaults to `memoryStore()`. */
   store?: Store;
   /** Custom authentication and authorization (D12, D13). Without it every caller is the owner. */
@@ -454,6 +542,12 @@ export interface CreateRuntimeOptions {
    * expires, found by whichever runtime on the store notices. Default 30,000.
    */
   leaseMs?: number;
+  /**
+   * Semantic search of the `store` namespace: items are embedded on put (per `fields`, or the
+   * put's `index` option) and `searchItems(prefix, { query })` ranks them by cosine similarity.
+   * Without it, a `query` is refused with `invalid_input`.
+   */
+  index?: IndexConfig;
 }
 
 /** The runtime: the default caller's namespaces plus binding, subscription and shutdown. */

@@ -3,10 +3,10 @@
  * runtime, each checked for leaks in both directions, plus the cases of auth.md section 12 that
  * apply. Transport-neutral: it uses only methods of the official SDK `Client` and asserts errors
  * by `AgentdockError` code or HTTP status, so the HTTP adapter runs the same matrix.
- * Test names cite the auth.md 12 case they port. Not here: 12.8 (agentdock has no store
- * namespace), 12.31 (`/info` is HTTP only), 12.32 (the filter table, test/auth/filter.test.ts).
+ * Test names cite the auth.md 12 case they port. Not here: 12.31 (`/info` is HTTP only), 12.32
+ * (the filter table, test/auth/filter.test.ts).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { Auth, HTTPException, isStudioUser, STUDIO_USER, type AuthProvider } from "../../src/auth/index.js";
 import { AgentdockError, type ErrorCode } from "../../src/errors.js";
 import { END, START, StateGraph, type CompiledGraph, type Message } from "../../src/graph/index.js";
@@ -47,7 +47,24 @@ export function matrixAuth(): AuthProvider {
         v.metadata = { ...v.metadata, owner: user.identity };
       }
       return { owner: user.identity };
+    })
+    // Long-term memory as auth.md 11 configures it: a user's items live under namespaces naming them.
+    .on("store", ({ user, action, value, permissions }) => {
+      if (isStudioUser(user)) return {};
+      if ((action === "put" || action === "delete") && !permissions.includes("write")) return false;
+      const namespace = (value as { namespace?: string[] | null }).namespace;
+      if (namespace && namespace.length > 0 && !namespace.includes(user.identity)) return false;
+      return { namespace: { $contains: user.identity } };
     });
+}
+
+/** The store methods the matrix calls, as both the runtime and the SDK client have them. */
+interface StoreMethods {
+  putItem(namespace: string[], key: string, value: Record<string, unknown>): Promise<void>;
+  getItem(namespace: string[], key: string): Promise<{ namespace: string[]; key: string; value: Record<string, unknown> } | null>;
+  deleteItem(namespace: string[], key: string): Promise<void>;
+  searchItems(prefix: string[], options?: { filter?: Record<string, unknown>; limit?: number }): Promise<{ items: Array<{ namespace: string[]; key: string; value: Record<string, unknown> }> }>;
+  listNamespaces(options?: { prefix?: string[]; suffix?: string[]; maxDepth?: number; limit?: number }): Promise<{ namespaces: string[][] }>;
 }
 
 /** One node that answers and records the auth keys it finds in `config.configurable` (D12). */
@@ -428,6 +445,83 @@ export function isolationMatrix(name: string, create: (opts: { graphs: Record<st
         });
       });
 
+      describe("crons", () => {
+        // The SDK's client.crons and runtime.crons take the same calls; records are read loosely.
+        // eslint-disable-next-line @typescript-eslint/no-explicit-any
+        const crons = (who: string) => (as(who) as unknown as { crons: any }).crons;
+        let cronId: string;
+        let threadCronId: string;
+        const cronTag = `cron-${owner}`;
+
+        beforeAll(async () => {
+          cronId = (await crons(owner).create("agent", { schedule: "0 3 * * *", input: input("nightly"), metadata: { tag: cronTag } })).cron_id;
+          threadCronId = (await crons(owner).createForThread(threadId, "agent", { schedule: "0 4 * * *", input: input("on thread"), metadata: { tag: cronTag } })).cron_id;
+        });
+
+        it("create stamps the owner; the cron is the creator's (user_id)", async () => {
+          const [mine] = await crons(owner).search({ metadata: { tag: cronTag }, threadId });
+          expect(mine).toMatchObject({ cron_id: threadCronId, user_id: owner, metadata: { tag: cronTag, owner } });
+          expect(mine.user).toBeUndefined();
+          expect(mine.revision).toBeUndefined();
+        });
+
+        it("search and count: only the caller's crons, whatever the filters", async () => {
+          expect(ids(await crons(owner).search({ metadata: { tag: cronTag } }), "cron_id").sort()).toEqual([cronId, threadCronId].sort());
+          expect(await crons(owner).count({ metadata: { tag: cronTag } })).toBe(2);
+          expect(await crons(other).search({ metadata: { tag: cronTag } })).toEqual([]);
+          expect(await crons(other).search({ threadId })).toEqual([]);
+          expect(await crons(other).count({ threadId })).toBe(0);
+          expect(await crons(other).count({ metadata: { tag: cronTag } })).toBe(0);
+          const theirs = await crons(other).search({ limit: 100, assistantId: "agent" });
+          expect(theirs.every((c: { metadata: { owner?: string } }) => c.metadata.owner === other)).toBe(true);
+          expect(ids(theirs, "cron_id")).not.toContain(cronId);
+        });
+
+        it("update and delete by the other user: 404, nothing changes", async () => {
+          await failsWith(crons(other).update(cronId, { schedule: "* * * * *", metadata: { tag: "stolen" } }), "not_found");
+          await failsWith(crons(other).delete(cronId), "not_found");
+          const still = (await crons(owner).search({ metadata: { tag: cronTag } })).find((c: { cron_id: string }) => c.cron_id === cronId);
+          expect(still).toMatchObject({ schedule: "0 3 * * *", metadata: { tag: cronTag, owner } });
+        });
+
+        it("a cron on the other user's thread, or with their private assistant: 404, nothing created", async () => {
+          await failsWith(crons(other).createForThread(threadId, "agent", { schedule: "* * * * *" }), "not_found");
+          await failsWith(crons(other).create(assistantId, { schedule: "* * * * *" }), "not_found");
+          await failsWith(crons(other).createForThread(pendingThreadId, "agent", { schedule: "* * * * *" }), "not_found");
+          expect(await crons(owner).count({ threadId })).toBe(1);
+          expect(await crons(other).count({ assistantId })).toBe(0);
+        });
+
+        it("the owner updates and deletes their own cron", async () => {
+          const temp = await crons(owner).create("agent", { schedule: "0 5 * * *", metadata: { tag: `${cronTag}-temp` } });
+          const updated = await crons(owner).update(temp.cron_id, { schedule: "0 6 * * *" });
+          expect(updated).toMatchObject({ schedule: "0 6 * * *", metadata: { owner } });
+          await crons(owner).delete(temp.cron_id);
+          expect(await crons(owner).count({ metadata: { tag: `${cronTag}-temp` } })).toBe(0);
+        });
+
+        it("each tick runs as the cron's creator: its thread and run are the owner's, hidden from the other user", async () => {
+          const cron = await crons(owner).create("agent", { schedule: "* * * * * *", input: input("tick"), onRunCompleted: "keep", metadata: { tag: `${cronTag}-tick` } });
+          try {
+            // Real time here (the matrix's runtime has the system clock): the next second's tick.
+            await vi.waitFor(async () => expect(await as(owner).threads.count({ metadata: { cron_id: cron.cron_id } })).toBeGreaterThan(0), { timeout: 5000, interval: 100 });
+          } finally {
+            await crons(owner).delete(cron.cron_id);
+          }
+          const [thread] = await as(owner).threads.search({ metadata: { cron_id: cron.cron_id }, limit: 1 });
+          expect(thread.metadata?.owner).toBe(owner);
+          const [run] = await as(owner).runs.list(thread.thread_id);
+          const values = (await as(owner).runs.join(thread.thread_id, run.run_id)) as Record<string, unknown>;
+          expect((values.seen as Record<string, unknown>).graph_auth_user).toBe(owner);
+          expect(await as(other).threads.count({ metadata: { cron_id: cron.cron_id } })).toBe(0);
+          await failsWith(as(other).threads.get(thread.thread_id), "not_found");
+        });
+
+        it("the Studio user sees the owner's crons when the handler allows it", async () => {
+          expect(await crons("studio").count({ metadata: { tag: cronTag } })).toBe(2);
+        });
+      });
+
       describe("the Studio user", () => {
         it("sees and reads the owner's resources when the handler allows it", async () => {
           const studio = as("studio");
@@ -441,6 +535,16 @@ export function isolationMatrix(name: string, create: (opts: { graphs: Record<st
     });
 
     describe("denied writes and read-only callers", () => {
+      it("store: a read-only caller reads alice's items but cannot put or delete them", async () => {
+        const store = (who: string) => (as(who) as unknown as { store: StoreMethods }).store;
+        await store("alice").putItem(["alice", "ro"], "k", { n: 1 });
+        const ro = store("alice-readonly");
+        expect((await ro.getItem(["alice", "ro"], "k"))?.value).toEqual({ n: 1 });
+        await failsWith(ro.putItem(["alice", "ro"], "k", { n: 2 }), "forbidden");
+        await failsWith(ro.deleteItem(["alice", "ro"], "k"), "forbidden");
+        expect((await store("alice").getItem(["alice", "ro"], "k"))?.value).toEqual({ n: 1 });
+      });
+
       it("assistant creation without the write permission: 403 (auth.md 12.2)", async () => {
         await failsWith(as("alice-readonly").assistants.create({ graphId: "agent" }), "forbidden");
       });
@@ -459,6 +563,84 @@ export function isolationMatrix(name: string, create: (opts: { graphs: Record<st
         expect((await as("alice").threads.get(thread.thread_id)).metadata?.kind).toBe("ro");
         const copy = await as("alice").threads.copy(thread.thread_id);
         expect(copy.thread_id).not.toBe(thread.thread_id);
+      });
+    });
+
+    describe.each([
+      ["alice", "bob"],
+      ["bob", "alice"],
+    ])("store: %s owns, %s is the other user (auth.md 12.8)", (owner, other) => {
+      const store = (who: string) => (as(who) as unknown as { store: StoreMethods }).store;
+      const root = [owner, "r"];
+      const mine = [...root, "memories"];
+      const tag = `private-${owner}`;
+      const secret = { text: `${owner}'s secret`, tag };
+
+      beforeAll(async () => {
+        await store(owner).putItem(mine, "k1", secret);
+        await store(owner).putItem([...root, "prefs"], "k2", { tag });
+        await store(owner).putItem([...mine, "deep"], "k3", { tag: "deep" });
+      });
+
+      it("the owner reads, searches and lists their own items", async () => {
+        expect((await store(owner).getItem(mine, "k1"))?.value).toEqual(secret);
+        expect((await store(owner).searchItems(root, { limit: 100 })).items.map((i) => i.key).sort()).toEqual(["k1", "k2", "k3"]);
+        expect((await store(owner).searchItems([], { filter: { tag }, limit: 100 })).items.map((i) => i.key).sort()).toEqual(["k1", "k2"]);
+        expect((await store(owner).listNamespaces({ prefix: root })).namespaces).toEqual([mine, [...mine, "deep"], [...root, "prefs"]]);
+        expect((await store(owner).listNamespaces({ prefix: root, maxDepth: 3 })).namespaces).toEqual([mine, [...root, "prefs"]]);
+      });
+
+      it("every method on the owner's namespaces is refused to the other user: 403", async () => {
+        await failsWith(store(other).getItem(mine, "k1"), "forbidden");
+        await failsWith(store(other).putItem(mine, "k1", { text: "overwritten" }), "forbidden");
+        await failsWith(store(other).putItem([owner, "new"], "k9", { text: "planted" }), "forbidden");
+        await failsWith(store(other).deleteItem(mine, "k1"), "forbidden");
+        await failsWith(store(other).searchItems([owner]), "forbidden");
+        await failsWith(store(other).searchItems(mine, { filter: { tag: "private" } }), "forbidden");
+        await failsWith(store(other).listNamespaces({ prefix: [owner] }), "forbidden");
+        // Nothing changed.
+        expect((await store(owner).getItem(mine, "k1"))?.value).toEqual(secret);
+        expect(await store(owner).getItem([owner, "new"], "k9")).toBeNull();
+        expect((await store(owner).searchItems(root, { limit: 100 })).items).toHaveLength(3);
+      });
+
+      it("unscoped searches and listings show the other user nothing of the owner's: 0 leaks", async () => {
+        await store(other).putItem([other, "o"], `own-${owner}`, { tag, text: "mine" });
+        const everything = [
+          ...(await store(other).searchItems([], { limit: 1000 })).items,
+          ...(await store(other).searchItems([], { filter: { tag }, limit: 1000 })).items,
+          ...(await store(other).searchItems([], { filter: { text: secret.text }, limit: 1000 })).items,
+        ];
+        expect(everything.length).toBeGreaterThan(0);
+        expect(everything.filter((i) => i.namespace.includes(owner) || JSON.stringify(i.value).includes(secret.text))).toEqual([]);
+        const namespaces = [
+          ...(await store(other).listNamespaces({ limit: 1000 })).namespaces,
+          ...(await store(other).listNamespaces({ suffix: ["memories"], limit: 1000 })).namespaces,
+          ...(await store(other).listNamespaces({ maxDepth: 1, limit: 1000 })).namespaces,
+        ];
+        expect(namespaces.length).toBeGreaterThan(0);
+        expect(namespaces.filter((ns) => ns.includes(owner))).toEqual([]);
+      });
+
+      it("the Studio user, allowed by the handler, sees the owner's items", async () => {
+        expect((await store("studio").getItem(mine, "k1"))?.value).toEqual(secret);
+        expect((await store("studio").listNamespaces({ limit: 1000 })).namespaces).toContainEqual(mine);
+      });
+    });
+
+    describe("read-only callers and crons", () => {
+      it("a read-only caller sees alice's crons but cannot create, update or delete one", async () => {
+        // eslint-disable-next-line @typescript-eslint/no-explicit-any
+        const crons = (who: string) => (as(who) as unknown as { crons: any }).crons;
+        const cron = await crons("alice").create("agent", { schedule: "0 7 * * *", metadata: { kind: "ro-cron" } });
+        const ro = crons("alice-readonly");
+        expect(ids(await ro.search({ metadata: { kind: "ro-cron" } }), "cron_id")).toEqual([cron.cron_id]);
+        await failsWith(ro.create("agent", { schedule: "* * * * *" }), "forbidden");
+        await failsWith(ro.update(cron.cron_id, { enabled: false }), "forbidden");
+        await failsWith(ro.delete(cron.cron_id), "forbidden");
+        const [same] = await crons("alice").search({ metadata: { kind: "ro-cron" } });
+        expect(same).toEqual(cron);
+        await crons("alice").delete(cron.cron_id);
       });
     });
 

@@ -47,6 +47,16 @@ beforeAll(async () => {
     ],
     logLevel: "error",
   });
+  await build({
+    entryPoints: [join(ROOT, "test/browser/page/use-stream-sw.ts")],
+    bundle: true,
+    format: "iife",
+    platform: "browser",
+    target: "es2022",
+    outfile: join(out.path, "sw.js"),
+    define: { "process.env.NODE_ENV": '"production"' },
+    logLevel: "error",
+  });
   const { writeFileSync } = await import("node:fs");
   writeFileSync(join(out.path, "index.html"), `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>useStream</title><script type="module" src="./page.js"></script>`);
   site = await serveDir(out.path);
@@ -193,6 +203,28 @@ describe("useStream fully in the page (IndexedDB, in-process transport, no netwo
     await page.evaluate(() => window.app!.stop());
     const s = await waitFor(page, "in-page stopped", (x) => !x.isLoading);
     expect(lastAi(s)).toContain("one two three");
+    await page.close();
+  });
+});
+
+describe("useStream with the runtime in a service worker (IndexedDB, no network)", () => {
+  it("a reload rejoins the running run, which the worker kept executing", async () => {
+    const requests: string[] = [];
+    const page = await open("mode=service-worker&assistant=talker");
+    page.on("request", (r) => requests.push(r.url()));
+    await page.evaluate(() => void window.app!.submit("talk"));
+    let s = await waitFor(page, "worker partial reply", (x) => x.isLoading && lastAi(x).includes("three"));
+    const threadId = s.threadId;
+    await page.reload();
+    await page.waitForFunction(() => window.appReady === true || window.appError !== undefined);
+    expect(await page.evaluate(() => window.appError)).toBeUndefined();
+    // The run still executes in the worker: the reloaded page shows it running, its reply so far.
+    s = await waitFor(page, "worker rejoined", (x) => x.threadId === threadId && x.isLoading && lastAi(x).includes("three"));
+    await page.evaluate(() => window.app!.release!());
+    s = await waitFor(page, "worker finished", (x) => !x.isLoading && lastAi(x) === "one two three four five");
+    expect(s.messages.map((m) => m.type)).toEqual(["human", "ai"]);
+    expect(requests.filter((u) => !u.startsWith(site.url))).toEqual([]);
+    expect(browser.errors).toEqual([]);
     await page.close();
   });
 });

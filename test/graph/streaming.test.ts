@@ -136,7 +136,7 @@ describe("abort", () => {
 });
 
 describe("graph description", () => {
-  test("getGraph draws __start__, nodes, __end__ and conditional edges; getSchemas describes the state keys", () => {
+  test("getGraph draws __start__, nodes, __end__ and conditional edges; getSchemas describes the state keys", async () => {
     const g = new StateGraph({ ...messagesState, count: { default: () => 0 } })
       .addNode("a", () => undefined)
       .addNode("b", () => undefined)
@@ -157,8 +157,8 @@ describe("graph description", () => {
       { source: "a", target: "b", conditional: true, data: "more" },
       { source: "a", target: "__end__", conditional: true, data: "stop" },
     ]);
-    const schemas = g.getSchemas();
-    expect(schemas.state_schema).toMatchObject({ type: "object", properties: { messages: { type: "array" }, count: { type: "number" } } });
+    const schemas = await g.getSchemas();
+    expect(schemas.state_schema).toMatchObject({ type: "object", properties: { messages: { type: "array", langgraph_type: "messages" }, count: { type: "number" } } });
     expect(schemas.input_schema).toEqual(schemas.state_schema);
   });
 

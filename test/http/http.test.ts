@@ -52,7 +52,7 @@ describe("meta, errors and status codes (D3)", () => {
     const { handler } = await setup();
     expect(await (await call(handler, "GET", "/ok")).json()).toEqual({ ok: true });
     const info = await (await call(handler, "GET", "/info")).json();
-    expect(info.flags).toMatchObject({ assistants: true, crons: false });
+    expect(info.flags).toMatchObject({ assistants: true, crons: true });
   });
 
   it("maps each error code to its status with a JSON detail naming the id", async () => {

@@ -66,8 +66,9 @@ beforeAll(() => {
       "--no-fund",
       "--no-package-lock",
       tarball,
-      // what the README's usage snippets use besides agentdock (the official client; IndexedDB for Node)
-      ...["typescript", "@types/node", "@langchain/langgraph-sdk", "fake-indexeddb"].map((d) => `${d}@${pkg.devDependencies[d]}`),
+      // what the README's usage snippets use besides agentdock (the official client; IndexedDB for
+      // Node; LangGraph.js, the optional peers of agentdock/langgraph)
+      ...["typescript", "@types/node", "@langchain/langgraph-sdk", "fake-indexeddb", "@langchain/langgraph", "@langchain/core"].map((d) => `${d}@${pkg.devDependencies[d]}`),
     ],
     170_000,
   );
@@ -121,7 +122,8 @@ import { indexedDbStore } from "agentdock/indexeddb";
 import { createFetchHandler } from "agentdock/http";
 import { serve, serveConfig } from "agentdock/node";
 import { compareReport, compareCsv } from "agentdock/report";
-export const all = [createRuntime, memoryStore, AgentdockError, jsonFileStore, indexedDbStore, createFetchHandler, serve, serveConfig, compareReport, compareCsv];
+import { fromLangGraph, AgentdockSaver } from "agentdock/langgraph";
+export const all = [createRuntime, memoryStore, AgentdockError, jsonFileStore, indexedDbStore, createFetchHandler, serve, serveConfig, compareReport, compareCsv, fromLangGraph, AgentdockSaver];
 export type R = Runtime;
 `;
 

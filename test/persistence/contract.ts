@@ -9,6 +9,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { AgentdockError } from "../../src/errors.js";
 import type { Lease, Store, StoredCheckpoint, WriteOp } from "../../src/persistence/types.js";
 import type { AssistantRecord, AssistantVersionRecord, RunRecord, ThreadRecord } from "../../src/types.js";
+import { itemsContract } from "./items-contract.js";
+import { cronStoreContract } from "./cron-contract.js";
 
 export interface StoreContractOptions {
   name: string;
@@ -390,6 +392,9 @@ export function storeContract({ name, create, reopen }: StoreContractOptions): v
         expect(await store.listDocs("experiments")).toEqual([]);
       });
     });
+
+    // Cron records (issue 16): ./cron-contract.ts
+    cronStoreContract({ store: () => store, ...(reopen ? { reopen: async () => (store = await reopen(store)) } : {}) });
 
     describe("commits", () => {
       it("applies a commit's ops in order", async () => {
@@ -1213,6 +1218,8 @@ export function storeContract({ name, create, reopen }: StoreContractOptions): v
         expect((await store.getDoc("datasets", "deep"))?.doc).toEqual(deep);
       });
     });
+
+    itemsContract({ store: () => store, setStore: (s) => (store = s), ...(reopen ? { reopen } : {}) });
 
     if (reopen) {
       describe("reopen", () => {

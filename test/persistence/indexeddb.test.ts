@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { openDB } from "idb";
 import { describe, expect, it } from "vitest";
 import { AgentdockError } from "../../src/errors.js";
-import { indexedDbStore, INDEXEDDB_FORMAT } from "../../src/persistence/indexeddb/index.js";
+import { DB_VERSION, indexedDbStore, INDEXEDDB_FORMAT } from "../../src/persistence/indexeddb/index.js";
 import type { Store, StoredCheckpoint, WriteOp } from "../../src/persistence/types.js";
 import { assistant, chain, checkpoint, cpId, messages, run, storeContract, thread } from "./contract.js";
 import { twoTabsSuite } from "./indexeddb-tabs.js";
@@ -245,7 +245,7 @@ describe("indexedDbStore", () => {
     const name2 = `newer-${n++}`;
     const store = await openAt(name2);
     await store.close();
-    const db = await openDB(name2, 3);
+    const db = await openDB(name2, DB_VERSION);
     await db.put("meta", { key: "format", value: 99 });
     db.close();
     await expect(openAt(name2)).rejects.toThrow(/storage format 99/);
@@ -295,7 +295,7 @@ describe("indexedDbStore", () => {
     const name = `upgrade-${n++}`;
     const store = await openAt(name);
     await store.commit([{ op: "thread.put", thread: thread("t1") }]);
-    const newer = await openDB(name, 4);
+    const newer = await openDB(name, DB_VERSION + 1);
     newer.close();
     const err = await store.getThread("t1").catch((e: unknown) => e);
     expect(AgentdockError.is(err, "conflict")).toBe(true);
@@ -387,7 +387,7 @@ describe("indexedDbStore migration from schema 1 (through schema 2)", () => {
     await again.close();
     const db = await openDB(name);
     expect([...db.objectStoreNames].sort()).toEqual(
-      ["assistants", "bases", "cancels", "cps", "docs", "events", "items", "leases", "logs", "meta", "runs", "threads", "versions"].sort(),
+      ["assistants", "bases", "cancels", "crons", "cps", "docs", "events", "items", "leases", "logs", "meta", "runs", "store_items", "threads", "versions"].sort(),
     );
     expect((await db.get("meta", "format"))?.value).toBe(INDEXEDDB_FORMAT);
     db.close();
@@ -477,7 +477,7 @@ describe("indexedDbStore migration from schema 2", () => {
     await again.close();
     const db = await openDB(name);
     expect([...db.objectStoreNames].sort()).toEqual(
-      ["assistants", "bases", "cancels", "cps", "docs", "events", "items", "leases", "logs", "meta", "runs", "threads", "versions"].sort(),
+      ["assistants", "bases", "cancels", "crons", "cps", "docs", "events", "items", "leases", "logs", "meta", "runs", "store_items", "threads", "versions"].sort(),
     );
     expect((await db.get("meta", "format"))?.value).toBe(INDEXEDDB_FORMAT);
     db.close();

@@ -2,7 +2,9 @@
  * The v2 contract suite: the official SDK's `client.threads.stream()` (ThreadStream) against
  * agentdock over SSE, WebSocket and the in-process transport.
  */
+import WebSocket from "ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { InProcessTransport } from "../../src/protocol-v2/index.js";
 import { FIRST, SECOND, fixture, human, until, type Fixture, type Kind } from "./helpers.js";
 
 let f: Fixture;
@@ -86,6 +88,25 @@ for (const kind of KINDS) {
       await again.close();
     });
 
+    it("a new ThreadStream answering an interrupt gets the resumed run's output, its stream opened before the answer lands", async () => {
+      const threadId = newThread();
+      const thread = f.stream(kind, threadId);
+      await thread.run.start({ input: human("what is 9 * 9?") });
+      await thread.output;
+      const interruptId = thread.interrupts[0]!.interruptId;
+      await thread.close();
+      // The answer is held until the new stream's subscription is in place, so the server sees
+      // the subscription first (the order a loaded server may see the SDK's two requests in).
+      let subscribed!: () => void;
+      const streamOpen = new Promise<void>((resolve) => (subscribed = resolve));
+      const again = heldAnswer(kind, threadId, streamOpen, subscribed);
+      await again.input.respond({ namespace: [], interrupt_id: interruptId, response: true } as never);
+      const out = (await again.output) as { messages: Msg[] };
+      expect(out.messages.map(typeOf)).toEqual(["human", "ai", "tool", "ai"]);
+      expect(textOf(out.messages[3]!)).toBe("The answer is 81.");
+      await again.close();
+    });
+
     it("forks from a checkpoint", async () => {
       const threadId = newThread();
       const thread = f.stream(kind, threadId, "echo");
@@ -108,6 +129,49 @@ for (const kind of KINDS) {
       await t3.close();
     });
   });
+}
+
+/**
+ * A ThreadStream whose `input.respond` reaches agentdock only once its event subscription is in
+ * place (`subscribed` is called when it is; `streamOpen` resolves then).
+ */
+function heldAnswer(kind: Kind, threadId: string, streamOpen: Promise<void>, subscribed: () => void) {
+  const isAnswer = (body: unknown) => typeof body === "string" && body.includes('"input.respond"');
+  if (kind === "sse") {
+    const fetchHeld: typeof fetch = async (input, init) => {
+      const url = String(input instanceof Request ? input.url : input);
+      if (url.endsWith("/commands") && isAnswer(init?.body)) await streamOpen;
+      const response = await fetch(input, init);
+      if (url.endsWith("/stream/events")) subscribed();
+      return response;
+    };
+    return f.client.threads.stream(threadId, { assistantId: "agent", fetch: fetchHeld } as never);
+  }
+  if (kind === "websocket") {
+    const webSocketFactory = (url: string) => {
+      const ws = new WebSocket(url);
+      const send = ws.send.bind(ws);
+      ws.on("message", (d) => {
+        if ((JSON.parse(d.toString()) as { result?: { subscription_id?: string } }).result?.subscription_id) subscribed();
+      });
+      (ws as { send: (d: string) => void }).send = (d: string) => void (isAnswer(d) ? streamOpen.then(() => send(d)) : send(d));
+      return ws as unknown as globalThis.WebSocket;
+    };
+    return f.client.threads.stream(threadId, { assistantId: "agent", transport: "websocket", webSocketFactory } as never);
+  }
+  const transport = new InProcessTransport(f.runtime);
+  const open = transport.openEventStream.bind(transport);
+  const send = transport.send.bind(transport);
+  transport.openEventStream = (params) => {
+    const handle = open(params);
+    void handle.ready.then(subscribed, () => undefined);
+    return handle;
+  };
+  transport.send = async (command) => {
+    if (command.method === "input.respond") await streamOpen;
+    return send(command);
+  };
+  return f.client.threads.stream(threadId, { assistantId: "agent", transport });
 }
 
 describe("reconnect, filters, legacy runs", () => {

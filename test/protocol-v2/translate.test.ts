@@ -2,6 +2,7 @@
 import { AIMessageChunk } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
 import { RunTranslator, channelOf, newToolBook } from "../../src/protocol-v2/translate.js";
+import type { EventMethod } from "../../src/protocol-v2/types.js";
 
 const meta = { langgraph_node: "model" };
 const data = (events: Array<{ method: string; data: unknown }>, method = "messages") => events.filter((e) => e.method === method).map((e) => e.data as Record<string, any>);
@@ -112,7 +113,7 @@ describe("RunTranslator", () => {
 });
 
 describe("matchesFilter", () => {
-  const ev = (method: string, namespace: string[], data: unknown = {}) =>
+  const ev = (method: EventMethod, namespace: string[], data: unknown = {}) =>
     ({ type: "event", event_id: "e.1", seq: 1, method, params: { namespace, timestamp: 0, data } }) as const;
   it("filters by channel, namespace prefix (dynamic suffixes ignored) and depth, as the SDK does", async () => {
     const { matchesFilter } = await import("../../src/protocol-v2/session.js");
@@ -126,5 +127,62 @@ describe("matchesFilter", () => {
     expect(matchesFilter(ev("values", ["agent:1a2b", "tool"]), { channels: ["values"], namespaces: [["agent"]], depth: 0 })).toBe(false);
     expect(matchesFilter(ev("values", ["agent:1a2b"]), { channels: ["values"], depth: 0 })).toBe(false);
     expect(matchesFilter(ev("values", []), { channels: ["values"], depth: 0 })).toBe(true);
+  });
+});
+
+describe("RunTranslator: subgraph namespaces", () => {
+  it("puts a subgraph's events on its namespace, opens it with lifecycle started and closes it when the parent reports the node", () => {
+    const t = new RunTranslator("r9", newToolBook());
+    const ns = "sub:1f0-task";
+    const out = [
+      ...t.start(),
+      ...t.translate("updates", { p1: { log: "p1" } }),
+      ...t.translate(`values|${ns}`, { log: ["p1"] }),
+      ...t.translate(`messages|${ns}`, [{ id: "s1", type: "AIMessageChunk", content: "hi" }, { langgraph_node: "c1" }]),
+      ...t.translate(`updates|${ns}`, { c1: { log: "c1" } }),
+      ...t.translate("updates", { sub: { log: ["p1", "c1"] } }),
+      ...t.finish({ status: "success" }),
+    ];
+    const lifecycle = out.filter((e) => e.method === "lifecycle").map((e) => [e.namespace, (e.data as { event: string }).event]);
+    expect(lifecycle).toEqual([
+      [[], "running"],
+      [[ns], "started"],
+      [[ns], "completed"],
+      [[], "completed"],
+    ]);
+    expect(out.find((e) => e.method === "lifecycle" && (e.data as { event: string }).event === "started")!.data).toMatchObject({ graph_name: "sub" });
+    expect(out.filter((e) => e.method === "values").map((e) => e.namespace)).toEqual([[ns]]);
+    expect(out.filter((e) => e.method === "messages").every((e) => e.namespace.join() === ns)).toBe(true);
+    expect(out.filter((e) => e.method === "updates").map((e) => [e.namespace, e.node])).toEqual([
+      [[], "p1"],
+      [[ns], "c1"],
+      [[], "sub"],
+    ]);
+    // The subgraph's message ended before the subgraph closed.
+    const order = out.map((e) => `${e.method}:${(e.data as { event?: string }).event ?? ""}`);
+    expect(order.indexOf("messages:message-finish")).toBeLessThan(order.indexOf("lifecycle:completed"));
+  });
+
+  it("reports a subgraph's interrupt once (from the root) and ends its open namespaces as interrupted", () => {
+    const t = new RunTranslator("r10", newToolBook());
+    const ns = ["outer:a", "inner:b"];
+    const interrupt = { __interrupt__: [{ id: "f".repeat(32), value: { q: "?" } }] };
+    const out = [
+      ...t.start(),
+      ...t.translate(`updates|${ns.join("|")}`, { c1: {} }),
+      ...t.translate(`values|${ns.join("|")}`, interrupt),
+      ...t.translate(`values|${ns[0]}`, interrupt),
+      ...t.translate("values", interrupt),
+      ...t.finish({ status: "success" }),
+    ];
+    expect(out.filter((e) => e.method === "input.requested").map((e) => e.namespace)).toEqual([[]]);
+    expect(out.filter((e) => e.method === "lifecycle").map((e) => [e.namespace, (e.data as { event: string }).event])).toEqual([
+      [[], "running"],
+      [[ns[0]], "started"],
+      [ns, "started"],
+      [ns, "interrupted"],
+      [[ns[0]], "interrupted"],
+      [[], "interrupted"],
+    ]);
   });
 });

@@ -10,7 +10,7 @@ import { agent, echo } from "../../examples/node/agent.js";
 import { createRuntime, type Runtime } from "../../src/index.js";
 import { createFetchHandler, type FetchHandler } from "../../src/http/index.js";
 import { serve, type ServeHandle } from "../../src/node/index.js";
-import { human } from "./helpers.js";
+import { Gate, human, talker } from "./helpers.js";
 
 type Json = Record<string, any>;
 
@@ -126,6 +126,40 @@ describe("commands over HTTP", () => {
     await runtime.runs.join(t, b.result.run_id);
     const state = await command(t, "state.get", { namespace: [] });
     expect(state.result.values.messages.at(-1).content).toBe("The answer is 2.");
+  });
+});
+
+describe("input.inject", () => {
+  it("during a run: queues the message as the next run's input, which starts once the running one ends", async () => {
+    const gate = new Gate();
+    const rt = await createRuntime({ graphs: { talker: talker(gate) } });
+    const h = createFetchHandler(rt, { heartbeatMs: 0 });
+    try {
+      const t = tid();
+      const first = await command(t, "run.start", { assistant_id: "talker", input: human("talk") }, h);
+      await gate.reached(1);
+      const injected = await command(t, "input.inject", { namespace: [], message: { role: "user", content: "and then?" } }, h);
+      expect(injected).toMatchObject({ type: "success", result: { run_id: expect.any(String) } });
+      expect(injected.result.run_id).not.toBe(first.result.run_id);
+      // Queued behind the running run, not mixed into it.
+      expect((await rt.runs.get(t, injected.result.run_id)).status).toBe("pending");
+      gate.release();
+      await rt.runs.join(t, first.result.run_id);
+      await gate.reached(2);
+      gate.release();
+      await rt.runs.join(t, injected.result.run_id);
+      const state = await command(t, "state.get", { namespace: [] }, h);
+      expect(state.result.values.messages.map((m: Json) => [m.type, m.content])).toEqual([
+        ["human", "talk"],
+        ["ai", "one two three four five"],
+        ["human", "and then?"],
+        ["ai", "one two three four five"],
+      ]);
+      expect(await command(t, "input.inject", { namespace: [], message: { role: "tool", content: "x" } }, h)).toMatchObject({ type: "error", error: "invalid_argument" });
+    } finally {
+      gate.release();
+      await rt.close();
+    }
   });
 });
 

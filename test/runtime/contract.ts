@@ -6,7 +6,7 @@
  */
 import type { Client } from "@langchain/langgraph-sdk";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { CompiledGraph } from "../../src/graph/types.js";
+import type { HostedGraph } from "../../src/runtime/graph-port.js";
 import { Gate, testGraphs } from "./graphs.js";
 
 type AssistantMethods = "create" | "get" | "update" | "delete" | "search" | "count" | "getVersions" | "setLatest" | "getGraph" | "getSchemas" | "getSubgraphs";
@@ -24,7 +24,7 @@ export interface ContractHarness {
   close(): Promise<void>;
 }
 export interface ContractOptions {
-  graphs: Record<string, CompiledGraph>;
+  graphs: Record<string, HostedGraph>;
 }
 
 type Code = "not_found" | "conflict" | "invalid_input" | "unauthenticated" | "forbidden";
@@ -62,7 +62,11 @@ async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
 export function runtimeContract(
   name: string,
   create: (opts: ContractOptions) => Promise<ContractHarness>,
-  capabilities: { inProcess?: boolean } = {},
+  capabilities: {
+    inProcess?: boolean;
+    /** The graphs to run the suite with (default: agentdock's, test/runtime/graphs.ts). */
+    graphs?: (gate: Gate) => Record<string, HostedGraph>;
+  } = {},
 ): void {
   describe(`runtime contract: ${name}`, () => {
     let h: ContractHarness;
@@ -70,7 +74,7 @@ export function runtimeContract(
     let gate: Gate;
     beforeEach(async () => {
       gate = new Gate();
-      h = await create({ graphs: testGraphs(gate) });
+      h = await create({ graphs: (capabilities.graphs ?? testGraphs)(gate) });
       c = h.client;
     });
     afterEach(async () => {

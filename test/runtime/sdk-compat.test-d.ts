@@ -32,8 +32,16 @@ describe("SDK compatibility", () => {
     expectTypeOf(check).toBeFunction();
   });
 
+  it("runtime.crons stands in for the SDK's client.crons (update, delete, search, count)", () => {
+    const check = (runtime: Runtime) => {
+      const crons: Pick<Client["crons"], "update" | "delete" | "search" | "count"> = runtime.crons;
+      return crons;
+    };
+    expectTypeOf(check).toBeFunction();
+  });
+
   it("run events and lifecycle events narrow on their name", () => {
-    expectTypeOf<Extract<RunEvent, { event: "metadata" }>["data"]>().toEqualTypeOf<{ run_id: string; thread_id: string; attempt: number }>();
+    expectTypeOf<Extract<RunEvent, { event: "metadata" }>["data"]>().toEqualTypeOf<{ run_id: string; attempt: number }>();
     expectTypeOf<Extract<RunEvent, { event: "error" }>["data"]>().toEqualTypeOf<{ error: string; message: string }>();
     expectTypeOf<Extract<RuntimeEvent, { type: "thread.status" }>["status"]>().toEqualTypeOf<"idle" | "busy" | "interrupted" | "error">();
     const use = (runtime: Runtime) =>

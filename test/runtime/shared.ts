@@ -163,10 +163,12 @@ export function sharedStoreContract(name: string, pair: StorePair): void {
         { op: "lease.put", lease: { key: `thread:${t.thread_id}`, owner: "a runtime that died", expires_at: Date.now() + 300, data: { run_id: runId } } },
       ]);
       await vi.waitFor(async () => expect((await b.runs.get(t.thread_id, runId)).status).toBe("error"), { timeout: 5_000, interval: 50 });
-      expect(await b.threads.get(t.thread_id)).toMatchObject({ status: "error", error: { error: "ProcessStopped" } });
-      // The error is on the task, so clients reading task errors show an error, not a breakpoint.
+      const failed = await b.threads.get(t.thread_id);
+      expect(failed).toMatchObject({ status: "error", error: { error: "ProcessStopped" } });
+      // The error is on the task (its message, as the agent server reports it), so clients
+      // reading task errors show an error, not a breakpoint.
       const state = await b.threads.getState(t.thread_id);
-      expect(state.tasks).toMatchObject([{ name: "wait", error: expect.stringContaining("ProcessStopped") }]);
+      expect(state.tasks).toMatchObject([{ name: "wait", error: (failed.error as { message: string }).message }]);
       expect(await b.runs.join(t.thread_id, runId)).toMatchObject({ __error__: { error: "ProcessStopped" } });
       expect(await b.runs.wait(t.thread_id, "chain", { input: {} })).toMatchObject({ log: ["first", "a", "b", "c"] });
     });

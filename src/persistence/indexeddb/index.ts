@@ -58,7 +58,10 @@ import type {
   WriteOp,
 } from "../types.js";
 import { IdbRunEvents, type EventMessage } from "./events.js";
-import { upgradeDatabase, type DocRow, type LogRow, type RunRow, type ThreadRow } from "./migrate.js";
+import { checkStoredItem, listNamespacesOf, matchesItemQuery, namespaceKey, rankItems } from "../items.js";
+import type { ExpiredItem, ItemNamespaceQuery, ItemQuery, StoredItem } from "../types.js";
+import { cronExpectationFails, isScheduled, queryCrons as evalCrons, countCrons as evalCountCrons, type CronQuery, type CronRecord } from "../crons.js";
+import { upgradeDatabase, type CronRow, type DocRow, type ItemRow, type LogRow, type RunRow, type ThreadRow } from "./migrate.js";
 import {
   cpKey,
   diffLeaves,
@@ -80,8 +83,8 @@ import {
   type StoredCpRow,
 } from "./rows.js";
 
-/** IndexedDB schema version; `upgradeDatabase` brings older databases to it. */
-export const DB_VERSION = 3;
+/** IndexedDB schema version; `upgradeDatabase` brings older databases to it. 4 added `store_items` and `crons`. */
+export const DB_VERSION = 4;
 /**
  * Storage format of this store's data (`meta.format`): 1 = one record per checkpoint, list item
  * and run; 2 = pages and chunks; 3 = one record per checkpoint, run and list item with shared
@@ -89,7 +92,7 @@ export const DB_VERSION = 3;
  */
 export const INDEXEDDB_FORMAT = 3;
 
-/** The database schema (version 3). */
+/** The database schema (version 4). */
 export interface AgentdockDB extends DBSchema {
   meta: { key: string; value: { key: string; value: unknown } };
   assistants: { key: string; value: AssistantRecord; indexes: { by_graph: string } };
@@ -113,6 +116,10 @@ export interface AgentdockDB extends DBSchema {
   /** [run id, seq] -> a persisted event of a resumable log. */
   events: { key: [string, number]; value: { event: string; data: unknown } };
   docs: { key: [string, string]; value: DocRow; indexes: { by_seq: [string, number] } };
+  /** Long-term memory: [namespace key, key] -> item (schema 4). */
+  store_items: { key: [string, string]; value: ItemRow; indexes: { by_expiry: number } };
+  /** Crons (issue 16); `by_due` holds the scheduled ones only, by (next_run_date, cron_id). */
+  crons: { key: string; value: CronRow; indexes: { by_due: [string, string] } };
 }
 
 type Names = StoreNames<AgentdockDB>;
@@ -136,7 +143,12 @@ const SCOPE: Record<WriteOp["op"], Names[]> = {
   "lease.delete": ["leases"],
   "doc.put": ["docs"],
   "doc.delete": ["docs"],
+  "cron.put": ["crons"],
+  "cron.delete": ["crons"],
   notify: [],
+  "item.put": ["store_items"],
+  "item.delete": ["store_items"],
+  "item.touch": ["store_items"],
 };
 
 /** Every checkpoint row after this many in a (thread, namespace) starts a new base. */
@@ -147,6 +159,25 @@ export interface IndexedDbStoreOptions {
   onBlocked?: () => void;
   /** Most list logs kept in the item cache. Default 256. */
   cacheLists?: number;
+}
+
+/** The stored item of a row (without its namespace key). */
+function itemOf(row: ItemRow): StoredItem;
+function itemOf(row: ItemRow | undefined): StoredItem | undefined;
+function itemOf(row: ItemRow | undefined): StoredItem | undefined {
+  if (!row) return undefined;
+  const { ns: _, ...item } = row;
+  return item;
+}
+
+/** A cron as stored: with its due key when it is scheduled (so only those are in `by_due`). */
+function cronRow(cron: CronRecord): CronRow {
+  return isScheduled(cron) ? { ...cron, $due: [cron.next_run_date, cron.cron_id] } : { ...cron };
+}
+function cronOut(row: CronRow | undefined): CronRecord | undefined {
+  if (!row) return undefined;
+  const { $due: _due, ...cron } = row;
+  return cron;
 }
 
 /** Keys `[a]` < `[a, anything]` < `[a, []]`: every key under a prefix. */
@@ -175,6 +206,13 @@ function checkOp(op: WriteOp): void {
       return checkJson(op.lease, `lease ${op.lease.key}`);
     case "doc.put":
       return checkJson(op.doc, `document ${op.id} of ${op.collection}`);
+    case "item.put":
+      return checkStoredItem(op.item);
+    case "item.touch":
+      if (!Number.isFinite(op.expires_at)) throw invalidInput("item.touch: expires_at must be epoch ms");
+      return;
+    case "cron.put":
+      return checkJson(op.cron, `cron ${op.cron.cron_id}`);
     default:
       return;
   }
@@ -837,9 +875,39 @@ class IndexedDbStore implements Store {
         track(docs.put({ collection: op.collection, id: op.id, parent: op.parent, doc: op.doc, seq }));
         return;
       }
+      case "item.put": {
+        const { vectors, ...rest } = op.item;
+        const row: ItemRow = { ...rest, namespace: [...rest.namespace], ns: namespaceKey(rest.namespace), ...(vectors ? { vectors: vectors.map((v) => [...v]) } : {}) };
+        track(tx.objectStore("store_items").put(row));
+        return;
+      }
+      case "item.delete": {
+        const key: [string, string] = [namespaceKey(op.namespace), op.key];
+        if (op.expiredAt !== undefined) {
+          const cur = await tx.objectStore("store_items").get(key);
+          if (!cur || cur.expires_at === null || cur.expires_at > op.expiredAt) return;
+        }
+        track(tx.objectStore("store_items").delete(key));
+        return;
+      }
+      case "item.touch": {
+        const cur = await tx.objectStore("store_items").get([namespaceKey(op.namespace), op.key]);
+        if (!cur || cur.ttl === null) return;
+        track(tx.objectStore("store_items").put({ ...cur, expires_at: op.expires_at }));
+        return;
+      }
       case "doc.delete":
         track(tx.objectStore("docs").delete([op.collection, op.id]));
         return;
+      case "cron.put":
+      case "cron.delete": {
+        const id = op.op === "cron.put" ? op.cron.cron_id : op.cron_id;
+        const crons = tx.objectStore("crons");
+        const why = cronExpectationFails(op.expect, op.expect ? await crons.get(id) : undefined);
+        if (why) throw conflict(`agentdock indexeddb: ${op.op} of cron ${id}: ${why}; the commit wrote nothing`);
+        track(op.op === "cron.put" ? crons.put(cronRow(op.cron)) : crons.delete(id));
+        return;
+      }
       case "notify":
         ctx.notes.push({ topic: op.topic, payload: op.payload });
         return;
@@ -1160,6 +1228,29 @@ class IndexedDbStore implements Store {
     });
   }
 
+  getCron(id: string) {
+    return this.read(["crons"], async (tx) => cronOut(await tx.objectStore("crons").get(id)));
+  }
+  /** Crons a query may match: those it names, else every cron (a small table, scanned). */
+  private async cronRows(tx: Tx, q: CronQuery): Promise<CronRecord[]> {
+    const store = tx.objectStore("crons");
+    const rows = q.ids?.length ? await Promise.all([...new Set(q.ids)].map((id) => store.get(id))) : await store.getAll();
+    return rows.flatMap((row) => (row ? [cronOut(row)!] : []));
+  }
+  queryCrons(q: CronQuery) {
+    return this.read(["crons"], async (tx) => evalCrons(await this.cronRows(tx, q), q));
+  }
+  countCrons(q: CronQuery) {
+    return this.read(["crons"], async (tx) => evalCountCrons(await this.cronRows(tx, q), q));
+  }
+  dueCrons(asOf?: string, limit = 100) {
+    return this.read(["crons"], async (tx) => {
+      const range = asOf === undefined ? undefined : IDBKeyRange.upperBound([asOf, []]);
+      const rows = await tx.objectStore("crons").index("by_due").getAll(range, limit);
+      return rows.map((row) => cronOut(row)!);
+    });
+  }
+
   getDoc<T>(collection: DocCollection, id: string) {
     return this.read(["docs"], async (tx) => {
       const row = await tx.objectStore("docs").get([collection, id]);
@@ -1170,6 +1261,48 @@ class IndexedDbStore implements Store {
     return this.read(["docs"], async (tx) => {
       const rows = await tx.objectStore("docs").index("by_seq").getAll(under(collection));
       return rows.filter((r) => parent === undefined || r.parent === parent).map((r) => ({ id: r.id, parent: r.parent, doc: r.doc }) as StoredDoc<T>);
+    });
+  }
+
+  getItem(namespace: readonly string[], key: string) {
+    return this.read(["store_items"], async (tx) => itemOf(await tx.objectStore("store_items").get([namespaceKey(namespace), key])));
+  }
+  /** Rows of the namespaces starting with `labels` (a key range: the namespace itself, then `labels.` up to `labels/`). */
+  private async itemRows(tx: Tx, labels: readonly string[]): Promise<ItemRow[]> {
+    const store = tx.objectStore("store_items");
+    if (labels.length === 0) return store.getAll();
+    const p = namespaceKey(labels);
+    const [own, deeper] = await Promise.all([store.getAll(IDBKeyRange.bound([p], [p, []])), store.getAll(IDBKeyRange.bound([`${p}.`], [`${p}/`], false, true))]);
+    return [...own, ...deeper];
+  }
+  searchItems(q: ItemQuery) {
+    return this.read(["store_items"], async (tx) => rankItems((await this.itemRows(tx, q.prefix)).map((row) => itemOf(row)).filter((item) => matchesItemQuery(item, q)), q));
+  }
+  listItemNamespaces(q: ItemNamespaceQuery) {
+    return this.read(["store_items"], async (tx) => {
+      // The leading labels without wildcards narrow the key range.
+      const fixed: string[] = [];
+      for (const label of q.prefix ?? []) {
+        if (label === "*") break;
+        fixed.push(label);
+      }
+      const groups = new Map<string, [readonly string[], StoredItem[]]>();
+      for (const row of await this.itemRows(tx, fixed)) {
+        const group = groups.get(row.ns) ?? [row.namespace, []];
+        groups.set(row.ns, group);
+        group[1].push(itemOf(row));
+      }
+      return listNamespacesOf(groups.values(), q);
+    });
+  }
+  expiredItems(now: number, limit = Infinity) {
+    return this.read(["store_items"], async (tx) => {
+      const out: ExpiredItem[] = [];
+      const index = tx.objectStore("store_items").index("by_expiry");
+      for (let c = await index.openCursor(IDBKeyRange.upperBound(now)); c && out.length < limit; c = await c.continue()) {
+        out.push({ namespace: c.value.namespace, key: c.value.key, expires_at: c.value.expires_at! });
+      }
+      return out;
     });
   }
 

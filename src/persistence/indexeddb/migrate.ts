@@ -2,12 +2,14 @@
  * The IndexedDB schema ladder, run inside the upgrade transaction (so a failure leaves the
  * database as it was). Schema 1 (one record per checkpoint, list item and run) -> 2 (pages and
  * chunks, ./pages.ts) -> 3 (one record per checkpoint, run, list item; ./rows.ts). A new
- * database is created at schema 3 directly. Each migration reads the older records once.
+ * database is created at schema 3 directly. Each migration reads the older records once. Schema 4
+ * adds two empty object stores, `store_items` and `crons`, to any of them.
  */
 import type { IDBPDatabase, IDBPTransaction } from "idb";
 import type { EncodedCheckpoint, ListLookup } from "../delta.js";
 import { encodedValuesOf, listRefs } from "../delta.js";
-import type { DocCollection } from "../types.js";
+import type { CronRecord } from "../crons.js";
+import type { DocCollection, StoredItem } from "../types.js";
 import type { RunRecord, ThreadRecord } from "../../types.js";
 import { CHUNK, decodeChunk, decodePage, encodeChunk, encodePage, indexItems as pageIndexItems, PAGE, resolveItems as pageResolve, unchain, type Entry, type ItemIndex as PageItemIndex } from "./pages.js";
 import { shareItems, type StoredCpRow } from "./rows.js";
@@ -45,14 +47,24 @@ export interface DocRow {
   seq: number;
 }
 
+/** A cron as stored: `$due` = [next_run_date, cron_id] while it is scheduled (the `by_due` index). */
+export type CronRow = CronRecord & { $due?: [string, string] };
+
 type Db = IDBPDatabase;
 type Tx = IDBPTransaction<unknown, string[], "versionchange">;
 
-/** Brings a database at `oldVersion` to schema 3. */
+/**
+ * An item of long-term memory as stored (schema 4): the item with `ns`, its namespace key
+ * (labels joined with `.`), so that `[ns, key]` is its key and a namespace prefix is a key range.
+ */
+export type ItemRow = StoredItem & { ns: string };
+
+/** Brings a database at `oldVersion` to the current schema. */
 export async function upgradeDatabase(db: Db, oldVersion: number, tx: Tx): Promise<void> {
   if (oldVersion < 1) {
     createShared(db);
     createV3(db, tx);
+    createV4(db);
     await tx.objectStore("meta").put({ key: "format", value: 3 });
     return;
   }
@@ -64,6 +76,17 @@ export async function upgradeDatabase(db: Db, oldVersion: number, tx: Tx): Promi
     createV3(db, tx);
     await migrateToRows(db, tx);
   }
+  if (oldVersion < 4) createV4(db);
+}
+
+/**
+ * What schema 4 adds: long-term memory items, keyed `[ns, key]`, with an index on expiry (items
+ * without one are not in it: null is no key); crons, with an index on the due key that only
+ * scheduled crons carry (`$due`).
+ */
+function createV4(db: Db) {
+  db.createObjectStore("store_items", { keyPath: ["ns", "key"] }).createIndex("by_expiry", "expires_at");
+  db.createObjectStore("crons", { keyPath: "cron_id" }).createIndex("by_due", "$due");
 }
 
 /** Object stores every schema has (as schema 1 created them). */

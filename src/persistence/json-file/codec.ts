@@ -265,6 +265,11 @@ function encodeOne(op: WriteOp, state: StoredState, lastRun: (threadId: string) 
       const { expect: _, ...plain } = op;
       return plain;
     }
+    case "cron.put":
+    case "cron.delete": {
+      const { expect: _, ...plain } = op;
+      return plain;
+    }
     default:
       return op;
   }

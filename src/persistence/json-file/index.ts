@@ -503,9 +503,11 @@ class JsonFileStore extends MemoryStore {
     }
     for (const request of d.cancels.values()) yield { op: "cancel.put", request };
     for (const lease of d.leases.values()) yield { op: "lease.put", lease };
+    for (const cron of d.crons.values()) yield { op: "cron.put", cron };
     for (const [collection, docs] of d.docs) {
       for (const { id, parent, doc } of docs.values()) yield { op: "doc.put", collection, id, parent, doc };
     }
+    for (const group of d.items.values()) for (const item of group.items.values()) yield { op: "item.put", item };
   }
 }
 

@@ -1,7 +1,8 @@
 /**
  * A page running `@langchain/react` v1's `useStream` (the v2 protocol) against agentdock: over
- * HTTP (`?api=<url>`: `agentdock serve`) or fully in the page (`?mode=in-page`: a runtime on
- * IndexedDB, the in-process transport, and the fetch handler as the client's fetch; no network).
+ * HTTP (`?api=<url>`: `agentdock serve`), fully in the page (`?mode=in-page`: a runtime on
+ * IndexedDB, the in-process transport, and the fetch handler as the client's fetch; no network),
+ * or in a service worker of the page's origin (`?mode=service-worker`, ./use-stream-sw.ts).
  * The test drives it through `window.app`.
  */
 import { Client } from "@langchain/langgraph-sdk";
@@ -111,6 +112,13 @@ async function main() {
     const handler = createFetchHandler(runtime);
     const client = new Client({ apiUrl: "http://agentdock.invalid", callerOptions: { fetch: (input: RequestInfo | URL, init?: RequestInit) => handler(new Request(input, init)) } } as never);
     options = { client, transport: new InProcessTransport(runtime) };
+  } else if (params.get("mode") === "service-worker") {
+    // The runtime lives in a service worker (./use-stream-sw.ts) that answers /agentdock/*.
+    await navigator.serviceWorker.register("/sw.js");
+    await navigator.serviceWorker.ready;
+    if (!navigator.serviceWorker.controller) await new Promise((r) => navigator.serviceWorker.addEventListener("controllerchange", r, { once: true }));
+    release = () => navigator.serviceWorker.controller?.postMessage("release");
+    options = { apiUrl: `${location.origin}/agentdock` };
   } else {
     options = { apiUrl: params.get("api") ?? "", ...(params.get("transport") ? { transport: params.get("transport") } : {}) };
   }

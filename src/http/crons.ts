@@ -1,0 +1,98 @@
+/**
+ * The cron routes (api.md 1.7, issue 16): `POST /runs/crons`, `POST /threads/{id}/runs/crons`,
+ * `POST /runs/crons/search`, `POST /runs/crons/count`, `PATCH /runs/crons/{id}` and
+ * `DELETE /runs/crons/{id}`, each mapping the snake_case body onto one `runtime.crons` method
+ * (camelCase options) and answering its snake_case record unchanged (D2).
+ */
+import { invalidInput } from "../errors.js";
+import type { HttpClient } from "./types.js";
+
+type Body = Record<string, unknown>;
+
+/** What a cron route needs of a request (the handler's context). */
+export interface CronRouteContext {
+  params: Record<string, string>;
+  client(): Promise<HttpClient>;
+  body(): Promise<Body>;
+}
+
+type On = (method: string, path: string, handle: (c: CronRouteContext) => Promise<Response>) => void;
+
+/** Wire name -> option name of every cron body field. */
+const FIELDS: Record<string, string> = {
+  schedule: "schedule",
+  timezone: "timezone",
+  end_time: "endTime",
+  enabled: "enabled",
+  on_run_completed: "onRunCompleted",
+  metadata: "metadata",
+  input: "input",
+  config: "config",
+  context: "context",
+  interrupt_before: "interruptBefore",
+  interrupt_after: "interruptAfter",
+  webhook: "webhook",
+  multitask_strategy: "multitaskStrategy",
+  checkpoint_during: "checkpointDuring",
+  durability: "durability",
+  stream_mode: "streamMode",
+  stream_subgraphs: "streamSubgraphs",
+  stream_resumable: "streamResumable",
+  assistant_id: "assistantId",
+  thread_id: "threadId",
+  limit: "limit",
+  offset: "offset",
+  sort_by: "sortBy",
+  sort_order: "sortOrder",
+  select: "select",
+};
+
+/**
+ * The body as options: snake_case names renamed (a camelCase spelling is accepted too, as on the
+ * other routes); `null` kept only where it means something (`end_time`).
+ */
+function options(body: Body, names: readonly string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const name of names) {
+    const value = body[name] !== undefined ? body[name] : body[FIELDS[name]!];
+    if (value === undefined || (value === null && name !== "end_time")) continue;
+    out[FIELDS[name]!] = value;
+  }
+  return out;
+}
+
+const RUN = ["metadata", "input", "config", "context", "interrupt_before", "interrupt_after", "webhook", "multitask_strategy", "checkpoint_during", "durability", "stream_mode", "stream_subgraphs", "stream_resumable"];
+const CREATE = ["schedule", "timezone", "end_time", "enabled", "on_run_completed", ...RUN];
+const FILTER = ["assistant_id", "thread_id", "metadata", "enabled"];
+
+function assistantIdOf(body: Body): string {
+  const id = body.assistant_id ?? body.assistantId;
+  if (typeof id !== "string" || id === "") {
+    throw invalidInput("assistant_id is required: pass an assistant id or a graph id", [{ path: "assistant_id", message: "required" }]);
+  }
+  return id;
+}
+
+const json = (data: unknown) => new Response(JSON.stringify(data ?? null), { status: 200, headers: { "content-type": "application/json" } });
+
+/** Registers the cron routes with the handler's router. */
+export function cronRoutes(on: On): void {
+  on("POST", "/runs/crons", async (c) => {
+    const body = await c.body();
+    return json(await (await c.client()).crons.create(assistantIdOf(body), options(body, CREATE) as never));
+  });
+  on("POST", "/threads/:thread_id/runs/crons", async (c) => {
+    const body = await c.body();
+    return json(await (await c.client()).crons.createForThread(c.params.thread_id!, assistantIdOf(body), options(body, CREATE) as never));
+  });
+  on("POST", "/runs/crons/search", async (c) => {
+    const body = await c.body();
+    return json(await (await c.client()).crons.search(options(body, [...FILTER, "limit", "offset", "sort_by", "sort_order", "select"]) as never));
+  });
+  on("POST", "/runs/crons/count", async (c) => json(await (await c.client()).crons.count(options(await c.body(), FILTER) as never)));
+  on("PATCH", "/runs/crons/:cron_id", async (c) => json(await (await c.client()).crons.update(c.params.cron_id!, options(await c.body(), CREATE) as never)));
+  on("DELETE", "/runs/crons/:cron_id", async (c) => {
+    await (await c.client()).crons.delete(c.params.cron_id!);
+    return new Response(null, { status: 204 });
+  });
+}

@@ -1,0 +1,398 @@
+/**
+ * `fromLangGraph`: gives a compiled LangGraph.js graph the surface the runtime drives every graph
+ * through (`CompiledGraph`, src/graph/types.ts), so the runtime hosts it unchanged (D23). Runs and
+ * state reads go through LangGraph's own Pregel loop with an `AgentdockSaver` lent through the
+ * config (`__pregel_checkpointer`, as LangGraph lends a parent's checkpointer to subgraphs), so
+ * the graph's object is never mutated and one graph can serve several runtimes and stores.
+ */
+import { invalidInput, notFound } from "../errors.js";
+import { Command, Send } from "../graph/constants.js";
+import type {
+  Breakpoints,
+  CheckpointRef,
+  CompiledGraph,
+  DrawableGraph,
+  EngineStreamMode,
+  ExecuteOptions,
+  ExecuteResult,
+  GraphSchemas,
+  HistoryOptions,
+  InputState,
+  StateSnapshot,
+  Superstep,
+  TaskView,
+  UpdateStateOptions,
+} from "../graph/types.js";
+import { isPlainObject } from "../json.js";
+import type { CheckpointStore } from "../persistence/types.js";
+import { isLangGraphGraph, langGraphOf, type LangGraphAgent, type LangGraphGraph } from "../runtime/graph-port.js";
+import type { Interrupt } from "../types.js";
+import { AgentdockItemStore, type ItemStoreLike } from "./item-store.js";
+import { AgentdockSaver } from "./saver.js";
+import { toLangGraphInput, toWire } from "./wire.js";
+
+/* eslint-disable @typescript-eslint/no-explicit-any -- LangGraph's snapshots and chunks are read by shape */
+type Any = any;
+
+/** The surface of a compiled LangGraph.js graph the adapter uses (a `Pregel`). */
+export interface LangGraphPregel extends LangGraphGraph {
+  getStateHistory(config: Any, options?: Any): AsyncIterable<Any>;
+  bulkUpdateState(config: Any, supersteps: Any): Promise<Any>;
+  getGraph(config?: Any): { toJSON(): Any };
+  getGraphAsync?(config?: Any): Promise<{ toJSON(): Any }>;
+  getSubgraphsAsync?(namespace?: string, recurse?: boolean): AsyncIterable<[string, Any]>;
+  readonly channels?: Record<string, unknown>;
+  readonly builder?: { channels?: Record<string, unknown>; _schemaDefinition?: unknown };
+  readonly interruptBefore?: unknown;
+  readonly interruptAfter?: unknown;
+  readonly name?: string;
+}
+
+/** Options of `fromLangGraph`. */
+export interface FromLangGraphOptions {
+  /**
+   * The item store nodes reach as `config.store` / `getStore()` (LangGraph's `BaseStore`, over
+   * agentdock's item store). A run's `itemStore` (the runtime's item store) takes precedence.
+   */
+  items?: ItemStoreLike;
+}
+
+
+const START = "__start__";
+const END = "__end__";
+const CHECKPOINTER = "__pregel_checkpointer";
+
+const ENGINE_MODES: readonly EngineStreamMode[] = ["values", "updates", "messages", "custom", "tasks", "checkpoints", "debug"];
+
+/**
+ * A chat model chunk of LangGraph's `messages` mode (`[message, metadata]` in wire form) as the
+ * `on_chat_model_stream` event of LangChain's stream-events v2 (only the fields clients read).
+ */
+function emitModelStream(emit: NonNullable<ExecuteOptions["emit"]>, wire: unknown, ns: string[] | undefined): void {
+  if (!Array.isArray(wire) || !isPlainObject(wire[0])) return;
+  const meta = isPlainObject(wire[1]) ? wire[1] : {};
+  const event = {
+    event: "on_chat_model_stream",
+    name: typeof meta.ls_model_name === "string" ? meta.ls_model_name : "chat_model",
+    run_id: typeof meta.run_id === "string" ? meta.run_id : String(wire[0].id ?? ""),
+    tags: Array.isArray(meta.tags) ? meta.tags : [],
+    metadata: meta,
+    data: { chunk: wire[0] },
+    parent_ids: [],
+  };
+  if (ns) emit("events", event, ns);
+  else emit("events", event);
+}
+
+const isCompiled = (g: unknown): g is LangGraphPregel =>
+  typeof g === "object" && g !== null && (g as { lg_is_pregel?: unknown }).lg_is_pregel === true && typeof (g as { stream?: unknown }).stream === "function";
+
+/**
+ * Hosts a compiled LangGraph.js graph (`StateGraph(...).compile()`, `createAgent(...)`,
+ * `createReactAgent(...)`): returns the `CompiledGraph` the runtime registers. `createRuntime`
+ * calls it for a LangGraph.js graph passed as is; call it yourself where a `CompiledGraph` type
+ * is expected.
+ */
+export function fromLangGraph(graphOrAgent: LangGraphGraph | LangGraphAgent, options: FromLangGraphOptions = {}): CompiledGraph {
+  const graph = isLangGraphGraph(graphOrAgent) ? langGraphOf(graphOrAgent) : graphOrAgent;
+  if (!isCompiled(graph)) throw invalidInput("agentdock: fromLangGraph expects a compiled LangGraph.js graph (StateGraph(...).compile(), createAgent(...)).");
+  return new LangGraphAdapter(graph, options);
+}
+
+/** A LangGraph error name and message as agentdock reports a node failure. */
+function errorText(err: unknown): string | null {
+  if (err === undefined || err === null) return null;
+  if (typeof err === "string") return err;
+  const e = err as { name?: string; message?: string };
+  return `${e.name ?? "Error"}: ${e.message ?? ""}`;
+}
+
+const toInterrupt = (i: Any): Interrupt => ({ id: String(i?.id ?? ""), value: toWire(i?.value) });
+
+/** The LangGraph.js graph, as the runtime's `CompiledGraph`. */
+export class LangGraphAdapter implements CompiledGraph {
+  readonly nodeNames: readonly string[];
+  private readonly items: ItemStoreLike | undefined;
+
+  constructor(
+    readonly graph: LangGraphPregel,
+    options: FromLangGraphOptions = {},
+  ) {
+    this.nodeNames = Object.keys(graph.nodes).filter((n) => n !== START);
+    this.items = options.items;
+  }
+
+  /** A config addressing the thread (at a checkpoint) with a saver over `store` lent to the graph. */
+  private config(store: CheckpointStore, threadId: string, extra: { checkpointId?: string; metadata?: Record<string, unknown> } = {}) {
+    const saver = new AgentdockSaver(store, extra.metadata ? { metadata: extra.metadata } : {});
+    return {
+      configurable: {
+        thread_id: threadId,
+        checkpoint_ns: "",
+        ...(extra.checkpointId !== undefined ? { checkpoint_id: extra.checkpointId } : {}),
+        [CHECKPOINTER]: saver,
+      },
+    };
+  }
+
+  async execute(options: ExecuteOptions): Promise<ExecuteResult> {
+    const { store, threadId, config, emit } = options;
+    const modes = new Set<EngineStreamMode>(options.streamModes ?? []);
+    const saver = new AgentdockSaver(store, config.metadata ? { metadata: config.metadata } : {});
+    const { configurable, recursion_limit, tags, metadata, ...rest } = config;
+    // Values are always streamed (the result needs them), the rest only when asked for.
+    // `events` (and the legacy `messages` mode the runtime derives from it): LangGraph's stream
+    // has no such mode; its chat model chunks (`messages`) are reported as on_chat_model_stream.
+    const wantsEvents = modes.has("events");
+    const lgModes = ENGINE_MODES.filter((m) => m === "values" || modes.has(m) || (m === "messages" && wantsEvents));
+    const streamSubgraphs = options.streamSubgraphs === true;
+    const lgConfig: Record<string, unknown> = {
+      ...rest,
+      configurable: {
+        ...configurable,
+        thread_id: threadId,
+        checkpoint_ns: "",
+        ...(options.checkpointId !== undefined ? { checkpoint_id: options.checkpointId } : {}),
+        [CHECKPOINTER]: saver,
+      },
+      ...(recursion_limit !== undefined ? { recursionLimit: recursion_limit } : {}),
+      ...(tags !== undefined ? { tags } : {}),
+      ...(metadata !== undefined ? { metadata } : {}),
+      ...(options.context !== undefined ? { context: options.context } : {}),
+      ...(options.interruptBefore !== undefined ? { interruptBefore: options.interruptBefore } : {}),
+      ...(options.interruptAfter !== undefined ? { interruptAfter: options.interruptAfter } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+      streamMode: lgModes,
+      subgraphs: true,
+    };
+    const items = options.itemStore ?? this.items;
+    if (items) lgConfig.store = new AgentdockItemStore(items);
+    // The last root values, converted once at the end (a long chat's state is large).
+    let values: unknown = {};
+    let interruptsSeen = false;
+    const stream = await this.graph.stream(toLangGraphInput(options.input), lgConfig);
+    for await (const chunk of stream) {
+      const [ns, mode, data] = chunk as [string[], EngineStreamMode, unknown];
+      const nested = ns.length > 0;
+      if (!nested && mode === "values") {
+        if (isPlainObject(data) && "__interrupt__" in data) interruptsSeen = true;
+        else values = data;
+      }
+      if (!emit || (nested && !streamSubgraphs)) continue;
+      if (mode === "messages" && wantsEvents) emitModelStream(emit, toWire(data, true), nested ? ns : undefined);
+      if (!modes.has(mode)) continue;
+      const wire = toWire(data, mode === "messages");
+      if (nested) emit(mode, wire, ns);
+      else emit(mode, wire);
+    }
+    // Only a run that may have paused needs the snapshot: an interrupt was reported, or
+    // breakpoints were set (at compile time or for this run).
+    const breakpoints = [options.interruptBefore, options.interruptAfter, this.graph.interruptBefore, this.graph.interruptAfter];
+    const mayHavePaused = interruptsSeen || breakpoints.some((b) => b === "*" || (Array.isArray(b) && b.length > 0));
+    if (!mayHavePaused) {
+      return { status: "done", values: toWire(values) as Record<string, unknown>, interrupts: [], checkpointId: saver.lastCheckpointId(threadId, "") ?? null };
+    }
+    const state = await this.graph.getState({ configurable: { thread_id: threadId, checkpoint_ns: "", [CHECKPOINTER]: saver } });
+    const interrupts: Interrupt[] = [];
+    for (const t of state.tasks ?? []) for (const i of t.interrupts ?? []) interrupts.push(toInterrupt(i));
+    const checkpointId = (state.config?.configurable?.checkpoint_id as string | undefined) ?? null;
+    const paused = (state.next?.length ?? 0) > 0 || interrupts.length > 0;
+    // A static breakpoint ends LangGraph's stream without an `__interrupt__` chunk; agentdock's
+    // engine (and the reference server) report it as `values {__interrupt__: []}`.
+    if (paused && !interruptsSeen && emit && modes.has("values")) emit("values", { __interrupt__: interrupts });
+    const finalValues = toWire(paused ? state.values : values) as Record<string, unknown>;
+    return {
+      status: paused ? "interrupted" : "done",
+      values: interrupts.length ? { ...finalValues, __interrupt__: interrupts } : finalValues,
+      interrupts,
+      checkpointId,
+    };
+  }
+
+  async validateInput(input: unknown, state?: InputState, breakpoints?: Breakpoints): Promise<void> {
+    const nodes = new Set(this.nodeNames);
+    const named = (list: unknown, what: string) => {
+      if (list === undefined || list === "*") return;
+      if (!Array.isArray(list)) throw invalidInput(`agentdock: ${what} must be "*" or a list of node names.`);
+      const unknown = list.filter((n) => typeof n !== "string" || !nodes.has(n));
+      if (unknown.length) throw invalidInput(`agentdock: ${what} names unknown nodes ${unknown.map(String).join(", ")}; nodes: ${[...nodes].join(", ")}.`);
+    };
+    named(breakpoints?.interruptBefore, "interruptBefore");
+    named(breakpoints?.interruptAfter, "interruptAfter");
+    if (input !== null && input !== undefined && !Command.is(input) && !isPlainObject(input)) {
+      throw invalidInput("agentdock: run input must be an object of state values, null, or a command.");
+    }
+    if (Command.is(input)) {
+      const { update, goto } = input;
+      if (update !== undefined && !isPlainObject(update) && !(Array.isArray(update) && update.every((p) => Array.isArray(p) && p.length === 2 && typeof p[0] === "string"))) {
+        throw invalidInput("agentdock: command.update must be an object of state values or a list of [key, value] pairs.");
+      }
+      for (const g of goto === undefined ? [] : Array.isArray(goto) ? goto : [goto]) {
+        const node = Send.is(g) ? g.node : g;
+        if (typeof node !== "string" || (node !== END && !nodes.has(node))) throw invalidInput(`agentdock: command.goto names unknown node ${String(node)}; nodes: ${[...nodes].join(", ")}.`);
+      }
+    }
+    if (!state) return;
+    const config = this.config(state.store, state.threadId, state.checkpointId !== undefined ? { checkpointId: state.checkpointId } : {});
+    if (state.checkpointId !== undefined && !(await state.store.getCheckpoint({ thread_id: state.threadId, checkpoint_id: state.checkpointId }))) {
+      throw notFound(`agentdock: checkpoint ${state.checkpointId} of thread ${state.threadId} not found.`);
+    }
+    if (Command.is(input) && input.resume !== undefined) {
+      const snapshot = await this.graph.getState(config);
+      const pending: string[] = [];
+      for (const t of snapshot.tasks ?? []) for (const i of t.interrupts ?? []) pending.push(String(i.id));
+      if (pending.length === 0) throw invalidInput(`agentdock: thread ${state.threadId} has no pending interrupt to resume.`);
+      const resume = input.resume;
+      if (isPlainObject(resume) && Object.keys(resume).length > 0 && Object.keys(resume).every((k) => /^[0-9a-f]{32}$/.test(k))) {
+        const unknown = Object.keys(resume).filter((k) => !pending.includes(k));
+        if (unknown.length) throw invalidInput(`agentdock: resume names interrupts ${unknown.join(", ")} that are not pending on thread ${state.threadId}.`);
+      } else if (pending.length > 1) {
+        throw invalidInput(`agentdock: thread ${state.threadId} has ${pending.length} pending interrupts; resume with a map of interrupt id -> value.`);
+      }
+    }
+  }
+
+  async getState(store: CheckpointStore, threadId: string, options?: { checkpointId?: string; subgraphs?: boolean }): Promise<StateSnapshot> {
+    const config = this.config(store, threadId, options?.checkpointId !== undefined ? { checkpointId: options.checkpointId } : {});
+    if (options?.checkpointId !== undefined && !(await store.getCheckpoint({ thread_id: threadId, checkpoint_id: options.checkpointId }))) {
+      throw notFound(`agentdock: checkpoint ${options.checkpointId} of thread ${threadId} not found.`);
+    }
+    return toSnapshot(await this.graph.getState(config, options?.subgraphs ? { subgraphs: true } : undefined), threadId);
+  }
+
+  async getHistory(store: CheckpointStore, threadId: string, options: HistoryOptions = {}): Promise<StateSnapshot[]> {
+    const out: StateSnapshot[] = [];
+    let limit = options.limit;
+    let before = options.before;
+    const config = this.config(store, threadId);
+    for (const id of [options.before, options.checkpointId]) {
+      if (id !== undefined && !(await store.getCheckpoint({ thread_id: threadId, checkpoint_id: id }))) {
+        throw notFound(`agentdock: checkpoint ${id} of thread ${threadId} not found.`);
+      }
+    }
+    if (options.checkpointId !== undefined) {
+      // Listing starts at this checkpoint (inclusive), then goes on with the older ones.
+      const stored = await store.getCheckpoint({ thread_id: threadId, checkpoint_id: options.checkpointId });
+      if (!stored) return [];
+      if (before === undefined || stored.checkpoint.id < before) {
+        const first = toSnapshot(await this.graph.getState({ configurable: { ...config.configurable, checkpoint_id: options.checkpointId } }), threadId);
+        if (!options.filter || contains(first.metadata, options.filter)) {
+          out.push(first);
+          if (limit !== undefined) limit--;
+        }
+      }
+      if (before === undefined || options.checkpointId < before) before = options.checkpointId;
+    }
+    if (limit !== undefined && limit <= 0) return out;
+    for await (const s of this.graph.getStateHistory(config, {
+      ...(limit !== undefined ? { limit } : {}),
+      ...(before !== undefined ? { before: { configurable: { checkpoint_id: before } } } : {}),
+      ...(options.filter ? { filter: options.filter } : {}),
+    })) {
+      out.push(toSnapshot(s, threadId));
+    }
+    return out;
+  }
+
+  async bulkUpdateState(store: CheckpointStore, threadId: string, supersteps: Superstep[], options: UpdateStateOptions): Promise<CheckpointRef> {
+    const config = this.config(store, threadId, {
+      ...(options.checkpointId !== undefined ? { checkpointId: options.checkpointId } : {}),
+      ...(options.metadata ? { metadata: options.metadata } : {}),
+    });
+    const nodes = new Set([...this.nodeNames, "__input__", "__copy__", START]);
+    const steps = supersteps.map((s) => ({
+      updates: s.updates.map((u) => {
+        if (u.as_node !== undefined && u.as_node !== null && !nodes.has(u.as_node)) {
+          throw invalidInput(`agentdock: as_node names unknown node ${u.as_node}; nodes: ${this.nodeNames.join(", ")}.`);
+        }
+        const values = u.command ? toLangGraphInput(new Command(u.command as ConstructorParameters<typeof Command>[0])) : u.values;
+        return { values, ...(u.as_node ? { asNode: u.as_node } : {}) };
+      }),
+    }));
+    let next: Any;
+    try {
+      next = await this.graph.bulkUpdateState(config, steps);
+    } catch (err) {
+      const e = err as { name?: string; message?: string };
+      if (e?.name === "InvalidUpdateError" || e?.name === "GraphValueError" || e?.name === "EmptyInputError") throw invalidInput(`agentdock: ${e.message}`);
+      throw err;
+    }
+    const c = next?.configurable ?? {};
+    return { thread_id: threadId, checkpoint_ns: c.checkpoint_ns ?? "", checkpoint_id: c.checkpoint_id, checkpoint_map: c.checkpoint_map ?? null };
+  }
+
+  getGraph(options?: { xray?: boolean | number }): DrawableGraph {
+    const drawable = this.graph.getGraph(options?.xray === undefined ? undefined : { xray: options.xray }).toJSON();
+    return toWire(drawable) as DrawableGraph;
+  }
+
+  getSchemas(): GraphSchemas {
+    return schemasOf(this.graph);
+  }
+
+  /** Schemas of the graph's subgraphs by namespace (`assistants.getSubgraphs`). */
+  async getSubgraphs(options: { namespace?: string; recurse?: boolean } = {}): Promise<Record<string, GraphSchemas>> {
+    const out: Record<string, GraphSchemas> = {};
+    if (!this.graph.getSubgraphsAsync) return out;
+    for await (const [ns, sub] of this.graph.getSubgraphsAsync(options.namespace, options.recurse ?? false)) out[ns] = schemasOf(sub);
+    return out;
+  }
+}
+
+function contains(value: unknown, filter: Record<string, unknown>): boolean {
+  if (!isPlainObject(value)) return false;
+  return Object.entries(filter).every(([k, f]) => (isPlainObject(f) ? contains(value[k], f) : JSON.stringify(value[k]) === JSON.stringify(f)));
+}
+
+/** JSON schemas from the graph's state channels (best effort: keys, and `messages` as a list of messages). */
+function schemasOf(graph: LangGraphPregel): GraphSchemas {
+  const keys = Object.keys(graph.builder?.channels ?? {}).filter((k) => !k.startsWith("__") && !k.includes(":"));
+  const properties: Record<string, unknown> = {};
+  for (const k of keys) properties[k] = k === "messages" ? { type: "array", items: { type: "object" } } : {};
+  const state = { type: "object", title: graph.name ?? "State", properties };
+  return { input_schema: state, output_schema: state, state_schema: state, config_schema: null, context_schema: null };
+}
+
+function ref(threadId: string, configurable: Any): CheckpointRef | null {
+  const id = configurable?.checkpoint_id;
+  if (typeof id !== "string") return null;
+  return { thread_id: threadId, checkpoint_ns: configurable.checkpoint_ns ?? "", checkpoint_id: id, checkpoint_map: configurable.checkpoint_map ?? null };
+}
+
+/** A LangGraph `StateSnapshot` as agentdock's (engine.md 2 / the reference server's shape). */
+function toSnapshot(s: Any, threadId: string): StateSnapshot {
+  const checkpoint = ref(threadId, s.config?.configurable);
+  const parent = ref(threadId, s.parentConfig?.configurable);
+  const interrupts: Interrupt[] = [];
+  const tasks: TaskView[] = (s.tasks ?? []).map((t: Any) => {
+    const taskInterrupts = (t.interrupts ?? []).map(toInterrupt);
+    interrupts.push(...taskInterrupts);
+    const nested = t.state && typeof t.state === "object" && "values" in t.state ? t.state : undefined;
+    return {
+      id: t.id,
+      name: t.name,
+      path: toWire(t.path ?? []) as unknown[],
+      error: errorText(t.error),
+      interrupts: taskInterrupts,
+      // A subgraph task names its checkpoint namespace (the reference server's `checkpoint`:
+      // the subgraph's config; without an id it means that namespace's latest checkpoint).
+      checkpoint: !nested && t.state?.configurable ? ref(threadId, { checkpoint_id: "", ...t.state.configurable }) : null,
+      state: nested ? toSnapshot(nested, threadId) : null,
+      result: t.result === undefined ? null : toWire(t.result),
+    };
+  });
+  const metadata = s.metadata && checkpoint ? { ...(toWire(s.metadata) as StateSnapshot["metadata"] & object), thread_id: threadId, checkpoint_id: checkpoint.checkpoint_id } : null;
+  return {
+    values: (toWire(s.values ?? {}) ?? {}) as Record<string, unknown>,
+    next: [...(s.next ?? [])],
+    tasks,
+    metadata,
+    created_at: s.createdAt ?? null,
+    checkpoint,
+    parent_checkpoint: parent,
+    checkpoint_id: checkpoint?.checkpoint_id ?? null,
+    parent_checkpoint_id: parent?.checkpoint_id ?? null,
+    interrupts,
+  };
+}
+

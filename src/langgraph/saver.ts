@@ -1,0 +1,272 @@
+/**
+ * `AgentdockSaver`: a LangGraph.js `BaseCheckpointSaver` over agentdock's `Store` (D23). A
+ * LangGraph thread's checkpoints and pending writes live in the same store, under the same keys
+ * (thread, checkpoint namespace, checkpoint id), as a thread run by agentdock's own engine, so
+ * it is read, copied, forked, rolled back and listed the same way.
+ *
+ * Checkpoint and write values go through the saver's serde (LangChain messages and other
+ * serializable objects become their `lc` JSON form) and are stored as plain JSON the store can
+ * hold, compress and copy; they come back as the same objects.
+ */
+import type { RunnableConfig } from "@langchain/core/runnables";
+// Everything from LangGraph comes through its browser-safe entry (no Node built-ins), so the
+// adapter runs in a browser tab as well; the types it does not re-export are derived.
+import { BaseCheckpointSaver, type Checkpoint as LgCheckpoint, type CheckpointMetadata as LgCheckpointMetadata, type CheckpointTuple } from "@langchain/langgraph/web";
+import { invalidInput } from "../errors.js";
+import { contains } from "../json.js";
+import type { Checkpoint, CheckpointMetadata, CheckpointStore, PendingWrite, StoredCheckpoint, WriteOp } from "../persistence/types.js";
+
+/** Options of `AgentdockSaver`. */
+export interface AgentdockSaverOptions {
+  /**
+   * Merged into the metadata of every checkpoint this saver writes (the runtime passes the run's
+   * metadata: run_id, graph_id, assistant_id, ...), under what LangGraph writes.
+   */
+  metadata?: Record<string, unknown>;
+  /** Serializer of channel and write values; LangGraph's JSON serializer by default. */
+  serde?: SerializerProtocol;
+}
+
+/** Special write channels and their fixed index (LangGraph's `WRITES_IDX_MAP`): a new write replaces the old one. */
+const SPECIAL_INDEX: Record<string, number> = { __error__: -1, __scheduled__: -2, __interrupt__: -3, __resume__: -4 };
+
+const decoder = new TextDecoder();
+
+const SOURCES: readonly CheckpointMetadata["source"][] = ["input", "loop", "update", "fork"];
+
+type CheckpointListOptions = NonNullable<Parameters<BaseCheckpointSaver["list"]>[1]>;
+type LgPendingWrite = Parameters<BaseCheckpointSaver["putWrites"]>[1][number];
+type SerializerProtocol = NonNullable<ConstructorParameters<typeof BaseCheckpointSaver>[0]>;
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** A LangGraph.js checkpointer storing in an agentdock `Store` (or the runtime's `CheckpointStore` view of one). */
+export class AgentdockSaver extends BaseCheckpointSaver<number> {
+  private readonly extraMetadata: Record<string, unknown>;
+  /** The last operation queued per checkpoint key (see `serially`). */
+  private readonly queues = new Map<string, Promise<void>>();
+  /** Writes of checkpoints this saver created, by checkpoint key then task id (no store read needed). */
+  private readonly own = new Map<string, Map<string, PendingWrite[]>>();
+  /**
+   * Writes against a checkpoint the store does not have (LangGraph records a `Command` input's
+   * writes against a new thread's empty checkpoint before any checkpoint exists): kept here and
+   * stored with that checkpoint if it is put later.
+   */
+  private readonly unplaced = new Map<string, Map<string, PendingWrite[]>>();
+  /** The last checkpoint this saver stored per thread and namespace. */
+  private readonly latest = new Map<string, string>();
+
+  constructor(
+    readonly store: CheckpointStore,
+    options: AgentdockSaverOptions = {},
+  ) {
+    super(options.serde);
+    this.extraMetadata = options.metadata ?? {};
+  }
+
+  /** A value as JSON the store can hold (its serde form). */
+  private async dump(value: unknown): Promise<unknown> {
+    const [type, bytes] = await this.serde.dumpsTyped(value);
+    if (type !== "json") throw new Error(`agentdock: AgentdockSaver stores JSON; the serializer produced "${type}".`);
+    return JSON.parse(typeof bytes === "string" ? bytes : decoder.decode(bytes));
+  }
+
+  private load(value: unknown): Promise<unknown> {
+    return this.serde.loadsTyped("json", JSON.stringify(value));
+  }
+
+  private async toTuple(stored: StoredCheckpoint): Promise<CheckpointTuple> {
+    const { thread_id, checkpoint_ns, checkpoint: cp } = stored;
+    const channelValues = (await this.load(cp.channel_values)) as Record<string, unknown>;
+    const checkpoint: LgCheckpoint = {
+      // agentdock's Checkpoint records version 1 of its own format; LangGraph's format 4 is what this saver writes.
+      v: 4,
+      id: cp.id,
+      ts: cp.ts,
+      channel_values: channelValues,
+      channel_versions: { ...cp.channel_versions },
+      versions_seen: Object.fromEntries(Object.entries(cp.versions_seen).map(([k, v]) => [k, { ...v }])),
+    };
+    const pendingWrites: CheckpointTuple["pendingWrites"] = await Promise.all(
+      stored.pending_writes.map(async ([taskId, channel, value]) => [taskId, channel, await this.load(value)] as [string, string, unknown]),
+    );
+    const tuple: CheckpointTuple = {
+      config: { configurable: { thread_id, checkpoint_ns, checkpoint_id: cp.id } },
+      checkpoint,
+      metadata: { ...stored.metadata },
+      pendingWrites,
+    };
+    if (stored.parent_checkpoint_id !== null) {
+      tuple.parentConfig = { configurable: { thread_id, checkpoint_ns, checkpoint_id: stored.parent_checkpoint_id } };
+    }
+    return tuple;
+  }
+
+  /** The id of the last checkpoint this saver stored for the thread and namespace, if any. */
+  lastCheckpointId(threadId: string, checkpointNs = ""): string | undefined {
+    return this.latest.get(`${threadId}\u0000${checkpointNs}`);
+  }
+
+  async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
+    const { thread_id, checkpoint_ns, checkpoint_id } = keyOf(config);
+    if (thread_id === undefined) return undefined;
+    const stored = await this.store.getCheckpoint({ thread_id, checkpoint_ns, ...(checkpoint_id ? { checkpoint_id } : {}) });
+    return stored ? this.toTuple(stored) : undefined;
+  }
+
+  async *list(config: RunnableConfig, options?: CheckpointListOptions): AsyncGenerator<CheckpointTuple> {
+    const configurable = (config.configurable ?? {}) as Record<string, unknown>;
+    const threadId = configurable.thread_id;
+    if (typeof threadId !== "string") {
+      throw invalidInput("agentdock: AgentdockSaver.list needs configurable.thread_id (a store lists checkpoints per thread).");
+    }
+    const onlyId = typeof configurable.checkpoint_id === "string" && configurable.checkpoint_id ? configurable.checkpoint_id : undefined;
+    const before = options?.before?.configurable?.checkpoint_id;
+    let remaining = options?.limit;
+    const namespaces = typeof configurable.checkpoint_ns === "string" ? [configurable.checkpoint_ns] : await this.store.listCheckpointNamespaces(threadId);
+    for (const ns of namespaces) {
+      if (remaining !== undefined && remaining <= 0) return;
+      if (onlyId !== undefined) {
+        const stored = await this.store.getCheckpoint({ thread_id: threadId, checkpoint_ns: ns, checkpoint_id: onlyId });
+        if (!stored || (typeof before === "string" && stored.checkpoint.id >= before)) continue;
+        if (options?.filter && !contains(stored.metadata, options.filter)) continue;
+        if (remaining !== undefined) remaining--;
+        yield await this.toTuple(stored);
+        continue;
+      }
+      const page = await this.store.listCheckpoints(threadId, {
+        checkpoint_ns: ns,
+        ...(remaining !== undefined ? { limit: remaining } : {}),
+        ...(typeof before === "string" ? { before } : {}),
+        ...(options?.filter ? { filter: options.filter } : {}),
+      });
+      for (const stored of page) {
+        if (remaining !== undefined) remaining--;
+        yield await this.toTuple(stored);
+      }
+    }
+  }
+
+  /**
+   * Runs `fn` after every earlier operation on the same checkpoint: LangGraph issues a
+   * checkpoint's put and its tasks' writes concurrently (and writes may come first).
+   */
+  private serially<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    const previous = this.queues.get(key) ?? Promise.resolve();
+    const result = previous.then(fn, fn);
+    const tail = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.queues.set(key, tail);
+    void tail.then(() => {
+      if (this.queues.get(key) === tail) this.queues.delete(key);
+    });
+    return result;
+  }
+
+  /** Stores a checkpoint (`newVersions` is not needed: the whole checkpoint is stored). */
+  async put(config: RunnableConfig, checkpoint: LgCheckpoint, metadata: LgCheckpointMetadata, _newVersions?: Record<string, number | string>): Promise<RunnableConfig> {
+    const { thread_id, checkpoint_ns, checkpoint_id: parentId } = keyOf(config);
+    if (thread_id === undefined) throw invalidInput("agentdock: AgentdockSaver.put needs configurable.thread_id.");
+    const key = cpKey(thread_id, checkpoint_ns, checkpoint.id);
+    const stored: Checkpoint = {
+      v: 1,
+      id: checkpoint.id,
+      ts: checkpoint.ts,
+      channel_values: (await this.dump(checkpoint.channel_values)) as Record<string, unknown>,
+      channel_versions: versions(checkpoint.channel_versions),
+      versions_seen: Object.fromEntries(Object.entries(checkpoint.versions_seen).map(([node, seen]) => [node, versions(seen)])),
+    };
+    const meta = (await this.dump({ ...this.extraMetadata, ...metadata })) as Record<string, unknown>;
+    const storedMeta: CheckpointMetadata = {
+      ...meta,
+      source: SOURCES.find((s) => s === meta.source) ?? "loop",
+      step: typeof meta.step === "number" ? meta.step : -1,
+      parents: isRecord(meta.parents) ? (meta.parents as Record<string, string>) : {},
+    };
+    await this.serially(key, async () => {
+      const early = this.unplaced.get(key) ?? new Map<string, PendingWrite[]>();
+      const ops: WriteOp[] = [
+        {
+          op: "checkpoint.put",
+          checkpoint: { thread_id, checkpoint_ns, checkpoint: stored, metadata: storedMeta, parent_checkpoint_id: parentId ?? null, pending_writes: [...early.values()].flat() },
+        },
+      ];
+      await this.store.commit(ops);
+      this.unplaced.delete(key);
+      this.own.set(key, early);
+      this.latest.set(`${thread_id}\u0000${checkpoint_ns}`, checkpoint.id);
+    });
+    return { configurable: { thread_id, checkpoint_ns, checkpoint_id: checkpoint.id } };
+  }
+
+  /** Records a task's writes against a checkpoint (stored in the order written; `taskPath` is not kept). */
+  async putWrites(config: RunnableConfig, writes: LgPendingWrite[], taskId: string, _taskPath?: string): Promise<void> {
+    const { thread_id, checkpoint_ns, checkpoint_id } = keyOf(config);
+    if (thread_id === undefined || !checkpoint_id) throw invalidInput("agentdock: AgentdockSaver.putWrites needs configurable.thread_id and checkpoint_id.");
+    const key = cpKey(thread_id, checkpoint_ns, checkpoint_id);
+    const dumped = await Promise.all(writes.map(async ([channel, value]) => [taskId, channel, await this.dump(value)] as const));
+    await this.serially(key, async () => {
+      let byTask = this.own.get(key) ?? this.unplaced.get(key);
+      const placed = !this.unplaced.has(key);
+      let existing = byTask?.get(taskId);
+      if (!byTask) {
+        const stored = await this.store.getCheckpoint({ thread_id, checkpoint_ns, checkpoint_id });
+        existing = (stored?.pending_writes ?? []).filter((w) => w[0] === taskId);
+        if (!stored) {
+          byTask = new Map();
+          this.unplaced.set(key, byTask);
+        }
+      }
+      existing ??= [];
+      // LangGraph's semantics: a special channel's write replaces the previous one; a regular
+      // write at an index already written is kept (a retried task does not duplicate it).
+      const regular = existing.filter((e) => SPECIAL_INDEX[e[1]] === undefined).length;
+      const next = [...existing];
+      dumped.forEach((w, idx) => {
+        if (SPECIAL_INDEX[w[1]] !== undefined) {
+          const at = next.findIndex((e) => e[1] === w[1]);
+          if (at >= 0) next[at] = w;
+          else next.push(w);
+        } else if (idx >= regular) next.push(w);
+      });
+      if (placed && !this.unplaced.has(key)) {
+        await this.store.commit([{ op: "writes.put", thread_id, checkpoint_ns, checkpoint_id, task_id: taskId, writes: next }]);
+      }
+      byTask?.set(taskId, next);
+    });
+  }
+
+  async deleteThread(threadId: string): Promise<void> {
+    const ops: WriteOp[] = [];
+    for (const ns of await this.store.listCheckpointNamespaces(threadId)) {
+      const ids = (await this.store.listCheckpoints(threadId, { checkpoint_ns: ns })).map((c) => c.checkpoint.id);
+      if (ids.length) ops.push({ op: "checkpoint.delete", thread_id: threadId, checkpoint_ns: ns, checkpoint_ids: ids });
+    }
+    if (ops.length) await this.store.commit(ops);
+  }
+}
+
+function keyOf(config: RunnableConfig): { thread_id: string | undefined; checkpoint_ns: string; checkpoint_id: string | undefined } {
+  const c = (config.configurable ?? {}) as Record<string, unknown>;
+  const id = c.checkpoint_id ?? c.thread_ts;
+  return {
+    thread_id: typeof c.thread_id === "string" ? c.thread_id : typeof c.thread_id === "number" ? String(c.thread_id) : undefined,
+    checkpoint_ns: typeof c.checkpoint_ns === "string" ? c.checkpoint_ns : "",
+    checkpoint_id: typeof id === "string" && id ? id : undefined,
+  };
+}
+
+const cpKey = (thread: string, ns: string, id: string) => `${thread}\u0000${ns}\u0000${id}`;
+
+/** Channel versions as the store keeps them (numbers); LangGraph's default versions are numbers. */
+function versions(v: Record<string, number | string>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [k, x] of Object.entries(v)) {
+    const n = typeof x === "number" ? x : Number(x);
+    if (!Number.isFinite(n)) throw new Error(`agentdock: AgentdockSaver stores numeric channel versions; channel "${k}" has version ${JSON.stringify(x)}.`);
+    out[k] = n;
+  }
+  return out;
+}

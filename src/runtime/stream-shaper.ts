@@ -1,0 +1,108 @@
+/**
+ * What a run publishes for the stream modes it was asked for (api.md 5.2): the engine's events
+ * named as the agent server names them. Subgraph events are named `<mode>|<ns1>|<ns2>` and only
+ * published with `streamSubgraphs`; `messages-tuple` events are named `messages`; `events` are
+ * the engine's LangChain stream-events v2 objects (from every level); the legacy `messages` mode
+ * is derived as the reference server derives it: `messages/metadata` and `messages/partial`
+ * (the message accumulated so far) from each streamed chunk (`on_chat_model_stream`), and
+ * `messages/complete` from the root graph's `values` (messages not reported before).
+ */
+import type { EngineStreamMode } from "../graph/types.js";
+import { isPlainObject } from "../json.js";
+import type { StreamMode } from "./types.js";
+
+export interface StreamShaper {
+  /** The modes the engine must produce (more than requested: the legacy mode needs `events` and `values`). */
+  readonly modes: ReadonlySet<EngineStreamMode>;
+  /** Takes one engine event and publishes what the requested modes make of it. */
+  emit(mode: EngineStreamMode, data: unknown, namespace?: readonly string[]): void;
+}
+
+type Rec = Record<string, unknown>;
+
+/** A shaper for one run's requested modes; `publish` receives `(event name, data)`. */
+export function streamShaper(requested: readonly StreamMode[], subgraphs: boolean, publish: (event: string, data: unknown) => void): StreamShaper {
+  const wanted = new Set<string>(requested);
+  const legacy = wanted.has("messages");
+  const modes = new Set<EngineStreamMode>();
+  for (const mode of requested) {
+    if (mode === "messages-tuple") modes.add("messages");
+    else if (mode === "messages") modes.add("events").add("values");
+    else if (mode !== "tools" && mode !== "lifecycle") modes.add(mode);
+  }
+  /** Legacy mode: messages streamed so far (accumulated) and messages already reported complete. */
+  const partial = new Map<string, Rec>();
+  const completed = new Set<string>();
+
+  const legacyChunk = (event: Rec) => {
+    if (event.event !== "on_chat_model_stream" || !isPlainObject(event.data)) return;
+    const tags = Array.isArray(event.tags) ? event.tags : [];
+    if (tags.includes("nostream") || tags.includes("langsmith:nostream")) return;
+    const chunk = event.data.chunk;
+    if (!isPlainObject(chunk) || typeof chunk.id !== "string" || chunk.id === "") return;
+    const previous = partial.get(chunk.id);
+    if (!previous) publish("messages/metadata", { [chunk.id]: { metadata: event.metadata ?? {} } });
+    const merged = previous ? concatChunks(previous, chunk) : { ...chunk };
+    partial.set(chunk.id, merged);
+    publish("messages/partial", [merged]);
+  };
+  const legacyComplete = (values: unknown) => {
+    if (!isPlainObject(values) || !("messages" in values)) return;
+    const list = Array.isArray(values.messages) ? values.messages : [values.messages];
+    const fresh = list.filter((m): m is Rec => isPlainObject(m) && typeof m.id === "string" && !completed.has(m.id));
+    for (const m of fresh) completed.add(m.id as string);
+    if (fresh.length > 0) publish("messages/complete", fresh);
+  };
+
+  return {
+    modes,
+    emit(mode, data, namespace) {
+      const nested = namespace !== undefined && namespace.length > 0;
+      if (mode === "events") {
+        if (wanted.has("events")) publish("events", data);
+        if (legacy && isPlainObject(data)) legacyChunk(data);
+        return;
+      }
+      if (legacy && mode === "values" && !nested) legacyComplete(data);
+      if (!wanted.has(mode === "messages" ? "messages-tuple" : mode)) return;
+      if (nested && !subgraphs) return;
+      publish(nested ? `${mode}|${namespace.join("|")}` : mode, data);
+    },
+  };
+}
+
+/**
+ * Two chunks of one streamed message as one (LangChain's chunk concatenation, for the fields
+ * clients read): string content appended (list content concatenated), tool call chunks merged by
+ * index (their argument strings appended), metadata objects merged, other fields from the later.
+ */
+export function concatChunks(left: Rec, right: Rec): Rec {
+  const out: Rec = { ...left, ...right };
+  const a = left.content;
+  const b = right.content;
+  if (typeof a === "string" && typeof b === "string") out.content = a + b;
+  else if (Array.isArray(a) || Array.isArray(b)) out.content = [...asList(a), ...asList(b)];
+  else if (b === undefined) out.content = a;
+  for (const key of ["additional_kwargs", "response_metadata"]) {
+    if (isPlainObject(left[key]) || isPlainObject(right[key])) out[key] = { ...(left[key] as Rec | undefined), ...(right[key] as Rec | undefined) };
+  }
+  if (Array.isArray(left.tool_call_chunks) || Array.isArray(right.tool_call_chunks)) {
+    const merged: Rec[] = (Array.isArray(left.tool_call_chunks) ? left.tool_call_chunks : []).map((c) => ({ ...(c as Rec) }));
+    for (const raw of Array.isArray(right.tool_call_chunks) ? right.tool_call_chunks : []) {
+      const c = raw as Rec;
+      const same = merged.find((m) => m.index !== undefined && m.index === c.index);
+      if (!same) merged.push({ ...c });
+      else {
+        same.args = `${typeof same.args === "string" ? same.args : ""}${typeof c.args === "string" ? c.args : ""}`;
+        if (same.id == null && c.id != null) same.id = c.id;
+        if (same.name == null && c.name != null) same.name = c.name;
+      }
+    }
+    out.tool_call_chunks = merged;
+  }
+  return out;
+}
+
+/** String content as a one-block list, for concatenation with list content. */
+const asList = (content: unknown): unknown[] =>
+  Array.isArray(content) ? content : typeof content === "string" && content !== "" ? [{ type: "text", text: content }] : [];

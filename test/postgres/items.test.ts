@@ -1,0 +1,72 @@
+/**
+ * PostgreSQL specifics of long-term memory beyond the store contract: a schema written before
+ * items existed (version 2) is migrated on open, keeping its data; runtimes on two store
+ * instances (as two processes) share items.
+ */
+import pg from "pg";
+import { afterEach, describe, expect, inject, it } from "vitest";
+import { postgresStore, PG_SCHEMA_VERSION, type PostgresStore } from "../../src/postgres/index.js";
+import { createRuntime } from "../../src/runtime/index.js";
+
+const url = inject("pgUrl");
+let n = 0;
+const fresh = () => `pitems_${process.pid}_${n++}`;
+const opened: PostgresStore[] = [];
+const open = async (schema: string) => {
+  const s = postgresStore({ connectionString: url, schema, max: 4, eventPollMs: 200 });
+  opened.push(s);
+  await s.open();
+  return s;
+};
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((s) => s.close()));
+});
+
+describe("postgresStore: items", () => {
+  it("migrates a version-2 schema (no items) on open and keeps its data", async () => {
+    const schema = fresh();
+    const first = await open(schema);
+    await first.commit([{ op: "doc.put", collection: "datasets", id: "d1", parent: null, doc: { kept: true } }]);
+    await first.close();
+    // Back to what version 2 had.
+    const c = new pg.Client({ connectionString: url });
+    await c.connect();
+    try {
+      await c.query(`DROP TABLE "${schema}".store_items, "${schema}".crons`);
+      await c.query(`UPDATE "${schema}".meta SET value = '2' WHERE key = 'schema_version'`);
+      const store = await open(schema);
+      const { rows } = await c.query(`SELECT value FROM "${schema}".meta WHERE key = 'schema_version'`);
+      expect(rows).toEqual([{ value: String(PG_SCHEMA_VERSION) }]);
+      expect((await store.getDoc("datasets", "d1"))?.doc).toEqual({ kept: true });
+      const item = { namespace: ["m"], key: "k", value: { x: 1 }, created_at: "t", updated_at: "t", expires_at: null, ttl: null };
+      await store.commit([{ op: "item.put", item }]);
+      expect(await store.getItem(["m"], "k")).toEqual(item);
+    } finally {
+      await c.end();
+    }
+  });
+
+  it("shares items between runtimes on two store instances, and both see expiry the same way", async () => {
+    const schema = fresh();
+    let now = Date.UTC(2026, 0, 1);
+    const clock = () => now;
+    const a = await createRuntime({ graphs: {}, store: await open(schema), clock });
+    const b = await createRuntime({ graphs: {}, store: await open(schema), clock });
+    try {
+      await a.store.putItem(["users", "u1"], "pref", { theme: "dark" }, { ttl: 5 });
+      await a.store.putItem(["users", "u2"], "pref", { theme: "light" });
+      await a.store.putItem(["users", "u3"], "brief", { theme: "none" }, { ttl: 0.123457 }); // 7407.42 ms: whole ms are stored
+      expect((await b.store.getItem(["users", "u3"], "brief", { refreshTtl: false }))?.value).toEqual({ theme: "none" });
+      expect((await b.store.getItem(["users", "u1"], "pref"))?.value).toEqual({ theme: "dark" });
+      expect((await b.store.searchItems(["users"], { filter: { theme: "light" } })).items.map((i) => i.namespace)).toEqual([["users", "u2"]]);
+      now += 7408;
+      expect(await b.store.getItem(["users", "u3"], "brief")).toBeNull();
+      now += 6 * 60_000;
+      expect(await a.store.getItem(["users", "u1"], "pref")).toBeNull();
+      expect((await b.store.listNamespaces()).namespaces).toEqual([["users", "u2"]]);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+});

@@ -1,0 +1,114 @@
+/**
+ * Schema migration (D22): a database written by schema version 1 opens under the current
+ * version, its data reads back as it was written, and new writes build on it.
+ */
+import pg from "pg";
+import { afterEach, expect, inject, it } from "vitest";
+import { PG_SCHEMA_VERSION, postgresStore, type PostgresStore } from "../../src/postgres/index.js";
+import { migrate } from "../../src/postgres/schema.js";
+import type { StoredCheckpoint } from "../../src/persistence/types.js";
+
+const url = inject("pgUrl");
+const opened: PostgresStore[] = [];
+const clients: pg.Client[] = [];
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((c) => c.end()));
+  await Promise.all(opened.splice(0).map((s) => s.close()));
+});
+
+const msg = (i: number) => ({ id: `m${i}`, type: i % 2 ? "ai" : "human", content: `message ${i}` });
+
+it("opens a schema-1 database: threads, checkpoints, writes, runs and leases read back, and new checkpoints extend the old ones", async () => {
+  const schema = `mig_${process.pid}`;
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  clients.push(c);
+  const pool = new pg.Pool({ connectionString: url, max: 1 });
+  const client = await pool.connect();
+  try {
+    await migrate(client, schema, 1);
+  } finally {
+    client.release();
+    await pool.end();
+  }
+  const s = `"${schema}"`;
+  expect((await c.query(`SELECT value FROM ${s}.meta WHERE key = 'schema_version'`)).rows).toEqual([{ value: "1" }]);
+  // What schema 1 stored: the thread's values inline, the checkpoint with its id inside and plain
+  // metadata, its list channel as a prefix of a log, a pending write, a queued run, a lease.
+  const values = { messages: [msg(0), msg(1)], topic: "weather" };
+  await c.query(
+    `INSERT INTO ${s}.threads (thread_id, status, created_at, updated_at, state_updated_at, metadata, vals, doc, revision)
+     VALUES ('t1', 'busy', '2026-01-01', '2026-01-01', '2026-01-01', '{"owner": "ann"}', $1, $2, nextval('${s}.revisions'))`,
+    [JSON.stringify(values), JSON.stringify({ thread_id: "t1", status: "busy", created_at: "2026-01-01", updated_at: "2026-01-01", state_updated_at: "2026-01-01", config: {}, interrupts: {} })],
+  );
+  await c.query(`INSERT INTO ${s}.cp_logs (log_id, thread_id, len) VALUES (nextval('${s}.cp_log_ids'), 't1', 2)`);
+  const log = Number((await c.query(`SELECT log_id FROM ${s}.cp_logs`)).rows[0].log_id);
+  await c.query(`INSERT INTO ${s}.cp_chunks (thread_id, log_id, start, items) VALUES ('t1', $1, 0, $2)`, [log, JSON.stringify(values.messages)]);
+  const cp1: StoredCheckpoint = {
+    thread_id: "t1",
+    checkpoint_ns: "",
+    checkpoint: { v: 1, id: "cp1", ts: "2026-01-01T00:00:00.000Z", channel_values: values, channel_versions: { messages: 2, topic: 1 }, versions_seen: { model: { messages: 1 } } },
+    metadata: { source: "loop", step: 1, parents: {}, writes: { model: { messages: [msg(1)] } }, run_id: "r0" },
+    parent_checkpoint_id: null,
+    pending_writes: [["task1", "messages", [msg(2)]]],
+  };
+  await c.query(
+    `INSERT INTO ${s}.checkpoints (thread_id, ns, checkpoint_id, seq, parent_id, metadata, checkpoint, refs)
+     VALUES ('t1', '', 'cp1', nextval('${s}.cp_seq'), NULL, $1, $2, $3)`,
+    [JSON.stringify(cp1.metadata), JSON.stringify({ ...cp1.checkpoint, channel_values: { messages: null, topic: "weather" } }), JSON.stringify({ messages: [log, 2] })],
+  );
+  await c.query(
+    `INSERT INTO ${s}.cp_writes (thread_id, ns, checkpoint_id, task_id, seq, idx, channel, value) VALUES ('t1', '', 'cp1', 'task1', nextval('${s}.write_seq'), 1, 'messages', $1)`,
+    [JSON.stringify([msg(2)])],
+  );
+  const run = {
+    run_id: "r1",
+    thread_id: "t1",
+    assistant_id: "a",
+    created_at: "2026-01-01",
+    updated_at: "2026-01-01",
+    status: "pending",
+    metadata: {},
+    kwargs: {},
+    multitask_strategy: "enqueue",
+    execution: { graph_id: "g", config: { configurable: {} }, context: null, temporary: false, not_before: 0 },
+  };
+  await c.query(
+    `INSERT INTO ${s}.runs (run_id, thread_id, assistant_id, status, created_at, queue_seq, doc) VALUES ('r1', 't1', 'a', 'pending', '2026-01-01', nextval('${s}.run_queue'), $1)`,
+    [JSON.stringify(run)],
+  );
+  const live = Date.now() + 60_000;
+  await c.query(`INSERT INTO ${s}.leases (key, owner, expires_at, data) VALUES ('thread:t2', 'old', $1, '{}'), ('thread:t1', 'gone', 1000, '{}')`, [live]);
+
+  const store = postgresStore({ connectionString: url, schema });
+  opened.push(store);
+  await store.open();
+  expect((await c.query(`SELECT value FROM ${s}.meta WHERE key = 'schema_version'`)).rows).toEqual([{ value: String(PG_SCHEMA_VERSION) }]);
+
+  expect(await store.getThread("t1")).toMatchObject({ status: "busy", metadata: { owner: "ann" }, values });
+  expect(await store.queryThreads({ values: { topic: "weather" } })).toHaveLength(1);
+  expect(await store.getCheckpoint({ thread_id: "t1" })).toEqual(cp1);
+  expect(await store.listCheckpoints("t1", { filter: { run_id: "r0" } })).toEqual([cp1]);
+  expect(await store.getRun("r1")).toEqual(run);
+  // Old leases are judged at the database's clock from their expiry on the system clock.
+  expect((await store.expiredLeases("thread:", Date.now())).map((l) => l.key)).toEqual(["thread:t1"]);
+  expect((await store.getLease("thread:t2"))!.expires_at).toBeGreaterThan(Date.now());
+
+  // New writes build on the old rows: a child checkpoint extends the old log; the run is claimed.
+  const cp2: StoredCheckpoint = {
+    ...cp1,
+    checkpoint: { ...cp1.checkpoint, id: "cp2", channel_values: { ...values, messages: [...values.messages, msg(2)] }, channel_versions: { messages: 3, topic: 1 } },
+    metadata: { source: "loop", step: 2, parents: {}, writes: { task1: { messages: [msg(2)] } }, run_id: "r1" },
+    parent_checkpoint_id: "cp1",
+    pending_writes: [],
+  };
+  await store.commit([{ op: "checkpoint.put", checkpoint: cp2 }]);
+  const other = postgresStore({ connectionString: url, schema });
+  opened.push(other);
+  await other.open();
+  expect(await other.listCheckpoints("t1")).toEqual([cp2, cp1]);
+  expect(await other.claimRun({ thread_id: "t1", key: "thread:t1", owner: "me", now: Date.now(), expires_at: Date.now() + 30_000, updated_at: "2026-01-02", graph_ids: ["g"] })).toMatchObject({
+    outcome: "claimed",
+    run: { run_id: "r1", status: "running", updated_at: "2026-01-02" },
+  });
+});

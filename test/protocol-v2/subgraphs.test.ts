@@ -1,0 +1,63 @@
+/**
+ * Subgraphs over the v2 protocol, driven by the official SDK's `client.threads.stream()`: the
+ * lifecycle channel opens a namespace per subgraph task, so `thread.subgraphs` discovers it
+ * and its values projection reads that namespace.
+ */
+import { Client } from "@langchain/langgraph-sdk";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { END, START, StateGraph, messagesState } from "../../src/graph/index.js";
+import { createRuntime, type Runtime } from "../../src/index.js";
+import { serve, type ServeHandle } from "../../src/node/index.js";
+import { until } from "./helpers.js";
+
+const inner = new StateGraph(messagesState)
+  .addNode("speak", (_s, ctx) => {
+    for (const w of ["from ", "inside"]) ctx.emitMessage({ id: "inner-1", type: "AIMessageChunk", content: w });
+    return { messages: [{ id: "inner-1", type: "ai", content: "from inside" }] };
+  })
+  .addEdge(START, "speak")
+  .addEdge("speak", END)
+  .compile();
+const outer = new StateGraph(messagesState)
+  .addNode("helper", inner)
+  .addNode("finish", () => ({ messages: [{ id: "outer-1", type: "ai", content: "done" }] }))
+  .addEdge(START, "helper")
+  .addEdge("helper", "finish")
+  .addEdge("finish", END)
+  .compile();
+
+let runtime: Runtime;
+let server: ServeHandle;
+let client: Client;
+beforeAll(async () => {
+  runtime = await createRuntime({ graphs: { outer } });
+  server = await serve(runtime, { port: 0, heartbeatMs: 0 });
+  client = new Client({ apiUrl: server.url });
+});
+afterAll(async () => {
+  await server.close();
+  await runtime.close();
+});
+
+describe("v2 protocol: subgraphs", () => {
+  it("thread.subgraphs discovers a subgraph task by its lifecycle namespace; its output is the subgraph's values", async () => {
+    const thread = client.threads.stream("00000000-0000-4000-8000-00000000a001", { assistantId: "outer" } as never);
+    const found: Array<{ name: string; namespace: string[]; output: Promise<unknown> }> = [];
+    const discovering = (async () => {
+      for await (const sub of thread.subgraphs) {
+        void sub.values; // opens the values projection that `output` resolves from
+        found.push({ name: sub.name, namespace: [...sub.namespace], output: sub.output });
+      }
+    })();
+    await thread.run.start({ input: { messages: [{ type: "human", content: "go" }] } });
+    const output = (await thread.output) as { messages: Array<{ content: unknown }> };
+    expect(output.messages.map((m) => m.content)).toEqual(["go", "from inside", "done"]);
+    await until(() => found.length > 0);
+    expect(found.map((f) => f.name)).toEqual(["helper"]);
+    expect(found[0]!.namespace).toEqual([expect.stringMatching(/^helper:[0-9a-f-]+$/)]);
+    const subOutput = (await found[0]!.output) as { messages: Array<{ content: unknown }> };
+    expect(subOutput.messages.map((m) => m.content)).toEqual(["go", "from inside"]);
+    await thread.close();
+    void discovering;
+  });
+});
