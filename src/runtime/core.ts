@@ -32,6 +32,8 @@ export class Core {
   /** Called once when the runtime closes (open thread streams end). */
   readonly onClose = new Set<() => void>();
   private readonly defaultAssistantIds: ReadonlySet<string>;
+  /** Graph id -> its default assistant's id (a uuid5, costly to hash on every run). */
+  private readonly defaultAssistantOf: ReadonlyMap<string, string>;
 
   constructor(
     readonly store: Store,
@@ -47,16 +49,30 @@ export class Core {
   ) {
     // Not from the injected ids: those are the records' (D19), and this is no record.
     this.owner = uuid4();
-    this.defaultAssistantIds = new Set([...graphs.keys()].map(defaultAssistantId));
+    this.defaultAssistantOf = new Map([...graphs.keys()].map((g) => [g, defaultAssistantId(g)]));
+    this.defaultAssistantIds = new Set(this.defaultAssistantOf.values());
   }
 
-  /** ISO time of the injected clock (D19). */
+  private lastMs = NaN;
+  private lastIso = "";
+
+  /** ISO time of the injected clock (D19); formatted once per clock value (a run asks several times a millisecond). */
   now(): string {
-    return new Date(this.clock()).toISOString();
+    const ms = this.clock();
+    if (ms !== this.lastMs) {
+      this.lastIso = new Date(ms).toISOString();
+      this.lastMs = ms;
+    }
+    return this.lastIso;
   }
 
   emit(event: RuntimeEvent): void {
     this.emitter.emit("event", event);
+  }
+
+  /** True when a lifecycle listener is subscribed: emitters skip building events nobody reads. */
+  get listening(): boolean {
+    return this.emitter.listenerCount("event") > 0;
   }
 
   /**
@@ -84,7 +100,7 @@ export class Core {
 
   /** A registered graph id names its default assistant (D5); anything else is used as is. */
   resolveAssistantId(id: string): string {
-    return this.graphs.has(id) ? defaultAssistantId(id) : id;
+    return this.defaultAssistantOf.get(id) ?? id;
   }
 
   /** The assistant, or `not_found` when missing or hidden by the filter (auth.md 6). */

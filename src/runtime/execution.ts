@@ -37,6 +37,12 @@ import type { CancelAction, RunResult } from "./types.js";
 
 type ErrorInfo = { error: string; message: string };
 
+/**
+ * Microtask turns a run yields before its engine starts: what a stream's reader needs to take the
+ * metadata event published at start (port, event reader and generator hops) on a synchronous port.
+ */
+const READER_TURNS = 5;
+
 /** A run this runtime is executing. */
 export interface LocalRun {
   run: RunRecord;
@@ -60,6 +66,8 @@ export class Executor {
   private readonly timers = new Set<ReturnType<typeof setTimeout>>();
   private readonly unsubscribe: Array<() => void> = [];
   private sweeper: ReturnType<typeof setInterval> | undefined;
+  /** One timer renews the leases of every run executing here (none per run). */
+  private renewer: ReturnType<typeof setInterval> | undefined;
   private closed = false;
   /** Outcomes being recorded (close waits for them). */
   private readonly finishing = new Set<Promise<void>>();
@@ -171,19 +179,18 @@ export class Executor {
       commits: new Set(),
     };
     this.local.set(run.run_id, local);
-    await store.events.open(run.run_id, { resumable: run.kwargs.resumable === true });
+    // A store whose port opens synchronously (memory) publishes the first event before this
+    // yields, so a stream's reader has it at once.
+    const opening = store.events.open(run.run_id, { resumable: run.kwargs.resumable === true });
+    if (opening) await opening;
     // `{run_id, attempt}`, exactly as the agent server sends it (api.md 5.1).
     store.events.publish(run.run_id, "metadata", { run_id: run.run_id, attempt: 1 });
     const offCancel = store.subscribe(`cancel:${run.run_id}`, () => void this.readCancel(local));
-    const renewal = setInterval(() => void this.renew(local), Math.max(5, core.leaseMs / 3));
-    (renewal as { unref?: () => void }).unref?.();
-    core.emit({ type: "run.started", run: publicRun(run) });
+    this.startRenewer();
+    if (core.listening) core.emit({ type: "run.started", run: publicRun(run) });
     // A cancel requested before the lease was taken is already in the store.
     if (mayHaveCancel) await this.readCancel(local);
-    void this.run(local).finally(() => {
-      clearInterval(renewal);
-      offCancel();
-    });
+    void this.run(local).finally(offCancel);
   }
 
   private async readCancel(local: LocalRun): Promise<void> {
@@ -196,6 +203,18 @@ export class Executor {
     if (local.cancel) return;
     local.cancel = action;
     local.controller.abort();
+  }
+
+  /**
+   * Starts the one renewal timer (every third of the lease) on the first run executed here: it
+   * renews the lease of each run executing here until its outcome is recorded.
+   */
+  private startRenewer(): void {
+    if (this.renewer || this.closed) return;
+    this.renewer = setInterval(() => {
+      for (const local of this.local.values()) void this.renew(local);
+    }, Math.max(5, this.core.leaseMs / 3));
+    (this.renewer as { unref?: () => void }).unref?.();
   }
 
   /** Renews the lease; losing it (it expired and another runtime took over) stops the run. */
@@ -224,6 +243,9 @@ export class Executor {
     const threadId = run.thread_id;
     let error: ErrorInfo | undefined;
     let done: ExecuteResult | undefined;
+    // The engine's first step runs synchronously for a while: let readers attached before the run
+    // (a stream's own reader) take its metadata event first, so a stream opens without waiting for it.
+    for (let turn = 0; turn < READER_TURNS; turn++) await undefined;
     try {
       // A graph factory is called with the run's merged config (graph-source.ts); its failure is the run's.
       const graph = await core.graph(exec.graph_id, exec.config);
@@ -273,7 +295,8 @@ export class Executor {
       commit: (ops) => {
         const pending = this.commitFor(local, ops);
         local.commits.add(pending);
-        void pending.catch(() => undefined).finally(() => local.commits.delete(pending));
+        const settled = () => void local.commits.delete(pending);
+        void pending.then(settled, settled);
         return pending;
       },
     };
@@ -319,7 +342,7 @@ export class Executor {
     let queued = true;
     // A task's commit may still be in flight when an abort ends the run: let it land first, so a
     // rollback sees (and removes) everything the run wrote.
-    await Promise.allSettled([...local.commits]);
+    if (local.commits.size) await Promise.allSettled([...local.commits]);
     try {
       if (!local.lost) {
         let attempt = 0;
@@ -380,8 +403,10 @@ export class Executor {
     if (local.cancel === "rollback") await store.events.drop(runId);
     this.local.delete(runId);
     local.resolve(result);
-    core.emit(error ? { type: "run.finished", run: publicRun(final), error } : { type: "run.finished", run: publicRun(final) });
-    if (statusChange) core.emit({ type: "thread.status", thread_id: threadId, ...statusChange });
+    if (core.listening) {
+      core.emit(error ? { type: "run.finished", run: publicRun(final), error } : { type: "run.finished", run: publicRun(final) });
+      if (statusChange) core.emit({ type: "thread.status", thread_id: threadId, ...statusChange });
+    }
     if (local.cancel !== "rollback" && !local.lost) sendWebhook(core, final, result, error);
     if (queued) this.poke(threadId);
   }
@@ -483,5 +508,7 @@ export class Executor {
     for (const local of running) this.cancelLocal(local, "interrupt");
     await Promise.all(running.map((l) => l.result));
     await Promise.all([...this.finishing]);
+    // Renewed until their outcomes are recorded, so no other runtime takes them over meanwhile.
+    if (this.renewer) clearInterval(this.renewer);
   }
 }

@@ -50,8 +50,10 @@ export async function startRun(
 ): Promise<RunRecord> {
   const { executor } = control;
   const { run, claimed, previousStatus } = await admitRun(core, caller, t, a, p, what, runId, withOps);
-  core.emit({ type: "run.created", run: publicRun(run) });
-  if (previousStatus !== "busy") core.emit({ type: "thread.status", thread_id: run.thread_id, status: "busy", previous: previousStatus ?? "idle" });
+  if (core.listening) {
+    core.emit({ type: "run.created", run: publicRun(run) });
+    if (previousStatus !== "busy") core.emit({ type: "thread.status", thread_id: run.thread_id, status: "busy", previous: previousStatus ?? "idle" });
+  }
   notifyCreated(p, run);
   // A run claimed by its admission starts here; `startClaimed` registers it as executing here
   // before its first await, so the caller may stream or wait on it at once.

@@ -235,6 +235,10 @@ interface Ctx {
   runRows: Map<string, RunRow | undefined>;
   /** The highest queue position in use. */
   lastQ?: number;
+  /** Leases read up front (kept current by this commit's lease ops): key -> lease or undefined. */
+  leases?: Map<string, Lease | undefined>;
+  /** Run bases named by this instance's hints, read up front: `thread\0b` -> base or undefined. */
+  runBaseRows?: Map<string, Record<string, unknown> | undefined>;
   /** list id -> its length in the database, as this commit left it. */
   listLen: Map<string, number>;
 }
@@ -554,7 +558,37 @@ class IndexedDbStore implements Store {
       }
     }
     for (const id of threadIds) reads.push(tx.objectStore("threads").get(id).then((row) => ctx.threadRows.set(id, row)));
-    for (const id of runIds) reads.push(tx.objectStore("runs").get(id).then((row) => ctx.runRows.set(id, row)));
+    for (const id of runIds) {
+      reads.push(
+        tx
+          .objectStore("runs")
+          .get(id)
+          .then(async (row) => {
+            ctx.runRows.set(id, row);
+            // A new run needs the last queue position: read in this wave, not after it.
+            if (!row && ctx.lastQ === undefined) {
+              const last = await tx.objectStore("runs").index("by_q").openKeyCursor(null, "prev");
+              ctx.lastQ ??= last ? (last.key as number) : -1;
+            }
+          }),
+      );
+    }
+    // Leases a lease op checks, and the run bases this instance's hints name, in the same wave.
+    for (const op of ops) {
+      const key = op.op === "lease.put" && op.expect ? op.lease.key : op.op === "lease.delete" && op.owner !== undefined ? op.key : undefined;
+      if (key !== undefined && !(ctx.leases ??= new Map()).has(key)) {
+        ctx.leases.set(key, undefined);
+        reads.push(tx.objectStore("leases").get(key).then((lease) => ctx.leases!.set(key, lease)));
+      }
+      const hint = op.op === "run.put" ? this.runBases.get(op.run.thread_id) : undefined;
+      if (hint !== undefined && op.op === "run.put") {
+        const at = `${op.run.thread_id}\u0000${hint}`;
+        if (!(ctx.runBaseRows ??= new Map()).has(at)) {
+          ctx.runBaseRows.set(at, undefined);
+          reads.push(tx.objectStore("bases").get([op.run.thread_id, RUNS, hint]).then((base) => ctx.runBaseRows!.set(at, base)));
+        }
+      }
+    }
     for (const [t, ns, id] of cps.values()) reads.push(this.rowById(tx, t, ns, id, ctx));
     for (const [t, ns] of latest.values()) reads.push(this.latestRow(tx, t, ns, ctx));
     await Promise.all(reads);
@@ -681,6 +715,7 @@ class IndexedDbStore implements Store {
         }
         ctx.threadRows.set(id, undefined);
         ctx.listLen.clear();
+        ctx.runBaseRows?.clear(); // its bases go: read again if asked
         for (const [runId, run] of ctx.runRows) if (run?.thread_id === id) ctx.runRows.set(runId, undefined);
         for (const key of ctx.latest.keys()) if (key.startsWith(`${id}\u0000`)) ctx.latest.set(key, null);
         track(tx.objectStore("threads").delete(id));
@@ -762,7 +797,9 @@ class IndexedDbStore implements Store {
         } else {
           const hint = this.runBases.get(thread_id);
           // The hint is checked in this transaction: another tab may have deleted the thread.
-          base = hint === undefined ? undefined : await tx.objectStore("bases").get([thread_id, RUNS, hint]);
+          const at = `${thread_id}\u0000${hint}`;
+          base =
+            hint === undefined ? undefined : ctx.runBaseRows?.has(at) ? ctx.runBaseRows.get(at) : await tx.objectStore("bases").get([thread_id, RUNS, hint]);
           if (base) b = hint;
           else {
             b = Math.random();
@@ -803,7 +840,7 @@ class IndexedDbStore implements Store {
         return;
       case "lease.put": {
         if (op.expect) {
-          const held = await tx.objectStore("leases").get(op.lease.key);
+          const held = ctx.leases?.has(op.lease.key) ? ctx.leases.get(op.lease.key) : await tx.objectStore("leases").get(op.lease.key);
           const now = op.expect.now;
           const live = held !== undefined && held.expires_at >= now;
           const ok = op.expect.state === "free" ? !live : live && held!.owner === op.lease.owner;
@@ -815,14 +852,16 @@ class IndexedDbStore implements Store {
             );
           }
         }
+        ctx.leases?.set(op.lease.key, op.lease);
         track(tx.objectStore("leases").put(op.lease));
         return;
       }
       case "lease.delete": {
         if (op.owner !== undefined) {
-          const held = await tx.objectStore("leases").get(op.key);
+          const held = ctx.leases?.has(op.key) ? ctx.leases.get(op.key) : await tx.objectStore("leases").get(op.key);
           if (!held || held.owner !== op.owner) return;
         }
+        ctx.leases?.set(op.key, undefined);
         track(tx.objectStore("leases").delete(op.key));
         return;
       }

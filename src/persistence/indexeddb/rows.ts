@@ -215,10 +215,17 @@ function collect(v: Record<string, unknown>, path: string[], out: Leaves) {
 
 const pathKey = (path: string[]) => JSON.stringify(path);
 
+/** Path key -> position of each leaf of a base (cached per base object, like its leaves). */
+const leafPositions = new WeakMap<object, Map<string, number>>();
+
 export function diffLeaves(record: Record<string, unknown>, base: Record<string, unknown>): LeafDiff {
   const baseLeaves = leavesOf(base);
-  const at = new Map<string, number>();
-  baseLeaves.forEach(([p], i) => at.set(pathKey(p), i));
+  let at = leafPositions.get(base);
+  if (!at) {
+    const positions = new Map<string, number>();
+    baseLeaves.forEach(([p], i) => positions.set(pathKey(p), i));
+    leafPositions.set(base, (at = positions));
+  }
   const mine: Leaves = [];
   collect(record, [], mine);
   const diff: LeafDiff = [];
