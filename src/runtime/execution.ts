@@ -59,6 +59,12 @@ export interface LocalRun {
   replacedWrites: Map<string, { checkpointNs: string; checkpointId: string; taskId: string; writes: PendingWrite[] }>;
   /** Commits of the run still in flight: the outcome (a rollback above all) waits for them. */
   commits: Set<Promise<void>>;
+  /**
+   * The outcome is being recorded. A graph may still write after its `execute` ended on an abort
+   * (a LangGraph.js loop finishes its step in the background); for a rollback those writes are
+   * dropped, since the run and all it wrote are being removed.
+   */
+  ended?: boolean;
 }
 
 export class Executor {
@@ -306,6 +312,7 @@ export class Executor {
   private async commitFor(local: LocalRun, ops: readonly WriteOp[]): Promise<void> {
     const { store } = this.core;
     if (local.lost) throw new Error(`agentdock: run ${local.run.run_id} lost its lease; its writes are refused.`);
+    if (local.ended && local.cancel === "rollback") return;
     for (const op of ops) {
       if (op.op === "checkpoint.put") {
         local.written.add(op.checkpoint.checkpoint.id);
@@ -341,7 +348,8 @@ export class Executor {
     let statusChange: { status: ThreadStatus; previous: ThreadStatus } | undefined;
     let queued = true;
     // A task's commit may still be in flight when an abort ends the run: let it land first, so a
-    // rollback sees (and removes) everything the run wrote.
+    // rollback sees (and removes) everything the run wrote; later ones are dropped (commitFor).
+    local.ended = true;
     if (local.commits.size) await Promise.allSettled([...local.commits]);
     try {
       if (!local.lost) {
