@@ -274,8 +274,8 @@ export interface CompiledGraph {
     options: UpdateStateOptions,
   ): Promise<CheckpointRef>;
   /**
-   * The drawable graph. `xray` (expand subgraphs) is accepted for the SDK's sake and changes
-   * nothing until subgraphs exist.
+   * The drawable graph. `xray` (true, or a depth) replaces each subgraph node by its
+   * subgraph's nodes, ids prefixed `node:`, with the edges wired through (as LangGraph.js draws it).
    */
   getGraph(options?: { xray?: boolean | number }): DrawableGraph;
   /** JSON Schemas of the graph (`assistants.getSchemas`); may be computed asynchronously. */

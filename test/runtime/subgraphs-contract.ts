@@ -189,6 +189,38 @@ export function subgraphContract(name: string, create: (graphs: Record<string, C
       expect(await c.assistants.getSubgraphs("talker")).toEqual({});
     });
 
+    it("getGraph with xray expands subgraph nodes into their nodes (ids node:child), edges wired through; a depth limits the levels", async () => {
+      const edges = (g: Loose) => g.edges.map((e: Loose) => `${e.source}->${e.target}${e.conditional ? "?" : ""}`).sort();
+      const flat: Loose = await c.assistants.getGraph("nested");
+      expect(flat.nodes.map((n: Loose) => n.id)).toEqual([START, "p1", "sub", "p2", END]);
+      expect(edges(flat)).toEqual([`${START}->p1`, "p1->sub", `p2->${END}`, "sub->p2"]);
+      expect(await c.assistants.getGraph("nested", { xray: false })).toEqual(flat);
+
+      const deep: Loose = await c.assistants.getGraph("nested", { xray: true });
+      expect(deep.nodes.map((n: Loose) => n.id)).toEqual([START, "p1", "sub:m", "sub:leaf:c1", "sub:leaf:ask", "sub:leaf:c2", "p2", END]);
+      expect(deep.nodes.find((n: Loose) => n.id === "sub:leaf:ask")).toMatchObject({ type: "runnable", data: { name: "ask" } });
+      expect(edges(deep)).toEqual([
+        `${START}->p1`,
+        "p1->sub:m",
+        `p2->${END}`,
+        "sub:leaf:ask->sub:leaf:c2",
+        "sub:leaf:c1->sub:leaf:ask",
+        "sub:leaf:c2->p2",
+        "sub:m->sub:leaf:c1",
+      ]);
+
+      const one: Loose = await c.assistants.getGraph("nested", { xray: 1 });
+      expect(one.nodes.map((n: Loose) => n.id)).toEqual([START, "p1", "sub:m", "sub:leaf", "p2", END]);
+      expect(edges(one)).toEqual([`${START}->p1`, "p1->sub:m", `p2->${END}`, "sub:leaf->p2", "sub:m->sub:leaf"]);
+      expect(await c.assistants.getGraph("nested", { xray: 2 })).toEqual(deep);
+
+      // A subgraph paused by a breakpoint shows it on the expanded node.
+      const paused: Loose = await c.assistants.getGraph("pauses", { xray: true });
+      expect(paused.nodes.find((n: Loose) => n.id === "sub:c2").metadata).toEqual({ __interrupt: "before" });
+      // A graph without subgraphs draws the same either way.
+      expect(await c.assistants.getGraph("talker", { xray: true })).toEqual(await c.assistants.getGraph("talker"));
+    });
+
     it("streamSubgraphs: subgraph events are named <mode>|<node>:<task id>; without it only root events are sent", async () => {
       const t = await c.threads.create();
       const events: Loose[] = await collect(c.runs.stream(t.thread_id, "plain", { input: {}, streamMode: ["values", "updates"], streamSubgraphs: true }));
