@@ -18,7 +18,10 @@ export type EngineStreamMode =
   | "tasks"
   | "checkpoints"
   | "debug"
-  /** LangChain stream-events v2 objects (`on_chain_start`, `on_chain_stream`, `on_chain_end`, `on_chat_model_stream`). */
+  /**
+   * LangChain stream-events v2 objects (`on_chain_start`, `on_chain_stream`, `on_chain_end`, and per
+   * message a node streams `on_chat_model_start` / `on_chat_model_stream` / `on_chat_model_end`).
+   */
   | "events";
 
 /** Config passed to nodes as `ctx.config`; the runtime merges assistant -> thread -> run. */

@@ -262,20 +262,28 @@ export function subgraphContract(name: string, create: (graphs: Record<string, C
       expect(data.map((d) => `${d.event}:${d.name}`)).toEqual([
         "on_chain_start:LangGraph",
         "on_chain_start:talk",
+        "on_chat_model_start:ChatModel",
         "on_chat_model_stream:ChatModel",
         "on_chat_model_stream:ChatModel",
         "on_chat_model_stream:ChatModel",
+        "on_chat_model_end:ChatModel",
         "on_chain_stream:talk",
         "on_chain_end:talk",
         "on_chain_end:LangGraph",
       ]);
-      const [graphStart, nodeStart, chunk] = data;
+      const [graphStart, nodeStart, modelStart, chunk] = data;
       expect(graphStart.run_id).toBe(events[0].data.run_id);
       expect(graphStart.parent_ids).toEqual([]);
       expect(nodeStart.parent_ids).toEqual([graphStart.run_id]);
       expect(nodeStart.metadata).toMatchObject({ langgraph_node: "talk", langgraph_step: 1, thread_id: t.thread_id });
       expect(chunk.parent_ids).toEqual([graphStart.run_id, nodeStart.run_id]);
       expect(chunk.data.chunk).toEqual({ type: "AIMessageChunk", id: "reply-1", content: "Hel" });
+      // The chat model run: start before the first chunk, end after the last with the whole message.
+      const modelEnd = data.find((d: Loose) => d.event === "on_chat_model_end");
+      expect(modelStart.parent_ids).toEqual([graphStart.run_id, nodeStart.run_id]);
+      expect(modelStart.data.input.messages[0].map((m: Loose) => m.content)).toEqual(["Ann"]);
+      expect(new Set(data.filter((d: Loose) => d.name === "ChatModel").map((d: Loose) => d.run_id)).size).toBe(1);
+      expect(modelEnd.data.output).toEqual({ type: "AIMessageChunk", id: "reply-1", content: "Hello Ann" });
       for (const d of data) expect(Object.keys(d).sort()).toEqual(["data", "event", "metadata", "name", "parent_ids", "run_id", "tags"]);
       expect(data.at(-1).data.output.messages.map((m: Loose) => m.content)).toEqual(["Ann", "Hello Ann"]);
     });
