@@ -217,6 +217,7 @@ export function subgraphContract(name: string, create: (graphs: Record<string, C
       // A subgraph paused by a breakpoint shows it on the expanded node.
       const paused: Loose = await c.assistants.getGraph("pauses", { xray: true });
       expect(paused.nodes.find((n: Loose) => n.id === "sub:c2").metadata).toEqual({ __interrupt: "before" });
+      await expectCode(c.assistants.getGraph("nested", { xray: -1 }), "invalid_input");
       // A graph without subgraphs draws the same either way.
       expect(await c.assistants.getGraph("talker", { xray: true })).toEqual(await c.assistants.getGraph("talker"));
     });
