@@ -48,11 +48,25 @@ const held = new StateGraph(messagesState)
   .addEdge("finish", END)
   .compile();
 
+/** `helper` asks a question (an interrupt inside the subgraph). */
+const asking = new StateGraph(messagesState)
+  .addNode(
+    "helper",
+    new StateGraph(messagesState)
+      .addNode("ask", (_s, ctx) => ({ messages: [{ id: "asked-1", type: "ai", content: String(ctx.interrupt("why?")) }] }))
+      .addEdge(START, "ask")
+      .addEdge("ask", END)
+      .compile(),
+  )
+  .addEdge(START, "helper")
+  .addEdge("helper", END)
+  .compile();
+
 let runtime: Runtime;
 let server: ServeHandle;
 let client: Client;
 beforeAll(async () => {
-  runtime = await createRuntime({ graphs: { outer, wrapped, held } });
+  runtime = await createRuntime({ graphs: { outer, wrapped, held, asking } });
   server = await serve(runtime, { port: 0, heartbeatMs: 0 });
   client = new Client({ apiUrl: server.url });
 });
@@ -100,6 +114,17 @@ describe.each(["http", "in-process"] as const)("v2 protocol: subgraphs over %s",
     expect(wrap.children).toEqual([
       { namespace: [wrap.namespace[0], expect.stringMatching(/^helper:/)], status: "completed", graph_name: "helper", children: [] },
     ]);
+    await thread.close();
+  });
+
+  it("agent.getTree: a subgraph paused by an interrupt is interrupted; a run_id names the run described", async () => {
+    const thread = open("asking");
+    const { run_id: runId } = (await thread.run.start({ input: { messages: [{ type: "human", content: "go" }] } })) as { run_id: string };
+    expect(runId).toMatch(/^[0-9a-f-]{36}$/);
+    await until(async () => ((await thread.agent.getTree()) as { tree: any }).tree.status === "interrupted");
+    const { tree } = (await thread.agent.getTree({ run_id: runId })) as { tree: any };
+    expect(tree.children).toEqual([{ namespace: [expect.stringMatching(/^helper:/)], status: "interrupted", graph_name: "helper", children: [] }]);
+    expect(((await thread.agent.getTree({ run_id: "00000000-0000-4000-8000-000000000000" })) as { tree: any }).tree.children).toEqual([]);
     await thread.close();
   });
 
