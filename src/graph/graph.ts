@@ -11,6 +11,7 @@ import { InvalidUpdateError } from "./errors.js";
 import { checkBreakpoints, describeValue, execute, validateInput } from "./loop.js";
 import { bulkUpdateState, getHistory, getState } from "./state.js";
 import { isCompiledStateGraph, subgraphSchemas } from "./subgraphs.js";
+import { drawGraph, type DrawSource } from "./draw.js";
 import type {
   CompiledGraph,
   GetStateOptions,
@@ -418,23 +419,32 @@ export class CompiledStateGraph implements CompiledGraph {
     return bulkUpdateState(this, store, threadId, supersteps, options);
   }
 
-  getGraph(): DrawableGraph {
-    const nodes: DrawableGraph["nodes"] = [
-      { id: START, type: "schema", data: START },
-      ...this.nodeNames.map((id) => ({ id, type: "runnable" as const, data: { id: ["agentdock", "graph", id], name: id } })),
-      { id: END, type: "schema", data: END },
-    ];
-    const edges: DrawableGraph["edges"] = [];
-    for (const e of this.edges) for (const f of e.from) edges.push({ source: f, target: e.to, conditional: false });
-    for (const [from, branches] of this.branches) {
-      for (const b of branches) {
-        const targets = b.pathMap ? Object.entries(b.pathMap) : [...this.nodeNames, END].map((t) => [t, t] as const);
-        for (const [label, target] of targets) {
-          edges.push({ source: from, target, conditional: true, ...(label !== target ? { data: label } : {}) });
-        }
-      }
-    }
-    return { nodes, edges };
+  /**
+   * The drawable graph (api.md 1.2); `xray` (true or a depth) expands subgraph nodes into their
+   * subgraphs' nodes, ids prefixed `node:` (src/graph/draw.ts).
+   */
+  getGraph(options?: { xray?: boolean | number }): DrawableGraph {
+    return drawGraph(this.drawSource(), options?.xray);
+  }
+
+  /** @internal What `drawGraph` reads of this graph (and, recursively, of its subgraphs). */
+  drawSource(): DrawSource {
+    const branchTargets = [...this.branches].flatMap(([from, branches]) =>
+      branches.map((b) => ({
+        from,
+        targets: b.pathMap
+          ? Object.entries(b.pathMap)
+          : [...this.nodeNames.filter((n) => n !== from), END].map((t) => [t, t] as const),
+      })),
+    );
+    return {
+      nodeNames: this.nodeNames,
+      edgeList: this.edges,
+      branchTargets,
+      interruptBefore: this.interruptBefore,
+      interruptAfter: this.interruptAfter,
+      subgraphs: new Map([...this.subgraphs].map(([name, sub]) => [name, sub.drawSource()])),
+    };
   }
 
   getSubgraphs(options: { namespace?: string; recurse?: boolean } = {}): Promise<Record<string, GraphSchemas>> {

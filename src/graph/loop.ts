@@ -1,4 +1,5 @@
 /** The superstep loop (engine.md 1.5, 4 and 7.4): `CompiledGraph.execute`. */
+import { concatChunks } from "./chunks.js";
 import { freeze, produce } from "immer";
 import { invalidInput, notFound } from "../errors.js";
 import type { Checkpoint, CheckpointMetadata, PendingWrite, StoredCheckpoint, WriteOp } from "../persistence/types.js";
@@ -374,7 +375,18 @@ async function run(graph: CompiledStateGraph, o: ExecuteOptions, eventParents: r
       const nodeRun = wantsEvents
         ? { name: task.name, tags: [...(config.tags ?? []), `graph:step:${step}`], run_id: ids.uuid(), metadata: nodeMeta, parent_ids: [...eventParents] }
         : undefined;
-      const modelRuns = new Map<string, string>();
+      /** Chat model runs of this node (one per streamed message id): run id and the message so far. */
+      const modelRuns = new Map<string, { run_id: string; message: Record<string, unknown> }>();
+      const modelEvent = (event: string, run_id: string, data: unknown) =>
+        emit("events", { event, data, name: "ChatModel", tags: nodeRun!.tags, run_id, metadata: nodeRun!.metadata, parent_ids: [...eventParents, nodeRun!.run_id] });
+      // The prompt is not known to the engine: a model run's input is the node's input messages
+      // (LangChain's shape, a list of message lists).
+      const modelInput = () => ({ messages: [isPlainObject(values) && Array.isArray(values.messages) ? values.messages : []] });
+      /** `on_chat_model_end` for each message this node streamed, carrying the accumulated message. */
+      const endModelRuns = () => {
+        for (const m of modelRuns.values()) modelEvent("on_chat_model_end", m.run_id, { input: modelInput(), output: m.message });
+        modelRuns.clear();
+      };
       /** The plain resume value left for this task: this graph's, else an enclosing graph's. */
       const takeNullResume = (): { value: unknown } | undefined => {
         if (nullResume.value) {
@@ -409,18 +421,14 @@ async function run(graph: CompiledStateGraph, o: ExecuteOptions, eventParents: r
             emit("messages", [chunk, msgMeta]);
           }
           if (nodeRun) {
+            // on_chat_model_start before a message's first chunk, on_chat_model_end when the node ends.
             const key = typeof chunk.id === "string" ? chunk.id : "";
             let modelRun = modelRuns.get(key);
-            if (!modelRun) modelRuns.set(key, (modelRun = ids.uuid()));
-            emit("events", {
-              event: "on_chat_model_stream",
-              data: { chunk },
-              name: "ChatModel",
-              tags: nodeRun.tags,
-              run_id: modelRun,
-              metadata: nodeRun.metadata,
-              parent_ids: [...eventParents, nodeRun.run_id],
-            });
+            if (!modelRun) {
+              modelRuns.set(key, (modelRun = { run_id: ids.uuid(), message: { ...chunk } }));
+              modelEvent("on_chat_model_start", modelRun.run_id, { input: modelInput() });
+            } else modelRun.message = concatChunks(modelRun.message, chunk);
+            modelEvent("on_chat_model_stream", modelRun.run_id, { chunk });
           }
         },
         invoke: async <O>(sub: CompiledGraph, subInput: unknown): Promise<O> => {
@@ -483,12 +491,15 @@ async function run(graph: CompiledStateGraph, o: ExecuteOptions, eventParents: r
           taskEvent("task_result", { id: task.id, name: task.name, result: shown ?? {}, interrupts: [] });
           if (msgMeta) emitWholeMessages(graph, writes, seenMessages, (m) => emit("messages", [m, msgMeta]));
           if (nodeRun) {
+            endModelRuns();
             const output = Command.is(update) ? shown : (update ?? null);
             emit("events", { event: "on_chain_stream", data: { chunk: output }, ...nodeRun });
             emit("events", { event: "on_chain_end", data: { input, output }, ...nodeRun });
           }
         }
       } catch (err) {
+        // The messages a failed or interrupted node streamed still end (as a model call would have).
+        if (nodeRun && !dead) endModelRuns();
         if (err instanceof GraphInterrupt) {
           const asked = err.interrupts.map((i) => [task.id, INTERRUPT, i] as const);
           out = { task, writes: [...resumeWrites(), ...asked], state: [], interrupted: true, interrupts: err.interrupts, consumedNullResume: consumed };

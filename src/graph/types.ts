@@ -18,7 +18,10 @@ export type EngineStreamMode =
   | "tasks"
   | "checkpoints"
   | "debug"
-  /** LangChain stream-events v2 objects (`on_chain_start`, `on_chain_stream`, `on_chain_end`, `on_chat_model_stream`). */
+  /**
+   * LangChain stream-events v2 objects (`on_chain_start`, `on_chain_stream`, `on_chain_end`, and per
+   * message a node streams `on_chat_model_start` / `on_chat_model_stream` / `on_chat_model_end`).
+   */
   | "events";
 
 /** Config passed to nodes as `ctx.config`; the runtime merges assistant -> thread -> run. */
@@ -274,8 +277,8 @@ export interface CompiledGraph {
     options: UpdateStateOptions,
   ): Promise<CheckpointRef>;
   /**
-   * The drawable graph. `xray` (expand subgraphs) is accepted for the SDK's sake and changes
-   * nothing until subgraphs exist.
+   * The drawable graph. `xray` (true, or a depth) replaces each subgraph node by its
+   * subgraph's nodes, ids prefixed `node:`, with the edges wired through (as LangGraph.js draws it).
    */
   getGraph(options?: { xray?: boolean | number }): DrawableGraph;
   /** JSON Schemas of the graph (`assistants.getSchemas`); may be computed asynchronously. */

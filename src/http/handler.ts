@@ -406,7 +406,8 @@ export function createRouter(runtime: HttpRuntime, options: FetchHandlerOptions)
   });
   on("GET", "/assistants/:assistant_id/graph", async (c) => {
     const raw = c.query.get("xray");
-    const xray = raw !== null && /^\d+$/.test(raw) && raw !== "0" && raw !== "1" ? Number(raw) : queryBool(c.query, "xray");
+    // The SDK sends a depth as digits (`xray=1` is depth 1, not true; `xray=0` draws no subgraph).
+    const xray = raw !== null && /^\d+$/.test(raw) ? Number(raw) : queryBool(c.query, "xray");
     return json(await (await c.client()).assistants.getGraph(c.params.assistant_id, { xray }));
   });
   on("GET", "/assistants/:assistant_id/schemas", async (c) => json(await (await c.client()).assistants.getSchemas(c.params.assistant_id)));

@@ -211,12 +211,15 @@ const handlers: Record<string, Handler> = {
     return { run_id: runId, thread_id: ctx.threadId };
   },
 
-  async "agent.getTree"(ctx, session) {
+  // The root is the thread's graph; its children the subgraph namespaces the run (`run_id`, else
+  // the latest run attached to the session) opened, each with its latest lifecycle status.
+  async "agent.getTree"(ctx, session, p) {
     const thread = await threadOf(ctx);
     if (!thread) fail("no_such_run", `thread ${ctx.threadId} not found`);
     const graph = typeof (thread!.metadata as Rec | undefined)?.graph_id === "string" ? String((thread!.metadata as Rec).graph_id) : "graph";
     const status = session.activeRunIds.length ? "running" : session.lastStatus === "idle" ? "completed" : session.lastStatus;
-    return { tree: { namespace: [], status, graph_name: graph, children: [] } };
+    const runId = typeof p.run_id === "string" ? p.run_id : session.lastRunId;
+    return { tree: { namespace: [], status, graph_name: graph, children: session.trees.children(runId) } };
   },
 
   async "subscription.subscribe"(ctx, _session, p) {

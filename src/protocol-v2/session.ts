@@ -8,6 +8,7 @@
  * (`translate.ts`). Sessions of one runtime are shared by every transport, so clients on SSE,
  * WebSocket and in process observe the same sequence numbers.
  */
+import { SubgraphTrees } from "./tree.js";
 import type { Run, Runtime, RuntimeClient } from "../runtime/index.js";
 import { newToolBook, RunTranslator, channelOf, type RunOutcome, type ToolBook } from "./translate.js";
 import type { CommandError, DraftEvent, Namespace, ProtocolEvent, SubscribeFilter } from "./types.js";
@@ -286,6 +287,10 @@ export class ThreadSession {
   /** The assistant of the latest run seen (for `input.respond`, which names none). */
   lastAssistantId: string | undefined;
   lastStatus: "idle" | "running" | "completed" | "failed" | "interrupted" = "idle";
+  /** The run attached last (what `agent.getTree` describes without a `run_id`). */
+  lastRunId: string | undefined;
+  /** The subgraph namespaces each recent run opened (`agent.getTree`). */
+  readonly trees = new SubgraphTrees();
   /** The thread's latest root values (from the log, or its state when the session was made). */
   private lastValues: unknown;
   private snapshots = 0;
@@ -363,6 +368,7 @@ export class ThreadSession {
     this.runs.set(run.run_id, entry);
     this.attached++;
     this.lastAssistantId = run.assistant_id;
+    this.lastRunId = run.run_id;
     this.cancelIdle();
     // Attach synchronously (joinStream attaches on its first next()), so no event is missed.
     const events = this.client.runs.joinStream(this.threadId, run.run_id, late ? { lastEventId: "-1" } : {});
@@ -391,7 +397,9 @@ export class ThreadSession {
       for (let r = await first; !r.done; r = await events.next()) {
         if (r.value.event === "metadata") continue;
         this.runStarted(runId);
-        this.publish(entry.translator.translate(r.value.event, r.value.data));
+        const drafts = entry.translator.translate(r.value.event, r.value.data);
+        this.trees.note(runId, drafts);
+        this.publish(drafts);
       }
     } catch {
       // The run vanished (deleted) or cannot be read: end it below from its record.
@@ -399,6 +407,7 @@ export class ThreadSession {
     const outcome = await this.registry.outcome(this.threadId, runId, this.client, entry.external);
     this.runStarted(runId);
     const closing = entry.translator.finish(outcome);
+    this.trees.note(runId, closing);
     const last = closing[closing.length - 1]?.data as { event?: string } | undefined;
     if (last?.event) this.lastStatus = last.event as ThreadSession["lastStatus"];
     this.publish(closing);

@@ -129,7 +129,7 @@ export type NamespacedMode = "values" | "updates" | "messages" | "custom" | "tas
 
 /** One LangChain stream-events v2 object (`events` mode). */
 export interface StreamEventData {
-  event: "on_chain_start" | "on_chain_stream" | "on_chain_end" | "on_chat_model_stream";
+  event: "on_chain_start" | "on_chain_stream" | "on_chain_end" | "on_chat_model_stream" | "on_chat_model_start" | "on_chat_model_end";
   name: string;
   run_id: string;
   tags: string[];

@@ -334,13 +334,20 @@ describe("stream modes", () => {
     expect(events.map((e) => [e.event, e.name])).toEqual([
       ["on_chain_start", "talker"],
       ["on_chain_start", "talk"],
+      ["on_chat_model_start", "ChatModel"],
       ["on_chat_model_stream", "ChatModel"],
       ["on_chat_model_stream", "ChatModel"],
+      ["on_chat_model_end", "ChatModel"],
       ["on_chain_stream", "talk"],
       ["on_chain_end", "talk"],
       ["on_chain_end", "talker"],
     ]);
-    const [start, node, chunk1, chunk2, stream, nodeEnd, end] = events as [typeof events[0], ...typeof events];
+    const [start, node, modelStart, chunk1, chunk2, modelEnd, stream, nodeEnd, end] = events as [typeof events[0], ...typeof events];
+    expect(modelStart!.run_id).toBe(chunk1!.run_id);
+    expect(modelStart!.data).toEqual({ input: { messages: [[]] } });
+    expect(modelEnd!.run_id).toBe(chunk1!.run_id);
+    expect(modelEnd!.parent_ids).toEqual([start.run_id, node!.run_id]);
+    expect(modelEnd!.data).toEqual({ input: { messages: [[]] }, output: { type: "AIMessageChunk", id: "m1", content: "hello" } });
     expect(start.data).toEqual({ input: { log: ["in"] } });
     expect(start.parent_ids).toEqual([]);
     expect(end!.run_id).toBe(start.run_id);
@@ -354,6 +361,36 @@ describe("stream modes", () => {
     expect(stream!.data).toEqual({ chunk: { log: "talk" } });
     expect(nodeEnd!.data).toEqual({ input: { log: ["in"] }, output: { log: "talk" } });
     expect(new Set(events.map((e) => e.run_id)).size).toBe(3);
+  });
+
+  test("events: each streamed message is its own chat model run; a node that fails after streaming still ends them", async () => {
+    const g = new StateGraph({ log: logKey })
+      .addNode("talk", (_s, ctx) => {
+        ctx.emitMessage({ type: "AIMessageChunk", id: "a", content: "one" });
+        ctx.emitMessage({ type: "AIMessageChunk", id: "b", content: "tw", tool_call_chunks: [{ index: 0, name: "f", args: "{\"x\"" }] });
+        ctx.emitMessage({ type: "AIMessageChunk", id: "b", content: "o", tool_call_chunks: [{ index: 0, args: ":1}" }] });
+        throw new Error("boom");
+      })
+      .addEdge(START, "talk")
+      .compile();
+    const h = nsHarness(g);
+    await h.run({}, ["events"]).catch(() => undefined);
+    const events = h.events.map(([, d]) => d as { event: string; run_id: string; data: Record<string, unknown> });
+    const model = events.filter((e) => e.event.startsWith("on_chat_model"));
+    expect(model.map((e) => e.event)).toEqual([
+      "on_chat_model_start",
+      "on_chat_model_stream",
+      "on_chat_model_start",
+      "on_chat_model_stream",
+      "on_chat_model_stream",
+      "on_chat_model_end",
+      "on_chat_model_end",
+    ]);
+    expect(model[0]!.run_id).not.toBe(model[2]!.run_id);
+    expect(model.slice(5).map((e) => [e.run_id, e.data.output])).toEqual([
+      [model[0]!.run_id, { type: "AIMessageChunk", id: "a", content: "one" }],
+      [model[2]!.run_id, { type: "AIMessageChunk", id: "b", content: "two", tool_call_chunks: [{ index: 0, name: "f", args: '{"x":1}' }] }],
+    ]);
   });
 
   test("events: a subgraph's nodes are children of the subgraph node", async () => {

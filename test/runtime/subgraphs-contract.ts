@@ -189,6 +189,39 @@ export function subgraphContract(name: string, create: (graphs: Record<string, C
       expect(await c.assistants.getSubgraphs("talker")).toEqual({});
     });
 
+    it("getGraph with xray expands subgraph nodes into their nodes (ids node:child), edges wired through; a depth limits the levels", async () => {
+      const edges = (g: Loose) => g.edges.map((e: Loose) => `${e.source}->${e.target}${e.conditional ? "?" : ""}`).sort();
+      const flat: Loose = await c.assistants.getGraph("nested");
+      expect(flat.nodes.map((n: Loose) => n.id)).toEqual([START, "p1", "sub", "p2", END]);
+      expect(edges(flat)).toEqual([`${START}->p1`, "p1->sub", `p2->${END}`, "sub->p2"]);
+      expect(await c.assistants.getGraph("nested", { xray: false })).toEqual(flat);
+
+      const deep: Loose = await c.assistants.getGraph("nested", { xray: true });
+      expect(deep.nodes.map((n: Loose) => n.id)).toEqual([START, "p1", "sub:m", "sub:leaf:c1", "sub:leaf:ask", "sub:leaf:c2", "p2", END]);
+      expect(deep.nodes.find((n: Loose) => n.id === "sub:leaf:ask")).toMatchObject({ type: "runnable", data: { name: "ask" } });
+      expect(edges(deep)).toEqual([
+        `${START}->p1`,
+        "p1->sub:m",
+        `p2->${END}`,
+        "sub:leaf:ask->sub:leaf:c2",
+        "sub:leaf:c1->sub:leaf:ask",
+        "sub:leaf:c2->p2",
+        "sub:m->sub:leaf:c1",
+      ]);
+
+      const one: Loose = await c.assistants.getGraph("nested", { xray: 1 });
+      expect(one.nodes.map((n: Loose) => n.id)).toEqual([START, "p1", "sub:m", "sub:leaf", "p2", END]);
+      expect(edges(one)).toEqual([`${START}->p1`, "p1->sub:m", `p2->${END}`, "sub:leaf->p2", "sub:m->sub:leaf"]);
+      expect(await c.assistants.getGraph("nested", { xray: 2 })).toEqual(deep);
+
+      // A subgraph paused by a breakpoint shows it on the expanded node.
+      const paused: Loose = await c.assistants.getGraph("pauses", { xray: true });
+      expect(paused.nodes.find((n: Loose) => n.id === "sub:c2").metadata).toEqual({ __interrupt: "before" });
+      await expectCode(c.assistants.getGraph("nested", { xray: -1 }), "invalid_input");
+      // A graph without subgraphs draws the same either way.
+      expect(await c.assistants.getGraph("talker", { xray: true })).toEqual(await c.assistants.getGraph("talker"));
+    });
+
     it("streamSubgraphs: subgraph events are named <mode>|<node>:<task id>; without it only root events are sent", async () => {
       const t = await c.threads.create();
       const events: Loose[] = await collect(c.runs.stream(t.thread_id, "plain", { input: {}, streamMode: ["values", "updates"], streamSubgraphs: true }));
@@ -230,20 +263,28 @@ export function subgraphContract(name: string, create: (graphs: Record<string, C
       expect(data.map((d) => `${d.event}:${d.name}`)).toEqual([
         "on_chain_start:LangGraph",
         "on_chain_start:talk",
+        "on_chat_model_start:ChatModel",
         "on_chat_model_stream:ChatModel",
         "on_chat_model_stream:ChatModel",
         "on_chat_model_stream:ChatModel",
+        "on_chat_model_end:ChatModel",
         "on_chain_stream:talk",
         "on_chain_end:talk",
         "on_chain_end:LangGraph",
       ]);
-      const [graphStart, nodeStart, chunk] = data;
+      const [graphStart, nodeStart, modelStart, chunk] = data;
       expect(graphStart.run_id).toBe(events[0].data.run_id);
       expect(graphStart.parent_ids).toEqual([]);
       expect(nodeStart.parent_ids).toEqual([graphStart.run_id]);
       expect(nodeStart.metadata).toMatchObject({ langgraph_node: "talk", langgraph_step: 1, thread_id: t.thread_id });
       expect(chunk.parent_ids).toEqual([graphStart.run_id, nodeStart.run_id]);
       expect(chunk.data.chunk).toEqual({ type: "AIMessageChunk", id: "reply-1", content: "Hel" });
+      // The chat model run: start before the first chunk, end after the last with the whole message.
+      const modelEnd = data.find((d: Loose) => d.event === "on_chat_model_end");
+      expect(modelStart.parent_ids).toEqual([graphStart.run_id, nodeStart.run_id]);
+      expect(modelStart.data.input.messages[0].map((m: Loose) => m.content)).toEqual(["Ann"]);
+      expect(new Set(data.filter((d: Loose) => d.name === "ChatModel").map((d: Loose) => d.run_id)).size).toBe(1);
+      expect(modelEnd.data.output).toEqual({ type: "AIMessageChunk", id: "reply-1", content: "Hello Ann" });
       for (const d of data) expect(Object.keys(d).sort()).toEqual(["data", "event", "metadata", "name", "parent_ids", "run_id", "tags"]);
       expect(data.at(-1).data.output.messages.map((m: Loose) => m.content)).toEqual(["Ann", "Hello Ann"]);
     });
