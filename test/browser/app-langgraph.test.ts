@@ -52,7 +52,10 @@ beforeAll(async () => {
   browser = await launchBrowser();
   page = await browser.newPage();
   await page.goto(`${server.url}/#/chat`);
-  await settled("chat").catch(async (e) => { throw new Error(`${e}\n${browser.errors.join("\n")}\n${await page.locator("#app").textContent()}`); });
+  // A page that cannot start (the adapter left out of the bundle, say) fails with what it showed.
+  await settled("chat").catch(async (err) => {
+    throw new Error(`${String(err)}\n${browser.errors.join("\n")}\n${await page.locator("#app").textContent()}`);
+  });
 });
 
 afterAll(async () => {

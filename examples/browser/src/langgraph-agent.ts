@@ -26,7 +26,9 @@ const calculator = tool(async ({ expression }: { expression: string }) => String
   schema: z.object({ expression: z.string() }),
 });
 
-const model = new ArithmeticChatModel().bindTools([calculator]);
+// The offline model knows its one tool by name; a real chat model would be given
+// `.bindTools([calculator])` here.
+const model = new ArithmeticChatModel();
 
 const lastAi = (messages: unknown[]) => messages[messages.length - 1] as AIMessage;
 
