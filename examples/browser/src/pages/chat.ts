@@ -1,10 +1,16 @@
-/** Chat with the offline agent: thread list, streamed replies, the approval interrupt. */
+/**
+ * Chat with the offline agent: thread list, streamed replies, the approval interrupt. The agent
+ * runs on agentdock's engine or as a LangGraph.js graph (the engine switch under the heading); a
+ * thread keeps the graph it started on.
+ */
 import { currentAssistant, runtime, setCurrentAssistant } from "../app";
-import { guard, h, json, mount, shortId, showError, time } from "../dom";
+import { guard, h, json, mount, refresh, shortId, showError, time } from "../dom";
+import { LANGGRAPH_AGENT } from "../langgraph-agent";
 import { humanInput, messagesOf, speaker, text, type ChatMessage } from "../messages";
 
 interface SendRequest {
-  input?: Record<string, unknown>;
+  /** `null` continues a run paused at a static breakpoint (the LangGraph.js agent's approval). */
+  input?: Record<string, unknown> | null;
   command?: { resume: unknown };
   checkpointId?: string;
 }
@@ -63,6 +69,12 @@ function bubble(m: ChatMessage, streaming = false): HTMLElement {
   );
 }
 
+/** The engines the chat offers: graph ids hosted by the runtime (app.ts). */
+const ENGINES: [graphId: string, label: string][] = [
+  ["agent", "agentdock engine"],
+  [LANGGRAPH_AGENT, "LangGraph.js"],
+];
+
 function interruptText(value: unknown): string {
   if (typeof value === "string") return value;
   const v = value as Record<string, unknown> | null;
@@ -102,27 +114,54 @@ export async function chatPage(threadId: string | undefined): Promise<HTMLElemen
     list.scrollTop = list.scrollHeight;
   }
 
+  function approvalCard(question: string, value: unknown, approve: () => void, reject: () => void): HTMLElement {
+    return h(
+      "div",
+      { class: "approval card", "data-testid": "approval" },
+      h("strong", null, "Approval needed"),
+      h("p", null, question),
+      h("pre", null, json(value)),
+      h(
+        "div",
+        { class: "row" },
+        h("button", { class: "primary", "data-testid": "approve", onclick: approve }, "Approve"),
+        h("button", { "data-testid": "reject", onclick: reject }, "Reject"),
+      ),
+    );
+  }
+
   async function showState(id: string): Promise<void> {
     const state = await runtime.threads.getState(id);
-    showMessages(messagesOf(state.values));
+    const messages = messagesOf(state.values);
+    showMessages(messages);
     const pending = state.tasks.flatMap((t) => t.interrupts ?? []);
+    // A static breakpoint (the LangGraph.js agent pauses before `tools`) has no interrupt value:
+    // the question is the tool call waiting to run. Approve continues with no input; Reject
+    // answers the calls in the tools node's place, and the model goes on from there.
+    const calls = pending.length === 0 && state.next.includes("tools") ? (messages.at(-1)?.tool_calls ?? []) : [];
     mount(
       approval,
       pending.map((intr) =>
-        h(
-          "div",
-          { class: "approval card", "data-testid": "approval" },
-          h("strong", null, "Approval needed"),
-          h("p", null, interruptText(intr.value)),
-          h("pre", null, json(intr.value)),
-          h(
-            "div",
-            { class: "row" },
-            h("button", { class: "primary", "data-testid": "approve", onclick: () => void send(id, { command: { resume: { approved: true } } }) }, "Approve"),
-            h("button", { "data-testid": "reject", onclick: () => void send(id, { command: { resume: { approved: false } } }) }, "Reject"),
-          ),
+        approvalCard(
+          interruptText(intr.value),
+          intr.value,
+          () => void send(id, { command: { resume: { approved: true } } }),
+          () => void send(id, { command: { resume: { approved: false } } }),
         ),
       ),
+      calls.length > 0
+        ? approvalCard(
+            calls.map((c) => `Run ${c.name}(${Object.values((c.args ?? {}) as Record<string, unknown>).map(String).join(", ")})?`).join(" "),
+            calls,
+            () => void send(id, { input: null }),
+            () =>
+              void guard(async () => {
+                const declined = calls.map((c) => ({ type: "tool", name: c.name, tool_call_id: c.id, content: "the user declined to run the calculator" }));
+                await runtime.threads.updateState(id, { values: { messages: declined }, asNode: "tools" });
+                await send(id, { input: null });
+              }),
+          )
+        : null,
     );
   }
 
@@ -135,7 +174,7 @@ export async function chatPage(threadId: string | undefined): Promise<HTMLElemen
     showMessages(messages);
     const partial = new Map<string, ChatMessage>();
     try {
-      const stream = runtime.runs.stream(id, currentAssistant(), {
+      const stream = runtime.runs.stream(id, await assistantFor(id), {
         ...request,
         streamMode: ["values", "messages-tuple"],
       });
@@ -195,11 +234,37 @@ export async function chatPage(threadId: string | undefined): Promise<HTMLElemen
     setCurrentAssistant("agent");
     return runtime.assistants.get("agent");
   });
+
+  /** The assistant a run on `id` uses: the chosen one, unless the thread started on another graph. */
+  async function assistantFor(id: string): Promise<string> {
+    const meta = (await runtime.threads.get(id)).metadata ?? {};
+    const own = typeof meta.graph_id === "string" && typeof meta.assistant_id === "string" && meta.graph_id !== assistant.graph_id;
+    return own ? (meta.assistant_id as string) : currentAssistant();
+  }
+
+  const engines = ENGINES.map(([graphId, label]) =>
+    h(
+      "button",
+      {
+        class: `link${assistant.graph_id === graphId ? " active" : ""}`,
+        "data-testid": `engine-${graphId}`,
+        "aria-pressed": assistant.graph_id === graphId ? "true" : "false",
+        onclick: () => {
+          setCurrentAssistant(graphId);
+          if (threadId) location.hash = "#/chat";
+          else refresh();
+        },
+      },
+      label,
+    ),
+  );
   const assistantNote = h(
     "div",
-    { class: "assistant-note muted" },
-    `Assistant: ${assistant.name} (v${assistant.version}) · `,
+    { class: "assistant-note muted", "data-testid": "assistant-note" },
+    `Assistant: ${assistant.name} (v${assistant.version}, graph ${assistant.graph_id}) · `,
     h("a", { href: `#/assistants/${assistant.assistant_id}` }, "change"),
+    " · Engine: ",
+    engines,
   );
   let heading: HTMLElement = h("h2", null, "New conversation");
   if (threadId) {
