@@ -252,13 +252,15 @@ export function prepareMessages(update: unknown, mint: () => string = uuid4): Me
  * inputs are not changed and unchanged messages are kept by reference.
  */
 export function addMessages(left: readonly MessageLike[] | MessageLike, right: readonly MessageLike[] | MessageLike): Message[] {
-  const l = prepareMessages(left ?? []);
+  // The channel's value is usually what this reducer returned last turn: its messages are already
+  // coerced and have ids, so a long chat does not re-check every message on every turn.
+  const l = Array.isArray(left) && Object.isFrozen(left) && reduced.has(left) ? (left as Message[]) : prepareMessages(left ?? []);
   const r = prepareMessages(right ?? []);
   let removeAllAt = -1;
   r.forEach((m, i) => {
     if (m.type === "remove" && m.id === REMOVE_ALL_MESSAGES) removeAllAt = i;
   });
-  if (removeAllAt >= 0) return r.slice(removeAllAt + 1).filter((m) => m.type !== "remove");
+  if (removeAllAt >= 0) return remember(r.slice(removeAllAt + 1).filter((m) => m.type !== "remove"));
   const out = l.slice();
   const index = new Map<string, number>();
   out.forEach((m, i) => index.set(m.id, i));
@@ -278,8 +280,15 @@ export function addMessages(left: readonly MessageLike[] | MessageLike, right: r
       out.push(m);
     }
   }
-  return removed.size === 0 ? out : out.filter((m) => !removed.has(m.id));
+  return remember(removed.size === 0 ? out : out.filter((m) => !removed.has(m.id)));
 }
+
+/** Lists `addMessages` returned (the engine freezes channel values, so they stay as returned). */
+const reduced = new WeakSet<readonly unknown[]>();
+const remember = (list: Message[]): Message[] => {
+  reduced.add(list);
+  return list;
+};
 /** Marks `addMessages` so the engine coerces and assigns ids when a write is recorded. */
 (addMessages as { prepare?: typeof prepareMessages }).prepare = prepareMessages;
 
