@@ -14,6 +14,7 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { BaseCheckpointSaver, type Checkpoint as LgCheckpoint, type CheckpointMetadata as LgCheckpointMetadata, type CheckpointTuple } from "@langchain/langgraph/web";
 import { invalidInput } from "../errors.js";
 import { contains } from "../json.js";
+import { isMessageInstance, type SerializedMessage } from "./wire.js";
 import type { Checkpoint, CheckpointMetadata, CheckpointStore, PendingWrite, StoredCheckpoint, WriteOp } from "../persistence/types.js";
 
 /** Options of `AgentdockSaver`. */
@@ -55,6 +56,10 @@ export class AgentdockSaver extends BaseCheckpointSaver<number> {
   private readonly unplaced = new Map<string, Map<string, PendingWrite[]>>();
   /** The last checkpoint this saver stored per thread and namespace. */
   private readonly latest = new Map<string, string>();
+  /** Whether values go through LangGraph's own JSON serializer (no `serde` option given). */
+  private readonly defaultSerde: boolean;
+  /** The `toJSON()` form of the messages of the root checkpoint `put` last (see `serializedMessage`). */
+  private lastPutMessages = new WeakMap<object, SerializedMessage>();
 
   constructor(
     readonly store: CheckpointStore,
@@ -62,6 +67,32 @@ export class AgentdockSaver extends BaseCheckpointSaver<number> {
   ) {
     super(options.serde);
     this.extraMetadata = options.metadata ?? {};
+    this.defaultSerde = options.serde === undefined;
+  }
+
+  /**
+   * The `toJSON()` form of a message of the root checkpoint this saver was last asked to put
+   * (made when it was put), or `undefined`. Valid for as long as no node ran since that put: the
+   * adapter uses it for the values of a run that ended with that checkpoint, so a long chat's
+   * messages are not serialized once more for the run's result.
+   */
+  readonly serializedMessage = (m: object): SerializedMessage | undefined => this.lastPutMessages.get(m);
+
+  /**
+   * Channel values with each message (a channel's value, or an item of a list) replaced by its
+   * `toJSON()` form, recorded in `into`: what LangGraph's serializer would produce from it anyway
+   * (JSON serialization calls `toJSON`), made once so the run's result can reuse it.
+   */
+  private withSerializedMessages(values: Record<string, unknown>, into: WeakMap<object, SerializedMessage>): Record<string, unknown> {
+    const serialize = (v: unknown): unknown => {
+      if (!isMessageInstance(v)) return v;
+      const json = (v as unknown as { toJSON(): unknown }).toJSON();
+      if (isRecord(json) && isRecord(json.kwargs)) into.set(v, json as unknown as SerializedMessage);
+      return json;
+    };
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(values)) out[k] = Array.isArray(v) ? v.map(serialize) : serialize(v);
+    return out;
   }
 
   /** A value as JSON the store can hold (its serde form). */
@@ -170,11 +201,19 @@ export class AgentdockSaver extends BaseCheckpointSaver<number> {
     const { thread_id, checkpoint_ns, checkpoint_id: parentId } = keyOf(config);
     if (thread_id === undefined) throw invalidInput("agentdock: AgentdockSaver.put needs configurable.thread_id.");
     const key = cpKey(thread_id, checkpoint_ns, checkpoint.id);
+    let channelValues = checkpoint.channel_values;
+    if (this.defaultSerde) {
+      // Made now, before any await: LangGraph calls `put` in checkpoint order, and the
+      // record is of the messages as this checkpoint holds them.
+      const messages = new WeakMap<object, SerializedMessage>();
+      channelValues = this.withSerializedMessages(channelValues, messages);
+      if (checkpoint_ns === "") this.lastPutMessages = messages;
+    }
     const stored: Checkpoint = {
       v: 1,
       id: checkpoint.id,
       ts: checkpoint.ts,
-      channel_values: (await this.dump(checkpoint.channel_values)) as Record<string, unknown>,
+      channel_values: (await this.dump(channelValues)) as Record<string, unknown>,
       channel_versions: versions(checkpoint.channel_versions),
       versions_seen: Object.fromEntries(Object.entries(checkpoint.versions_seen).map(([node, seen]) => [node, versions(seen)])),
     };
