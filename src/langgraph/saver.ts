@@ -14,6 +14,7 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { BaseCheckpointSaver, type Checkpoint as LgCheckpoint, type CheckpointMetadata as LgCheckpointMetadata, type CheckpointTuple } from "@langchain/langgraph/web";
 import { invalidInput } from "../errors.js";
 import { contains } from "../json.js";
+import { NOT_PLAIN, plainJsonCopy } from "./plain-json.js";
 import { isMessageInstance, type SerializedMessage } from "./wire.js";
 import type { Checkpoint, CheckpointMetadata, CheckpointStore, PendingWrite, StoredCheckpoint, WriteOp } from "../persistence/types.js";
 
@@ -97,6 +98,11 @@ export class AgentdockSaver extends BaseCheckpointSaver<number> {
 
   /** A value as JSON the store can hold (its serde form). */
   private async dump(value: unknown): Promise<unknown> {
+    if (this.defaultSerde) {
+      // Plain JSON (a chat's state once its messages are in their toJSON form) is its own serde form.
+      const copy = plainJsonCopy(value);
+      if (copy !== NOT_PLAIN) return copy;
+    }
     const [type, bytes] = await this.serde.dumpsTyped(value);
     if (type !== "json") throw new Error(`agentdock: AgentdockSaver stores JSON; the serializer produced "${type}".`);
     return JSON.parse(typeof bytes === "string" ? bytes : decoder.decode(bytes));
