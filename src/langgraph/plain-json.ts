@@ -56,3 +56,58 @@ export function plainJsonCopy(value: unknown, depth = 0): unknown {
       return NOT_PLAIN;
   }
 }
+
+const isSerializedConstructor = (o: Record<string, unknown>) => o.lc === 1 && o.type === "constructor" && Array.isArray(o.id);
+
+/** Whether stored JSON holds an object with an `lc` key (a record the serializer revives) or a `__proto__` key. */
+function hasRecords(value: unknown, depth: number): boolean {
+  if (typeof value !== "object" || value === null) return false;
+  if (depth >= MAX_DEPTH) return true;
+  if (Array.isArray(value)) return value.some((v) => hasRecords(v, depth + 1));
+  const record = value as Record<string, unknown>;
+  if ("lc" in record) return true;
+  for (const key of Object.keys(record)) if (key === "__proto__" || hasRecords(record[key], depth + 1)) return true;
+  return false;
+}
+
+/**
+ * Stored JSON revived as the default serializer's `loadsTyped("json", JSON.stringify(value))`
+ * would, without its per-node async walk: plain JSON is deep-copied, and each LangChain
+ * serialized object (`{lc: 1, type: "constructor", ...}`, e.g. a message) whose own fields are
+ * plain is revived by `loadSerialized` (LangChain's `load`, as that serializer calls it). Returns
+ * `NOT_PLAIN` for anything else (other `lc` records, `__proto__` keys, very deep values): the
+ * caller then takes the serializer's own path.
+ */
+export function revivePlainJson(value: unknown, loadSerialized: (text: string) => Promise<unknown>): Promise<unknown> | typeof NOT_PLAIN {
+  const pending: Promise<void>[] = [];
+  const copy = (v: unknown, depth: number, place: (revived: unknown) => void): unknown => {
+    if (typeof v !== "object" || v === null) return v;
+    if (depth >= MAX_DEPTH) return NOT_PLAIN;
+    if (Array.isArray(v)) {
+      const out: unknown[] = new Array(v.length);
+      for (let i = 0; i < v.length; i++) {
+        const c = copy(v[i], depth + 1, (r) => (out[i] = r));
+        if (c === NOT_PLAIN) return NOT_PLAIN;
+        out[i] = c;
+      }
+      return out;
+    }
+    const record = v as Record<string, unknown>;
+    if ("lc" in record) {
+      if (!isSerializedConstructor(record) || Object.keys(record).some((k) => k !== "lc" && hasRecords(record[k], depth + 1))) return NOT_PLAIN;
+      pending.push(loadSerialized(JSON.stringify(record)).then(place));
+      return undefined;
+    }
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(record)) {
+      if (key === "__proto__") return NOT_PLAIN;
+      const c = copy(record[key], depth + 1, (r) => (out[key] = r));
+      if (c === NOT_PLAIN) return NOT_PLAIN;
+      out[key] = c;
+    }
+    return out;
+  };
+  let result = copy(value, 0, (r) => (result = r));
+  if (result === NOT_PLAIN) return NOT_PLAIN;
+  return pending.length === 0 ? Promise.resolve(result) : Promise.all(pending).then(() => result);
+}

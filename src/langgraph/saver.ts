@@ -8,13 +8,14 @@
  * serializable objects become their `lc` JSON form) and are stored as plain JSON the store can
  * hold, compress and copy; they come back as the same objects.
  */
+import { load as loadSerialized } from "@langchain/core/load";
 import type { RunnableConfig } from "@langchain/core/runnables";
 // Everything from LangGraph comes through its browser-safe entry (no Node built-ins), so the
 // adapter runs in a browser tab as well; the types it does not re-export are derived.
 import { BaseCheckpointSaver, type Checkpoint as LgCheckpoint, type CheckpointMetadata as LgCheckpointMetadata, type CheckpointTuple } from "@langchain/langgraph/web";
 import { invalidInput } from "../errors.js";
 import { contains } from "../json.js";
-import { NOT_PLAIN, plainJsonCopy } from "./plain-json.js";
+import { NOT_PLAIN, plainJsonCopy, revivePlainJson } from "./plain-json.js";
 import { isMessageInstance, type SerializedMessage } from "./wire.js";
 import type { Checkpoint, CheckpointMetadata, CheckpointStore, PendingWrite, StoredCheckpoint, WriteOp } from "../persistence/types.js";
 
@@ -109,6 +110,11 @@ export class AgentdockSaver extends BaseCheckpointSaver<number> {
   }
 
   private load(value: unknown): Promise<unknown> {
+    if (this.defaultSerde) {
+      // The serializer's own path, without its async walk over every node of a long chat's state.
+      const revived = revivePlainJson(value, (text) => loadSerialized(text));
+      if (revived !== NOT_PLAIN) return revived;
+    }
     return this.serde.loadsTyped("json", JSON.stringify(value));
   }
 

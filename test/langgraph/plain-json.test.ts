@@ -3,10 +3,11 @@
  * stores must be exactly what that serializer's JSON form parses back to, and anything the
  * serializer treats specially must be left to it.
  */
-import { AIMessage, HumanMessage } from "@langchain/core/messages";
+import { load } from "@langchain/core/load";
+import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { JsonPlusSerializer } from "@langchain/langgraph-checkpoint";
 import { describe, expect, it } from "vitest";
-import { NOT_PLAIN, plainJsonCopy } from "../../src/langgraph/plain-json.js";
+import { NOT_PLAIN, plainJsonCopy, revivePlainJson } from "../../src/langgraph/plain-json.js";
 
 const serde = new JsonPlusSerializer();
 async function serdeForm(value: unknown): Promise<unknown> {
@@ -55,5 +56,34 @@ describe("plainJsonCopy", () => {
       cycle,
     ];
     for (const value of values) expect(plainJsonCopy(value)).toBe(NOT_PLAIN);
+  });
+});
+
+/** A value with class names made visible, to compare revived objects. */
+const shape = (x: unknown) =>
+  JSON.stringify(x, (_k, v: unknown) => (v && typeof v === "object" && !Array.isArray(v) && Object.getPrototypeOf(v) !== Object.prototype ? { class: (v as object).constructor.name, ...v } : v));
+
+describe("revivePlainJson", () => {
+  it("revives stored JSON as the serializer does: plain values copied, messages as message instances", async () => {
+    const values: unknown[] = [
+      { messages: [new AIMessage({ content: "hi", id: "1", tool_calls: [{ name: "t", args: { q: 1 }, id: "c" }] }), new HumanMessage("yo"), new ToolMessage({ content: "r", tool_call_id: "c" })], n: 1 },
+      new HumanMessage("top"),
+      { a: [1, { b: null }], s: "x" },
+    ];
+    for (const value of values) {
+      const stored = await serdeForm(value);
+      const expected = await serde.loadsTyped("json", JSON.stringify(stored));
+      const revived = revivePlainJson(stored, (text) => load(text));
+      expect(revived).not.toBe(NOT_PLAIN);
+      expect(shape(await revived)).toBe(shape(expected));
+      expect(shape(await revived)).toBe(shape(value));
+    }
+  });
+
+  it("leaves other records to the serializer: undefined, dates' and sets' records, a message holding one", async () => {
+    for (const value of [{ a: undefined }, { s: new Set([1]) }, { m: new AIMessage({ content: "x", additional_kwargs: { k: undefined } }) }, { lc: 3 }]) {
+      expect(revivePlainJson(await serdeForm(value), (text) => load(text))).toBe(NOT_PLAIN);
+    }
+    expect(revivePlainJson(JSON.parse('{"__proto__": {"polluted": true}}'), (text) => load(text))).toBe(NOT_PLAIN);
   });
 });
