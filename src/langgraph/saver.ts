@@ -87,8 +87,13 @@ export class AgentdockSaver extends BaseCheckpointSaver<number> {
    */
   private withSerializedMessages(values: Record<string, unknown>, into: WeakMap<object, SerializedMessage>): Record<string, unknown> {
     const serialize = (v: unknown): unknown => {
-      if (!isMessageInstance(v)) return v;
-      const json = (v as unknown as { toJSON(): unknown }).toJSON();
+      if (!isMessageInstance(v) || typeof (v as { toJSON?: unknown }).toJSON !== "function") return v;
+      let json: unknown;
+      try {
+        json = (v as unknown as { toJSON(): unknown }).toJSON();
+      } catch {
+        return v; // the serializer meets the failure as it would have
+      }
       if (isRecord(json) && isRecord(json.kwargs)) into.set(v, json as unknown as SerializedMessage);
       return json;
     };
