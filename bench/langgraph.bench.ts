@@ -3,17 +3,21 @@
  * `MemorySaver`. One `StateGraph` over `MessagesAnnotation` whose node answers with a ~200-character
  * AI message, run three ways:
  * - `MemorySaver`: `graph.invoke` with LangGraph's in-memory checkpointer (what hosting replaces);
+ * - `MemorySaver + InMemoryStore`: the same with LangGraph's in-memory store, as a hosted graph
+ *   always has one (`getStore()`); LangGraph runs a store-batching loop (a 0 ms timer per
+ *   iteration) for every run given a store, which costs a run about 0.5 ms;
  * - `AgentdockSaver`: `graph.invoke` with the saver over agentdock's memory store (the checkpointer alone);
  * - hosted: `runtime.runs.wait` on a runtime over the memory store (runs, threads, events included).
  * Figures: runs per second (a fresh thread each run), time per turn late in a 300-turn chat
  * (wall and CPU time: on a loaded machine the CPU time compares better)
  * (turns 280-300 on one thread), memory retained per turn (JS heap and byte arrays, turns 100-300).
+ * The hosts' timed turns are interleaved, so they share whatever load the machine has.
  */
 import { performance } from "node:perf_hooks";
 import v8 from "node:v8";
 import vm from "node:vm";
 import { AIMessage } from "@langchain/core/messages";
-import { END, MemorySaver, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
+import { END, InMemoryStore, MemorySaver, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
 import { createRuntime, memoryStore } from "../src/index.js";
 import { AgentdockSaver } from "../src/langgraph/index.js";
 
@@ -46,11 +50,17 @@ interface Host {
 
 async function hosts(): Promise<Host[]> {
   const withMemorySaver = builder().compile({ checkpointer: new MemorySaver() });
+  const withMemorySaverAndStore = builder().compile({ checkpointer: new MemorySaver(), store: new InMemoryStore() });
   const withAgentdockSaver = builder().compile({ checkpointer: new AgentdockSaver(memoryStore()) });
   const runtime = await createRuntime({ graphs: { chat: builder().compile() } });
   const made = new Set<string>();
   return [
     { name: "LangGraph MemorySaver", turn: (t, i) => withMemorySaver.invoke(input(i), { configurable: { thread_id: t } }), close: async () => undefined },
+    {
+      name: "LangGraph MemorySaver + InMemoryStore",
+      turn: (t, i) => withMemorySaverAndStore.invoke(input(i), { configurable: { thread_id: t } }),
+      close: async () => undefined,
+    },
     { name: "LangGraph + AgentdockSaver(memoryStore)", turn: (t, i) => withAgentdockSaver.invoke(input(i), { configurable: { thread_id: t } }), close: async () => undefined },
     {
       name: "hosted by agentdock (runs.wait, memory store)",
@@ -72,33 +82,47 @@ export default async function (): Promise<void> {
   const quick = process.env.AGENTDOCK_BENCH_QUICK === "1";
   const runs = quick ? 100 : 1000;
   const turns = quick ? 120 : 300;
-  const late = [turns - 20, turns];
+  const late = [turns - 20, turns] as const;
   const memFrom = quick ? 40 : 100;
-  for (const host of await hosts()) {
-    try {
-      // Warm up, then runs per second on fresh threads.
-      for (let i = 0; i < 50; i++) await host.turn(crypto.randomUUID(), i);
-      let start = performance.now();
-      for (let i = 0; i < runs; i++) await host.turn(crypto.randomUUID(), i);
-      const perSecond = runs / ((performance.now() - start) / 1000);
-      // A long chat on one thread: time per turn late in it, heap retained per turn.
+  const all = await hosts();
+  try {
+    // Time is measured with the hosts' turns interleaved (one turn of each in turn), so a machine
+    // whose load changes during the bench weighs on every host alike; measured one host after
+    // the other, a busy neighbour made any of them look slower.
+    const wall = all.map(() => 0);
+    const cpu = all.map(() => 0);
+    const timed = async (k: number, turn: () => Promise<unknown>) => {
+      const c = process.cpuUsage();
+      const w = performance.now();
+      await turn();
+      wall[k]! += performance.now() - w;
+      const used = process.cpuUsage(c);
+      cpu[k]! += (used.user + used.system) / 1000;
+    };
+    // Warm up, then runs per second on fresh threads.
+    for (let i = 0; i < 50; i++) for (const host of all) await host.turn(crypto.randomUUID(), i);
+    for (let i = 0; i < runs; i++) for (const [k, host] of all.entries()) await timed(k, () => host.turn(crypto.randomUUID(), i));
+    const perSecond = wall.map((ms) => runs / (ms / 1000));
+    // A long chat on one thread per host: time per turn late in it.
+    wall.fill(0);
+    cpu.fill(0);
+    const threads = all.map(() => crypto.randomUUID());
+    for (let i = 0; i < late[0]; i++) for (const [k, host] of all.entries()) await host.turn(threads[k]!, i);
+    for (let i = late[0]; i < late[1]; i++) for (const [k, host] of all.entries()) await timed(k, () => host.turn(threads[k]!, i));
+    // Memory retained per turn: one host at a time (the heap is the process's), on a new thread.
+    for (const [k, host] of all.entries()) {
       const thread = crypto.randomUUID();
       let i = 0;
       for (; i < memFrom; i++) await host.turn(thread, i);
       const before = await heap();
-      for (; i < late[0]!; i++) await host.turn(thread, i);
-      start = performance.now();
-      const cpu = process.cpuUsage();
-      for (; i < late[1]!; i++) await host.turn(thread, i);
-      const lateMs = (performance.now() - start) / (late[1]! - late[0]!);
-      const used = process.cpuUsage(cpu);
-      const lateCpuMs = (used.user + used.system) / 1000 / (late[1]! - late[0]!);
+      for (; i < turns; i++) await host.turn(thread, i);
       const perTurn = ((await heap()) - before) / (turns - memFrom);
+      const n = late[1] - late[0];
       console.log(
-        `${host.name.padEnd(48)} ${fmt(perSecond, 0).padStart(6)} runs/s   ${fmt(lateMs).padStart(7)} ms/turn (${fmt(lateCpuMs).padStart(6)} ms CPU) at turns ${late[0]}-${late[1]}   ${fmt(perTurn / 1024, 1).padStart(7)} KiB memory/turn`,
+        `${host.name.padEnd(48)} ${fmt(perSecond[k]!, 0).padStart(6)} runs/s   ${fmt(wall[k]! / n).padStart(7)} ms/turn (${fmt(cpu[k]! / n).padStart(6)} ms CPU) at turns ${late[0]}-${late[1]}   ${fmt(perTurn / 1024, 1).padStart(7)} KiB memory/turn`,
       );
-    } finally {
-      await host.close();
     }
+  } finally {
+    for (const host of all) await host.close();
   }
 }

@@ -190,7 +190,9 @@ export class LangGraphAdapter implements CompiledGraph {
     const breakpoints = [options.interruptBefore, options.interruptAfter, this.graph.interruptBefore, this.graph.interruptAfter];
     const mayHavePaused = interruptsSeen || breakpoints.some((b) => b === "*" || (Array.isArray(b) && b.length > 0));
     if (!mayHavePaused) {
-      return { status: "done", values: toWire(values) as Record<string, unknown>, interrupts: [], checkpointId: saver.lastCheckpointId(threadId, "") ?? null };
+      // The last root checkpoint holds these values and no node ran since it was put: its
+      // messages' serialized form is reused.
+      return { status: "done", values: toWire(values, false, saver.serializedMessage) as Record<string, unknown>, interrupts: [], checkpointId: saver.lastCheckpointId(threadId, "") ?? null };
     }
     const state = await this.graph.getState({ configurable: { thread_id: threadId, checkpoint_ns: "", [CHECKPOINTER]: saver } });
     const interrupts: Interrupt[] = [];

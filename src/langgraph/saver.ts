@@ -8,12 +8,15 @@
  * serializable objects become their `lc` JSON form) and are stored as plain JSON the store can
  * hold, compress and copy; they come back as the same objects.
  */
+import { load as loadSerialized } from "@langchain/core/load";
 import type { RunnableConfig } from "@langchain/core/runnables";
 // Everything from LangGraph comes through its browser-safe entry (no Node built-ins), so the
 // adapter runs in a browser tab as well; the types it does not re-export are derived.
 import { BaseCheckpointSaver, type Checkpoint as LgCheckpoint, type CheckpointMetadata as LgCheckpointMetadata, type CheckpointTuple } from "@langchain/langgraph/web";
 import { invalidInput } from "../errors.js";
 import { contains } from "../json.js";
+import { NOT_PLAIN, plainJsonCopy, revivePlainJson } from "./plain-json.js";
+import { isMessageInstance, type SerializedMessage } from "./wire.js";
 import type { Checkpoint, CheckpointMetadata, CheckpointStore, PendingWrite, StoredCheckpoint, WriteOp } from "../persistence/types.js";
 
 /** Options of `AgentdockSaver`. */
@@ -55,6 +58,10 @@ export class AgentdockSaver extends BaseCheckpointSaver<number> {
   private readonly unplaced = new Map<string, Map<string, PendingWrite[]>>();
   /** The last checkpoint this saver stored per thread and namespace. */
   private readonly latest = new Map<string, string>();
+  /** Whether values go through LangGraph's own JSON serializer (no `serde` option given). */
+  private readonly defaultSerde: boolean;
+  /** The `toJSON()` form of the messages of the root checkpoint `put` last (see `serializedMessage`). */
+  private lastPutMessages = new WeakMap<object, SerializedMessage>();
 
   constructor(
     readonly store: CheckpointStore,
@@ -62,16 +69,57 @@ export class AgentdockSaver extends BaseCheckpointSaver<number> {
   ) {
     super(options.serde);
     this.extraMetadata = options.metadata ?? {};
+    this.defaultSerde = options.serde === undefined;
+  }
+
+  /**
+   * The `toJSON()` form of a message of the root checkpoint this saver was last asked to put
+   * (made when it was put), or `undefined`. Valid for as long as no node ran since that put: the
+   * adapter uses it for the values of a run that ended with that checkpoint, so a long chat's
+   * messages are not serialized once more for the run's result.
+   */
+  readonly serializedMessage = (m: object): SerializedMessage | undefined => this.lastPutMessages.get(m);
+
+  /**
+   * Channel values with each message (a channel's value, or an item of a list) replaced by its
+   * `toJSON()` form, recorded in `into`: what LangGraph's serializer would produce from it anyway
+   * (JSON serialization calls `toJSON`), made once so the run's result can reuse it.
+   */
+  private withSerializedMessages(values: Record<string, unknown>, into: WeakMap<object, SerializedMessage>): Record<string, unknown> {
+    const serialize = (v: unknown): unknown => {
+      if (!isMessageInstance(v) || typeof (v as { toJSON?: unknown }).toJSON !== "function") return v;
+      let json: unknown;
+      try {
+        json = (v as unknown as { toJSON(): unknown }).toJSON();
+      } catch {
+        return v; // the serializer meets the failure as it would have
+      }
+      if (isRecord(json) && isRecord(json.kwargs)) into.set(v, json as unknown as SerializedMessage);
+      return json;
+    };
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(values)) out[k] = Array.isArray(v) ? v.map(serialize) : serialize(v);
+    return out;
   }
 
   /** A value as JSON the store can hold (its serde form). */
   private async dump(value: unknown): Promise<unknown> {
+    if (this.defaultSerde) {
+      // Plain JSON (a chat's state once its messages are in their toJSON form) is its own serde form.
+      const copy = plainJsonCopy(value);
+      if (copy !== NOT_PLAIN) return copy;
+    }
     const [type, bytes] = await this.serde.dumpsTyped(value);
     if (type !== "json") throw new Error(`agentdock: AgentdockSaver stores JSON; the serializer produced "${type}".`);
     return JSON.parse(typeof bytes === "string" ? bytes : decoder.decode(bytes));
   }
 
   private load(value: unknown): Promise<unknown> {
+    if (this.defaultSerde) {
+      // The serializer's own path, without its async walk over every node of a long chat's state.
+      const revived = revivePlainJson(value, (text) => loadSerialized(text));
+      if (revived !== NOT_PLAIN) return revived;
+    }
     return this.serde.loadsTyped("json", JSON.stringify(value));
   }
 
@@ -170,11 +218,19 @@ export class AgentdockSaver extends BaseCheckpointSaver<number> {
     const { thread_id, checkpoint_ns, checkpoint_id: parentId } = keyOf(config);
     if (thread_id === undefined) throw invalidInput("agentdock: AgentdockSaver.put needs configurable.thread_id.");
     const key = cpKey(thread_id, checkpoint_ns, checkpoint.id);
+    let channelValues = checkpoint.channel_values;
+    if (this.defaultSerde) {
+      // Made now, before any await: LangGraph calls `put` in checkpoint order, and the
+      // record is of the messages as this checkpoint holds them.
+      const messages = new WeakMap<object, SerializedMessage>();
+      channelValues = this.withSerializedMessages(channelValues, messages);
+      if (checkpoint_ns === "") this.lastPutMessages = messages;
+    }
     const stored: Checkpoint = {
       v: 1,
       id: checkpoint.id,
       ts: checkpoint.ts,
-      channel_values: (await this.dump(checkpoint.channel_values)) as Record<string, unknown>,
+      channel_values: (await this.dump(channelValues)) as Record<string, unknown>,
       channel_versions: versions(checkpoint.channel_versions),
       versions_seen: Object.fromEntries(Object.entries(checkpoint.versions_seen).map(([node, seen]) => [node, versions(seen)])),
     };

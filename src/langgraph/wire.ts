@@ -7,6 +7,14 @@
 import { Command as LgCommand, Send as LgSend } from "@langchain/langgraph/web";
 import { Command, Send } from "../graph/constants.js";
 
+/** A message's `toJSON()` form (LangChain's serialized constructor: `{ lc, type, id, kwargs }`). */
+export interface SerializedMessage {
+  kwargs: Record<string, unknown>;
+}
+
+/** Looks up a message's `toJSON()` form already made (see `AgentdockSaver.serializedMessage`). */
+export type SerializedLookup = (m: object) => SerializedMessage | undefined;
+
 interface MessageLike {
   getType(): string;
   toDict(): { type: string; data: Record<string, unknown> };
@@ -37,8 +45,9 @@ const CHUNK_TYPES: Record<string, string> = {
  * (the `messages-tuple` stream), a chunk keeps its chunk type (`AIMessageChunk`) and chunk
  * fields; in state and updates it is the message it stands for (`ai`).
  */
-export function messageToDict(m: MessageLike, asChunk = false): Record<string, unknown> {
-  const { type, data } = m.toDict();
+export function messageToDict(m: MessageLike, asChunk = false, serialized?: SerializedMessage): Record<string, unknown> {
+  // `toDict()` is `{ type: getType(), data: toJSON().kwargs }`: a `toJSON()` form already made is reused.
+  const { type, data } = serialized ? { type: m.getType(), data: serialized.kwargs } : m.toDict();
   const chunk = asChunk && typeof (m as { concat?: unknown }).concat === "function";
   const out: Record<string, unknown> = {
     content: data.content ?? "",
@@ -67,18 +76,20 @@ export function messageToDict(m: MessageLike, asChunk = false): Record<string, u
 /**
  * A value as plain JSON for the wire and the run's result: messages in dict form, class
  * instances by their `toJSON`, `undefined` dropped (as JSON does). Leaves primitives alone.
+ * `serialized` gives the `toJSON()` form of messages already serialized (and not changed since),
+ * which spares serializing them again (a long chat's state holds many messages).
  */
-export function toWire(value: unknown, asChunks = false): unknown {
+export function toWire(value: unknown, asChunks = false, serialized?: SerializedLookup): unknown {
   if (value === null || typeof value !== "object") return value;
-  if (isMessageInstance(value)) return toWire(messageToDict(value, asChunks));
-  if (Array.isArray(value)) return value.map((v) => (v === undefined ? null : toWire(v, asChunks)));
+  if (isMessageInstance(value)) return toWire(messageToDict(value, asChunks, asChunks ? undefined : serialized?.(value)));
+  if (Array.isArray(value)) return value.map((v) => (v === undefined ? null : toWire(v, asChunks, serialized)));
   if (value instanceof Date) return value.toISOString();
   const proto = Object.getPrototypeOf(value);
   if (proto !== Object.prototype && proto !== null && typeof (value as { toJSON?: unknown }).toJSON === "function") {
     return toWire((value as { toJSON(): unknown }).toJSON());
   }
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) if (v !== undefined && typeof v !== "function") out[k] = toWire(v);
+  for (const [k, v] of Object.entries(value)) if (v !== undefined && typeof v !== "function") out[k] = toWire(v, false, serialized);
   return out;
 }
 
