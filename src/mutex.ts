@@ -2,7 +2,8 @@
  * A keyed mutex within one process: `run(key, fn)` runs `fn` after every earlier `fn` of the same
  * key has settled. The runtime uses it only to spare itself retries of its own conditional commits
  * (several admissions on one thread at once); correctness across runtimes comes from the store's
- * conditional commits, never from this lock. Core-safe.
+ * conditional commits, never from this lock. The LangGraph.js saver orders one checkpoint's put
+ * and writes with it. Core-safe.
  */
 export class KeyedMutex {
   private readonly tails = new Map<string, Promise<unknown>>();

@@ -8,6 +8,7 @@
  * serializable objects become their `lc` JSON form) and are stored as plain JSON the store can
  * hold, compress and copy; they come back as the same objects.
  */
+import { KeyedMutex } from "../mutex.js";
 import { load as loadSerialized } from "@langchain/core/load";
 import type { RunnableConfig } from "@langchain/core/runnables";
 // Everything from LangGraph comes through its browser-safe entry (no Node built-ins), so the
@@ -46,8 +47,8 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "obj
 /** A LangGraph.js checkpointer storing in an agentdock `Store` (or the runtime's `CheckpointStore` view of one). */
 export class AgentdockSaver extends BaseCheckpointSaver<number> {
   private readonly extraMetadata: Record<string, unknown>;
-  /** The last operation queued per checkpoint key (see `serially`). */
-  private readonly queues = new Map<string, Promise<void>>();
+  /** Operations per checkpoint key, one at a time (see `serially`). */
+  private readonly queues = new KeyedMutex();
   /** Writes of checkpoints this saver created, by checkpoint key then task id (no store read needed). */
   private readonly own = new Map<string, Map<string, PendingWrite[]>>();
   /**
@@ -200,17 +201,7 @@ export class AgentdockSaver extends BaseCheckpointSaver<number> {
    * checkpoint's put and its tasks' writes concurrently (and writes may come first).
    */
   private serially<T>(key: string, fn: () => Promise<T>): Promise<T> {
-    const previous = this.queues.get(key) ?? Promise.resolve();
-    const result = previous.then(fn, fn);
-    const tail = result.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.queues.set(key, tail);
-    void tail.then(() => {
-      if (this.queues.get(key) === tail) this.queues.delete(key);
-    });
-    return result;
+    return this.queues.run(key, fn);
   }
 
   /** Stores a checkpoint (`newVersions` is not needed: the whole checkpoint is stored). */
