@@ -61,3 +61,5 @@ export { createRuntime } from "./runtime.js";
 export { assistantDefaultsFromEnv, mergeAssistantDefaults } from "./assistant-defaults.js";
 export type { AssistantDefaults } from "./assistant-defaults.js";
 export type { GraphEntry, GraphFactory } from "./graph-source.js";
+export type { HostedGraph, LangGraphAgent, LangGraphGraph } from "./graph-port.js";
+export type { LogMethod, SdkLogger } from "./sdk-logger.js";

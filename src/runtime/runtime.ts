@@ -18,6 +18,7 @@ import { checkAssistantDefaults } from "./assistant-defaults.js";
 import { resolveEntries } from "./graph-source.js";
 import { listenExternalRuns } from "./external-runs.js";
 import { runsApi } from "./runs.js";
+import { isSdkLogger, registerSdkLogger } from "./sdk-logger.js";
 import { CronScheduler } from "./scheduler.js";
 import { threadsApi } from "./threads.js";
 import { checkIndexConfig, ItemService } from "./items.js";
@@ -60,6 +61,10 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Runt
     throw invalidInput("agentdock: createRuntime: webhooks.allow must be a function (url: URL) => boolean deciding where runs may POST.");
   }
   const index = checkIndexConfig(options.index);
+  if (options.logger !== undefined && !isSdkLogger(options.logger)) {
+    throw invalidInput("agentdock: createRuntime: logger must have the methods error, warn, help, data, info, debug, prompt, http, verbose, input and silly.");
+  }
+  registerSdkLogger(options.logger);
   const clock = options.clock ?? systemClock;
   const store = options.store ?? memoryStore();
   const core = new Core(

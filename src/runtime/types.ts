@@ -14,6 +14,7 @@ import type { createUploadApi } from "../upload/api.js";
 import type { CronsApi } from "./cron-types.js";
 import type { AssistantDefaults } from "./assistant-defaults.js";
 import type { GraphEntry } from "./graph-source.js";
+import type { SdkLogger } from "./sdk-logger.js";
 import type {
   AssistantRecord,
   AssistantVersionRecord,
@@ -548,6 +549,12 @@ export interface CreateRuntimeOptions {
    * Without it, a `query` is refused with `invalid_input`.
    */
   index?: IndexConfig;
+  /**
+   * The logger graphs get from `getLogger()` of `@langchain/langgraph-sdk/logging`, as on the
+   * agent server (a global; this option replaces it). Without it a console logger is registered
+   * unless one already is.
+   */
+  logger?: SdkLogger;
 }
 
 /** The runtime: the default caller's namespaces plus binding, subscription and shutdown. */
