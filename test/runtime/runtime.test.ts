@@ -3,7 +3,6 @@ import { describe, expect, it, vi } from "vitest";
 import { AgentdockError, OWNER_USER, createRuntime, memoryStore, sequentialIds } from "../../src/index.js";
 import type { AuthEvent, AuthProvider, AuthUser, Runtime, RuntimeEvent, WriteOp } from "../../src/index.js";
 import { forbidden, unauthenticated } from "../../src/errors.js";
-import { indexedDbStore } from "../../src/persistence/indexeddb/index.js";
 import { expectCode, runtimeContract } from "./contract.js";
 import { Gate, echoGraph, testGraphs } from "./graphs.js";
 

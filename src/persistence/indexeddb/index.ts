@@ -18,7 +18,6 @@
  */
 import { openDB, type DBSchema, type IDBPDatabase, type IDBPTransaction, type StoreNames } from "idb";
 import { AgentdockError, conflict, invalidInput } from "../../errors.js";
-import { uuid4 } from "../../ids.js";
 import { checkJson, contains } from "../../json.js";
 import { TopicListeners } from "../common.js";
 import type { AssistantRecord, AssistantVersionRecord, RunRecord, ThreadRecord } from "../../types.js";
