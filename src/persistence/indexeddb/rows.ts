@@ -18,115 +18,37 @@
  */
 import { isPlainObject, jsonEqual } from "../../json.js";
 import type { ListLookup } from "../delta.js";
+import { itemRefs, setOwn, type ItemIndex as ItemIndexOf } from "../item-refs.js";
+
+export { setOwn };
+
+/** Item references of this store: markers start with `\u0000`, lists are named by their id. */
+const refs = itemRefs<string>({ ref: "\u0000i", esc: "\u0000e", listOf: String, store: "agentdock indexeddb" });
 
 /** Keys of the one-key marker objects: an item reference, and an escaped marker-like object. */
-export const REF = "\u0000i";
-export const ESC = "\u0000e";
-
-/** Sets an own key (`__proto__` included) without touching the prototype. */
-export const setOwn = (obj: Record<string, unknown>, key: string, value: unknown) => {
-  if (key === "__proto__") Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
-  else obj[key] = value;
-};
-
-export const isMarker = (v: Record<string, unknown>) => {
-  const keys = Object.keys(v);
-  return keys.length === 1 && keys[0]!.charCodeAt(0) === 0;
-};
+export const { REF, ESC, isMarker, indexItems } = refs;
 
 /** Where an object with this id sits in a list log (the item is compared before it is shared). */
-export type ItemIndex = Map<string, { list: string; at: number; item: unknown }>;
-
-/** Indexes the items `[from, to)` of `list` that have a string `id`. */
-export function indexItems(index: ItemIndex, list: string, items: readonly unknown[], from: number, to = items.length): void {
-  for (let at = Math.max(0, from); at < to; at++) {
-    const item = items[at];
-    if (isPlainObject(item) && typeof item.id === "string" && !index.has(item.id)) index.set(item.id, { list, at, item });
-  }
-}
+export type ItemIndex = ItemIndexOf<string>;
 
 /**
  * `value` (plain JSON) with every object found in `index` (same id, identical JSON) replaced by
  * a reference, and marker-like objects escaped.
  */
-export function shareItems(value: unknown, index: ItemIndex): unknown {
-  if (Array.isArray(value)) return value.map((v) => shareItems(v, index));
-  if (!isPlainObject(value)) return value;
-  if (typeof value.id === "string" && index.size > 0) {
-    const found = index.get(value.id);
-    if (found && (found.item === value || jsonEqual(found.item, value))) return { [REF]: [found.list, found.at] };
-  }
-  const out: Record<string, unknown> = {};
-  for (const [k, x] of Object.entries(value)) if (x !== undefined) setOwn(out, k, shareItems(x, index));
-  return isMarker(out) ? { [ESC]: out } : out;
-}
+export const shareItems = refs.share;
 
 /**
  * A value already shared (`shareItems`) shared again against more items: references and
  * escapes stay, objects found in `index` become references (how a parent row picks up the
  * items its child appended). `changed.hit` tells whether a reference was made.
  */
-export function reshareItems(value: unknown, index: ItemIndex, changed: { hit: boolean }): unknown {
-  if (Array.isArray(value)) return value.map((v) => reshareItems(v, index, changed));
-  if (!isPlainObject(value)) return value;
-  if (isMarker(value)) {
-    if (Object.hasOwn(value, REF)) return value;
-    const inner: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(value[ESC] as Record<string, unknown>)) setOwn(inner, k, reshareItems(x, index, changed));
-    return { [ESC]: inner };
-  }
-  if (typeof value.id === "string" && index.size > 0 && !hasMarker(value)) {
-    // Without markers inside, the shared form is the value itself.
-    const found = index.get(value.id);
-    if (found && (found.item === value || jsonEqual(found.item, value))) {
-      changed.hit = true;
-      return { [REF]: [found.list, found.at] };
-    }
-  }
-  const out: Record<string, unknown> = {};
-  for (const [k, x] of Object.entries(value)) setOwn(out, k, reshareItems(x, index, changed));
-  return out;
-}
-
-function hasMarker(value: unknown): boolean {
-  if (Array.isArray(value)) return value.some(hasMarker);
-  if (!isPlainObject(value)) return false;
-  return isMarker(value) || Object.values(value).some(hasMarker);
-}
+export const reshareItems = refs.reshare;
 
 /** The list items each list must hold for `resolveItems` (list id -> count). */
-export function itemNeeds(value: unknown, needs = new Map<string, number>()): Map<string, number> {
-  if (Array.isArray(value)) {
-    for (const v of value) itemNeeds(v, needs);
-  } else if (isPlainObject(value)) {
-    const marker = isMarker(value);
-    const ref = marker ? (value[REF] as [string, number] | undefined) : undefined;
-    if (ref) needs.set(ref[0], Math.max(needs.get(ref[0]) ?? 0, ref[1] + 1));
-    else for (const v of Object.values(marker ? (value[ESC] as object) : value)) itemNeeds(v, needs);
-  }
-  return needs;
-}
+export const itemNeeds = (value: unknown, needs?: Map<string, number>): Map<string, number> => refs.needs(value, needs);
 
 /** Replaces item references by the items (the lists of `itemNeeds` must be loaded). */
-export function resolveItems(value: unknown, lists: ListLookup): unknown {
-  if (Array.isArray(value)) return value.map((v) => resolveItems(v, lists));
-  if (!isPlainObject(value)) return value;
-  let obj = value;
-  if (isMarker(value)) {
-    const ref = value[REF] as [string, number] | undefined;
-    if (ref) {
-      const items = lists(ref[0]);
-      if (!items || items.length <= ref[1]) {
-        throw new Error(`agentdock indexeddb: item ${ref[1]} of list ${ref[0]} is missing (corrupt store)`);
-      }
-      return items[ref[1]];
-    }
-    obj = value[ESC] as Record<string, unknown>;
-  }
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(obj)) setOwn(out, k, resolveItems(v, lists));
-  return out;
-}
+export const resolveItems = (value: unknown, lists: ListLookup): unknown => refs.resolve(value, lists);
 
 // ---------------------------------------------------------------------------------------------
 // Checkpoint rows.
