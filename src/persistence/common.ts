@@ -1,8 +1,64 @@
 /**
- * Helpers every store shares: naming an op in error messages, and a wake-up signal for readers
+ * Helpers every store shares: checking and naming an op, and a wake-up signal for readers
  * waiting on a run's event log. Core-safe.
  */
+import { invalidInput } from "../errors.js";
+import { checkJson } from "../json.js";
+import { checkStoredItem } from "./items.js";
 import type { WriteOp } from "./types.js";
+
+/**
+ * Checks that what an op stores can be stored (JSON-safe values, a well-formed item, string
+ * topics) before a store encodes anything, so a bad op fails the commit and writes nothing.
+ * Throws `invalid_input`, also for an op the stores do not know.
+ */
+export function checkOp(op: WriteOp): void {
+  switch (op.op) {
+    case "assistant.put":
+      return checkJson(op.assistant, `assistant ${op.assistant.assistant_id}`);
+    case "assistant_version.put":
+      return checkJson(op.version, `version ${op.version.version} of assistant ${op.version.assistant_id}`);
+    case "thread.put":
+      return checkJson(op.thread, `thread ${op.thread.thread_id}`);
+    case "checkpoint.put":
+      return checkJson(op.checkpoint, `checkpoint ${op.checkpoint.checkpoint?.id} of thread ${op.checkpoint.thread_id}`);
+    case "writes.put":
+      return checkJson(op.writes, `writes of task ${op.task_id} on checkpoint ${op.checkpoint_id}`);
+    case "run.put":
+      return checkJson(op.run, `run ${op.run.run_id}`);
+    case "cancel.put":
+      return checkJson(op.request, `cancel request of run ${op.request.run_id}`);
+    case "lease.put":
+      return checkJson(op.lease, `lease ${op.lease.key}`);
+    case "doc.put":
+      return checkJson(op.doc, `document ${op.id} of ${op.collection}`);
+    case "item.put":
+      return checkStoredItem(op.item);
+    case "item.touch":
+      if (!Number.isFinite(op.expires_at)) throw invalidInput("item.touch: expires_at must be epoch ms");
+      return;
+    case "cron.put":
+      return checkJson(op.cron, `cron ${op.cron.cron_id}`);
+    case "notify":
+      if (typeof op.topic !== "string" || (op.payload !== undefined && typeof op.payload !== "string")) {
+        throw invalidInput("notify: topic and payload must be strings");
+      }
+      return;
+    case "assistant.delete":
+    case "thread.delete":
+    case "checkpoint.delete":
+    case "run.delete":
+    case "lease.delete":
+    case "doc.delete":
+    case "item.delete":
+    case "cron.delete":
+      return;
+    default: {
+      const never: never = op;
+      throw invalidInput(`agentdock store: unknown write op ${JSON.stringify((never as { op?: unknown }).op)}`);
+    }
+  }
+}
 
 /** How an op is named in a `conflict` / `invalid_input` message. */
 export function describeOp(op: WriteOp): string {

@@ -20,7 +20,7 @@ import { createHash } from "node:crypto";
 import pg from "pg";
 import type { Pool, PoolClient, Notification } from "pg";
 import { AgentdockError, conflict, invalidInput, notFound } from "../errors.js";
-import { checkJson, contains, jsonEqual } from "../json.js";
+import { contains, jsonEqual } from "../json.js";
 import type { CronQuery } from "../persistence/crons.js";
 import { applyCronOp, cronReads } from "./crons.js";
 import type {
@@ -47,8 +47,7 @@ import type { AssistantRecord, AssistantVersionRecord, RunRecord, ThreadRecord }
 import { PgRunEvents } from "./events.js";
 import { migrate, quoteIdent } from "./schema.js";
 import { authWhere, dir, page, Params, where } from "./sql.js";
-import { TopicListeners, describeOp } from "../persistence/common.js";
-import { checkStoredItem } from "../persistence/items.js";
+import { checkOp, TopicListeners, describeOp } from "../persistence/common.js";
 import type { ExpiredItem, ItemNamespaceQuery, ItemQuery, ScoredItem, StoredItem } from "../persistence/types.js";
 import * as items from "./items.js";
 import { indexItems, needs, reshare, resolve, share, type ItemIndex } from "./share.js";
@@ -116,56 +115,6 @@ const sameItem = (a: unknown, b: unknown) => a === b || jsonEqual(a, b);
 const RETRYABLE = new Set(["40P01", "40001"]);
 const INVALID = new Set(["22P05", "22021", "22023", "54000", "22P02"]);
 const PUT_CACHE = 512;
-
-
-function checkOp(op: WriteOp): void {
-  switch (op.op) {
-    case "assistant.put":
-      return checkJson(op.assistant, "assistant");
-    case "assistant_version.put":
-      return checkJson(op.version, "assistant version");
-    case "thread.put":
-      return checkJson(op.thread, "thread");
-    case "checkpoint.put":
-      return checkJson(op.checkpoint, "checkpoint");
-    case "writes.put":
-      return checkJson(op.writes, "writes");
-    case "run.put":
-      return checkJson(op.run, "run");
-    case "cancel.put":
-      return checkJson(op.request, "cancel request");
-    case "lease.put":
-      return checkJson(op.lease, "lease");
-    case "doc.put":
-      return checkJson(op.doc, "doc");
-    case "item.put":
-      return checkStoredItem(op.item);
-    case "item.touch":
-      if (!Number.isFinite(op.expires_at)) throw invalidInput("item.touch: expires_at must be epoch ms");
-      return;
-    case "item.delete":
-      return;
-    case "cron.put":
-      return checkJson(op.cron, "cron");
-    case "notify":
-      if (typeof op.topic !== "string" || (op.payload !== undefined && typeof op.payload !== "string")) {
-        throw invalidInput("notify: topic and payload must be strings");
-      }
-      return;
-    case "assistant.delete":
-    case "thread.delete":
-    case "checkpoint.delete":
-    case "run.delete":
-    case "lease.delete":
-    case "doc.delete":
-    case "cron.delete":
-      return;
-    default: {
-      const never: never = op;
-      throw invalidInput(`agentdock store: unknown write op ${JSON.stringify((never as { op?: unknown }).op)}`);
-    }
-  }
-}
 
 /** Ops that are one statement when they succeed (a failed one may read more, writing nothing). */
 function SINGLE_STATEMENT(op: WriteOp): boolean {

@@ -18,8 +18,8 @@
  */
 import { openDB, type DBSchema, type IDBPDatabase, type IDBPTransaction, type StoreNames } from "idb";
 import { AgentdockError, conflict, invalidInput } from "../../errors.js";
-import { checkJson, contains } from "../../json.js";
-import { TopicListeners } from "../common.js";
+import { contains } from "../../json.js";
+import { checkOp, TopicListeners } from "../common.js";
 import type { AssistantRecord, AssistantVersionRecord, RunRecord, ThreadRecord } from "../../types.js";
 import {
   decodeValues,
@@ -57,7 +57,7 @@ import type {
   WriteOp,
 } from "../types.js";
 import { IdbRunEvents, type EventMessage } from "./events.js";
-import { checkStoredItem, listNamespacesOf, matchesItemQuery, namespaceKey, rankItems } from "../items.js";
+import { listNamespacesOf, matchesItemQuery, namespaceKey, rankItems } from "../items.js";
 import type { ExpiredItem, ItemNamespaceQuery, ItemQuery, StoredItem } from "../types.js";
 import { cronExpectationFails, isScheduled, queryCrons as evalCrons, countCrons as evalCountCrons, type CronQuery, type CronRecord } from "../crons.js";
 import { upgradeDatabase, type CronRow, type DocRow, type ItemRow, type LogRow, type RunRow, type ThreadRow } from "./migrate.js";
@@ -184,38 +184,6 @@ const under = (...prefix: Array<string | number>) => IDBKeyRange.bound(prefix, [
 
 /** In-process fallback for Web Locks: promise chains per lock name. */
 const localLocks = new Map<string, Promise<unknown>>();
-
-function checkOp(op: WriteOp): void {
-  switch (op.op) {
-    case "assistant.put":
-      return checkJson(op.assistant, `assistant ${op.assistant.assistant_id}`);
-    case "assistant_version.put":
-      return checkJson(op.version, `version ${op.version.version} of assistant ${op.version.assistant_id}`);
-    case "thread.put":
-      return checkJson(op.thread, `thread ${op.thread.thread_id}`);
-    case "checkpoint.put":
-      return checkJson(op.checkpoint, `checkpoint ${op.checkpoint.checkpoint?.id} of thread ${op.checkpoint.thread_id}`);
-    case "writes.put":
-      return checkJson(op.writes, `writes of task ${op.task_id} on checkpoint ${op.checkpoint_id}`);
-    case "run.put":
-      return checkJson(op.run, `run ${op.run.run_id}`);
-    case "cancel.put":
-      return checkJson(op.request, `cancel request of run ${op.request.run_id}`);
-    case "lease.put":
-      return checkJson(op.lease, `lease ${op.lease.key}`);
-    case "doc.put":
-      return checkJson(op.doc, `document ${op.id} of ${op.collection}`);
-    case "item.put":
-      return checkStoredItem(op.item);
-    case "item.touch":
-      if (!Number.isFinite(op.expires_at)) throw invalidInput("item.touch: expires_at must be epoch ms");
-      return;
-    case "cron.put":
-      return checkJson(op.cron, `cron ${op.cron.cron_id}`);
-    default:
-      return;
-  }
-}
 
 /** A transaction with the writes it issued (awaited together) and what it changed. */
 interface Ctx {
