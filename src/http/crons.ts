@@ -5,6 +5,7 @@
  * (camelCase options) and answering its snake_case record unchanged (D2).
  */
 import { invalidInput } from "../errors.js";
+import { pick } from "./body.js";
 import type { HttpClient } from "./types.js";
 
 type Body = Record<string, unknown>;
@@ -18,48 +19,8 @@ export interface CronRouteContext {
 
 type On = (method: string, path: string, handle: (c: CronRouteContext) => Promise<Response>) => void;
 
-/** Wire name -> option name of every cron body field. */
-const FIELDS: Record<string, string> = {
-  schedule: "schedule",
-  timezone: "timezone",
-  end_time: "endTime",
-  enabled: "enabled",
-  on_run_completed: "onRunCompleted",
-  metadata: "metadata",
-  input: "input",
-  config: "config",
-  context: "context",
-  interrupt_before: "interruptBefore",
-  interrupt_after: "interruptAfter",
-  webhook: "webhook",
-  multitask_strategy: "multitaskStrategy",
-  checkpoint_during: "checkpointDuring",
-  durability: "durability",
-  stream_mode: "streamMode",
-  stream_subgraphs: "streamSubgraphs",
-  stream_resumable: "streamResumable",
-  assistant_id: "assistantId",
-  thread_id: "threadId",
-  limit: "limit",
-  offset: "offset",
-  sort_by: "sortBy",
-  sort_order: "sortOrder",
-  select: "select",
-};
-
-/**
- * The body as options: snake_case names renamed (a camelCase spelling is accepted too, as on the
- * other routes); `null` kept only where it means something (`end_time`).
- */
-function options(body: Body, names: readonly string[]): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const name of names) {
-    const value = body[name] !== undefined ? body[name] : body[FIELDS[name]!];
-    if (value === undefined || (value === null && name !== "end_time")) continue;
-    out[FIELDS[name]!] = value;
-  }
-  return out;
-}
+/** The body as options; `null` is kept only where it means something (`end_time`: no end). */
+const options = (body: Body, names: readonly string[]) => pick(body, names, ["end_time"]);
 
 const RUN = ["metadata", "input", "config", "context", "interrupt_before", "interrupt_after", "webhook", "multitask_strategy", "checkpoint_during", "durability", "stream_mode", "stream_subgraphs", "stream_resumable"];
 const CREATE = ["schedule", "timezone", "end_time", "enabled", "on_run_completed", ...RUN];

@@ -11,6 +11,7 @@ import { protocolV2Http, type ProtocolV2HttpOptions } from "../protocol-v2/http.
 import { cronRoutes } from "./crons.js";
 import { sseResponse, type StreamPart } from "./sse.js";
 import { registerStoreRoutes } from "./store-routes.js";
+import { pick } from "./body.js";
 import type { HttpClient, HttpRuntime } from "./types.js";
 import type { FetchApp } from "./custom-app.js";
 
@@ -201,22 +202,6 @@ const json = (data: unknown, status = 200, headers = new Headers()) => {
 };
 const text = (body: string, type: string) => new Response(body, { status: 200, headers: { "content-type": type } });
 const empty = (status: number) => new Response(null, { status });
-
-const camel = (name: string) => name.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
-
-/**
- * Copies the named snake_case fields of a body into camelCase options. A camelCase spelling is
- * accepted too, because the SDK's `runs.createBatch` sends its payloads unrenamed.
- */
-function pick(src: Body, names: readonly string[]): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const name of names) {
-    const key = camel(name);
-    const value = src[name] !== undefined ? src[name] : src[key];
-    if (value !== undefined) out[key] = value;
-  }
-  return out;
-}
 
 function queryBool(q: URLSearchParams, name: string): boolean | undefined {
   const v = q.get(name);

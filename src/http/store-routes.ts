@@ -4,6 +4,7 @@
  * the caller's `store` namespace. The runtime validates and authorizes.
  */
 import { invalidInput } from "../errors.js";
+import { pick } from "./body.js";
 import type { HttpClient } from "./types.js";
 
 /** What a store route needs of a request (the router's context). */
@@ -60,30 +61,12 @@ export function registerStoreRoutes(on: Register): void {
     if (prefix === undefined || prefix === null) {
       throw invalidInput("namespace_prefix is required (an array of labels; [] searches every namespace)", [{ path: "namespace_prefix", message: "required" }]);
     }
-    const options: Record<string, unknown> = {};
-    for (const [wire, name] of [
-      ["filter", "filter"],
-      ["limit", "limit"],
-      ["offset", "offset"],
-      ["query", "query"],
-      ["refresh_ttl", "refreshTtl"],
-    ] as const) {
-      if (body[wire] !== undefined && body[wire] !== null) options[name] = body[wire];
-    }
+    const options = pick(body, ["filter", "limit", "offset", "query", "refresh_ttl"], false);
     return json(await (await c.client()).store.searchItems(prefix as string[], options));
   });
   on("POST", "/store/namespaces", async (c) => {
     const body = await c.body();
-    const options: Record<string, unknown> = {};
-    for (const [wire, name] of [
-      ["prefix", "prefix"],
-      ["suffix", "suffix"],
-      ["max_depth", "maxDepth"],
-      ["limit", "limit"],
-      ["offset", "offset"],
-    ] as const) {
-      if (body[wire] !== undefined && body[wire] !== null) options[name] = body[wire];
-    }
+    const options = pick(body, ["prefix", "suffix", "max_depth", "limit", "offset"], false);
     return json(await (await c.client()).store.listNamespaces(options));
   });
 }
