@@ -21,7 +21,8 @@ export const runCreatedNotice = (core: Core, threadId: string, runId: string) =>
 export function listenExternalRuns(core: Core): () => void {
   return core.store.subscribe(RUN_CREATED_TOPIC, (payload) => {
     const [threadId, runId, owner] = (payload ?? "").split(" ");
-    if (!threadId || !runId || owner === core.owner || core.closed) return;
+    // Nobody listening (no v2 session, no app listener): no read of the run per notice.
+    if (!threadId || !runId || owner === core.owner || core.closed || !core.listening) return;
     core.store.getRun(runId).then(
       (run) => {
         if (run && !core.closed) core.emit({ type: "run.created.external", run: publicRun(run) });
