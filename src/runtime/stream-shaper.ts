@@ -71,6 +71,3 @@ export function streamShaper(requested: readonly StreamMode[], subgraphs: boolea
     },
   };
 }
-
-/** Re-exported from its home in the engine (src/graph/chunks.ts). */
-export { concatChunks };
