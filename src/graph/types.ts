@@ -152,6 +152,12 @@ export interface ExecuteOptions {
    * (`["node:task_id", ...]`).
    */
   emit?: (mode: EngineStreamMode, data: unknown, namespace?: readonly string[]) => void;
+  /**
+   * False while an event emitted now reaches no one (nobody reads the run's events and they are
+   * not retained): the engine may then emit it with `data` left `undefined`, sparing the work of
+   * producing it (a hosted LangGraph.js graph converts its whole state per step). Absent: always.
+   */
+  listening?: () => boolean;
   /** Long-term memory for the nodes (`ctx.store`); the runtime passes its trusted item store. */
   itemStore?: ItemStore;
   /** The checkpoint namespace to run in; `""` (the root graph) by default. */

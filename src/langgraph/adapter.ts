@@ -84,6 +84,12 @@ function emitModelStream(emit: NonNullable<ExecuteOptions["emit"]>, wire: unknow
   else emit("events", event);
 }
 
+/** Emits an event of the root graph (`ns` empty) or of a subgraph. */
+function emitAt(emit: NonNullable<ExecuteOptions["emit"]>, mode: EngineStreamMode, data: unknown, ns: string[]): void {
+  if (ns.length > 0) emit(mode, data, ns);
+  else emit(mode, data);
+}
+
 const isCompiled = (g: unknown): g is LangGraphPregel =>
   typeof g === "object" && g !== null && (g as { lg_is_pregel?: unknown }).lg_is_pregel === true && typeof (g as { stream?: unknown }).stream === "function";
 
@@ -136,7 +142,7 @@ export class LangGraphAdapter implements CompiledGraph {
   }
 
   async execute(options: ExecuteOptions): Promise<ExecuteResult> {
-    const { store, threadId, config, emit } = options;
+    const { store, threadId, config, emit, listening } = options;
     const modes = new Set<EngineStreamMode>(options.streamModes ?? []);
     const saver = new AgentdockSaver(store, config.metadata ? { metadata: config.metadata } : {});
     const { configurable, recursion_limit, tags, metadata, ...rest } = config;
@@ -179,6 +185,13 @@ export class LangGraphAdapter implements CompiledGraph {
         else values = data;
       }
       if (!emit || (nested && !streamSubgraphs)) continue;
+      // Nobody receives an event emitted now: it is emitted (the run's events keep their
+      // numbering) without converting its data, which for `values` is the whole state.
+      if (listening && !listening()) {
+        if (mode === "messages" && wantsEvents) emitAt(emit, "events", undefined, ns);
+        if (modes.has(mode)) emitAt(emit, mode, undefined, ns);
+        continue;
+      }
       if (mode === "messages" && wantsEvents) emitModelStream(emit, toWire(data, true), nested ? ns : undefined);
       if (!modes.has(mode)) continue;
       const wire = toWire(data, mode === "messages");

@@ -261,6 +261,11 @@ export class MemoryRunEvents implements RunEventPort {
     log.notify();
   }
 
+  listening(runId: string): boolean {
+    const log = this.logs.get(runId);
+    return log !== undefined && !log.ended && (log.resumable || log.readers.size > 0);
+  }
+
   end(runId: string): void {
     const log = this.logs.get(runId);
     if (!log || log.ended) return;

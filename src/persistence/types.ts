@@ -388,6 +388,12 @@ export interface RunEventPort {
   read(runId: string, options?: RunEventReadOptions): AsyncIterable<RunEventRecord>;
   /** Forgets the run's events (run deleted, rolled back, or its thread deleted). */
   drop(runId: string): void | Promise<void>;
+  /**
+   * Optional: false when an event published now for the run reaches no one (no reader is
+   * attached and the log retains nothing), so its producer may leave its data out. A port that
+   * cannot tell (its readers are in other processes) omits it: always listened to.
+   */
+  listening?(runId: string): boolean;
 }
 
 // ---------------------------------------------------------------------------------------------

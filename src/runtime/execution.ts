@@ -257,8 +257,12 @@ export class Executor {
       const graph = await core.graph(exec.graph_id, exec.config);
       if (!local.cancel) {
         const checkpointId = typeof run.kwargs.checkpoint_id === "string" ? run.kwargs.checkpoint_id : undefined;
+        const requested = asModes(run.kwargs.stream_mode as Parameters<typeof asModes>[0]);
+        // The legacy `messages` mode derives its events from the data of others: it always needs it.
+        const events = core.store.events;
+        const listening = events.listening && !requested.includes("messages") ? () => events.listening!(run.run_id) : undefined;
         const shaper = streamShaper(
-          asModes(run.kwargs.stream_mode as Parameters<typeof asModes>[0]),
+          requested,
           run.kwargs.subgraphs === true,
           (event, data) => core.store.events.publish(run.run_id, event, data),
         );
@@ -275,6 +279,7 @@ export class Executor {
           clock: core.clock,
           streamModes: shaper.modes,
           emit: shaper.emit,
+          ...(listening ? { listening } : {}),
           ...(core.itemStore ? { itemStore: core.itemStore } : {}),
           streamSubgraphs: run.kwargs.subgraphs === true,
         });
