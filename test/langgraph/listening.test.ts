@@ -9,7 +9,7 @@ import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
 import type { ExecuteOptions } from "../../src/graph/types.js";
-import { createRuntime, memoryStore } from "../../src/index.js";
+import { createIds, createRuntime, memoryStore, systemClock } from "../../src/index.js";
 import { fromLangGraph } from "../../src/langgraph/index.js";
 import { MemoryRunEvents } from "../../src/persistence/memory-events.js";
 
@@ -64,15 +64,18 @@ describe("events of a hosted LangGraph.js graph that nobody receives", () => {
     );
     const run = async (listening: boolean, threadId: string) => {
       const events: Array<[string, unknown]> = [];
-      const result = await adapter.execute({
+      const options: ExecuteOptions = {
         store: memoryStore(),
         threadId,
         input: ask,
-        config: {},
+        config: { configurable: {} },
+        ids: createIds(),
+        clock: systemClock,
         streamModes: new Set(["values", "updates"]),
         emit: (mode, data) => events.push([mode, data]),
         listening: () => listening,
-      } as unknown as ExecuteOptions);
+      };
+      const result = await adapter.execute(options);
       return { events, result };
     };
     const heard = await run(true, "t1");
