@@ -100,6 +100,7 @@ export default async function (): Promise<void> {
     for (let i = 0; i < 50; i++) for (const host of all) await host.turn(crypto.randomUUID(), i);
     for (let i = 0; i < runs; i++) for (const [k, host] of all.entries()) await timed(k, () => host.turn(crypto.randomUUID(), i));
     const perSecond = wall.map((ms) => runs / (ms / 1000));
+    const perCpuSecond = cpu.map((ms) => runs / (ms / 1000));
     // A long chat on one thread per host: time per turn late in it.
     wall.fill(0);
     cpu.fill(0);
@@ -107,6 +108,7 @@ export default async function (): Promise<void> {
     for (let i = 0; i < late[0]; i++) for (const [k, host] of all.entries()) await host.turn(threads[k]!, i);
     for (let i = late[0]; i < late[1]; i++) for (const [k, host] of all.entries()) await timed(k, () => host.turn(threads[k]!, i));
     // Memory retained per turn: one host at a time (the heap is the process's), on a new thread.
+    const perTurnBytes: number[] = [];
     for (const [k, host] of all.entries()) {
       const thread = crypto.randomUUID();
       let i = 0;
@@ -114,11 +116,19 @@ export default async function (): Promise<void> {
       const before = await heap();
       for (; i < turns; i++) await host.turn(thread, i);
       const perTurn = ((await heap()) - before) / (turns - memFrom);
+      perTurnBytes.push(perTurn);
       const n = late[1] - late[0];
-      // Ratios to the first host (MemorySaver): runs/s (higher is better) and time per turn (lower is better).
-      const ratios = k === 0 ? "" : ` (${fmt(perSecond[k]! / perSecond[0]!)}x runs/s, ${fmt(wall[k]! / wall[0]!)}x wall, ${fmt(cpu[k]! / cpu[0]!)}x CPU per turn)`;
       console.log(
-        `${host.name.padEnd(48)} ${fmt(perSecond[k]!, 0).padStart(6)} runs/s   ${fmt(wall[k]! / n).padStart(7)} ms/turn (${fmt(cpu[k]! / n).padStart(6)} ms CPU) at turns ${late[0]}-${late[1]}   ${fmt(perTurn / 1024, 1).padStart(7)} KiB memory/turn${ratios}`,
+        `${host.name.padEnd(48)} ${fmt(perSecond[k]!, 0).padStart(6)} runs/s (${fmt(perCpuSecond[k]!, 0).padStart(5)} per CPU-s)   ${fmt(wall[k]! / n).padStart(7)} ms/turn (${fmt(cpu[k]! / n).padStart(6)} ms CPU) at turns ${late[0]}-${late[1]}   ${fmt(perTurn / 1024, 1).padStart(7)} KiB memory/turn`,
+      );
+    }
+    // The hosted graph against the saver it replaces, and against that saver with a store (a
+    // hosted graph always has one): runs/s higher is better, time and memory per turn lower.
+    const h = all.length - 1;
+    for (const base of [0, 1]) {
+      console.log(
+        `  hosted / ${all[base]!.name.replace("LangGraph ", "")}: ${fmt(perSecond[h]! / perSecond[base]!)}x runs/s (${fmt(perCpuSecond[h]! / perCpuSecond[base]!)}x per CPU-s), ` +
+          `${fmt(wall[h]! / wall[base]!)}x wall and ${fmt(cpu[h]! / cpu[base]!)}x CPU time per late turn, ${fmt(perTurnBytes[h]! / perTurnBytes[base]!)}x memory per turn`,
       );
     }
   } finally {
