@@ -248,11 +248,11 @@ export class LangGraphAdapter implements CompiledGraph {
       }
     }
     if (!state) return;
-    const config = this.config(state.store, state.threadId, state.checkpointId !== undefined ? { checkpointId: state.checkpointId } : {});
     if (state.checkpointId !== undefined && !(await state.store.getCheckpoint({ thread_id: state.threadId, checkpoint_id: state.checkpointId }))) {
       throw notFound(`agentdock: checkpoint ${state.checkpointId} of thread ${state.threadId} not found.`);
     }
     if (Command.is(input) && input.resume !== undefined) {
+      const config = this.config(state.store, state.threadId, state.checkpointId !== undefined ? { checkpointId: state.checkpointId } : {});
       const snapshot = await this.graph.getState(config);
       const pending: string[] = [];
       for (const t of snapshot.tasks ?? []) for (const i of t.interrupts ?? []) pending.push(String(i.id));
