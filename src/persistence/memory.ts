@@ -93,6 +93,9 @@ function pack(value: unknown[], parent: unknown, check: (item: unknown, index: n
     const common = Math.min(value.length, log.length);
     while (i < common && sameItem(value[i], log[i])) i++;
     if (i === common) {
+      // The same items as the parent's: its reference serves (a checkpoint that adds nothing to
+      // the channel, such as the input checkpoint of the next turn, costs no reference).
+      if (value.length === n) return parent;
       if (value.length > log.length) {
         const before = log.length;
         for (let k = before; k < value.length; k++) check(value[k], k);
@@ -173,8 +176,12 @@ function frozenValues(values: Record<string, unknown>): boolean {
 interface NamespaceCheckpoints {
   /** Stored forms in put order; the last is the latest. */
   list: StoredCheckpoint[];
-  /** checkpoint id -> index in `list`. */
-  index: Map<string, number>;
+  /**
+   * checkpoint id -> index in `list`, once a put broke the ascending order of ids. Until then
+   * (the engine's ids ascend: they are time-ordered) `find` searches `list` by id, and a
+   * checkpoint costs no index entry.
+   */
+  index: Map<string, number> | undefined;
   /** The last reads, newest first (at most `READ_CACHE`). */
   cache: CachedRead[];
 }
@@ -193,6 +200,44 @@ interface CachedRead {
  * a long list per thread for little gain.
  */
 const READ_CACHE = 1;
+
+/** The position of checkpoint `id` in `nc.list`. */
+function find(nc: NamespaceCheckpoints, id: string): number | undefined {
+  if (nc.index) return nc.index.get(id);
+  const list = nc.list;
+  let lo = 0;
+  let hi = list.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const at = list[mid]!.checkpoint.id;
+    if (at === id) return mid;
+    if (at < id) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return undefined;
+}
+
+/** An index for `list` when its ids do not ascend (`find` cannot search it), else undefined. */
+function indexFor(list: readonly StoredCheckpoint[]): Map<string, number> | undefined {
+  for (let i = 1; i < list.length; i++) {
+    if (!(list[i - 1]!.checkpoint.id < list[i]!.checkpoint.id)) return new Map(list.map((c, k) => [c.checkpoint.id, k]));
+  }
+  return undefined;
+}
+
+/** The pending writes of the checkpoints that have none (most: the engine puts them after). */
+const NO_WRITES: StoredCheckpoint["pending_writes"] = Object.freeze([]);
+
+/** A stored checkpoint with other pending writes (an object literal: all its fields in the object). */
+const withPendingWrites = (cp: StoredCheckpoint, pending_writes: StoredCheckpoint["pending_writes"]): StoredCheckpoint =>
+  Object.freeze({
+    thread_id: cp.thread_id,
+    checkpoint_ns: cp.checkpoint_ns,
+    checkpoint: cp.checkpoint,
+    metadata: cp.metadata,
+    parent_checkpoint_id: cp.parent_checkpoint_id,
+    pending_writes,
+  });
 
 const ACTIVE: ReadonlySet<RunStatus> = new Set<RunStatus>(["pending", "running"]);
 
@@ -358,21 +403,24 @@ export class MemoryData {
         const drop = new Set(op.checkpoint_ids);
         const list = prev.list.filter((c) => !drop.has(c.checkpoint.id));
         if (list.length === prev.list.length) return;
-        const index = new Map(list.map((c, i) => [c.checkpoint.id, i]));
-        this.setSpace(op.thread_id, ns, list.length > 0 ? { list, index, cache: [] } : undefined, undo);
+        this.setSpace(op.thread_id, ns, list.length > 0 ? { list, index: indexFor(list), cache: [] } : undefined, undo);
         return;
       }
       case "writes.put": {
         if (this.checking) checkJson(op.writes, "writes");
         const ns = op.checkpoint_ns ?? "";
         const nc = this.space(op.thread_id, ns);
-        const at = nc?.index.get(op.checkpoint_id);
+        const at = nc && find(nc, op.checkpoint_id);
         if (!nc || at === undefined) {
           throw notFound(`writes for checkpoint ${op.checkpoint_id} (namespace "${ns}") of thread ${op.thread_id}: no such checkpoint`);
         }
         const cp = nc.list[at]!;
-        const kept = cp.pending_writes.filter((w) => w[0] !== op.task_id);
-        nc.list[at] = frozenCopy(cp, { pending_writes: Object.freeze([...kept, ...op.writes]) });
+        // Arrays of their exact length (a spread into a new array keeps room for 17 items).
+        const had = cp.pending_writes;
+        let pending: StoredCheckpoint["pending_writes"];
+        if (had.length === 0) pending = Object.isFrozen(op.writes) ? op.writes : Object.freeze(op.writes.slice());
+        else pending = Object.freeze((had.some((w) => w[0] === op.task_id) ? had.filter((w) => w[0] !== op.task_id) : had).concat(op.writes));
+        nc.list[at] = withPendingWrites(cp, pending);
         undo.push(() => {
           nc.list[at] = cp;
         });
@@ -551,11 +599,11 @@ export class MemoryData {
     const ns = input.checkpoint_ns ?? "";
     let nc = this.space(threadId, ns);
     if (!nc) {
-      nc = { list: [], index: new Map(), cache: [] };
+      nc = { list: [], index: undefined, cache: [] };
       this.setSpace(threadId, ns, nc, undo);
     }
     const id = input.checkpoint.id;
-    const parentAt = input.parent_checkpoint_id === null ? undefined : nc.index.get(input.parent_checkpoint_id);
+    const parentAt = input.parent_checkpoint_id === null ? undefined : find(nc, input.parent_checkpoint_id);
     const parent = parentAt === undefined ? undefined : nc.list[parentAt]!.checkpoint;
     const parentValues = parent?.channel_values;
 
@@ -580,7 +628,8 @@ export class MemoryData {
         packed[key] = p === v ? Object.freeze(v.slice()) : p;
       }
     }
-    const pending = Object.isFrozen(input.pending_writes) ? input.pending_writes : Object.freeze([...input.pending_writes]);
+    const given = input.pending_writes;
+    const pending = given.length === 0 ? NO_WRITES : Object.isFrozen(given) ? given : Object.freeze(given.slice());
     // The stored form with references is internal (reads hand out materialized copies): not frozen.
     const checkpoint = packed
       ? {
@@ -597,19 +646,22 @@ export class MemoryData {
       checkpoint_ns: ns,
       checkpoint,
       metadata: input.metadata,
-      parent_checkpoint_id: input.parent_checkpoint_id,
+      // The parent's own id string when it is stored (equal, and one string instead of two).
+      parent_checkpoint_id: parent ? parent.id : input.parent_checkpoint_id,
       pending_writes: pending,
     });
 
-    const at = nc.index.get(id);
+    const at = find(nc, id);
     if (at === undefined) {
       // The hot path: append in place, undone by popping.
       const list = nc.list;
-      nc.index.set(id, list.length);
+      const last = list[list.length - 1];
+      if (!nc.index && last && !(last.checkpoint.id < id)) nc.index = new Map(list.map((c, k) => [c.checkpoint.id, k]));
+      nc.index?.set(id, list.length);
       list.push(stored);
       undo.push(() => {
         list.pop();
-        nc.index.delete(id);
+        nc.index?.delete(id);
       });
     } else {
       const list = nc.list;
@@ -704,7 +756,7 @@ export class MemoryData {
   getCheckpoint(key: CheckpointKey): StoredCheckpoint | undefined {
     const nc = this.space(key.thread_id, key.checkpoint_ns ?? "");
     if (!nc) return undefined;
-    const at = key.checkpoint_id === undefined ? nc.list.length - 1 : nc.index.get(key.checkpoint_id);
+    const at = key.checkpoint_id === undefined ? nc.list.length - 1 : find(nc, key.checkpoint_id);
     if (at === undefined || at < 0) return undefined;
     return this.materialize(nc, nc.list[at]!);
   }
@@ -714,7 +766,7 @@ export class MemoryData {
     if (!nc) return [];
     let start = nc.list.length - 1;
     if (options.before !== undefined) {
-      const at = nc.index.get(options.before);
+      const at = find(nc, options.before);
       start = at === undefined ? -1 : at - 1;
     }
     const limit = options.limit ?? Infinity;

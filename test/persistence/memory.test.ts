@@ -163,6 +163,57 @@ describe("memory store: shared array prefixes", () => {
   });
 });
 
+describe("memory store: checkpoint ids", () => {
+  const ids = (cps: readonly { checkpoint: { id: string } }[]) => cps.map((c) => c.checkpoint.id);
+
+  it("finds checkpoints by id with no index while ids ascend, and with one once they do not", async () => {
+    const store = new InspectableStore();
+    for (let i = 0; i < 4; i++) await store.commit([{ op: "checkpoint.put", checkpoint: checkpoint("t1", cpId(i), i === 0 ? null : cpId(i - 1), { messages: messages(i + 1) }) }]);
+    expect(store.inner.checkpoints.get("t1")!.index).toBeUndefined();
+    // Ids that do not sort in put order (a client's own ids): a put that lands below the last.
+    const odd = ["z-last", "a-first", "m-middle"];
+    let parent = cpId(3);
+    for (const id of odd) {
+      await store.commit([{ op: "checkpoint.put", checkpoint: checkpoint("t1", id, parent, { messages: messages(5) }) }]);
+      parent = id;
+    }
+    expect(store.inner.checkpoints.get("t1")!.index).toBeDefined();
+    for (const id of [cpId(0), cpId(2), ...odd]) expect((await store.getCheckpoint({ thread_id: "t1", checkpoint_id: id }))?.checkpoint.id).toBe(id);
+    expect(await store.getCheckpoint({ thread_id: "t1", checkpoint_id: "b-absent" })).toBeUndefined();
+    expect(ids(await store.listCheckpoints("t1", { before: "a-first" }))).toEqual(["z-last", cpId(3), cpId(2), cpId(1), cpId(0)]);
+    expect((await store.getCheckpoint({ thread_id: "t1", checkpoint_id: "a-first" }))?.parent_checkpoint_id).toBe("z-last");
+    await store.commit([{ op: "writes.put", thread_id: "t1", checkpoint_id: "a-first", task_id: "task", writes: [["task", "messages", 1]] }]);
+    expect((await store.getCheckpoint({ thread_id: "t1", checkpoint_id: "a-first" }))?.pending_writes).toEqual([["task", "messages", 1]]);
+    // A failed commit takes its put back out of the index too.
+    await expect(
+      store.commit([
+        { op: "checkpoint.put", checkpoint: checkpoint("t1", "b-failed", "m-middle", { messages: messages(5) }) },
+        { op: "writes.put", thread_id: "t1", checkpoint_id: "no-such", task_id: "task", writes: [] },
+      ]),
+    ).rejects.toThrow(/no such checkpoint/);
+    expect(await store.getCheckpoint({ thread_id: "t1", checkpoint_id: "b-failed" })).toBeUndefined();
+    expect(ids(await store.listCheckpoints("t1", { limit: 1 }))).toEqual(["m-middle"]);
+    // Deleting the checkpoints out of order leaves ascending ids: found without an index again.
+    await store.commit([{ op: "checkpoint.delete", thread_id: "t1", checkpoint_ids: ["z-last", "a-first", "m-middle"] }]);
+    expect(store.inner.checkpoints.get("t1")!.index).toBeUndefined();
+    for (let i = 0; i < 4; i++) expect((await store.getCheckpoint({ thread_id: "t1", checkpoint_id: cpId(i) }))?.checkpoint.id).toBe(cpId(i));
+    expect(await store.getCheckpoint({ thread_id: "t1", checkpoint_id: "a-first" })).toBeUndefined();
+  });
+
+  it("keeps pending writes per task, replacing a task's earlier writes", async () => {
+    const store = new InspectableStore();
+    await store.commit([{ op: "checkpoint.put", checkpoint: checkpoint("t1", cpId(0), null, { messages: messages(1) }) }]);
+    const write = (task: string, writes: [string, string, unknown][]) =>
+      store.commit([{ op: "writes.put", thread_id: "t1", checkpoint_id: cpId(0), task_id: task, writes }]);
+    await write("a", [["a", "x", 1]]);
+    await write("b", [["b", "x", 2], ["b", "y", 3]]);
+    await write("a", [["a", "x", 4]]);
+    const read = (await store.getCheckpoint({ thread_id: "t1" }))!.pending_writes;
+    expect(read).toEqual([["b", "x", 2], ["b", "y", 3], ["a", "x", 4]]);
+    expect(Object.isFrozen(read)).toBe(true);
+  });
+});
+
 describe("MemoryData.apply", () => {
   it("replays ops accepted before without their expectations, still all or nothing", () => {
     const data = new MemoryData();
