@@ -31,7 +31,7 @@ class InspectableStore extends MemoryStore {
 }
 
 const storedMessages = (store: InspectableStore, threadId: string, i: number) =>
-  store.inner.checkpoints.get(threadId)!.list[i]!.checkpoint.channel_values.messages as unknown;
+  store.inner.checkpoints.get(threadId)!.list[i]!.channel_values.messages as unknown;
 
 describe("checkJson", () => {
   const problem = (value: unknown, where = "v") => {
@@ -198,6 +198,26 @@ describe("memory store: checkpoint ids", () => {
     expect(store.inner.checkpoints.get("t1")!.index).toBeUndefined();
     for (let i = 0; i < 4; i++) expect((await store.getCheckpoint({ thread_id: "t1", checkpoint_id: cpId(i) }))?.checkpoint.id).toBe(cpId(i));
     expect(await store.getCheckpoint({ thread_id: "t1", checkpoint_id: "a-first" })).toBeUndefined();
+  });
+
+  it("hands back a checkpoint with other keys, or its keys in another order, exactly as put", async () => {
+    const store = new InspectableStore();
+    const puts = [];
+    for (let i = 0; i < 4; i++) {
+      const base = checkpoint("t1", cpId(i), i === 0 ? null : cpId(i - 1), { messages: messages(i + 1), n: i });
+      const { v, id, ts, channel_values, channel_versions, versions_seen } = base.checkpoint;
+      // Another order, and a key the engine does not write (as a LangGraph.js checkpoint may have).
+      const cp = i % 2 ? { id, v, ts, channel_versions, versions_seen, channel_values, pending_sends: [] } : { v, id, ts, channel_values, channel_versions, versions_seen, extra: { i } };
+      puts.push({ ...base, checkpoint: cp as typeof base.checkpoint });
+      await store.commit([{ op: "checkpoint.put", checkpoint: puts[i]! }]);
+    }
+    // The growing list is still shared between them.
+    expect(Array.isArray(storedMessages(store, "t1", 3))).toBe(false);
+    for (let i = 0; i < 4; i++) {
+      const read = await store.getCheckpoint({ thread_id: "t1", checkpoint_id: cpId(i) });
+      expect(JSON.stringify(read)).toBe(JSON.stringify(puts[i]));
+    }
+    expect((await store.listCheckpoints("t1")).map((c) => JSON.stringify(c))).toEqual(puts.map((c) => JSON.stringify(c)).reverse());
   });
 
   it("keeps pending writes per task, replacing a task's earlier writes", async () => {

@@ -99,8 +99,10 @@ function frozenValues(values: Record<string, unknown>): boolean {
 }
 
 export interface NamespaceCheckpoints {
-  /** Stored forms in put order; the last is the latest. */
-  list: StoredCheckpoint[];
+  threadId: string;
+  ns: string;
+  /** The checkpoints in put order; the last is the latest. */
+  list: Entry[];
   /**
    * checkpoint id -> index in `list`, once a put broke the ascending order of ids. Until then
    * (the engine's ids ascend: they are time-ordered) `find` searches `list` by id, and a
@@ -111,12 +113,42 @@ export interface NamespaceCheckpoints {
   cache: CachedRead[];
 }
 
-/** A stored checkpoint with shared arrays, materialized: `checkpoint` for `packed`, and the last record handed out. */
+type Checkpoint = StoredCheckpoint["checkpoint"];
+
+/**
+ * A stored checkpoint as kept: one object with the record's fields and the checkpoint's inline
+ * (the record and the checkpoint as handed out are built on read), `channel_values` in stored
+ * form (channel arrays may be `ArrayRef`s into shared logs). A checkpoint whose keys are not
+ * the engine's six in the engine's order is kept `whole` (with stored-form values) instead.
+ */
+export interface Entry {
+  id: string;
+  v: Checkpoint["v"] | undefined;
+  ts: string | undefined;
+  channel_values: Record<string, unknown>;
+  channel_versions: Checkpoint["channel_versions"] | undefined;
+  versions_seen: Checkpoint["versions_seen"] | undefined;
+  whole: Checkpoint | undefined;
+  metadata: StoredCheckpoint["metadata"];
+  parent_checkpoint_id: string | null;
+  /** Replaced (not changed) by `writes.put`, in place: the entry is internal. */
+  pending_writes: StoredCheckpoint["pending_writes"];
+}
+
+/** The keys of the engine's checkpoints, in its order. */
+const CHECKPOINT_KEYS = ["v", "id", "ts", "channel_values", "channel_versions", "versions_seen"];
+
+function hasCheckpointKeys(cp: object): boolean {
+  let i = 0;
+  for (const key in cp) if (key !== CHECKPOINT_KEYS[i++]) return false;
+  return i === CHECKPOINT_KEYS.length;
+}
+
+/** A read of an entry: its checkpoint as handed out, and the last record handed out with it. */
 interface CachedRead {
-  packed: StoredCheckpoint["checkpoint"];
-  checkpoint: StoredCheckpoint["checkpoint"];
-  stored?: StoredCheckpoint;
-  read?: StoredCheckpoint;
+  entry: Entry;
+  checkpoint: Checkpoint;
+  read: StoredCheckpoint | undefined;
 }
 
 /**
@@ -134,7 +166,7 @@ function find(nc: NamespaceCheckpoints, id: string): number | undefined {
   let hi = list.length - 1;
   while (lo <= hi) {
     const mid = (lo + hi) >>> 1;
-    const at = list[mid]!.checkpoint.id;
+    const at = list[mid]!.id;
     if (at === id) return mid;
     if (at < id) lo = mid + 1;
     else hi = mid - 1;
@@ -143,9 +175,9 @@ function find(nc: NamespaceCheckpoints, id: string): number | undefined {
 }
 
 /** An index for `list` when its ids do not ascend (`find` cannot search it), else undefined. */
-function indexFor(list: readonly StoredCheckpoint[]): Map<string, number> | undefined {
+function indexFor(list: readonly Entry[]): Map<string, number> | undefined {
   for (let i = 1; i < list.length; i++) {
-    if (!(list[i - 1]!.checkpoint.id < list[i]!.checkpoint.id)) return new Map(list.map((c, k) => [c.checkpoint.id, k]));
+    if (!(list[i - 1]!.id < list[i]!.id)) return new Map(list.map((c, k) => [c.id, k]));
   }
   return undefined;
 }
@@ -153,23 +185,25 @@ function indexFor(list: readonly StoredCheckpoint[]): Map<string, number> | unde
 /** The pending writes of the checkpoints that have none (most: the engine puts them after). */
 const NO_WRITES: StoredCheckpoint["pending_writes"] = Object.freeze([]);
 
-/** A stored checkpoint with other pending writes (an object literal: all its fields in the object). */
-const withPendingWrites = (cp: StoredCheckpoint, pending_writes: StoredCheckpoint["pending_writes"]): StoredCheckpoint =>
-  Object.freeze({
-    thread_id: cp.thread_id,
-    checkpoint_ns: cp.checkpoint_ns,
-    checkpoint: cp.checkpoint,
-    metadata: cp.metadata,
-    parent_checkpoint_id: cp.parent_checkpoint_id,
-    pending_writes,
+/** The checkpoint of an entry as handed out: plain JSON, frozen. */
+function checkpointOf(e: Entry): Checkpoint {
+  const values = hasRefs(e.channel_values) ? unpackValues(e.channel_values) : e.channel_values;
+  if (e.whole) return values === e.channel_values ? e.whole : frozenCopy(e.whole, { channel_values: values });
+  return Object.freeze({
+    v: e.v!,
+    id: e.id,
+    ts: e.ts!,
+    channel_values: values,
+    channel_versions: e.channel_versions!,
+    versions_seen: e.versions_seen!,
   });
+}
 
 /** The checkpoints of every thread: the root namespace `""` and subgraph namespaces. */
 export class MemoryCheckpoints {
   /**
-   * Thread id -> the checkpoints of its root namespace `""`, in their stored form (channel
-   * arrays may be `ArrayRef`s into shared logs): read them through `get` and `list`, which hand
-   * out plain JSON.
+   * Thread id -> the checkpoints of its root namespace `""`, in their stored form (entries):
+   * read them through `get` and `list`, which hand out plain JSON.
    */
   readonly root = new Map<string, NamespaceCheckpoints>();
   /** Thread id -> subgraph namespace -> checkpoints. */
@@ -181,12 +215,12 @@ export class MemoryCheckpoints {
     const ns = input.checkpoint_ns ?? "";
     let nc = this.space(threadId, ns);
     if (!nc) {
-      nc = { list: [], index: undefined, cache: [] };
+      nc = { threadId, ns, list: [], index: undefined, cache: [] };
       this.setSpace(threadId, ns, nc, undo);
     }
     const id = input.checkpoint.id;
     const parentAt = input.parent_checkpoint_id === null ? undefined : find(nc, input.parent_checkpoint_id);
-    const parent = parentAt === undefined ? undefined : nc.list[parentAt]!.checkpoint;
+    const parent = parentAt === undefined ? undefined : nc.list[parentAt]!;
     const parentValues = parent?.channel_values;
 
     // Check what is new (what the parent shares was checked when it was stored).
@@ -194,7 +228,7 @@ export class MemoryCheckpoints {
     const values = cp.channel_values;
     if (checking) {
       checkRecord(input, undefined, "checkpoint", isCheckpointKey);
-      checkRecord(cp, parent, "checkpoint.checkpoint", isChannelValuesKey);
+      checkRecord(cp, parent?.whole ?? parent, "checkpoint.checkpoint", isChannelValuesKey);
       checkRecord(values, undefined, "checkpoint.checkpoint.channel_values", (key, v) => Array.isArray(v) || v === parentValues?.[key]);
     }
 
@@ -211,54 +245,47 @@ export class MemoryCheckpoints {
       }
     }
     const given = input.pending_writes;
-    const pending = given.length === 0 ? NO_WRITES : Object.isFrozen(given) ? given : Object.freeze(given.slice());
-    // The stored form with references is internal (reads hand out materialized copies): not frozen.
-    const checkpoint = packed
-      ? {
-          v: cp.v,
-          id: cp.id,
-          ts: cp.ts,
-          channel_values: packed,
-          channel_versions: cp.channel_versions,
-          versions_seen: cp.versions_seen,
-        }
-      : cp;
-    const stored: StoredCheckpoint = Object.freeze({
-      thread_id: threadId,
-      checkpoint_ns: ns,
-      checkpoint,
+    const standard = hasCheckpointKeys(cp);
+    const entry: Entry = {
+      id,
+      v: standard ? cp.v : undefined,
+      ts: standard ? cp.ts : undefined,
+      channel_values: packed ?? values,
+      channel_versions: standard ? cp.channel_versions : undefined,
+      versions_seen: standard ? cp.versions_seen : undefined,
+      whole: standard ? undefined : packed ? Object.assign({}, cp, { channel_values: packed }) : cp,
       metadata: input.metadata,
       // The parent's own id string when it is stored (equal, and one string instead of two).
       parent_checkpoint_id: parent ? parent.id : input.parent_checkpoint_id,
-      pending_writes: pending,
-    });
+      pending_writes: given.length === 0 ? NO_WRITES : Object.isFrozen(given) ? given : Object.freeze(given.slice()),
+    };
 
     const at = find(nc, id);
+    const list = nc.list;
     if (at === undefined) {
       // The hot path: append in place, undone by popping.
-      const list = nc.list;
       const last = list[list.length - 1];
-      if (!nc.index && last && !(last.checkpoint.id < id)) nc.index = new Map(list.map((c, k) => [c.checkpoint.id, k]));
+      if (!nc.index && last && !(last.id < id)) nc.index = new Map(list.map((c, k) => [c.id, k]));
       nc.index?.set(id, list.length);
-      list.push(stored);
+      list.push(entry);
+      const space = nc;
       undo.push(() => {
         list.pop();
-        nc.index?.delete(id);
+        space.index?.delete(id);
       });
     } else {
-      const list = nc.list;
       const old = list[at]!;
-      list[at] = stored;
+      list[at] = entry;
       undo.push(() => {
         list[at] = old;
       });
     }
     // What the engine handed in reads back as is when it is frozen (it is, from the engine). A
-    // failed commit leaves this entry behind harmlessly: its key is no stored checkpoint.
-    if (packed && Object.isFrozen(cp) && frozenValues(values)) {
+    // failed commit leaves this entry behind harmlessly: it is no stored checkpoint's.
+    if (Object.isFrozen(cp) && frozenValues(values)) {
       const cache = nc.cache;
       if (cache.length >= READ_CACHE) cache.pop();
-      cache.unshift({ packed: checkpoint, checkpoint: cp });
+      cache.unshift({ entry, checkpoint: cp, read: undefined });
     }
   }
 
@@ -268,9 +295,9 @@ export class MemoryCheckpoints {
     const prev = this.space(op.thread_id, ns);
     if (!prev) return;
     const drop = new Set(op.checkpoint_ids);
-    const list = prev.list.filter((c) => !drop.has(c.checkpoint.id));
+    const list = prev.list.filter((c) => !drop.has(c.id));
     if (list.length === prev.list.length) return;
-    this.setSpace(op.thread_id, ns, list.length > 0 ? { list, index: indexFor(list), cache: [] } : undefined, undo);
+    this.setSpace(op.thread_id, ns, list.length > 0 ? { threadId: op.thread_id, ns, list, index: indexFor(list), cache: [] } : undefined, undo);
   }
 
   /** Sets a task's pending writes on a stored checkpoint (replacing the task's earlier ones). */
@@ -282,15 +309,15 @@ export class MemoryCheckpoints {
     if (!nc || at === undefined) {
       throw notFound(`writes for checkpoint ${op.checkpoint_id} (namespace "${ns}") of thread ${op.thread_id}: no such checkpoint`);
     }
-    const cp = nc.list[at]!;
+    const entry = nc.list[at]!;
     // Arrays of their exact length (a spread into a new array keeps room for 17 items).
-    const had = cp.pending_writes;
+    const had = entry.pending_writes;
     let pending: StoredCheckpoint["pending_writes"];
     if (had.length === 0) pending = Object.isFrozen(op.writes) ? op.writes : Object.freeze(op.writes.slice());
     else pending = Object.freeze((had.some((w) => w[0] === op.task_id) ? had.filter((w) => w[0] !== op.task_id) : had).concat(op.writes));
-    nc.list[at] = withPendingWrites(cp, pending);
+    entry.pending_writes = pending;
     undo.push(() => {
-      nc.list[at] = cp;
+      entry.pending_writes = had;
     });
   }
 
@@ -303,7 +330,7 @@ export class MemoryCheckpoints {
     const proto = Object.getPrototypeOf(values);
     if (proto !== Object.prototype && proto !== null) return false;
     const nc = this.root.get(threadId);
-    const latest = nc?.list[nc.list.length - 1]?.checkpoint.channel_values;
+    const latest = nc?.list[nc.list.length - 1]?.channel_values;
     for (const key in values) {
       const v = (values as Record<string, unknown>)[key];
       if (v === undefined) continue;
@@ -318,23 +345,27 @@ export class MemoryCheckpoints {
     return true;
   }
 
-  /** The checkpoint as handed out: stored form with its shared arrays materialized. */
-  private materialize(nc: NamespaceCheckpoints, stored: StoredCheckpoint): StoredCheckpoint {
-    const values = stored.checkpoint.channel_values;
-    if (!hasRefs(values)) return stored;
+  /** The checkpoint as handed out: an entry as a record, its shared arrays materialized. */
+  private read(nc: NamespaceCheckpoints, e: Entry): StoredCheckpoint {
     const cache = nc.cache;
     let hit: CachedRead | undefined;
-    for (let i = 0; i < cache.length; i++) if (cache[i]!.packed === stored.checkpoint) hit = cache[i];
+    for (let i = 0; i < cache.length; i++) if (cache[i]!.entry === e) hit = cache[i];
     if (!hit) {
-      hit = { packed: stored.checkpoint, checkpoint: frozenCopy(stored.checkpoint, { channel_values: unpackValues(values) }) };
+      hit = { entry: e, checkpoint: checkpointOf(e), read: undefined };
       if (cache.length >= READ_CACHE) cache.pop();
       cache.unshift(hit);
     }
-    if (hit.stored !== stored) {
-      hit.stored = stored;
-      hit.read = frozenCopy(stored, { checkpoint: hit.checkpoint });
+    if (hit.read?.pending_writes !== e.pending_writes) {
+      hit.read = Object.freeze({
+        thread_id: nc.threadId,
+        checkpoint_ns: nc.ns,
+        checkpoint: hit.checkpoint,
+        metadata: e.metadata,
+        parent_checkpoint_id: e.parent_checkpoint_id,
+        pending_writes: e.pending_writes,
+      });
     }
-    return hit.read!;
+    return hit.read;
   }
 
   private space(threadId: string, ns: string): NamespaceCheckpoints | undefined {
@@ -362,7 +393,7 @@ export class MemoryCheckpoints {
     if (!nc) return undefined;
     const at = key.checkpoint_id === undefined ? nc.list.length - 1 : find(nc, key.checkpoint_id);
     if (at === undefined || at < 0) return undefined;
-    return this.materialize(nc, nc.list[at]!);
+    return this.read(nc, nc.list[at]!);
   }
 
   /** A namespace's checkpoints, newest first, as JSON. */
@@ -379,7 +410,7 @@ export class MemoryCheckpoints {
     for (let i = start; i >= 0 && out.length < limit; i--) {
       const cp = nc.list[i]!;
       if (options.filter && !contains(cp.metadata, options.filter)) continue;
-      out.push(this.materialize(nc, cp));
+      out.push(this.read(nc, cp));
     }
     return out;
   }
