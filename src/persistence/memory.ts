@@ -4,7 +4,8 @@
  * act as one service (D20): the run queue, leases, cancel requests and run events live here.
  *
  * Records are frozen when stored and returned as they are, so reads cost no copies; callers
- * never mutate them. Every op's new data is checked to be JSON (`checkJson`) before anything is
+ * never mutate them (checkpoints are the exception: kept as compact entries, their records are
+ * built on read, the last read cached). Every op's new data is checked to be JSON (`checkJson`) before anything is
  * applied, expectations are judged op by op against the state the earlier ops left, and a
  * failing op undoes the ones before it: a commit is all or nothing.
  *

@@ -2,7 +2,8 @@
  * The state of a memory store and the one way to change it (`apply`): see ../memory.ts. Every
  * op's new data is checked to be JSON (`checkJson`) before anything is applied, expectations
  * are judged op by op against the state the earlier ops left, and a failing op undoes the ones
- * before it: a commit is all or nothing. Records are frozen when stored and returned as they are.
+ * before it: a commit is all or nothing. Records are frozen when stored and returned as they are
+ * (checkpoints: see ./checkpoints.ts).
  */
 import { conflict, invalidInput } from "../../errors.js";
 import { checkJson } from "../../json.js";
