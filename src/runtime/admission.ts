@@ -13,6 +13,7 @@ import type { AssistantRecord, Config, Metadata, MultitaskStrategy, RunRecord, T
 import type { Caller, Core } from "./core.js";
 import { LostRace, commitIf, retryLostRaces } from "./races.js";
 import { runCreatedNotice } from "./external-runs.js";
+import { shareKwargs, sharedIfEmpty } from "./shared-values.js";
 import { IN_FLIGHT, threadKey, withoutExecution } from "./outcome.js";
 import { checkpointIdOf, checkpointNsOf, type schemas } from "./schemas.js";
 import type { StreamMode } from "./types.js";
@@ -313,10 +314,10 @@ export async function admitRun(
         created_at: now,
         updated_at: now,
         status: "pending",
-        metadata: runMetadata,
+        metadata: sharedIfEmpty(runMetadata),
         // Assigned onto a fresh object, not spread: a spread copy gets a hidden class of its own, kept
-        // with every stored run (about 1 KB a run).
-        kwargs: Object.assign({}, kwargs, { temporary }),
+        // with every stored run (about 1 KB a run). Its empty parts are shared (./shared-values.ts).
+        kwargs: shareKwargs(Object.assign({}, kwargs, { temporary })),
         multitask_strategy: strategy,
         execution: {
           graph_id: assistant.graph_id,

@@ -31,7 +31,7 @@ class InspectableStore extends MemoryStore {
 }
 
 const storedMessages = (store: InspectableStore, threadId: string, i: number) =>
-  store.inner.checkpoints.get(threadId)!.list[i]!.checkpoint.channel_values.messages as unknown;
+  store.inner.checkpoints.get(threadId)!.list[i]!.channel_values.messages as unknown;
 
 describe("checkJson", () => {
   const problem = (value: unknown, where = "v") => {
@@ -160,6 +160,77 @@ describe("memory store: shared array prefixes", () => {
     const err = await store.commit([{ op: "thread.put", thread: thread("t1", { values: { messages: [...msgs, { n: Number.NaN }] } }) }]).catch((e: unknown) => e);
     expect(AgentdockError.is(err, "invalid_input")).toBe(true);
     expect((err as Error).message).toMatch(/thread\.values\.messages\[3\]\.n is NaN/);
+  });
+});
+
+describe("memory store: checkpoint ids", () => {
+  const ids = (cps: readonly { checkpoint: { id: string } }[]) => cps.map((c) => c.checkpoint.id);
+
+  it("finds checkpoints by id with no index while ids ascend, and with one once they do not", async () => {
+    const store = new InspectableStore();
+    for (let i = 0; i < 4; i++) await store.commit([{ op: "checkpoint.put", checkpoint: checkpoint("t1", cpId(i), i === 0 ? null : cpId(i - 1), { messages: messages(i + 1) }) }]);
+    expect(store.inner.checkpoints.get("t1")!.index).toBeUndefined();
+    // Ids that do not sort in put order (a client's own ids): a put that lands below the last.
+    const odd = ["z-last", "a-first", "m-middle"];
+    let parent = cpId(3);
+    for (const id of odd) {
+      await store.commit([{ op: "checkpoint.put", checkpoint: checkpoint("t1", id, parent, { messages: messages(5) }) }]);
+      parent = id;
+    }
+    expect(store.inner.checkpoints.get("t1")!.index).toBeDefined();
+    for (const id of [cpId(0), cpId(2), ...odd]) expect((await store.getCheckpoint({ thread_id: "t1", checkpoint_id: id }))?.checkpoint.id).toBe(id);
+    expect(await store.getCheckpoint({ thread_id: "t1", checkpoint_id: "b-absent" })).toBeUndefined();
+    expect(ids(await store.listCheckpoints("t1", { before: "a-first" }))).toEqual(["z-last", cpId(3), cpId(2), cpId(1), cpId(0)]);
+    expect((await store.getCheckpoint({ thread_id: "t1", checkpoint_id: "a-first" }))?.parent_checkpoint_id).toBe("z-last");
+    await store.commit([{ op: "writes.put", thread_id: "t1", checkpoint_id: "a-first", task_id: "task", writes: [["task", "messages", 1]] }]);
+    expect((await store.getCheckpoint({ thread_id: "t1", checkpoint_id: "a-first" }))?.pending_writes).toEqual([["task", "messages", 1]]);
+    // A failed commit takes its put back out of the index too.
+    await expect(
+      store.commit([
+        { op: "checkpoint.put", checkpoint: checkpoint("t1", "b-failed", "m-middle", { messages: messages(5) }) },
+        { op: "writes.put", thread_id: "t1", checkpoint_id: "no-such", task_id: "task", writes: [] },
+      ]),
+    ).rejects.toThrow(/no such checkpoint/);
+    expect(await store.getCheckpoint({ thread_id: "t1", checkpoint_id: "b-failed" })).toBeUndefined();
+    expect(ids(await store.listCheckpoints("t1", { limit: 1 }))).toEqual(["m-middle"]);
+    // Deleting the checkpoints out of order leaves ascending ids: found without an index again.
+    await store.commit([{ op: "checkpoint.delete", thread_id: "t1", checkpoint_ids: ["z-last", "a-first", "m-middle"] }]);
+    expect(store.inner.checkpoints.get("t1")!.index).toBeUndefined();
+    for (let i = 0; i < 4; i++) expect((await store.getCheckpoint({ thread_id: "t1", checkpoint_id: cpId(i) }))?.checkpoint.id).toBe(cpId(i));
+    expect(await store.getCheckpoint({ thread_id: "t1", checkpoint_id: "a-first" })).toBeUndefined();
+  });
+
+  it("hands back a checkpoint with other keys, or its keys in another order, exactly as put", async () => {
+    const store = new InspectableStore();
+    const puts = [];
+    for (let i = 0; i < 4; i++) {
+      const base = checkpoint("t1", cpId(i), i === 0 ? null : cpId(i - 1), { messages: messages(i + 1), n: i });
+      const { v, id, ts, channel_values, channel_versions, versions_seen } = base.checkpoint;
+      // Another order, and a key the engine does not write (as a LangGraph.js checkpoint may have).
+      const cp = i % 2 ? { id, v, ts, channel_versions, versions_seen, channel_values, pending_sends: [] } : { v, id, ts, channel_values, channel_versions, versions_seen, extra: { i } };
+      puts.push({ ...base, checkpoint: cp as typeof base.checkpoint });
+      await store.commit([{ op: "checkpoint.put", checkpoint: puts[i]! }]);
+    }
+    // The growing list is still shared between them.
+    expect(Array.isArray(storedMessages(store, "t1", 3))).toBe(false);
+    for (let i = 0; i < 4; i++) {
+      const read = await store.getCheckpoint({ thread_id: "t1", checkpoint_id: cpId(i) });
+      expect(JSON.stringify(read)).toBe(JSON.stringify(puts[i]));
+    }
+    expect((await store.listCheckpoints("t1")).map((c) => JSON.stringify(c))).toEqual(puts.map((c) => JSON.stringify(c)).reverse());
+  });
+
+  it("keeps pending writes per task, replacing a task's earlier writes", async () => {
+    const store = new InspectableStore();
+    await store.commit([{ op: "checkpoint.put", checkpoint: checkpoint("t1", cpId(0), null, { messages: messages(1) }) }]);
+    const write = (task: string, writes: [string, string, unknown][]) =>
+      store.commit([{ op: "writes.put", thread_id: "t1", checkpoint_id: cpId(0), task_id: task, writes }]);
+    await write("a", [["a", "x", 1]]);
+    await write("b", [["b", "x", 2], ["b", "y", 3]]);
+    await write("a", [["a", "x", 4]]);
+    const read = (await store.getCheckpoint({ thread_id: "t1" }))!.pending_writes;
+    expect(read).toEqual([["b", "x", 2], ["b", "y", 3], ["a", "x", 4]]);
+    expect(Object.isFrozen(read)).toBe(true);
   });
 });
 
