@@ -57,6 +57,7 @@ import type {
   WriteOp,
 } from "../types.js";
 import { IdbRunEvents, type EventMessage } from "./events.js";
+import { GroupCommit } from "./group-commit.js";
 import { listNamespacesOf, matchesItemQuery, namespaceKey, rankItems } from "../items.js";
 import type { ExpiredItem, ItemNamespaceQuery, ItemQuery, StoredItem } from "../types.js";
 import { cronExpectationFails, isScheduled, queryCrons as evalCrons, countCrons as evalCountCrons, type CronQuery, type CronRecord } from "../crons.js";
@@ -150,6 +151,12 @@ const SCOPE: Record<WriteOp["op"], Names[]> = {
   "item.touch": ["store_items"],
 };
 
+/** A commit waiting for (or in) a group commit's transaction: its ops and the object stores they touch. */
+interface Batched {
+  ops: readonly WriteOp[];
+  scope: ReadonlySet<Names>;
+}
+
 /** Every checkpoint row after this many in a (thread, namespace) starts a new base. */
 const BASE_EVERY = 16;
 
@@ -158,6 +165,14 @@ export interface IndexedDbStoreOptions {
   onBlocked?: () => void;
   /** Most list logs kept in the item cache. Default 256. */
   cacheLists?: number;
+  /**
+   * The durability hint of commit transactions (`IDBTransaction.durability`). Unset: the
+   * browser's default (Chromium since 121 and Firefox: `"relaxed"`, a commit is acknowledged
+   * once the browser wrote it, which survives a tab or browser crash but not necessarily a power
+   * loss or OS crash). `"strict"` waits for the data to be flushed to the disk (about twice as slow
+   * per commit in Chromium). See docs/persistence.md.
+   */
+  durability?: "strict" | "relaxed" | "default";
 }
 
 /** The stored item of a row (without its namespace key). */
@@ -573,55 +588,75 @@ class IndexedDbStore implements Store {
       for (const name of names) scope.add(name);
       checkOp(op);
     }
-    const notes: Ctx["notes"] = [];
-    const threads = new Set<string>();
-    if (scope.size > 0) {
-      const db = await this.database();
-      const tx = db.transaction([...scope], "readwrite");
-      const ctx: Ctx = {
-        tx,
-        pending: [],
-        threads,
-        notes,
-        rows: new Map(),
-        dirty: new Set(),
-        missing: new Set(),
-        latest: new Map(),
-        threadRows: new Map(),
-        runRows: new Map(),
-        listLen: new Map(),
-      };
-      /** Lists this commit appended to: their cached items are dropped if it fails. */
-      const touched = new Set<string>();
-      try {
-        await this.prefetch(ctx, ops);
-        for (const op of ops) await this.applyOne(ctx, op, touched);
-        for (const key of ctx.dirty) {
-          const row = ctx.rows.get(key)!;
-          ctx.pending.push((tx as WTx).objectStore("cps").put(storedRow(row), cpKey(row)));
-        }
-        await Promise.all(ctx.pending);
-        await tx.done;
-      } catch (err) {
-        try {
-          tx.abort();
-        } catch {
-          // already finished or aborted
-        }
-        await tx.done.catch(() => undefined);
-        await Promise.allSettled(ctx.pending);
-        for (const list of touched) this.lists.delete(list);
-        if ((err as { name?: string }).name === "DataCloneError") throw invalidInput(`agentdock indexeddb: ${(err as Error).message}`);
-        throw err;
-      }
-    } else {
-      for (const op of ops) if (op.op === "notify") notes.push({ topic: op.topic, payload: op.payload });
-    }
+    if (scope.size > 0) return this.group.submit({ ops, scope });
+    for (const op of ops) if (op.op === "notify") this.announce(new Set(), [{ topic: op.topic, payload: op.payload }]);
+  }
+
+  /** Commits waiting for the transaction in flight are written together in the next one (./group-commit.ts). */
+  private readonly group = new GroupCommit<Batched>((batch) => this.transact(batch));
+
+  /** Tells this instance's listeners and the other tabs what a commit changed. */
+  private announce(threads: Set<string>, notes: Ctx["notes"]) {
     if (threads.size > 0) this.post({ k: "change", change: { threadIds: [...threads] } });
     for (const note of notes) {
       this.topics.deliver(note.topic, note.payload);
       this.post({ k: "notify", topic: note.topic, payload: note.payload });
     }
+  }
+
+  /**
+   * Applies commits in one readwrite transaction, in order (each sees the ones before it), and
+   * announces each once the transaction completed; any failure aborts the transaction (nothing
+   * written) and rethrows.
+   */
+  private async transact(batch: readonly Batched[]): Promise<void> {
+    const scope = new Set<Names>();
+    for (const { scope: s } of batch) for (const name of s) scope.add(name);
+    const db = await this.database();
+    const tx = db.transaction([...scope], "readwrite", this.options.durability ? { durability: this.options.durability } : undefined);
+    const effects = batch.map(() => ({ threads: new Set<string>(), notes: [] as Ctx["notes"] }));
+    const ctx: Ctx = {
+      tx,
+      pending: [],
+      threads: effects[0]!.threads,
+      notes: effects[0]!.notes,
+      rows: new Map(),
+      dirty: new Set(),
+      missing: new Set(),
+      latest: new Map(),
+      threadRows: new Map(),
+      runRows: new Map(),
+      listLen: new Map(),
+    };
+    /** Lists this transaction appended to: their cached items are dropped if it fails. */
+    const touched = new Set<string>();
+    try {
+      // What every commit of the batch reads, in one wave (as for one commit with all their ops).
+      await this.prefetch(ctx, batch.length === 1 ? batch[0]!.ops : batch.flatMap((b) => b.ops));
+      for (let i = 0; i < batch.length; i++) {
+        ctx.threads = effects[i]!.threads;
+        ctx.notes = effects[i]!.notes;
+        for (const op of batch[i]!.ops) await this.applyOne(ctx, op, touched);
+      }
+      for (const key of ctx.dirty) {
+        const row = ctx.rows.get(key)!;
+        ctx.pending.push((tx as WTx).objectStore("cps").put(storedRow(row), cpKey(row)));
+      }
+      await Promise.all(ctx.pending);
+      await tx.done;
+    } catch (err) {
+      try {
+        tx.abort();
+      } catch {
+        // already finished or aborted
+      }
+      await tx.done.catch(() => undefined);
+      await Promise.allSettled(ctx.pending);
+      for (const list of touched) this.lists.delete(list);
+      if ((err as { name?: string }).name === "DataCloneError") throw invalidInput(`agentdock indexeddb: ${(err as Error).message}`);
+      throw err;
+    }
+    for (const { threads, notes } of effects) this.announce(threads, notes);
   }
 
   private threadConflict(id: string, why: string) {
