@@ -370,7 +370,8 @@ export class Executor {
           // after a lost race, read it: it may have been ended by someone else.
           const stored = attempt++ === 0 ? run : await store.getRun(runId);
           if (!stored || stored.status !== "running") return; // ended by someone else (thread deleted, lease taken over)
-          const thread = await store.getThread(threadId);
+          // Both reads at once (on IndexedDB each is a transaction of its own).
+          const [thread, inFlight] = await Promise.all([store.getThread(threadId), store.countRuns({ thread_id: threadId, status: IN_FLIGHT })]);
           const now = core.now();
           const ops: WriteOp[] = [];
           if (local.cancel === "rollback") {
@@ -388,7 +389,7 @@ export class Executor {
             final = { ...withoutExecution(stored), status, updated_at: now };
             ops.push({ op: "run.put", run: final, expect: { status: ["running"] } });
           }
-          queued = (await store.countRuns({ thread_id: threadId, status: IN_FLIGHT })) > 1;
+          queued = inFlight > 1;
           if (thread) {
             const graphId = core.graphs.has(graphIdOf(thread) ?? "") ? graphIdOf(thread)! : run.execution!.graph_id;
             const graph = await core.graph(graphId, run.execution!.config);
