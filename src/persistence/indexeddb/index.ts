@@ -83,16 +83,18 @@ import {
   type StoredCpRow,
 } from "./rows.js";
 
-/** IndexedDB schema version; `upgradeDatabase` brings older databases to it. 4 added `store_items` and `crons`. */
-export const DB_VERSION = 4;
+/** IndexedDB schema version; `upgradeDatabase` brings older databases to it. 4 added `store_items` and `crons`; 5 is format 4. */
+export const DB_VERSION = 5;
 /**
  * Storage format of this store's data (`meta.format`): 1 = one record per checkpoint, list item
  * and run; 2 = pages and chunks; 3 = one record per checkpoint, run and list item with shared
- * items and checkpoint bases (./rows.ts). Newer is refused.
+ * items and checkpoint bases (./rows.ts); 4 = format 3 where a checkpoint row leaves out its
+ * parent id when its parent is the row put just before it in its namespace (read from that row).
+ * Newer is refused.
  */
-export const INDEXEDDB_FORMAT = 3;
+export const INDEXEDDB_FORMAT = 4;
 
-/** The database schema (version 4). */
+/** The database schema (version 5). */
 export interface AgentdockDB extends DBSchema {
   meta: { key: string; value: { key: string; value: unknown } };
   assistants: { key: string; value: AssistantRecord; indexes: { by_graph: string } };
@@ -221,10 +223,12 @@ interface Ctx {
   leases?: Map<string, Lease | undefined>;
   /** Run bases named by this instance's hints, read up front: `thread\0b` -> base or undefined. */
   runBaseRows?: Map<string, Record<string, unknown> | undefined>;
-  /** list id -> its length in the database, as this commit left it. */
+  /** `listKey(thread, list id)` -> its length in the database, as this commit left it. */
   listLen: Map<string, number>;
 }
 
+/** A list log's key in the item cache (list ids are unique within their thread). */
+const listKey = (thread: string, list: string) => `${thread}\u0000${list}`;
 const rowKey = (thread: string, ns: string, id: string) => `${thread}\u0000${ns}\u0000${id}`;
 /** The pseudo-namespace of run bases in `bases` (checkpoint namespaces are `""` or `node:task`). */
 const RUNS = "\u0001runs";
@@ -235,7 +239,7 @@ class IndexedDbStore implements Store {
   readonly events: IdbRunEvents;
   private db: Promise<IDBPDatabase<AgentdockDB>> | undefined;
   private closed = false;
-  /** list id -> known prefix of its items (the objects a caller appended, or as read). */
+  /** `listKey(thread, list id)` -> known prefix of its items (the objects a caller appended, or as read). */
   private lists = new Map<string, unknown[]>();
   /** [thread, ns, base id] joined -> base record (immutable). */
   private bases = new Map<string, CpRecord>();
@@ -393,18 +397,18 @@ class IndexedDbStore implements Store {
     const store = tx.objectStore("items");
     await Promise.all(
       [...needs].map(async ([l, n]) => {
-        let want = n ?? ctx?.listLen.get(l);
+        let want = n ?? ctx?.listLen.get(listKey(thread, l));
         if (want === undefined) {
           want = await this.listLength(tx, thread, l);
-          ctx?.listLen.set(l, want);
+          ctx?.listLen.set(listKey(thread, l), want);
         }
-        let items = this.lists.get(l) ?? [];
+        let items = this.lists.get(listKey(thread, l)) ?? [];
         if (items.length < want) {
           const from = items.length;
           const rows = await store.getAll(IDBKeyRange.bound([thread, l, from], [thread, l, want - 1]));
-          items = this.lists.get(l) ?? items; // a parallel load may have extended it
+          items = this.lists.get(listKey(thread, l)) ?? items; // a parallel load may have extended it
           for (let k = 0; k < rows.length; k++) if (from + k === items.length) items.push(deepFreeze(rows[k]));
-          this.remember(l, items);
+          this.remember(listKey(thread, l), items);
         }
         loaded.set(l, n === undefined && items.length > want ? items.slice(0, want) : items);
       }),
@@ -439,13 +443,37 @@ class IndexedDbStore implements Store {
     return base;
   }
 
+  /**
+   * The records with the parent id in place where a row left it out (format 4: its parent is
+   * the row before it in its namespace): taken from the next row of `rows` when they are
+   * `consecutive` (newest first, no row between them), else read.
+   */
+  private async withParents(tx: Tx, rows: CpRow[], records: CpRecord[], consecutive: boolean): Promise<CpRecord[]> {
+    return Promise.all(
+      records.map(async (rec, i) => {
+        if (Object.hasOwn(rec, "parent_checkpoint_id")) return rec;
+        const row = rows[i]!;
+        const next = consecutive ? rows[i + 1] : undefined;
+        const parent = next ?? (await this.previousRow(tx, row));
+        if (!parent) throw new Error(`agentdock indexeddb: the parent of checkpoint ${row.id} is missing (corrupt store)`);
+        return { ...rec, parent_checkpoint_id: parent.id };
+      }),
+    );
+  }
+
+  /** The row put just before `row` in its namespace. */
+  private async previousRow(tx: Tx, row: CpRow): Promise<CpRow | undefined> {
+    const c = await tx.objectStore("cps").openCursor(IDBKeyRange.bound([row.thread_id, row.checkpoint_ns], [row.thread_id, row.checkpoint_ns, row.s], false, true), "prev");
+    return c ? located(c.primaryKey, c.value) : undefined;
+  }
+
   /** A row's record with item references still in place (lists refs are in its channel values). */
   private async recordOf(tx: Tx, row: CpRow): Promise<CpRecord> {
     return rowRecord(row, await this.base(tx, row));
   }
 
-  private async decodeRows(tx: Tx, rows: CpRow[]): Promise<StoredCheckpoint[]> {
-    const records = await Promise.all(rows.map((row) => this.recordOf(tx, row)));
+  private async decodeRows(tx: Tx, rows: CpRow[], consecutive = false): Promise<StoredCheckpoint[]> {
+    const records = await this.withParents(tx, rows, await Promise.all(rows.map((row) => this.recordOf(tx, row))), consecutive);
     const byThread = new Map<string, Map<string, number>>();
     records.forEach((rec, i) => {
       const needs = byThread.get(rows[i]!.thread_id) ?? new Map<string, number>();
@@ -530,7 +558,7 @@ class IndexedDbStore implements Store {
               await Promise.all(
                 listRefs(values).map(async ({ l }) => {
                   const len = await this.listLength(tx, thread_id, l);
-                  if (!ctx.listLen.has(l)) ctx.listLen.set(l, len);
+                  if (!ctx.listLen.has(listKey(thread_id, l))) ctx.listLen.set(listKey(thread_id, l), len);
                 }),
               );
             }),
@@ -740,6 +768,7 @@ class IndexedDbStore implements Store {
         ctx.threads.add(op.thread_id);
         const ns = op.checkpoint_ns ?? "";
         const rows = await Promise.all(op.checkpoint_ids.map((id) => this.rowById(tx, op.thread_id, ns, id, ctx)));
+        await this.keepParents(ctx, rows.filter((row): row is CpRow => row !== undefined));
         for (const row of rows) {
           if (!row) continue;
           const key = rowKey(row.thread_id, row.checkpoint_ns, row.id);
@@ -921,6 +950,28 @@ class IndexedDbStore implements Store {
   }
 
   /**
+   * Before rows are deleted: a row right after one of them that left its parent id out (its
+   * parent is the row before it) gets it written in, as the row before it changes.
+   */
+  private async keepParents(ctx: Ctx, deleting: CpRow[]): Promise<void> {
+    const { tx } = ctx;
+    const gone = new Set(deleting.map((row) => row.id));
+    for (const row of deleting) {
+      const c = await tx.objectStore("cps").openCursor(IDBKeyRange.bound([row.thread_id, row.checkpoint_ns, row.s], [row.thread_id, row.checkpoint_ns, []], true, false));
+      if (!c) continue;
+      const stored = located(c.primaryKey, c.value);
+      if (gone.has(stored.id)) continue;
+      const key = rowKey(stored.thread_id, stored.checkpoint_ns, stored.id);
+      const next = ctx.rows.get(key) ?? stored;
+      const base = await this.base(tx, next);
+      const record = rowRecord(next, base);
+      if (Object.hasOwn(record, "parent_checkpoint_id")) continue;
+      ctx.rows.set(key, { ...next, ...rowBody({ ...record, parent_checkpoint_id: row.id }, base && { id: next.b!, record: base }) });
+      ctx.dirty.add(key);
+    }
+  }
+
+  /**
    * A thread with its values encoded by reference to list logs where they match: first the logs
    * its stored row already refers to (a thread's values usually extend them), else those of the
    * latest checkpoint of the root namespace.
@@ -977,7 +1028,7 @@ class IndexedDbStore implements Store {
     const appended: ItemIndex = new Map();
     const lists = new Map<string, unknown[]>();
     for (const { list, at, items: added } of appends) {
-      touched.add(list);
+      touched.add(listKey(thread, list));
       const known = (lookup(list) as unknown[] | undefined) ?? [];
       if (known.length !== at) throw new Error(`agentdock indexeddb: list ${list} is not loaded before an append (bug)`);
       // The cache keeps items as stored: frozen (callers get them in the values they read), and a
@@ -985,9 +1036,9 @@ class IndexedDbStore implements Store {
       const kept = added.map((item) => (typeof item === "object" && item !== null && !Object.isFrozen(item) ? deepFreeze(structuredClone(item)) : item));
       const all = at === 0 ? kept : known;
       if (at > 0) all.push(...kept);
-      this.remember(list, all);
+      this.remember(listKey(thread, list), all);
       lists.set(list, all);
-      ctx.listLen.set(list, all.length);
+      ctx.listLen.set(listKey(thread, list), all.length);
       kept.forEach((item, k) => track(items.put(item, [thread, list, at + k])));
       indexItems(appended, list, all, at);
     }
@@ -998,9 +1049,17 @@ class IndexedDbStore implements Store {
       if (all) indexItems(index, l, all, n - 8, n);
     }
     const { id: _id, ...checkpointRest } = encoded.checkpoint;
-    const record = shareItems({ checkpoint: checkpointRest, metadata: encoded.metadata, parent_checkpoint_id: encoded.parent_checkpoint_id }, index) as CpRecord;
-    const w = shareItems(encoded.pending_writes, index);
     const s = existing?.s ?? (latest ? latest.s + 1 : 0);
+    // Format 4: a new row whose parent is the row just before it (the usual case) leaves the
+    // parent id out; it is read from that row (`withParents`).
+    const parentIsPrevious = !existing && latest !== undefined && encoded.parent_checkpoint_id === latest.id;
+    const record = shareItems(
+      parentIsPrevious
+        ? { checkpoint: checkpointRest, metadata: encoded.metadata }
+        : { checkpoint: checkpointRest, metadata: encoded.metadata, parent_checkpoint_id: encoded.parent_checkpoint_id },
+      index,
+    ) as CpRecord;
+    const w = shareItems(encoded.pending_writes, index);
     // The parent's writes and inline values may hold what this checkpoint appended: its row is
     // shared again (a task's writes become the next checkpoint's list items).
     let parentShared: CpRecord | undefined;
@@ -1138,11 +1197,11 @@ class IndexedDbStore implements Store {
       const store = tx.objectStore("cps");
       if (!options.filter && limit !== Infinity) {
         for (let c = await store.openCursor(range, "prev"); c && rows.length < limit; c = await c.continue()) rows.push(located(c.primaryKey, c.value));
-        return this.decodeRows(tx, rows);
+        return this.decodeRows(tx, rows, true);
       }
       if (!options.filter) {
         const [keys, values] = await Promise.all([store.getAllKeys(range), store.getAll(range)]);
-        return this.decodeRows(tx, values.map((v, i) => located(keys[i]!, v)).reverse());
+        return this.decodeRows(tx, values.map((v, i) => located(keys[i]!, v)).reverse(), true);
       }
       for (let c = await store.openCursor(range, "prev"); c && rows.length < limit; c = await c.continue()) {
         const row = located(c.primaryKey, c.value);
