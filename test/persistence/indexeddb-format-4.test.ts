@@ -84,6 +84,37 @@ describe("indexedDbStore format 4", () => {
   });
 });
 
+describe("indexedDbStore format 4 pending writes", () => {
+  it("keeps a task's id once for its writes, and every write in order", async () => {
+    const name = `f4-${n++}`;
+    const store = await openAt(name);
+    const [cp] = chain("t1", 1);
+    await store.commit([{ op: "thread.put", thread: thread("t1") }, { op: "checkpoint.put", checkpoint: cp! }]);
+    const at = { thread_id: "t1", checkpoint_id: cp!.checkpoint.id };
+    await store.commit([
+      { op: "writes.put", ...at, task_id: "task-a", writes: [["task-a", "x", 1], ["task-a", "y", { k: [1] }], ["task-a", "z", null]] },
+      { op: "writes.put", ...at, task_id: "task-b", writes: [["task-b", "x", 2]] },
+    ]);
+    await store.commit([{ op: "writes.put", ...at, task_id: "task-c", writes: [["task-c", "x", 3], ["task-c", "y", 4]] }]);
+    const expected = [
+      ["task-a", "x", 1],
+      ["task-a", "y", { k: [1] }],
+      ["task-a", "z", null],
+      ["task-b", "x", 2],
+      ["task-c", "x", 3],
+      ["task-c", "y", 4],
+    ];
+    expect((await store.getCheckpoint({ thread_id: "t1" }))?.pending_writes).toEqual(expected);
+    const [row] = await rawRows(name);
+    expect(row!.match(/task-a/g)).toHaveLength(1);
+    expect(row!.match(/task-c/g)).toHaveLength(1);
+    await store.close();
+    const again = await openAt(name);
+    expect((await again.listCheckpoints("t1"))[0]!.pending_writes).toEqual(expected);
+    await again.close();
+  });
+});
+
 describe("indexedDbStore migration from schema 4 (format 3)", () => {
   const fixture = JSON.parse(readFileSync(new URL("./fixtures/indexeddb-format-3.json", import.meta.url), "utf8")) as {
     rows: Record<string, Array<[IDBValidKey | null, unknown]>>;

@@ -89,8 +89,8 @@ export const DB_VERSION = 5;
  * Storage format of this store's data (`meta.format`): 1 = one record per checkpoint, list item
  * and run; 2 = pages and chunks; 3 = one record per checkpoint, run and list item with shared
  * items and checkpoint bases (./rows.ts); 4 = format 3 where a checkpoint row leaves out its
- * parent id when its parent is the row put just before it in its namespace (read from that row).
- * Newer is refused.
+ * parent id when its parent is the row put just before it in its namespace (read from that row),
+ * and packs pending writes by task (./rows.ts `packWrites`). Newer is refused.
  */
 export const INDEXEDDB_FORMAT = 4;
 
@@ -1059,14 +1059,14 @@ class IndexedDbStore implements Store {
         : { checkpoint: checkpointRest, metadata: encoded.metadata, parent_checkpoint_id: encoded.parent_checkpoint_id },
       index,
     ) as CpRecord;
-    const w = shareItems(encoded.pending_writes, index);
+    const w = shareItems(encoded.pending_writes, index) as unknown[];
     // The parent's writes and inline values may hold what this checkpoint appended: its row is
     // shared again (a task's writes become the next checkpoint's list items).
     let parentShared: CpRecord | undefined;
     if (parentRow && parentRecord) {
       const hit = { hit: false };
       parentShared = appended.size > 0 ? (reshareItems(parentRecord, appended, hit) as CpRecord) : parentRecord;
-      const w2 = appended.size > 0 ? reshareItems(parentRow.w, appended, hit) : parentRow.w;
+      const w2 = appended.size > 0 ? (reshareItems(parentRow.w, appended, hit) as unknown[]) : parentRow.w;
       if (hit.hit) {
         const parentBase = await this.base(tx, parentRow);
         const key = rowKey(thread, ns, parentRow.id);

@@ -74,26 +74,60 @@ export interface StoredCpRow {
   b?: number;
   /** The shared record (`CpRecord` with item references), or its diff against the base. */
   r: unknown;
-  /** Pending writes, shared. */
-  w: unknown;
+  /**
+   * Pending writes, shared, as stored (`packWrites`): left out when there are none; consecutive
+   * writes of one task as one entry `[task, channel, value, channel, value, ...]`.
+   */
+  w?: unknown;
 }
 
-/** A checkpoint row with its key. */
+/** A checkpoint row with its key, its pending writes unpacked (shared `[task, channel, value]` triples). */
 export interface CpRow extends StoredCpRow {
   thread_id: string;
   checkpoint_ns: string;
   /** Put order within (thread, namespace). */
   s: number;
+  w: unknown[];
 }
 
 export const cpKey = (row: CpRow): [string, string, number] => [row.thread_id, row.checkpoint_ns, row.s];
-export const storedRow = ({ thread_id: _t, checkpoint_ns: _n, s: _s, ...stored }: CpRow): StoredCpRow => stored;
+export const storedRow = ({ thread_id: _t, checkpoint_ns: _n, s: _s, w, ...stored }: CpRow): StoredCpRow => {
+  const packed = packWrites(w);
+  return packed.length > 0 ? { ...stored, w: packed } : stored;
+};
 export const located = (key: [string, string, number], stored: StoredCpRow): CpRow => ({
   ...stored,
   thread_id: key[0],
   checkpoint_ns: key[1],
   s: key[2],
+  w: unpackWrites(stored.w),
 });
+
+/**
+ * Pending writes as stored (format 4): consecutive writes of one task as one entry, the task id
+ * once. An entry of one write is the write itself, so format-3 rows (one entry per write) read
+ * the same.
+ */
+export function packWrites(writes: readonly unknown[]): unknown[] {
+  const out: unknown[][] = [];
+  let last: unknown[] | undefined;
+  for (const write of writes) {
+    const [task, channel, value] = write as [unknown, unknown, unknown];
+    if (last && last[0] === task) last.push(channel, value);
+    else out.push((last = [task, channel, value]));
+  }
+  return out;
+}
+
+/** The writes of `packWrites` (or of a format-3 row, or none). */
+export function unpackWrites(stored: unknown): unknown[] {
+  if (stored === undefined) return [];
+  const out: unknown[] = [];
+  for (const entry of stored as unknown[][]) {
+    for (let i = 1; i < entry.length; i += 2) out.push([entry[0], entry[i], entry[i + 1]]);
+  }
+  return out;
+}
 
 /**
  * A random 8-character id (48 bits): list log ids. A list id needs to be unique within its
