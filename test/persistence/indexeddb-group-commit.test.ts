@@ -131,6 +131,36 @@ describe("indexedDbStore group commit", () => {
   });
 });
 
+describe("indexedDbStore durability hint", () => {
+  /** The options of the readwrite transactions opened while `fn` runs. */
+  async function writeOptions(fn: () => Promise<unknown>): Promise<unknown[]> {
+    const proto = IDBDatabase.prototype as { transaction: (...a: unknown[]) => IDBTransaction };
+    const original = proto.transaction;
+    const seen: unknown[] = [];
+    proto.transaction = function (this: IDBDatabase, ...args: unknown[]) {
+      if (args[1] === "readwrite") seen.push(args[2]);
+      return original.apply(this, args);
+    };
+    try {
+      await fn();
+    } finally {
+      proto.transaction = original;
+    }
+    return seen;
+  }
+
+  it("opens commit transactions with the browser's default unless told otherwise", async () => {
+    const plain = indexedDbStore(`durability-${n++}`);
+    const strict = indexedDbStore(`durability-${n++}`, { durability: "strict" });
+    stores.push(plain, strict);
+    await plain.open();
+    await strict.open();
+    expect(await writeOptions(() => plain.commit([{ op: "thread.put", thread: thread("t1") }]))).toEqual([undefined]);
+    expect(await writeOptions(() => strict.commit([{ op: "thread.put", thread: thread("t1") }]))).toEqual([{ durability: "strict" }]);
+    expect(await strict.getThread("t1")).toBeDefined();
+  });
+});
+
 describe("GroupCommit", () => {
   it("retries a failed batch one by one: only the failing item fails, in order, with its own error", async () => {
     const calls: string[][] = [];

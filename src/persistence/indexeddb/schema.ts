@@ -97,7 +97,7 @@ export interface IndexedDbStoreOptions {
    * browser's default (Chromium since 121 and Firefox: `"relaxed"`, a commit is acknowledged
    * once the browser wrote it, which survives a tab or browser crash but not necessarily a power
    * loss or OS crash). `"strict"` waits for the data to be flushed to the disk (about twice as slow
-   * per commit in Chromium). See docs/persistence.md.
+   * per commit in Chromium). See docs/indexeddb.md, "Durability hint".
    */
   durability?: "strict" | "relaxed" | "default";
 }
