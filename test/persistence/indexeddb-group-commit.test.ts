@@ -178,3 +178,18 @@ describe("GroupCommit", () => {
     expect(((out[2] as PromiseRejectedResult).reason as Error).message).toBe("bad in bad");
   });
 });
+
+describe("indexedDbStore close", () => {
+  it("writes the commits made before it closes, batched ones included", async () => {
+    const name = `close-${n++}`;
+    const store = indexedDbStore(name);
+    await store.open();
+    const commits = Array.from({ length: 5 }, (_, i) => store.commit([{ op: "thread.put", thread: thread(`t${i}`) }]));
+    await store.close();
+    await Promise.all(commits);
+    const again = indexedDbStore(name);
+    await again.open();
+    expect(await again.countThreads({})).toBe(5);
+    await again.close();
+  });
+});

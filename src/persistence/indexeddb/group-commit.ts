@@ -33,6 +33,7 @@ export const MAX_BATCH = 64;
 export class GroupCommit<T> {
   private queue: Array<Waiting<T>> = [];
   private busy = false;
+  private idlers: Array<() => void> = [];
 
   /** `write(items)` applies the items in one transaction, in order, or throws and writes nothing. */
   constructor(private readonly write: (items: readonly T[]) => Promise<void>) {}
@@ -50,8 +51,17 @@ export class GroupCommit<T> {
     return this.queue.length + (this.busy ? 1 : 0);
   }
 
+  /** Resolves once every commit submitted so far has settled (nothing queued or being written). */
+  idle(): Promise<void> {
+    if (!this.busy && this.queue.length === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idlers.push(resolve));
+  }
+
   private pump(): void {
-    if (this.busy || this.queue.length === 0) return;
+    if (this.busy || this.queue.length === 0) {
+      if (!this.busy) for (const idle of this.idlers.splice(0)) idle();
+      return;
+    }
     this.busy = true;
     const batch = this.queue.splice(0, MAX_BATCH);
     void this.run(batch).finally(() => {

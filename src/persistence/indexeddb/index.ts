@@ -89,6 +89,8 @@ class IndexedDbStore extends IdbReads implements Store {
   async close(): Promise<void> {
     if (this.closed) return;
     await this.events.detach().catch(() => undefined);
+    // Commits made before close are written (or fail) as they would without group commit.
+    await this.group.idle();
     this.closed = true;
     const db = this.db;
     this.db = undefined;
