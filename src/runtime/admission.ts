@@ -247,6 +247,8 @@ export async function admitRun(
     resumable: p.streamResumable ?? false,
     on_disconnect: p.onDisconnect ?? "continue",
     after_seconds: p.afterSeconds ?? 0,
+    // Only when given (runtime/durability.ts; the default is async).
+    ...(p.durability !== undefined ? { durability: p.durability } : {}),
   };
   const value: Record<string, unknown> = {
     thread_id: threadIdArg ?? undefined,

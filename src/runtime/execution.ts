@@ -34,6 +34,7 @@ import {
   withoutExecution,
 } from "./outcome.js";
 import type { CancelAction, RunResult } from "./types.js";
+import { Pipeline, pipelined } from "./durability.js";
 
 type ErrorInfo = { error: string; message: string };
 
@@ -59,6 +60,8 @@ export interface LocalRun {
   replacedWrites: Map<string, { checkpointNs: string; checkpointId: string; taskId: string; writes: PendingWrite[] }>;
   /** Commits of the run still in flight: the outcome (a rollback above all) waits for them. */
   commits: Set<Promise<void>>;
+  /** Durability `async` / `exit` (./durability.ts): the run's commits not yet handed to the store, and how that goes. */
+  pipeline?: Pipeline;
   /**
    * The outcome is being recorded. A graph may still write after its `execute` ended on an abort
    * (a LangGraph.js loop finishes its step in the background); for a rollback those writes are
@@ -184,6 +187,7 @@ export class Executor {
       replacedWrites: new Map(),
       commits: new Set(),
     };
+    if (pipelined(run)) local.pipeline = new Pipeline((ops) => this.trackedCommit(local, ops), () => local.controller.abort());
     this.local.set(run.run_id, local);
     // A store whose port opens synchronously (memory) publishes the first event before this
     // yields, so a stream's reader has it at once.
@@ -285,11 +289,13 @@ export class Executor {
         });
       }
     } catch (err) {
-      if (!local.cancel && !local.lost) {
-        error = errorInfo(err);
-        core.store.events.publish(run.run_id, "error", error);
-      }
+      // A pipelined commit that failed aborted the engine: the run fails with the store's error.
+      if (!local.cancel && !local.lost) error = errorInfo(local.pipeline?.failed ?? err);
     }
+    // Durability async/exit: the run ends once all it wrote is in the store (or failed to be).
+    if (local.pipeline?.busy) await local.pipeline.settled();
+    if (!error && local.pipeline?.failed && !local.cancel && !local.lost) error = errorInfo(local.pipeline.failed);
+    if (error) core.store.events.publish(run.run_id, "error", error);
     const finishing = this.finish(local, error, done);
     this.finishing.add(finishing);
     await finishing;
@@ -299,18 +305,23 @@ export class Executor {
   /** The store the engine writes through: records what the run wrote, for rollback (D9). */
   private runStore(local: LocalRun): CheckpointStore {
     const { store } = this.core;
+    // With a pipeline, the engine reads what it wrote: its reads wait for its queued commits.
+    const after = <T>(read: () => Promise<T>): Promise<T> => (local.pipeline?.busy ? local.pipeline.settled().then(read) : read());
     return {
-      getCheckpoint: (key) => store.getCheckpoint(key),
-      listCheckpoints: (threadId, options) => store.listCheckpoints(threadId, options),
-      listCheckpointNamespaces: (threadId) => store.listCheckpointNamespaces(threadId),
-      commit: (ops) => {
-        const pending = this.commitFor(local, ops);
-        local.commits.add(pending);
-        const settled = () => void local.commits.delete(pending);
-        void pending.then(settled, settled);
-        return pending;
-      },
+      getCheckpoint: (key) => after(() => store.getCheckpoint(key)),
+      listCheckpoints: (threadId, options) => after(() => store.listCheckpoints(threadId, options)),
+      listCheckpointNamespaces: (threadId) => after(() => store.listCheckpointNamespaces(threadId)),
+      commit: (ops) => (local.pipeline ? local.pipeline.push(ops) : this.trackedCommit(local, ops)),
     };
+  }
+
+  /** A commit of the run's, tracked until it settles (the outcome waits for it). */
+  private trackedCommit(local: LocalRun, ops: readonly WriteOp[]): Promise<void> {
+    const pending = this.commitFor(local, ops);
+    local.commits.add(pending);
+    const settled = () => void local.commits.delete(pending);
+    void pending.then(settled, settled);
+    return pending;
   }
 
   /** One commit of the run's, recording what it wrote for a rollback (D9). */
@@ -364,7 +375,8 @@ export class Executor {
           // after a lost race, read it: it may have been ended by someone else.
           const stored = attempt++ === 0 ? run : await store.getRun(runId);
           if (!stored || stored.status !== "running") return; // ended by someone else (thread deleted, lease taken over)
-          const thread = await store.getThread(threadId);
+          // Both reads at once (on IndexedDB each is a transaction of its own).
+          const [thread, inFlight] = await Promise.all([store.getThread(threadId), store.countRuns({ thread_id: threadId, status: IN_FLIGHT })]);
           const now = core.now();
           const ops: WriteOp[] = [];
           if (local.cancel === "rollback") {
@@ -382,7 +394,7 @@ export class Executor {
             final = { ...withoutExecution(stored), status, updated_at: now };
             ops.push({ op: "run.put", run: final, expect: { status: ["running"] } });
           }
-          queued = (await store.countRuns({ thread_id: threadId, status: IN_FLIGHT })) > 1;
+          queued = inFlight > 1;
           if (thread) {
             const graphId = core.graphs.has(graphIdOf(thread) ?? "") ? graphIdOf(thread)! : run.execution!.graph_id;
             const graph = await core.graph(graphId, run.execution!.config);

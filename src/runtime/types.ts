@@ -311,7 +311,11 @@ export interface RunPayload extends CallOptions {
   streamSubgraphs?: boolean;
   /** Keep every event so `joinStream` can replay from any id while the run is joinable. */
   streamResumable?: boolean;
-  /** Accepted for SDK compatibility and ignored: checkpoints are always written synchronously. */
+  /**
+   * When the run's checkpoints reach the store (docs/runtime.md, "Durability"): `"sync"` commits
+   * each before the next step; `"async"` (default) and `"exit"` let the next step run while the
+   * store writes, and the run ends only once everything it wrote is stored.
+   */
   durability?: "exit" | "async" | "sync";
   checkpointDuring?: boolean;
   /** POSTed to when the run ends; needs `createRuntime({ webhooks })` allowing the URL. */

@@ -2,8 +2,10 @@
  * The IndexedDB schema ladder, run inside the upgrade transaction (so a failure leaves the
  * database as it was). Schema 1 (one record per checkpoint, list item and run) -> 2 (pages and
  * chunks, ./pages.ts) -> 3 (one record per checkpoint, run, list item; ./rows.ts). A new
- * database is created at schema 3 directly. Each migration reads the older records once. Schema 4
- * adds two empty object stores, `store_items` and `crons`, to any of them.
+ * database is created at the newest schema directly. Each migration reads the older records once.
+ * Schema 4 adds two empty object stores, `store_items` and `crons`, to any of them. Schema 5 marks
+ * storage format 4 (./rows.ts: a checkpoint row may leave out a parent id that its key implies;
+ * list ids of 8 characters), which reads every format-3 row as it is: no record is rewritten.
  */
 import type { IDBPDatabase, IDBPTransaction } from "idb";
 import type { EncodedCheckpoint, ListLookup } from "../delta.js";
@@ -65,7 +67,7 @@ export async function upgradeDatabase(db: Db, oldVersion: number, tx: Tx): Promi
     createShared(db);
     createV3(db, tx);
     createV4(db);
-    await tx.objectStore("meta").put({ key: "format", value: 3 });
+    await tx.objectStore("meta").put({ key: "format", value: 4 });
     return;
   }
   if (oldVersion < 2) {
@@ -77,6 +79,9 @@ export async function upgradeDatabase(db: Db, oldVersion: number, tx: Tx): Promi
     await migrateToRows(db, tx);
   }
   if (oldVersion < 4) createV4(db);
+  // Schema 5 is storage format 4: format-3 rows are format-4 rows (a row with its parent id in
+  // place reads the same); only newer rows may leave it out, which format 3 cannot read.
+  if (oldVersion < 5) await tx.objectStore("meta").put({ key: "format", value: 4 });
 }
 
 /**

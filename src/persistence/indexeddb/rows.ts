@@ -1,5 +1,5 @@
 /**
- * How the IndexedDB store keeps records (schema 3). Core-safe: no Node built-ins.
+ * How the IndexedDB store keeps records (schema 3 and later). Core-safe: no Node built-ins.
  *
  * One IndexedDB record per checkpoint, run, list item and thread, so a commit writes only what
  * it changes. A checkpoint row holds the checkpoint with its channel values delta-encoded
@@ -15,6 +15,12 @@
  * (`diffObject`): the run metadata, namespace, channel names and unchanged versions repeat from
  * one checkpoint to the next. Bases are immutable records of their own (a copy of the first
  * record stored against them), so any row reads as two records at most, never a chain.
+ *
+ * Format 4 (schema 5): a row put after the row of its parent (the usual case: each checkpoint
+ * extends the latest one) leaves `parent_checkpoint_id` out of its record; a reader takes it
+ * from the row before it in the namespace. Deleting that row first writes the id into the next
+ * row, so the rule holds whatever is deleted. Rows that keep it (forks, rewrites, format 3) read
+ * as before.
  */
 import { isPlainObject, jsonEqual } from "../../json.js";
 import type { ListLookup } from "../delta.js";
@@ -68,34 +74,73 @@ export interface StoredCpRow {
   b?: number;
   /** The shared record (`CpRecord` with item references), or its diff against the base. */
   r: unknown;
-  /** Pending writes, shared. */
-  w: unknown;
+  /**
+   * Pending writes, shared, as stored (`packWrites`): left out when there are none; consecutive
+   * writes of one task as one entry `[task, channel, value, channel, value, ...]`.
+   */
+  w?: unknown;
 }
 
-/** A checkpoint row with its key. */
+/** A checkpoint row with its key, its pending writes unpacked (shared `[task, channel, value]` triples). */
 export interface CpRow extends StoredCpRow {
   thread_id: string;
   checkpoint_ns: string;
   /** Put order within (thread, namespace). */
   s: number;
+  w: unknown[];
 }
 
 export const cpKey = (row: CpRow): [string, string, number] => [row.thread_id, row.checkpoint_ns, row.s];
-export const storedRow = ({ thread_id: _t, checkpoint_ns: _n, s: _s, ...stored }: CpRow): StoredCpRow => stored;
+export const storedRow = ({ thread_id: _t, checkpoint_ns: _n, s: _s, w, ...stored }: CpRow): StoredCpRow => {
+  const packed = packWrites(w);
+  return packed.length > 0 ? { ...stored, w: packed } : stored;
+};
 export const located = (key: [string, string, number], stored: StoredCpRow): CpRow => ({
   ...stored,
   thread_id: key[0],
   checkpoint_ns: key[1],
   s: key[2],
+  w: unpackWrites(stored.w),
 });
 
-/** A random 16-character id (96 bits): list log ids, which need no UUID's length. */
+/**
+ * Pending writes as stored (format 4): consecutive writes of one task as one entry, the task id
+ * once. An entry of one write is the write itself, so format-3 rows (one entry per write) read
+ * the same.
+ */
+export function packWrites(writes: readonly unknown[]): unknown[] {
+  const out: unknown[][] = [];
+  let last: unknown[] | undefined;
+  for (const write of writes) {
+    const [task, channel, value] = write as [unknown, unknown, unknown];
+    if (last && last[0] === task) last.push(channel, value);
+    else out.push((last = [task, channel, value]));
+  }
+  return out;
+}
+
+/** The writes of `packWrites` (or of a format-3 row, or none). */
+export function unpackWrites(stored: unknown): unknown[] {
+  if (stored === undefined) return [];
+  const out: unknown[] = [];
+  for (const entry of stored as unknown[][]) {
+    for (let i = 1; i < entry.length; i += 2) out.push([entry[0], entry[i], entry[i + 1]]);
+  }
+  return out;
+}
+
+/**
+ * A random 8-character id (48 bits): list log ids. A list id needs to be unique within its
+ * thread only (items are keyed `[thread, list, index]`, the item cache by thread and list), and
+ * a thread holds a few lists (one per list channel and fork), so 48 bits leave collisions out of
+ * reach; every reference to an item repeats it (format 3 used 16 characters).
+ */
 export function shortId(): string {
-  const bytes = new Uint8Array(12);
+  const bytes = new Uint8Array(6);
   globalThis.crypto.getRandomValues(bytes);
   let out = "";
   const abc = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-  for (let i = 0; i < 12; i += 3) {
+  for (let i = 0; i < 6; i += 3) {
     const n = (bytes[i]! << 16) | (bytes[i + 1]! << 8) | bytes[i + 2]!;
     out += abc[(n >> 18) & 63]! + abc[(n >> 12) & 63]! + abc[(n >> 6) & 63]! + abc[n & 63]!;
   }

@@ -1,0 +1,86 @@
+/**
+ * A run's `durability` (api.md 3.3): when the checkpoints a run writes reach the store.
+ *
+ * - `sync`: each commit of the engine is awaited before its next step (one store commit each).
+ * - `async` (the default, as the Python server's): the engine goes on as soon as a commit is
+ *   queued; the queue goes to the store in order, one commit at a time, and what queued up while
+ *   one was in flight goes as the next single commit (its ops concatenated, so all or nothing).
+ *   The engine's own reads wait for the queue (it reads what it wrote), and the run's outcome is
+ *   recorded only once everything it wrote is in the store. A commit that fails stops the engine
+ *   and fails the run with the store's error; nothing queued after it is written.
+ * - `exit`: as `async` (checkpoints are not held back until the run exits, so the state a crash
+ *   leaves is never older than with `async`; what the run returns is the same).
+ *
+ * Other readers (another client's `getState` during the run) may see a step later than the
+ * stream has reported, by at most the commits in the queue.
+ */
+import type { WriteOp } from "../persistence/types.js";
+import type { RunRecord } from "../types.js";
+
+/** Whether a run's commits are pipelined (durability `async`, the default, or `exit`). */
+export function pipelined(run: Pick<RunRecord, "kwargs">): boolean {
+  return run.kwargs.durability !== "sync";
+}
+
+/** The queue of a pipelined run's commits. */
+export class Pipeline {
+  private queued: WriteOp[][] = [];
+  private flight: Promise<void> | undefined;
+  private waiters: Array<() => void> = [];
+  /** The first commit that failed (later ones are refused with it). */
+  failed: unknown;
+
+  /**
+   * @param commit hands ops to the store (one commit); resolves once they are stored.
+   * @param stop called once when a commit fails (stops the engine).
+   */
+  constructor(
+    private readonly commit: (ops: readonly WriteOp[]) => Promise<void>,
+    private readonly stop: () => void,
+  ) {}
+
+  /** Commits queued or in flight. */
+  get busy(): boolean {
+    return this.flight !== undefined || this.queued.length > 0;
+  }
+
+  /** Queues a commit; resolves at once (rejects once a commit has failed). */
+  push(ops: readonly WriteOp[]): Promise<void> {
+    if (this.failed !== undefined) return Promise.reject(this.failed);
+    this.queued.push([...ops]);
+    this.drain();
+    return Promise.resolve();
+  }
+
+  /** Resolves once nothing is queued or in flight (never rejects: see `failed`). */
+  settled(): Promise<void> {
+    if (!this.busy) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  private drain(): void {
+    if (this.flight || this.queued.length === 0) return;
+    const ops = this.queued.splice(0).flat();
+    let flight!: Promise<void>;
+    try {
+      flight = this.commit(ops);
+    } catch (err) {
+      flight = Promise.reject(err);
+    }
+    this.flight = flight.then(
+      () => undefined,
+      (err: unknown) => {
+        if (this.failed === undefined) {
+          this.failed = err ?? new Error("agentdock: a commit of the run failed");
+          this.stop();
+        }
+        this.queued.length = 0;
+      },
+    );
+    void this.flight.then(() => {
+      this.flight = undefined;
+      this.drain();
+      if (!this.busy) for (const w of this.waiters.splice(0)) w();
+    });
+  }
+}
