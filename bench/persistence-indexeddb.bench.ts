@@ -27,7 +27,8 @@ async function storedBytes(name: string): Promise<number> {
   return total;
 }
 
-async function chromium(): Promise<void> {
+/** The Chromium figures alone (also run by the default export). */
+export async function chromium(): Promise<void> {
   const harness = await import("../test/browser/harness.js");
   if (!existsSync(harness.CHROMIUM)) {
     console.log(`indexeddb (Chromium): skipped, no Chromium at ${harness.CHROMIUM}`);
@@ -47,67 +48,105 @@ const echo = new StateGraph(messagesState)
   .addEdge(START, "echo")
   .addEdge("echo", END)
   .compile();
-// Transactions opened while the timed runs go (what each echo run costs in IndexedDB).
-const txCount = { on: false, readonly: 0, readwrite: 0 };
+// Transactions opened while the timed runs go (what each echo run costs in IndexedDB), by
+// mode and by scope (the object stores named).
+let txCount = { on: false, readonly: 0, readwrite: 0, scopes: {} };
 const openTx = IDBDatabase.prototype.transaction;
 IDBDatabase.prototype.transaction = function (names, mode, options) {
-  if (txCount.on) txCount[mode === "readwrite" ? "readwrite" : "readonly"]++;
+  if (txCount.on) {
+    const m = mode === "readwrite" ? "readwrite" : "readonly";
+    txCount[m]++;
+    const scope = m + " " + [].concat(names).join(",");
+    txCount.scopes[scope] = (txCount.scopes[scope] ?? 0) + 1;
+  }
   return openTx.call(this, names, mode, options);
 };
-/** Echo runs per second through the runtime (runs.wait), 20 threads, after 20 warm-up runs. */
-async function runtimeRate(store, countTx = false) {
+/**
+ * Echo runs per second through the runtime (runs.wait), after one warm-up run per thread.
+ * callers = 0: one caller, one run at a time, round-robin over 20 threads (latency-bound);
+ * callers = N: N callers at once, each with its own thread, each doing its runs one after
+ * another (throughput: what the store sustains under concurrent load). 200 runs in all.
+ */
+async function runtimeRate(store, callers, countTx = false) {
   const runtime = await createRuntime({ graphs: { echo }, store });
+  const nThreads = callers || 20;
   const threads = [];
-  for (let i = 0; i < 20; i++) threads.push((await runtime.threads.create()).thread_id);
-  const turn = (i) => runtime.runs.wait(threads[i % 20], "echo", { input: { messages: [{ type: "human", content: "Turn " + i }] } });
-  for (let i = 0; i < 20; i++) await turn(i);
-  txCount.on = countTx;
+  for (let i = 0; i < nThreads; i++) threads.push((await runtime.threads.create()).thread_id);
+  const turn = (t, i) => runtime.runs.wait(threads[t], "echo", { input: { messages: [{ type: "human", content: "Turn " + i }] } });
+  for (let t = 0; t < nThreads; t++) await turn(t, 0);
+  txCount = { on: countTx, readonly: 0, readwrite: 0, scopes: {} };
+  const total = 200;
   const t0 = performance.now();
-  for (let i = 0; i < 200; i++) await turn(i);
-  const rate = 200 / ((performance.now() - t0) / 1000);
+  if (callers === 0) {
+    for (let i = 0; i < total; i++) await turn(i % nThreads, i);
+  } else {
+    await Promise.all(threads.map(async (_, t) => {
+      for (let i = 0; i < total / callers; i++) await turn(t, i);
+    }));
+  }
+  const rate = total / ((performance.now() - t0) / 1000);
   txCount.on = false;
   await runtime.close();
+  if (countTx) {
+    out["tx" + callers] = { readonly: txCount.readonly / total, readwrite: txCount.readwrite / total, scopes: txCount.scopes };
+  }
   return rate;
 }
+const only = new URLSearchParams(location.search).get("only");
+const out = {};
 (async () => {
-  const out = {};
   for (let round = 0; round < 3; round++) {
-    out["memory" + round] = await echoRate(memoryStore());
-    const store = indexedDbStore("bench-" + round);
-    await store.open();
-    out["indexeddb" + round] = await echoRate(store);
-    await store.close();
-    out["rtmemory" + round] = await runtimeRate(memoryStore());
-    out["rtindexeddb" + round] = await runtimeRate(indexedDbStore("bench-rt-" + round), round === 0);
+    if (only !== "runtime") {
+      out["memory" + round] = await echoRate(memoryStore());
+      const store = indexedDbStore("bench-" + round);
+      await store.open();
+      out["indexeddb" + round] = await echoRate(store);
+      await store.close();
+    }
+    for (const callers of [0, 8, 20]) {
+      out["rtmemory" + callers + "_" + round] = await runtimeRate(memoryStore(), callers);
+      out["rtindexeddb" + callers + "_" + round] = await runtimeRate(indexedDbStore("bench-rt-" + callers + "-" + round), callers, round === 0);
+    }
   }
-  out.txReadonly = txCount.readonly / 200;
-  out.txReadwrite = txCount.readwrite / 200;
   window.__bench = out;
 })().catch((e) => { window.__bench = { error: String(e && e.stack || e) }; });
 `,
       join(dir.path, "page"),
     );
     const page = await browser.newPage();
-    await page.goto(`${server.url}/page/`);
-    await page.waitForFunction(() => (window as { __bench?: unknown }).__bench !== undefined, null, { timeout: 300_000 });
-    const out = (await page.evaluate(() => (window as unknown as { __bench: Record<string, number | string> }).__bench)) as Record<string, number>;
-    if ("error" in out) throw new Error(String(out.error));
+    const only = process.env.AGENTDOCK_BENCH_ONLY_RUNTIME ? "?only=runtime" : "";
+    await page.goto(`${server.url}/page/${only}`);
+    await page.waitForFunction(() => (window as { __bench?: unknown }).__bench !== undefined, null, { timeout: 600_000 });
+    const out = (await page.evaluate(() => (window as unknown as { __bench: Record<string, unknown> }).__bench)) as Record<string, number> & {
+      error?: string;
+    } & Record<string, { readonly: number; readwrite: number; scopes: Record<string, number> }>;
+    if (out.error !== undefined) throw new Error(String(out.error));
     const best = (k: string) => Math.max(out[`${k}0`]!, out[`${k}1`]!, out[`${k}2`]!);
-    const mem = best("memory");
-    const idb = best("indexeddb");
-    console.log(`memory (Chromium): ${fmt(mem, 0)} runs/s (store level, echo run traffic; best of 3)`);
-    console.log(`indexeddb (Chromium): ${fmt(idb, 0)} runs/s (${fmt(idb / mem, 2)}x memory; rounds ${[0, 1, 2].map((r) => fmt(out[`indexeddb${r}`]! / out[`memory${r}`]!, 2)).join(", ")})`);
-    const rtMem = best("rtmemory");
-    const rtIdb = best("rtindexeddb");
-    console.log(`memory (Chromium, through the runtime): ${fmt(rtMem, 0)} echo runs/s (runs.wait; best of 3)`);
-    console.log(
-      `indexeddb (Chromium, through the runtime): ${fmt(rtIdb, 0)} echo runs/s (${fmt(rtIdb / rtMem, 2)}x memory, target >= 0.25; rounds ` +
-        `${[0, 1, 2].map((r) => fmt(out[`rtindexeddb${r}`]! / out[`rtmemory${r}`]!, 2)).join(", ")})`,
-    );
-    console.log(
-      `indexeddb (Chromium, through the runtime): ${fmt(out.txReadonly! + out.txReadwrite!)} transactions per echo run ` +
-        `(${fmt(out.txReadonly!)} readonly, ${fmt(out.txReadwrite!)} readwrite)`,
-    );
+    if (!only) {
+      const mem = best("memory");
+      const idb = best("indexeddb");
+      console.log(`memory (Chromium): ${fmt(mem, 0)} runs/s (store level, echo run traffic; best of 3)`);
+      console.log(`indexeddb (Chromium): ${fmt(idb, 0)} runs/s (${fmt(idb / mem, 2)}x memory; rounds ${[0, 1, 2].map((r) => fmt(out[`indexeddb${r}`]! / out[`memory${r}`]!, 2)).join(", ")})`);
+    }
+    for (const callers of [0, 8, 20]) {
+      const label =
+        callers === 0
+          ? "sequential: 1 caller, one runs.wait at a time over 20 threads (latency)"
+          : `concurrent: ${callers} callers at once, each runs.wait after runs.wait on its own thread (throughput)`;
+      const rtMem = best(`rtmemory${callers}_`);
+      const rtIdb = best(`rtindexeddb${callers}_`);
+      const tx = out[`tx${callers}`]!;
+      console.log(`through the runtime (Chromium), ${label}:`);
+      console.log(`  memory ${fmt(rtMem, 0)} echo runs/s; indexeddb ${fmt(rtIdb, 0)} echo runs/s (best of 3)`);
+      console.log(
+        `  indexeddb / memory: ${fmt(rtIdb / rtMem, 2)}x (target >= 0.25; rounds ` +
+          `${[0, 1, 2].map((r) => fmt(out[`rtindexeddb${callers}_${r}`]! / out[`rtmemory${callers}_${r}`]!, 2)).join(", ")})`,
+      );
+      console.log(`  indexeddb: ${fmt(tx.readonly + tx.readwrite, 2)} transactions per echo run (${fmt(tx.readonly, 2)} readonly, ${fmt(tx.readwrite, 2)} readwrite)`);
+      if (process.env.AGENTDOCK_BENCH_TX_SCOPES) {
+        for (const [scope, count] of Object.entries(tx.scopes).sort((a, b) => b[1] - a[1])) console.log(`    ${fmt(count / 200, 2)} ${scope}`);
+      }
+    }
   } finally {
     await browser.close();
     await server.close();

@@ -11,6 +11,7 @@ import { decodeValues, listRefs, type EncodedValues, type ListLookup } from "../
 import type { Lease, PendingWrite, StoredCheckpoint } from "../types.js";
 import { upgradeDatabase, type RunRow, type ThreadRow } from "./migrate.js";
 import { itemNeeds, located, resolveItems, rowRecord, type CpRecord, type CpRow } from "./rows.js";
+import { ReadBatch } from "./read-batch.js";
 import {
   type AgentdockDB,
   DB_VERSION,
@@ -299,8 +300,10 @@ export abstract class IdbBase {
     return undefined;
   }
 
-  protected async read<T>(names: Names[], fn: (tx: Tx) => Promise<T>): Promise<T> {
-    const db = await this.database();
-    return fn(db.transaction(names, "readonly") as unknown as Tx);
+  /** Reads issued in one microtask turn share a readonly transaction (./read-batch.ts). */
+  protected readonly reads = new ReadBatch<Tx, Names>(async (names) => (await this.database()).transaction(names, "readonly") as unknown as Tx);
+
+  protected read<T>(names: Names[], fn: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.reads.submit(names, fn);
   }
 }
