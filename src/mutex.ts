@@ -8,6 +8,11 @@
 export class KeyedMutex {
   private readonly tails = new Map<string, Promise<unknown>>();
 
+  /** True while a `fn` of `key` runs or waits. */
+  held(key: string): boolean {
+    return this.tails.has(key);
+  }
+
   run<T>(key: string, fn: () => Promise<T>): Promise<T> {
     const prev = this.tails.get(key);
     const result = prev ? prev.then(fn, fn) : fn();

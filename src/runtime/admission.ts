@@ -263,6 +263,14 @@ export async function admitRun(
   };
   const filter = await core.authorize(caller, "threads", "create_run", value);
   const runMetadata = (value.metadata as Metadata | undefined) ?? {};
+  // The thread is read at once, alongside the assistant (`checkRun`): a store that batches reads
+  // issued together (IndexedDB) serves both in one transaction. The read is used by the first
+  // attempt below only when no other admission of the thread was under way here when it was made
+  // or is when that attempt starts (otherwise it is read again); a thread changed meanwhile by
+  // anyone else fails the commit's `sameAs` expectation, and the next attempt reads it again.
+  const threadKeyArg = threadIdArg === null ? undefined : threadKey(threadIdArg);
+  let early = threadKeyArg !== undefined && !core.mutex.held(threadKeyArg) ? core.store.getThread(threadIdArg!) : undefined;
+  early?.catch(() => undefined);
   const { assistant, graph, input, breakpoints } = await checkRun(core, caller, threadIdArg, assistantIdArg, p, what);
   const threadId = threadIdArg ?? core.ids.uuid();
   const temporary = threadIdArg === null && (p.onCompletion ?? "delete") !== "keep" && p.onCompletion !== "continue";
@@ -272,9 +280,12 @@ export async function admitRun(
   // One admission per thread at a time in this runtime (no self-inflicted retries); across
   // runtimes the conditional commit decides.
   let fastClaim = true;
+  if (early && core.mutex.held(threadKey(threadId))) early = undefined;
   return core.mutex.run(threadKey(threadId), () =>
     retryLostRaces(async () => {
-      let stored = threadIdArg === null ? undefined : await core.store.getThread(threadId);
+      const read = early;
+      early = undefined;
+      let stored = threadIdArg === null ? undefined : await (read ?? core.store.getThread(threadId));
       const existed = stored !== undefined;
       const thread = stored && matchesAuthFilter(stored.metadata, filter) ? stored : undefined;
       const now = core.now();

@@ -8,6 +8,12 @@
  *   The engine's own reads wait for the queue (it reads what it wrote), and the run's outcome is
  *   recorded only once everything it wrote is in the store. A commit that fails stops the engine
  *   and fails the run with the store's error; nothing queued after it is written.
+ * - The commits still queued when the engine finishes (not paused, not cancelled) are not
+ *   written on their own: they go in the commit that records the run's outcome, ahead of its
+ *   ops, so the run's last checkpoints and its outcome are written together or not at all. If
+ *   that commit loses a race (the run was ended by someone else: its lease taken over, its thread
+ *   deleted), those checkpoints are dropped with it; if it fails otherwise, the run fails with
+ *   the store's error, as when a queued commit fails, and its outcome is recorded without them.
  * - `exit`: as `async` (checkpoints are not held back until the run exits, so the state a crash
  *   leaves is never older than with `async`; what the run returns is the same).
  *
@@ -26,6 +32,8 @@ export function pipelined(run: Pick<RunRecord, "kwargs">): boolean {
 export class Pipeline {
   private queued: WriteOp[][] = [];
   private flight: Promise<void> | undefined;
+  /** Set by `takeQueued`: nothing more is handed to the store. */
+  private holding = false;
   private waiters: Array<() => void> = [];
   /** The first commit that failed (later ones are refused with it). */
   failed: unknown;
@@ -44,9 +52,10 @@ export class Pipeline {
     return this.flight !== undefined || this.queued.length > 0;
   }
 
-  /** Queues a commit; resolves at once (rejects once a commit has failed). */
+  /** Queues a commit; resolves at once (rejects once a commit has failed, or after `takeQueued`). */
   push(ops: readonly WriteOp[]): Promise<void> {
     if (this.failed !== undefined) return Promise.reject(this.failed);
+    if (this.holding) return Promise.reject(new Error("agentdock: the run's outcome is being recorded; its commits are closed."));
     this.queued.push([...ops]);
     this.drain();
     return Promise.resolve();
@@ -58,8 +67,21 @@ export class Pipeline {
     return new Promise((resolve) => this.waiters.push(resolve));
   }
 
+  /**
+   * For the run's outcome commit: waits for the commit in flight, then hands over the ops still
+   * queued (never handed to the store), for the caller to write in its own commit, and queues
+   * nothing more. Undefined when a commit failed (see `failed`; nothing queued is written).
+   */
+  async takeQueued(): Promise<WriteOp[] | undefined> {
+    this.holding = true;
+    while (this.flight) await this.flight;
+    const ops = this.queued.splice(0).flat();
+    for (const w of this.waiters.splice(0)) w();
+    return this.failed === undefined ? ops : undefined;
+  }
+
   private drain(): void {
-    if (this.flight || this.queued.length === 0) return;
+    if (this.flight || this.holding || this.queued.length === 0) return;
     const ops = this.queued.splice(0).flat();
     let flight!: Promise<void>;
     try {

@@ -9,6 +9,7 @@
  * A sweeper (every half lease) ends runs whose lease expired (their runtime stopped: D10) and
  * picks up queued runs nobody is executing. Nothing scans the whole store.
  */
+import { AgentdockError } from "../errors.js";
 import { threadGraphConfig } from "./graph-source.js";
 import type { ExecuteResult } from "../graph/types.js";
 import { claimRun } from "../persistence/claim.js";
@@ -293,10 +294,17 @@ export class Executor {
       if (!local.cancel && !local.lost) error = errorInfo(local.pipeline?.failed ?? err);
     }
     // Durability async/exit: the run ends once all it wrote is in the store (or failed to be).
-    if (local.pipeline?.busy) await local.pipeline.settled();
+    // When the engine finished (no pause, no cancel) what is still queued goes in the outcome's
+    // own commit (./durability.ts): one commit less, and all or nothing with the outcome. Its
+    // state then comes from the engine's result, not from the store (which lacks those commits).
+    let folded: WriteOp[] | undefined;
+    // (Not for a temporary thread: its outcome deletes it, and its checkpoints go first, on their own.)
+    const fold = done?.status === "done" && !error && !local.cancel && !local.lost && !run.execution?.temporary;
+    if (local.pipeline && fold) folded = await local.pipeline.takeQueued();
+    else if (local.pipeline?.busy) await local.pipeline.settled();
     if (!error && local.pipeline?.failed && !local.cancel && !local.lost) error = errorInfo(local.pipeline.failed);
     if (error) core.store.events.publish(run.run_id, "error", error);
-    const finishing = this.finish(local, error, done);
+    const finishing = this.finish(local, error, done, folded);
     this.finishing.add(finishing);
     await finishing;
     this.finishing.delete(finishing);
@@ -352,13 +360,13 @@ export class Executor {
    * rollback), the thread projection, the lease released; then ends the run's event log and
    * claims the thread's next run.
    */
-  private async finish(local: LocalRun, error: ErrorInfo | undefined, done: ExecuteResult | undefined): Promise<void> {
+  private async finish(local: LocalRun, error: ErrorInfo | undefined, done: ExecuteResult | undefined, folded?: WriteOp[]): Promise<void> {
     const { core } = this;
     const { store } = core;
     const { run } = local;
     const threadId = run.thread_id;
     const runId = run.run_id;
-    const status: RunStatus = local.cancel ? "interrupted" : error ? "error" : "success";
+    let status: RunStatus = local.cancel ? "interrupted" : error ? "error" : "success";
     let result: RunResult = {};
     let final: RunRecord = { ...run, status };
     let statusChange: { status: ThreadStatus; previous: ThreadStatus } | undefined;
@@ -367,56 +375,74 @@ export class Executor {
     // rollback sees (and removes) everything the run wrote; later ones are dropped (commitFor).
     local.ended = true;
     if (local.commits.size) await Promise.allSettled([...local.commits]);
+    // The run's queued commits that go in the outcome's commit (durability async/exit), when any.
+    // A rollback requested since the engine finished removes all the run wrote: these are dropped.
+    let fold = folded?.length && local.cancel !== "rollback" ? folded : undefined;
     try {
-      if (!local.lost) {
+      for (let recorded = false; !recorded && !local.lost; ) {
         let attempt = 0;
-        await retryLostRaces(async () => {
-          // First try with the run as this runtime holds it (the commit's expectations check it);
-          // after a lost race, read it: it may have been ended by someone else.
-          const stored = attempt++ === 0 ? run : await store.getRun(runId);
-          if (!stored || stored.status !== "running") return; // ended by someone else (thread deleted, lease taken over)
-          // Both reads at once (on IndexedDB each is a transaction of its own).
-          const [thread, inFlight] = await Promise.all([store.getThread(threadId), store.countRuns({ thread_id: threadId, status: IN_FLIGHT })]);
-          const now = core.now();
-          const ops: WriteOp[] = [];
-          if (local.cancel === "rollback") {
-            // D9: the run and everything it wrote are removed.
-            ops.push({ op: "run.delete", run_id: runId, expect: { status: ["running"] } });
-            for (const [ns, ids] of local.writtenByNs) {
-              ops.push({ op: "checkpoint.delete", thread_id: threadId, ...(ns ? { checkpoint_ns: ns } : {}), checkpoint_ids: ids });
-            }
-            for (const r of local.replacedWrites.values()) {
-              const ns = r.checkpointNs ? { checkpoint_ns: r.checkpointNs } : {};
-              ops.push({ op: "writes.put", thread_id: threadId, ...ns, checkpoint_id: r.checkpointId, task_id: r.taskId, writes: r.writes });
-            }
-          } else {
-            // An ended run needs no execution part any more: it is not kept.
-            final = { ...withoutExecution(stored), status, updated_at: now };
-            ops.push({ op: "run.put", run: final, expect: { status: ["running"] } });
-          }
-          queued = inFlight > 1;
-          if (thread) {
-            const graphId = core.graphs.has(graphIdOf(thread) ?? "") ? graphIdOf(thread)! : run.execution!.graph_id;
-            const graph = await core.graph(graphId, run.execution!.config);
-            // A run that finished without pausing needs no snapshot: its result has the values.
-            const state =
-              done?.status === "done" && !local.cancel ? { values: done.values, next: [] as string[], tasks: [] } : await graph.getState(store, threadId);
-            result = error ? { __error__: error } : finalValues(state.values, Object.values(interruptsOf(state)).flat());
-            if (run.execution?.temporary) {
-              ops.push({ op: "thread.delete", thread_id: threadId });
+        try {
+          await retryLostRaces(async () => {
+            // First try with the run as this runtime holds it (the commit's expectations check it);
+            // after a lost race, read it: it may have been ended by someone else.
+            const stored = attempt++ === 0 ? run : await store.getRun(runId);
+            if (!stored || stored.status !== "running") return; // ended by someone else (thread deleted, lease taken over)
+            // Both reads at once (a store that batches reads, IndexedDB, serves them in one transaction).
+            const [thread, inFlight] = await Promise.all([store.getThread(threadId), store.countRuns({ thread_id: threadId, status: IN_FLIGHT })]);
+            const now = core.now();
+            // The run's last checkpoints first: the outcome's expectations hold for all or nothing.
+            const ops: WriteOp[] = fold ? [...fold] : [];
+            if (local.cancel === "rollback") {
+              // D9: the run and everything it wrote are removed.
+              ops.push({ op: "run.delete", run_id: runId, expect: { status: ["running"] } });
+              for (const [ns, ids] of local.writtenByNs) {
+                ops.push({ op: "checkpoint.delete", thread_id: threadId, ...(ns ? { checkpoint_ns: ns } : {}), checkpoint_ids: ids });
+              }
+              for (const r of local.replacedWrites.values()) {
+                const ns = r.checkpointNs ? { checkpoint_ns: r.checkpointNs } : {};
+                ops.push({ op: "writes.put", thread_id: threadId, ...ns, checkpoint_id: r.checkpointId, task_id: r.taskId, writes: r.writes });
+              }
             } else {
-              const next = projectThread(thread, state, { ...(error ? { error } : {}), cancelled: !!local.cancel, queued, wroteState: local.written.size > 0, now });
-              ops.push({ op: "thread.put", thread: next, expect: { sameAs: thread } });
-              statusChange = next.status !== thread.status ? { status: next.status, previous: thread.status } : undefined;
+              // An ended run needs no execution part any more: it is not kept.
+              final = { ...withoutExecution(stored), status, updated_at: now };
+              ops.push({ op: "run.put", run: final, expect: { status: ["running"] } });
             }
-          }
-          ops.push(
-            { op: "lease.delete", key: threadKey(threadId), owner: core.owner },
-            { op: "notify", topic: `run:${runId}`, payload: local.cancel === "rollback" ? "deleted" : status },
-            ...(queued ? [runsReady(core, threadId)] : []),
-          );
-          await commitIf(store, ops);
-        });
+            queued = inFlight > 1;
+            if (thread) {
+              const graphId = core.graphs.has(graphIdOf(thread) ?? "") ? graphIdOf(thread)! : run.execution!.graph_id;
+              const graph = await core.graph(graphId, run.execution!.config);
+              // A run that finished without pausing needs no snapshot: its result has the values
+              // (also when cancelled after it finished with its last checkpoints folded in here).
+              const state =
+                done?.status === "done" && (!local.cancel || fold) ? { values: done.values, next: [] as string[], tasks: [] } : await graph.getState(store, threadId);
+              result = error ? { __error__: error } : finalValues(state.values, Object.values(interruptsOf(state)).flat());
+              if (run.execution?.temporary) {
+                ops.push({ op: "thread.delete", thread_id: threadId });
+              } else {
+                const wroteState = local.written.size > 0 || !!fold?.some((op) => op.op === "checkpoint.put");
+                const next = projectThread(thread, state, { ...(error ? { error } : {}), cancelled: !!local.cancel, queued, wroteState, now });
+                ops.push({ op: "thread.put", thread: next, expect: { sameAs: thread } });
+                statusChange = next.status !== thread.status ? { status: next.status, previous: thread.status } : undefined;
+              }
+            }
+            ops.push(
+              { op: "lease.delete", key: threadKey(threadId), owner: core.owner },
+              { op: "notify", topic: `run:${runId}`, payload: local.cancel === "rollback" ? "deleted" : status },
+              ...(queued ? [runsReady(core, threadId)] : []),
+            );
+            await commitIf(store, ops);
+          });
+          recorded = true;
+        } catch (err) {
+          if (!fold || err instanceof LostRace || AgentdockError.is(err, "conflict")) throw err;
+          // The commit holding the run's last checkpoints failed and wrote nothing: the run fails
+          // with the store's error (as when a queued commit fails), recorded without them.
+          fold = undefined;
+          done = undefined;
+          error = errorInfo(err);
+          status = "error";
+          core.store.events.publish(runId, "error", error);
+        }
       }
     } catch (err) {
       // The store failed while recording the outcome: report it to waiters rather than hang.

@@ -10,16 +10,19 @@ import { chainGraph } from "./graphs.js";
  * A memory store whose commits with checkpoints take a macrotask, logging when each starts
  * (with its checkpoint count) and ends; `failAt` makes the n-th such commit fail.
  */
-function slowStore(failAt?: number) {
+function slowStore(failAt?: number, whileFirst?: (inner: Store) => Promise<void>) {
   const inner = memoryStore();
   const log: string[] = [];
+  const commits: Array<readonly WriteOp[]> = [];
   let n = 0;
   const commit = async (ops: readonly WriteOp[]) => {
+    commits.push(ops);
     const cps = ops.filter((op) => op.op === "checkpoint.put").length;
     if (cps === 0) return inner.commit(ops);
     const k = ++n;
     log.push(`start ${cps}`);
     await new Promise((resolve) => setTimeout(resolve, 1));
+    if (k === 1) await whileFirst?.(inner);
     if (k === failAt) {
       log.push("fail");
       throw new Error("disk full");
@@ -34,7 +37,7 @@ function slowStore(failAt?: number) {
       return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
     },
   }) satisfies Store;
-  return { store, log };
+  return { store, log, commits };
 }
 
 async function runChain(durability: "sync" | "async" | "exit" | undefined, failAt?: number) {
@@ -85,5 +88,41 @@ describe("run durability", () => {
     expect(log).toEqual(["start 1", "end", "start 1", "fail"]);
     expect(run.status).toBe("error");
     expect(result).toEqual({ __error__: { error: "Error", message: "disk full" } });
+  });
+
+  it("async: what is still queued when the engine finishes goes in the commit that records the outcome", async () => {
+    const { store, commits } = slowStore();
+    const runtime = await createRuntime({ graphs: { chain: chainGraph() }, store });
+    const thread = await runtime.threads.create();
+    await runtime.runs.wait(thread.thread_id, "chain", { input: {} });
+    const history = await runtime.threads.getHistory(thread.thread_id);
+    await runtime.close();
+    const withCheckpoints = commits.filter((ops) => ops.some((op) => op.op === "checkpoint.put"));
+    expect(withCheckpoints).toHaveLength(2);
+    // The last: steps 0-3, then the run's outcome (success), the thread, the lease released.
+    const last = withCheckpoints[1]!;
+    expect(last.filter((op) => op.op === "checkpoint.put")).toHaveLength(4);
+    expect(last.findIndex((op) => op.op === "run.put")).toBeGreaterThan(last.findLastIndex((op) => op.op === "checkpoint.put"));
+    expect(last.find((op) => op.op === "run.put")).toMatchObject({ run: { status: "success" } });
+    expect(last.some((op) => op.op === "lease.delete")).toBe(true);
+    expect(history.map((h) => h.metadata?.step)).toEqual([3, 2, 1, 0, -1]);
+  });
+
+  it("async: when the outcome's expectation fails (the run was ended by someone else), none of the queued checkpoints is written", async () => {
+    // While the first checkpoint commit is in flight, another runtime ends the run (as after
+    // taking over its expired lease).
+    const { store } = slowStore(undefined, async (inner) => {
+      const [running] = await inner.queryRuns({ status: "running" });
+      await inner.commit([{ op: "run.put", run: { ...running!, status: "error" }, expect: { status: ["running"] } }]);
+    });
+    const runtime = await createRuntime({ graphs: { chain: chainGraph() }, store });
+    const thread = await runtime.threads.create();
+    await runtime.runs.wait(thread.thread_id, "chain", { input: {}, raiseError: false });
+    const history = await runtime.threads.getHistory(thread.thread_id);
+    const [run] = await runtime.runs.list(thread.thread_id);
+    await runtime.close();
+    // Only the input checkpoint (written before); steps 0-3 went with the outcome, which lost.
+    expect(history.map((h) => h.metadata?.step)).toEqual([-1]);
+    expect(run!.status).toBe("error");
   });
 });
