@@ -63,6 +63,8 @@ export abstract class IdbWrites extends IdbBase {
     const runIds = new Set<string>();
     const cps = new Map<string, [string, string, string]>();
     const latest = new Map<string, [string, string]>();
+    /** Checkpoints put by the ops so far. */
+    const put = new Set<string>();
     for (const op of ops) {
       if (op.op === "thread.put") threadIds.add(op.thread.thread_id);
       else if (op.op === "thread.delete") threadIds.add(op.thread_id);
@@ -72,8 +74,13 @@ export abstract class IdbWrites extends IdbBase {
       else if (op.op === "checkpoint.put") {
         const { thread_id, checkpoint_ns, checkpoint, parent_checkpoint_id } = op.checkpoint;
         const ns = checkpoint_ns ?? "";
+        // A parent put by an earlier op of the batch is not read: that op leaves it in `ctx.rows`
+        // (and the lengths of its lists in `ctx.listLen`) before this one is applied.
+        const parentKey = parent_checkpoint_id === null ? undefined : rowKey(thread_id, ns, parent_checkpoint_id);
+        const parentPutBefore = parentKey !== undefined && put.has(parentKey);
+        put.add(rowKey(thread_id, ns, checkpoint.id));
         cps.set(rowKey(thread_id, ns, checkpoint.id), [thread_id, ns, checkpoint.id]);
-        if (parent_checkpoint_id !== null) {
+        if (parent_checkpoint_id !== null && !parentPutBefore) {
           // The parent, then the lengths of its lists (an append needs them), in the same batch.
           reads.push(
             this.rowById(tx, thread_id, ns, parent_checkpoint_id, ctx).then(async (row) => {
