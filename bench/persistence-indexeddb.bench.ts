@@ -6,7 +6,13 @@
 //   missing);
 // - bytes stored for a 500-turn chat (~400- and ~40-character messages) over the JSON size of its
 //   final state (target <= 3; JSON size of every stored value, as fake-indexeddb keeps no files);
-// - opening a database holding 10,000 threads, and history(limit 10) on a 1,000-checkpoint thread.
+// - opening a database holding 10,000 threads, and history(limit 10) on a 1,000-checkpoint thread;
+// - in Chromium, echo runs through the runtime (runs.wait), memory vs IndexedDB: sequential (one
+//   caller, one run at a time: latency-bound) and concurrent (8 and 20 callers at once, each doing
+//   its runs one after another on its own thread: throughput), each with its ratio and the
+//   IndexedDB transactions per run (by scope with AGENTDOCK_BENCH_TX_SCOPES=1;
+//   AGENTDOCK_BENCH_ONLY_RUNTIME=1 leaves out the page's store-level figures). `chromium()` is
+//   exported to run the Chromium figures alone.
 import "fake-indexeddb/auto";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
