@@ -16,7 +16,7 @@ import { itemsSchema } from "./items.js";
 import { cronMigration } from "./crons.js";
 
 /** The schema version this code reads and writes. */
-export const PG_SCHEMA_VERSION = 4;
+export const PG_SCHEMA_VERSION = 5;
 
 export const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
@@ -175,6 +175,33 @@ function migrations(s: string): string[][] {
     itemsSchema(s),
     // 4: crons (./crons.ts)
     cronMigration(s),
+    compactRows(s),
+  ];
+}
+
+/**
+ * Version 5: smaller rows (a 500-turn chat's storage, bench/postgres.bench.ts). Rows written
+ * before stay as they are and read back as before.
+ * - A run's document leaves out what its columns hold (run_id, thread_id, assistant_id,
+ *   created_at, status, updated_at): `updated_at` is now always set on the row, and `claim_run`
+ *   returns the row's columns with the document (`{ run_id, ..., doc }`).
+ * - Chunks of list logs are keyed by (log_id, start) alone: a log id is unique in the schema, and
+ *   `cp_logs` says which thread it belongs to.
+ * - Checkpoint metadata is `json` (the exact text written, smaller than `jsonb` and kept in key
+ *   order); a metadata filter casts it (no index serves it: a thread's rows are read by the
+ *   (thread_id, ns, seq) index).
+ * - A checkpoint row's `checkpoint` (and its base's) is in shared form when `cp_shared` (./share.ts):
+ *   an input step's message, written to `__start__` and recorded in the metadata's writes, is
+ *   stored once, in the list log the next step appends it to (that step shares the row again).
+ */
+function compactRows(s: string): string[] {
+  return [
+    `ALTER TABLE ${s}.cp_chunks DROP COLUMN thread_id`,
+    `ALTER TABLE ${s}.cp_chunks ADD PRIMARY KEY (log_id, start)`,
+    `ALTER TABLE ${s}.checkpoints ALTER COLUMN metadata TYPE json USING metadata::json`,
+    `ALTER TABLE ${s}.checkpoints ADD COLUMN cp_shared boolean`,
+    `DROP FUNCTION ${s}.claim_run(text, text, text, bigint, bigint, boolean, text[], text)`,
+    claimFunction(s, 5),
   ];
 }
 
@@ -184,7 +211,10 @@ function migrations(s: string): string[][] {
  * either locked (another claimer, the holder renewing or releasing it, a cancel) answers `none`
  * at once instead of waiting; whoever holds the lock starts the run or notifies `runs` after it.
  */
-function claimFunction(s: string): string {
+function claimFunction(s: string, version: 2 | 5 = 2): string {
+  // The run as returned: version 2, its document; version 5, its columns and its document.
+  const run = version === 2 ? `h.doc` : `json_build_object('run_id', h.run_id, 'thread_id', h.thread_id, 'assistant_id', h.assistant_id, 'created_at', h.created_at, 'status', h.status, 'updated_at', h.updated_at, 'doc', h.doc)`;
+  const claimed = version === 2 ? `h.doc` : `json_build_object('run_id', h.run_id, 'thread_id', h.thread_id, 'assistant_id', h.assistant_id, 'created_at', h.created_at, 'status', 'running', 'updated_at', p_updated_at, 'doc', h.doc)`;
   return `CREATE FUNCTION ${s}.claim_run(p_thread text, p_key text, p_owner text, p_now bigint, p_expires bigint,
       p_db_clock boolean, p_graphs text[], p_updated_at text)
     RETURNS TABLE (outcome text, doc json, not_before float8)
@@ -212,7 +242,7 @@ function claimFunction(s: string): string {
         RETURN;
       END IF;
       -- Only the head itself: a SKIP LOCKED over the queue would pass a locked head by.
-      SELECT r.run_id, r.status, r.doc, r.updated_at INTO h FROM ${s}.runs r
+      SELECT r.run_id, r.thread_id, r.assistant_id, r.created_at, r.status, r.doc, r.updated_at INTO h FROM ${s}.runs r
        WHERE r.run_id = head AND r.status IN ('pending', 'running') FOR UPDATE SKIP LOCKED;
       IF NOT FOUND THEN
         RETURN QUERY SELECT 'none'::text, NULL::json, NULL::float8;
@@ -226,7 +256,7 @@ function claimFunction(s: string): string {
         RETURN;
       END IF;
       IF h.status = 'running' OR (h.doc -> 'execution') IS NULL OR json_typeof(h.doc -> 'execution') <> 'object' THEN
-        RETURN QUERY SELECT 'stopped'::text, h.doc, NULL::float8;
+        RETURN QUERY SELECT 'stopped'::text, ${run}, NULL::float8;
         RETURN;
       END IF;
       IF NOT ((h.doc -> 'execution' ->> 'graph_id') = ANY(p_graphs)) THEN
@@ -248,7 +278,7 @@ function claimFunction(s: string): string {
         RETURN;
       END IF;
       UPDATE ${s}.runs SET status = 'running', updated_at = p_updated_at WHERE run_id = h.run_id;
-      RETURN QUERY SELECT 'claimed'::text, h.doc, NULL::float8;
+      RETURN QUERY SELECT 'claimed'::text, ${claimed}, NULL::float8;
     END
     $claim$`;
 }

@@ -109,6 +109,17 @@ interface PutArrays {
   writes?: Map<string, { seq: number; writes: readonly PendingWrite[] }>;
   /** The bases rows of this thread may use (./meta.ts), the one the row used first: one metadata record, checkpoint records of several shapes. */
   bases?: Base[];
+  /** What the row stores (schema 5), to share it again against what its child appends. */
+  row?: StoredRow;
+}
+
+/** A checkpoint row as this store wrote it: its metadata and checkpoint in shared form, and the texts stored. */
+interface StoredRow {
+  meta: Record<string, unknown>;
+  metaText: string;
+  cp: Record<string, unknown>;
+  cpText: string;
+  base: Base;
 }
 
 const sameItem = (a: unknown, b: unknown) => a === b || jsonEqual(a, b);
@@ -430,9 +441,9 @@ export class PostgresStore implements Store {
           `WITH t AS (DELETE FROM ${s}.threads WHERE thread_id = $1),
                 cp AS (DELETE FROM ${s}.checkpoints WHERE thread_id = $1),
                 w AS (DELETE FROM ${s}.cp_writes WHERE thread_id = $1),
-                ch AS (DELETE FROM ${s}.cp_chunks WHERE thread_id = $1),
+                l AS (DELETE FROM ${s}.cp_logs WHERE thread_id = $1 RETURNING log_id),
+                ch AS (DELETE FROM ${s}.cp_chunks WHERE log_id IN (SELECT log_id FROM l)),
                 mb AS (DELETE FROM ${s}.cp_meta WHERE thread_id = $1),
-                l AS (DELETE FROM ${s}.cp_logs WHERE thread_id = $1),
                 r AS (DELETE FROM ${s}.runs WHERE thread_id = $1 RETURNING run_id),
                 cr AS (DELETE FROM ${s}.cancels WHERE run_id IN (SELECT run_id FROM r))
            DELETE FROM ${s}.cancels WHERE thread_id = $1`,
@@ -651,9 +662,11 @@ export class PostgresStore implements Store {
     const r = op.run;
     const e = op.expect;
     const s = this.s;
-    const params: unknown[] = [r.run_id, r.thread_id, r.assistant_id, r.status, r.created_at, JSON.stringify(r)];
-    const insert = `INSERT INTO ${s}.runs (run_id, thread_id, assistant_id, status, created_at, queue_seq, doc)
-                    VALUES ($1, $2, $3, $4, $5, nextval('${s}.run_queue'), $6::json)`;
+    // The document leaves out what the columns hold (schema 5).
+    const { run_id: _r, thread_id: _t, assistant_id: _a, created_at: _c, status: _s, updated_at: _u, ...doc } = r;
+    const params: unknown[] = [r.run_id, r.thread_id, r.assistant_id, r.status, r.created_at, JSON.stringify(doc), r.updated_at];
+    const insert = `INSERT INTO ${s}.runs (run_id, thread_id, assistant_id, status, created_at, queue_seq, doc, updated_at)
+                    VALUES ($1, $2, $3, $4, $5, nextval('${s}.run_queue'), $6::json, $7)`;
     if (e && e.exists === false && !e.status) {
       const res = await this.q(c, `${insert} ON CONFLICT (run_id) DO NOTHING`, params);
       if (res.rowCount === 0) throw conflict(`${describeOp(op)}: expected the run not to exist`);
@@ -664,8 +677,8 @@ export class PostgresStore implements Store {
       // One conditional UPDATE (the queue position is kept).
       res = await this.q(
         c,
-        `UPDATE ${s}.runs SET assistant_id = $3, status = $4, created_at = $5, doc = $6::json, updated_at = NULL
-          WHERE run_id = $1 AND thread_id = $2 AND ($7::text[] IS NULL OR status = ANY($7::text[]))`,
+        `UPDATE ${s}.runs SET assistant_id = $3, status = $4, created_at = $5, doc = $6::json, updated_at = $7
+          WHERE run_id = $1 AND thread_id = $2 AND ($8::text[] IS NULL OR status = ANY($8::text[]))`,
         [...params, e.status ? [...e.status] : null],
       );
       if (res.rowCount === 0) await this.checkRun(c, op, r.run_id, e);
@@ -674,7 +687,7 @@ export class PostgresStore implements Store {
       res = await this.q(
         c,
         `${insert} ON CONFLICT (run_id) DO UPDATE SET assistant_id = EXCLUDED.assistant_id, status = EXCLUDED.status,
-           created_at = EXCLUDED.created_at, doc = EXCLUDED.doc, updated_at = NULL WHERE ${s}.runs.thread_id = EXCLUDED.thread_id`,
+           created_at = EXCLUDED.created_at, doc = EXCLUDED.doc, updated_at = EXCLUDED.updated_at WHERE ${s}.runs.thread_id = EXCLUDED.thread_id`,
         params,
       );
     }
@@ -730,7 +743,7 @@ export class PostgresStore implements Store {
 
   async claimRun(claim: RunClaim): Promise<RunClaimResult> {
     if (this.dbClock) this.callerNow(claim.now);
-    const { rows } = await this.q<{ outcome: RunClaimResult["outcome"]; doc: RunRecord | null; not_before: number | null }>(
+    const { rows } = await this.q<{ outcome: RunClaimResult["outcome"]; doc: Row | null; not_before: number | null }>(
       this.pool,
       `SELECT outcome, doc, not_before FROM ${this.s}.claim_run($1, $2, $3, $4, $5, $6, $7, $8)`,
       [claim.thread_id, claim.key, claim.owner, claim.now, claim.expires_at, this.dbClock, [...claim.graph_ids], claim.updated_at],
@@ -738,9 +751,9 @@ export class PostgresStore implements Store {
     const row = rows[0]!;
     switch (row.outcome) {
       case "claimed":
-        return { outcome: "claimed", run: { ...row.doc!, status: "running", updated_at: claim.updated_at } };
+        return { outcome: "claimed", run: this.toRun(row.doc!) };
       case "stopped":
-        return { outcome: "stopped", run: row.doc! };
+        return { outcome: "stopped", run: this.toRun(row.doc!) };
       case "later":
         return { outcome: "later", not_before: num(row.not_before) };
       default:
@@ -762,23 +775,23 @@ export class PostgresStore implements Store {
     );
     const refs = rows[0]?.refs;
     if (!refs) return undefined;
-    const items = await this.loadRefs(c, threadId, Object.values(refs).map(([log, n]) => ({ log: num(log), n })));
+    const items = await this.loadRefs(c, Object.values(refs).map(([log, n]) => ({ log: num(log), n })));
     const arrays = new Map<string, { log: number; n: number; items: readonly unknown[] }>();
     for (const [channel, [log, n]] of Object.entries(refs)) arrays.set(channel, { log: num(log), n, items: items.get(num(log))!.slice(0, n) });
     return { id: parentId, arrays };
   }
 
   /** Items of logs: for each log, at least its first `n` (max over the refs) items. */
-  private async loadRefs(q: Pick<PoolClient, "query">, threadId: string, refs: ArrayRef[]): Promise<Map<number, unknown[]>> {
+  private async loadRefs(q: Pick<PoolClient, "query">, refs: ArrayRef[]): Promise<Map<number, unknown[]>> {
     const need = new Map<number, number>();
     for (const r of refs) need.set(r.log, Math.max(need.get(r.log) ?? 0, r.n));
     const out = new Map<number, unknown[]>();
     if (need.size === 0) return out;
     const { rows } = await this.q<{ log_id: string; items: unknown[] }>(q, 
       `SELECT c.log_id, c.items FROM ${this.s}.cp_chunks c
-         JOIN unnest($2::bigint[], $3::int[]) AS r(log_id, n) ON c.log_id = r.log_id AND c.start < r.n
-        WHERE c.thread_id = $1 ORDER BY c.log_id, c.start`,
-      [threadId, [...need.keys()], [...need.values()]],
+         JOIN unnest($1::bigint[], $2::int[]) AS r(log_id, n) ON c.log_id = r.log_id AND c.start < r.n
+        ORDER BY c.log_id, c.start`,
+      [[...need.keys()], [...need.values()]],
     );
     for (const row of rows) {
       const log = num(row.log_id);
@@ -853,16 +866,16 @@ export class PostgresStore implements Store {
             const [log, from] = [p$(p.log), p$(p.n)];
             ctes.push(
               `l${k} AS (UPDATE ${s}.cp_logs SET len = ${p$(v.length)}::int WHERE log_id = ${log}::bigint AND len = ${from}::int RETURNING log_id)`,
-              `c${k} AS (INSERT INTO ${s}.cp_chunks (thread_id, log_id, start, items) SELECT $1, log_id, ${from}::int, ${p$(JSON.stringify(v.slice(p.n)))}::json FROM l${k})`,
+              `c${k} AS (INSERT INTO ${s}.cp_chunks (log_id, start, items) SELECT log_id, ${from}::int, ${p$(JSON.stringify(v.slice(p.n)))}::json FROM l${k})`,
             );
             checks.push(`(SELECT count(*) FROM l${k})`);
             ref = { log: p.log, n: v.length };
           } else {
             // Append the new items when nobody appended to the log after the parent's prefix.
             const r = await this.q(c, 
-              `WITH l AS (UPDATE ${s}.cp_logs SET len = $4 WHERE log_id = $2 AND len = $3 RETURNING log_id)
-               INSERT INTO ${s}.cp_chunks (thread_id, log_id, start, items) SELECT $1, log_id, $3, $5::json FROM l`,
-              [threadId, p.log, p.n, v.length, JSON.stringify(v.slice(p.n))],
+              `WITH l AS (UPDATE ${s}.cp_logs SET len = $3 WHERE log_id = $1 AND len = $2 RETURNING log_id)
+               INSERT INTO ${s}.cp_chunks (log_id, start, items) SELECT log_id, $2, $4::json FROM l`,
+              [p.log, p.n, v.length, JSON.stringify(v.slice(p.n))],
             );
             if (r.rowCount === 1) ref = { log: p.log, n: v.length };
           }
@@ -872,7 +885,7 @@ export class PostgresStore implements Store {
         if (fast) return false;
         const r = await this.q<{ log_id: string }>(c, 
           `WITH l AS (INSERT INTO ${s}.cp_logs (log_id, thread_id, len) VALUES (nextval('${s}.cp_log_ids'), $1, $2) RETURNING log_id)
-           INSERT INTO ${s}.cp_chunks (thread_id, log_id, start, items) SELECT $1, log_id, 0, $3::json FROM l RETURNING log_id`,
+           INSERT INTO ${s}.cp_chunks (log_id, start, items) SELECT log_id, 0, $3::json FROM l RETURNING log_id`,
           [threadId, v.length, JSON.stringify(v)],
         );
         ref = { log: num(r.rows[0]!.log_id), n: v.length };
@@ -886,7 +899,8 @@ export class PostgresStore implements Store {
     }
     // The id is the row's key; metadata and pending writes refer to the items appended here.
     const { id: _id, ...rest } = input.checkpoint;
-    const checkpoint = { ...rest, channel_values: stored };
+    // Shared form (schema 5, `cp_shared`): items this checkpoint appended are references, marker-like objects escaped.
+    const checkpoint = share({ ...rest, channel_values: stored }, index) as Record<string, unknown>;
     const shared = share(input.metadata ?? {}, index) as Record<string, unknown>;
     let bases = (last?.id === parentId ? last?.bases : undefined) ?? [];
     let metadata = bases.length ? factor(shared, bases[0]!.record) : undefined;
@@ -943,14 +957,32 @@ export class PostgresStore implements Store {
     // Every list checked or appended saw its row, or nothing else is written.
     ctes.push(`ok AS (SELECT ${checks.length ? `${checks.join(" + ")} = ${checks.length}` : "true"} AS ok)`);
     const ok = `(SELECT ok FROM ok)`;
+    // Metadata is stored as json text (schema 5) but must read as jsonb (a metadata filter casts it): what jsonb refuses (\u0000) is refused here.
+    const metaText = JSON.stringify(metadata);
+    const cpText = JSON.stringify(cpStored);
+    const meta = p$(metaText);
     ctes.push(
       `w AS (DELETE FROM ${s}.cp_writes WHERE thread_id = $1 AND ns = $2 AND checkpoint_id = $3 AND ${ok})`,
-      `cp AS (INSERT INTO ${s}.checkpoints (thread_id, ns, checkpoint_id, seq, parent_id, metadata, checkpoint, refs, shared, meta_base)
-              SELECT $1, $2, $3, nextval('${s}.cp_seq'), $4, ${p$(JSON.stringify(metadata))}::jsonb, ${p$(JSON.stringify(cpStored))}::json,
-                ${p$(anyRef ? JSON.stringify(refs) : null)}::json, true, ${p$(base.id)}::bigint WHERE ${ok}
+      `cp AS (INSERT INTO ${s}.checkpoints (thread_id, ns, checkpoint_id, seq, parent_id, metadata, checkpoint, refs, shared, meta_base, cp_shared)
+              SELECT $1, $2, $3, nextval('${s}.cp_seq'), $4, ${meta}::text::json, ${p$(cpText)}::json,
+                ${p$(anyRef ? JSON.stringify(refs) : null)}::json, true, ${p$(base.id)}::bigint, true WHERE ${ok} AND ${meta}::text::jsonb IS NOT NULL
               ON CONFLICT (thread_id, ns, checkpoint_id) DO UPDATE SET parent_id = EXCLUDED.parent_id, metadata = EXCLUDED.metadata,
-                checkpoint = EXCLUDED.checkpoint, refs = EXCLUDED.refs, shared = true, meta_base = EXCLUDED.meta_base)`,
+                checkpoint = EXCLUDED.checkpoint, refs = EXCLUDED.refs, shared = true, meta_base = EXCLUDED.meta_base, cp_shared = true)`,
     );
+    // The parent (written here) repeats what this checkpoint appended (an input step's message is
+    // in its metadata's writes and its __start__ channel, then appended to the list by the next
+    // step): store those as references too, if the row still holds what this store wrote.
+    const up = index.size && last?.id === parentId ? last?.row : undefined;
+    if (up) {
+      const changed = { hit: false };
+      const meta2 = reshare(up.meta, index, changed) as Record<string, unknown>;
+      const cp2 = reshare(up.cp, index, changed) as Record<string, unknown>;
+      if (changed.hit) {
+        ctes.push(`pr AS (UPDATE ${s}.checkpoints SET metadata = ${p$(JSON.stringify(meta2))}::text::json, checkpoint = ${p$(JSON.stringify(diffLeaves(cp2, up.base.cp)))}::json
+                   WHERE thread_id = $1 AND ns = $2 AND checkpoint_id = $4 AND cp_shared AND meta_base = ${p$(up.base.id)}::bigint
+                     AND metadata::text = ${p$(up.metaText)}::text AND checkpoint::text = ${p$(up.cpText)}::text AND ${ok})`);
+      }
+    }
     if (re.task.length) {
       // Only rows still holding what this store recorded (the same sequence number).
       ctes.push(`rs AS (UPDATE ${s}.cp_writes w SET value = u.v::json
@@ -971,13 +1003,13 @@ export class PostgresStore implements Store {
       if (fast) return false;
       throw new Error("agentdock/postgres: a checkpoint's list log or base changed while it was written (its thread was deleted meanwhile)");
     }
-    staged.set(cacheKey, { id: input.checkpoint.id, arrays, bases });
+    staged.set(cacheKey, { id: input.checkpoint.id, arrays, bases, row: { meta: metadata, metaText, cp: checkpoint, cpText, base } });
     return true;
   }
 
   private checkpointSelect(): string {
     const s = this.s;
-    return `SELECT c.thread_id, c.ns, c.checkpoint_id, c.parent_id, c.metadata, c.checkpoint, c.refs, c.shared, ${this.metaBase()} AS base,
+    return `SELECT c.thread_id, c.ns, c.checkpoint_id, c.parent_id, c.metadata, c.checkpoint, c.refs, c.shared, c.cp_shared, ${this.metaBase()} AS base,
               ${this.metaBase("cp")} AS base_cp,
               (SELECT json_agg(json_build_array(w.task_id, w.channel, w.value, w.shared) ORDER BY w.seq, w.idx) FROM ${s}.cp_writes w
                 WHERE w.thread_id = c.thread_id AND w.ns = c.ns AND w.checkpoint_id = c.checkpoint_id) AS writes
@@ -994,23 +1026,31 @@ export class PostgresStore implements Store {
     const r = row.refs as Record<string, [number | string, number]> | null;
     if (r) for (const [log, n] of Object.values(r)) out.set(num(log), Math.max(out.get(num(log)) ?? 0, n));
     if (row.shared) needs([row.metadata, row.base], out);
+    if (row.cp_shared) needs(this.storedCheckpoint(row), out);
     for (const w of (row.writes as Array<[string, string, unknown, boolean]> | null) ?? []) if (w[3]) needs(w[2], out);
     return out;
   }
 
   /** Rows of `checkpointSelect` -> checkpoints, their arrays read in one more query. */
-  private async toCheckpoints(threadId: string, rows: Row[]): Promise<StoredCheckpoint[]> {
+  private async toCheckpoints(rows: Row[]): Promise<StoredCheckpoint[]> {
     const want = new Map<number, number>();
     for (const row of rows) this.rowNeeds(row, want);
-    const items = want.size ? await this.loadRefs(this.pool, threadId, [...want].map(([log, n]) => ({ log, n }))) : new Map<number, unknown[]>();
+    const items = want.size ? await this.loadRefs(this.pool, [...want].map(([log, n]) => ({ log, n }))) : new Map<number, unknown[]>();
     return rows.map((row) => this.assemble(row, items));
+  }
+
+  /** The checkpoint record a row stores (its leaves patched onto its base's), as stored (shared form from schema 5 on). */
+  private storedCheckpoint(row: Row): Record<string, unknown> {
+    return (row.patched ??= Array.isArray(row.checkpoint) ? patchLeaves(row.base_cp as Record<string, unknown>, row.checkpoint as LeafDiff) : row.checkpoint) as Record<
+      string,
+      unknown
+    >;
   }
 
   /** A checkpoint row with its arrays put back from the items of their logs, and its shared values resolved. */
   private assemble(row: Row, items: Map<number, unknown[]>): StoredCheckpoint {
-    const stored = (
-      Array.isArray(row.checkpoint) ? patchLeaves(row.base_cp as Record<string, unknown>, row.checkpoint as LeafDiff) : row.checkpoint
-    ) as Record<string, unknown>;
+    let stored = this.storedCheckpoint(row);
+    if (row.cp_shared) stored = resolve(stored, items) as Record<string, unknown>;
     // Schema 2 leaves the id (the row's key) out of the stored checkpoint.
     const cp = ("id" in stored ? stored : { v: stored.v, id: row.checkpoint_id, ...stored }) as unknown as StoredCheckpoint["checkpoint"];
     const r = row.refs as Record<string, [number | string, number]> | null;
@@ -1036,7 +1076,7 @@ export class PostgresStore implements Store {
     // One query: the row, its pending writes and the chunks of its arrays.
     const chunks = `(SELECT json_agg(json_build_array(ch.log_id, ch.start, ch.items) ORDER BY ch.log_id, ch.start)
                        FROM json_each(c.refs) r, ${this.s}.cp_chunks ch
-                      WHERE ch.thread_id = c.thread_id AND ch.log_id = (r.value ->> 0)::bigint AND ch.start < (r.value ->> 1)::int) AS chunks`;
+                      WHERE ch.log_id = (r.value ->> 0)::bigint AND ch.start < (r.value ->> 1)::int) AS chunks`;
     const select = this.checkpointSelect().replace("AS writes", `AS writes, ${chunks}`);
     const { rows } =
       key.checkpoint_id === undefined
@@ -1054,7 +1094,7 @@ export class PostgresStore implements Store {
     // Pending writes shared with what a child checkpoint appended refer past this row's items.
     const want = this.rowNeeds(row, new Map());
     if ([...want].some(([log, n]) => (items.get(log)?.length ?? 0) < n)) {
-      items = await this.loadRefs(this.pool, key.thread_id, [...want].map(([log, n]) => ({ log, n })));
+      items = await this.loadRefs(this.pool, [...want].map(([log, n]) => ({ log, n })));
     }
     return this.assemble(row, items);
   }
@@ -1072,12 +1112,12 @@ export class PostgresStore implements Store {
     // So is a filter holding objects that look like the store's markers (stored escaped).
     const lookalike = options.filter !== undefined && JSON.stringify(options.filter).includes("\\u0001");
     const inJs = options.filter !== undefined && (Object.hasOwn(options.filter, "writes") || lookalike);
-    if (options.filter && !lookalike) parts.push(`(COALESCE(${this.metaBase()}, '{}'::jsonb) || c.metadata) @> ${ps.jsonb(sqlFilter)}`);
+    if (options.filter && !lookalike) parts.push(`(COALESCE(${this.metaBase()}, '{}'::jsonb) || c.metadata::jsonb) @> ${ps.jsonb(sqlFilter)}`);
     const { rows } = await this.pool.query(
       `${this.checkpointSelect()}${where(parts)} ORDER BY c.seq DESC${inJs ? "" : page(ps, { limit: options.limit })}`,
       ps.values,
     );
-    const out = await this.toCheckpoints(threadId, rows);
+    const out = await this.toCheckpoints(rows);
     if (!inJs) return out;
     const hit = out.filter((cp) => contains(cp.metadata, options.filter));
     return options.limit === undefined ? hit : hit.slice(0, Math.max(0, Math.floor(options.limit)));
@@ -1102,20 +1142,19 @@ export class PostgresStore implements Store {
 
   /** Thread rows -> records, the lists they refer to read in one more query. */
   private async toThreads(rows: Row[]): Promise<ThreadRecord[]> {
-    const threads: string[] = [];
     const logs: number[] = [];
     const ns: number[] = [];
     for (const row of rows) {
       const refs = row.vals_refs as Record<string, [number | string, number]> | null;
-      if (refs) for (const [log, n] of Object.values(refs)) threads.push(row.thread_id as string), logs.push(num(log)), ns.push(n);
+      if (refs) for (const [log, n] of Object.values(refs)) logs.push(num(log)), ns.push(n);
     }
     const items = new Map<number, unknown[]>();
     if (logs.length) {
       const { rows: chunks } = await this.pool.query<{ log_id: string; items: unknown[] }>(
         `SELECT DISTINCT ON (c.log_id, c.start) c.log_id, c.start, c.items FROM ${this.s}.cp_chunks c
-           JOIN unnest($1::text[], $2::bigint[], $3::int[]) AS r(t, log_id, n) ON c.thread_id = r.t AND c.log_id = r.log_id AND c.start < r.n
+           JOIN unnest($1::bigint[], $2::int[]) AS r(log_id, n) ON c.log_id = r.log_id AND c.start < r.n
           ORDER BY c.log_id, c.start`,
-        [threads, logs, ns],
+        [logs, ns],
       );
       for (const ch of chunks) {
         const log = num(ch.log_id);
@@ -1180,7 +1219,7 @@ export class PostgresStore implements Store {
       `SELECT t.doc, t.metadata, t.vals, t.revision, t.vals_refs,
               (SELECT json_agg(json_build_array(ch.log_id, ch.items) ORDER BY ch.log_id, ch.start)
                  FROM json_each(t.vals_refs) r, ${this.s}.cp_chunks ch
-                WHERE ch.thread_id = t.thread_id AND ch.log_id = (r.value ->> 0)::bigint AND ch.start < (r.value ->> 1)::int) AS chunks
+                WHERE ch.log_id = (r.value ->> 0)::bigint AND ch.start < (r.value ->> 1)::int) AS chunks
          FROM ${this.s}.threads t WHERE t.thread_id = $1`,
       [threadId],
     );
@@ -1230,16 +1269,31 @@ export class PostgresStore implements Store {
     return rows[0]!.n;
   }
 
-  /** A run row: its `status` (and `updated_at`, when a claim set it) override the document's. */
+  /** The columns a run is read from ({@link toRun}). */
+  private readonly runCols = `run_id, thread_id, assistant_id, created_at, status, updated_at, doc`;
+
+  /**
+   * A run row: its columns and its document (schema 5 leaves the columns' fields out of it;
+   * older rows carry them all, and a claim set `status` and `updated_at` on the row only).
+   */
   private toRun(row: Row): RunRecord {
-    const doc = row.doc as RunRecord;
-    doc.status = row.status as RunRecord["status"];
-    if (row.updated_at !== null && row.updated_at !== undefined) doc.updated_at = row.updated_at as string;
-    return doc;
+    const doc = row.doc as Partial<RunRecord>;
+    const run = {
+      run_id: row.run_id,
+      thread_id: row.thread_id,
+      assistant_id: row.assistant_id,
+      created_at: row.created_at,
+      updated_at: doc.updated_at,
+      status: row.status,
+      ...doc,
+    } as RunRecord;
+    run.status = row.status as RunRecord["status"];
+    if (row.updated_at !== null && row.updated_at !== undefined) run.updated_at = row.updated_at as string;
+    return run;
   }
 
   async getRun(runId: string): Promise<RunRecord | undefined> {
-    const { rows } = await this.q(this.pool, `SELECT doc, status, updated_at FROM ${this.s}.runs WHERE run_id = $1`, [runId]);
+    const { rows } = await this.q(this.pool, `SELECT ${this.runCols} FROM ${this.s}.runs WHERE run_id = $1`, [runId]);
     return rows[0] ? this.toRun(rows[0]) : undefined;
   }
 
@@ -1263,7 +1317,7 @@ export class PostgresStore implements Store {
       (q.sortBy ?? "created_at") === "queue"
         ? `queue_seq ${dir(q.sortOrder, "asc")}`
         : `created_at ${dir(q.sortOrder, "desc")}, run_id ${dir(q.sortOrder, "desc")}`;
-    const { rows } = await this.pool.query(`SELECT doc, status, updated_at FROM ${this.s}.runs${w} ORDER BY ${order}${page(ps, q)}`, ps.values);
+    const { rows } = await this.pool.query(`SELECT ${this.runCols} FROM ${this.s}.runs${w} ORDER BY ${order}${page(ps, q)}`, ps.values);
     return rows.map((r) => this.toRun(r));
   }
 
