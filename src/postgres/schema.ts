@@ -190,6 +190,9 @@ function migrations(s: string): string[][] {
  * - Checkpoint metadata is `json` (the exact text written, smaller than `jsonb` and kept in key
  *   order); a metadata filter casts it (no index serves it: a thread's rows are read by the
  *   (thread_id, ns, seq) index).
+ * - A checkpoint's pending writes are a column of its row (`writes`: a JSON array of
+ *   `[task, channel, value]` in shared form, `[task, channel, value, 0]` for plain values moved
+ *   from rows of `cp_writes` written before schema 2), not one row each in `cp_writes`.
  * - A checkpoint row's `checkpoint` (and its base's) is in shared form when `cp_shared` (./share.ts):
  *   an input step's message, written to `__start__` and recorded in the metadata's writes, is
  *   stored once, in the list log the next step appends it to (that step shares the row again).
@@ -200,6 +203,14 @@ function compactRows(s: string): string[] {
     `ALTER TABLE ${s}.cp_chunks ADD PRIMARY KEY (log_id, start)`,
     `ALTER TABLE ${s}.checkpoints ALTER COLUMN metadata TYPE json USING metadata::json`,
     `ALTER TABLE ${s}.checkpoints ADD COLUMN cp_shared boolean`,
+    `ALTER TABLE ${s}.checkpoints ADD COLUMN writes json`,
+    `UPDATE ${s}.checkpoints c SET writes = w.entries
+       FROM (SELECT thread_id, ns, checkpoint_id,
+                    json_agg(CASE WHEN shared THEN json_build_array(task_id, channel, value) ELSE json_build_array(task_id, channel, value, 0) END ORDER BY seq, idx) AS entries
+               FROM ${s}.cp_writes GROUP BY thread_id, ns, checkpoint_id) w
+      WHERE c.thread_id = w.thread_id AND c.ns = w.ns AND c.checkpoint_id = w.checkpoint_id`,
+    `DROP TABLE ${s}.cp_writes`,
+    `DROP SEQUENCE ${s}.write_seq`,
     `DROP FUNCTION ${s}.claim_run(text, text, text, bigint, bigint, boolean, text[], text)`,
     claimFunction(s, 5),
   ];

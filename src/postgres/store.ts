@@ -45,6 +45,7 @@ import type {
 } from "../persistence/types.js";
 import type { AssistantRecord, AssistantVersionRecord, RunRecord, ThreadRecord } from "../types.js";
 import { PgRunEvents } from "./events.js";
+import { runDoc, runFromRow } from "./run-doc.js";
 import { migrate, quoteIdent } from "./schema.js";
 import { authWhere, dir, page, Params, where } from "./sql.js";
 import { checkOp, TopicListeners, describeOp } from "../persistence/common.js";
@@ -105,13 +106,27 @@ interface ArrayRef {
 interface PutArrays {
   id: string;
   arrays: Map<string, { log: number; n: number; items: readonly unknown[] }>;
-  /** Writes this store recorded on the checkpoint since (task -> their sequence number and shared writes). */
-  writes?: Map<string, { seq: number; writes: readonly PendingWrite[] }>;
+  /** The row's pending writes as this store last wrote them (schema 5: the `writes` column); absent when unknown. */
+  writes?: RowWrites;
   /** The bases rows of this thread may use (./meta.ts), the one the row used first: one metadata record, checkpoint records of several shapes. */
   bases?: Base[];
   /** What the row stores (schema 5), to share it again against what its child appends. */
   row?: StoredRow;
 }
+
+/**
+ * A checkpoint row's pending writes (schema 5): entries `[task, channel, value]` in shared form,
+ * in the order written (a task's writes replace its earlier ones and go last); `text` is the
+ * column's text as written (null: no writes).
+ */
+interface RowWrites {
+  entries: readonly PendingWrite[];
+  text: string | null;
+}
+
+/** A task's writes replacing its earlier ones. */
+const mergeWrites = (entries: readonly PendingWrite[], task: string, mine: readonly PendingWrite[]) => [...entries.filter((e) => e[0] !== task), ...mine];
+const writesText = (entries: readonly PendingWrite[]) => (entries.length ? JSON.stringify(entries) : null);
 
 /** A checkpoint row as this store wrote it: its metadata and checkpoint in shared form, and the texts stored. */
 interface StoredRow {
@@ -440,7 +455,6 @@ export class PostgresStore implements Store {
         await this.q(c, 
           `WITH t AS (DELETE FROM ${s}.threads WHERE thread_id = $1),
                 cp AS (DELETE FROM ${s}.checkpoints WHERE thread_id = $1),
-                w AS (DELETE FROM ${s}.cp_writes WHERE thread_id = $1),
                 l AS (DELETE FROM ${s}.cp_logs WHERE thread_id = $1 RETURNING log_id),
                 ch AS (DELETE FROM ${s}.cp_chunks WHERE log_id IN (SELECT log_id FROM l)),
                 mb AS (DELETE FROM ${s}.cp_meta WHERE thread_id = $1),
@@ -460,36 +474,32 @@ export class PostgresStore implements Store {
         if (op.checkpoint_ids.length === 0) return;
         const ns = op.checkpoint_ns ?? "";
         await this.q(c, 
-          `WITH w AS (DELETE FROM ${s}.cp_writes WHERE thread_id = $1 AND ns = $2 AND checkpoint_id = ANY($3::text[]))
-           DELETE FROM ${s}.checkpoints WHERE thread_id = $1 AND ns = $2 AND checkpoint_id = ANY($3::text[])`,
+          `DELETE FROM ${s}.checkpoints WHERE thread_id = $1 AND ns = $2 AND checkpoint_id = ANY($3::text[])`,
           [op.thread_id, ns, [...op.checkpoint_ids]],
         );
         return;
       }
       case "writes.put": {
         const ns = op.checkpoint_ns ?? "";
-        // One statement: the checkpoint must exist (locked against a concurrent delete), then the task's writes are replaced.
-        // Stored shared (escaped only: what they wrote is in no log yet; the next checkpoint shares them again).
-        const writes = share(op.writes, new Map()) as PendingWrite[];
-        const r = await this.q<{ found: boolean; seq: string | null }>(
-          c,
-          `WITH cp AS (SELECT 1 FROM ${s}.checkpoints WHERE thread_id = $1 AND ns = $2 AND checkpoint_id = $3 FOR SHARE),
-                d AS (DELETE FROM ${s}.cp_writes WHERE thread_id = $1 AND ns = $2 AND checkpoint_id = $3 AND task_id = $4 AND EXISTS (SELECT 1 FROM cp)),
-                ins AS (${this.insertWritesSql("$1", "$2", "$3", "$5")} WHERE EXISTS (SELECT 1 FROM cp) RETURNING seq)
-           SELECT EXISTS (SELECT 1 FROM cp) AS found, (SELECT max(seq) FROM ins) AS seq`,
-          [op.thread_id, ns, op.checkpoint_id, op.task_id, JSON.stringify(writes)],
-        );
-        if (!r.rows[0]?.found) {
-          throw notFound(`writes for checkpoint ${op.checkpoint_id} (namespace "${ns}") of thread ${op.thread_id}: no such checkpoint`);
-        }
         const key = `${op.thread_id}\u0000${ns}`;
         const last = staged.get(key) ?? this.lastPut.get(key);
+        const known = last && last.id === op.checkpoint_id ? last.writes : undefined;
+        // Stored shared (escaped only: what they wrote is in no log yet; the next checkpoint shares them again).
+        const mine = share(op.writes, new Map()) as PendingWrite[];
+        const next = known && mergeWrites(known.entries, op.task_id, mine);
+        // One statement; on the row as this store last wrote it, the writes as computed here (so the
+        // next checkpoint can share them again), else merged in SQL.
+        const r = await this.q<{ mine: boolean }>(
+          c,
+          `UPDATE ${s}.checkpoints SET writes = CASE WHEN $6::boolean AND writes::text IS NOT DISTINCT FROM $7::text THEN $8::text::json ELSE ${this.mergeWritesSql("$4", "$5")} END
+            WHERE thread_id = $1 AND ns = $2 AND checkpoint_id = $3 RETURNING $6::boolean AND writes::text IS NOT DISTINCT FROM $8::text AS mine`,
+          [op.thread_id, ns, op.checkpoint_id, op.task_id, JSON.stringify(mine), next !== undefined, known?.text ?? null, next ? writesText(next) : null],
+        );
+        if (r.rowCount === 0) {
+          throw notFound(`writes for checkpoint ${op.checkpoint_id} (namespace "${ns}") of thread ${op.thread_id}: no such checkpoint`);
+        }
         if (last && last.id === op.checkpoint_id) {
-          const seq = r.rows[0].seq;
-          const tasks = new Map(last.writes);
-          if (seq === null) tasks.delete(op.task_id);
-          else tasks.set(op.task_id, { seq: num(seq), writes });
-          staged.set(key, { ...last, writes: tasks });
+          staged.set(key, { ...last, writes: next && r.rows[0]!.mine ? { entries: next, text: writesText(next) } : undefined });
         }
         return;
       }
@@ -543,12 +553,11 @@ export class PostgresStore implements Store {
     }
   }
 
-  /** An INSERT of pending writes from a JSON array parameter, in order, under one new sequence number. */
-  private insertWritesSql(thread: string, ns: string, cp: string, writes: string): string {
-    const s = this.s;
-    return `INSERT INTO ${s}.cp_writes (thread_id, ns, checkpoint_id, task_id, seq, idx, channel, value, shared)
-            SELECT ${thread}, ${ns}, ${cp}, w.v ->> 0, q.n, w.i, w.v ->> 1, COALESCE(w.v -> 2, 'null'::json), true
-              FROM (SELECT nextval('${s}.write_seq') AS n) q, json_array_elements(${writes}::json) WITH ORDINALITY AS w(v, i)`;
+  /** The `writes` column with the writes of task `task` replaced by the entries of the JSON array `mine` (put last). */
+  private mergeWritesSql(task: string, mine: string): string {
+    return `(SELECT json_agg(e ORDER BY k, i) FROM (
+              SELECT e, 0 AS k, i FROM json_array_elements(writes) WITH ORDINALITY AS a(e, i) WHERE e ->> 0 IS DISTINCT FROM ${task}::text
+              UNION ALL SELECT e, 1 AS k, i FROM json_array_elements(${mine}::text::json) WITH ORDINALITY AS b(e, i)) x)`;
   }
 
   private async checkThread(c: PoolClient, op: WriteOp, threadId: string, expect: ThreadExpectation): Promise<void> {
@@ -662,9 +671,8 @@ export class PostgresStore implements Store {
     const r = op.run;
     const e = op.expect;
     const s = this.s;
-    // The document leaves out what the columns hold (schema 5).
-    const { run_id: _r, thread_id: _t, assistant_id: _a, created_at: _c, status: _s, updated_at: _u, ...doc } = r;
-    const params: unknown[] = [r.run_id, r.thread_id, r.assistant_id, r.status, r.created_at, JSON.stringify(doc), r.updated_at];
+    // The document leaves out what the columns hold, and the kwargs at their defaults (./run-doc.ts).
+    const params: unknown[] = [r.run_id, r.thread_id, r.assistant_id, r.status, r.created_at, JSON.stringify(runDoc(r)), r.updated_at];
     const insert = `INSERT INTO ${s}.runs (run_id, thread_id, assistant_id, status, created_at, queue_seq, doc, updated_at)
                     VALUES ($1, $2, $3, $4, $5, nextval('${s}.run_queue'), $6::json, $7)`;
     if (e && e.exists === false && !e.status) {
@@ -930,22 +938,7 @@ export class PostgresStore implements Store {
     }
     bases = [base, ...bases.filter((b) => b !== base)].slice(0, BASES);
     const pending = share(input.pending_writes, index) as PendingWrite[];
-    // The parent's pending writes (recorded by this store) wrote what this checkpoint appended: share them again.
-    const re: { task: string[]; seq: number[]; idx: number[]; value: string[] } = { task: [], seq: [], idx: [], value: [] };
-    if (index.size && last?.id === parentId && last?.writes) {
-      for (const [task, { seq, writes }] of last.writes) {
-        if (task === parentWrites?.task_id) continue; // replaced below
-        writes.forEach((w, i) => {
-          const changed = { hit: false };
-          const value = reshare(w[2], index, changed);
-          if (!changed.hit) return;
-          re.task.push(task);
-          re.seq.push(seq);
-          re.idx.push(i + 1);
-          re.value.push(JSON.stringify(value));
-        });
-      }
-    }
+    const pendingText = writesText(pending);
     // The base (cached here) still exists: a thread deleted elsewhere takes its bases along.
     ctes.push(`bs AS (SELECT 1 FROM ${s}.cp_meta WHERE thread_id = $1 AND base_id = ${p$(base.id)}::bigint FOR SHARE)`);
     checks.push(`(SELECT count(*) FROM bs)`);
@@ -962,57 +955,59 @@ export class PostgresStore implements Store {
     const cpText = JSON.stringify(cpStored);
     const meta = p$(metaText);
     ctes.push(
-      `w AS (DELETE FROM ${s}.cp_writes WHERE thread_id = $1 AND ns = $2 AND checkpoint_id = $3 AND ${ok})`,
-      `cp AS (INSERT INTO ${s}.checkpoints (thread_id, ns, checkpoint_id, seq, parent_id, metadata, checkpoint, refs, shared, meta_base, cp_shared)
+      `cp AS (INSERT INTO ${s}.checkpoints (thread_id, ns, checkpoint_id, seq, parent_id, metadata, checkpoint, refs, shared, meta_base, cp_shared, writes)
               SELECT $1, $2, $3, nextval('${s}.cp_seq'), $4, ${meta}::text::json, ${p$(cpText)}::json,
-                ${p$(anyRef ? JSON.stringify(refs) : null)}::json, true, ${p$(base.id)}::bigint, true WHERE ${ok} AND ${meta}::text::jsonb IS NOT NULL
+                ${p$(anyRef ? JSON.stringify(refs) : null)}::json, true, ${p$(base.id)}::bigint, true, ${p$(pendingText)}::text::json
+               WHERE ${ok} AND ${meta}::text::jsonb IS NOT NULL
               ON CONFLICT (thread_id, ns, checkpoint_id) DO UPDATE SET parent_id = EXCLUDED.parent_id, metadata = EXCLUDED.metadata,
-                checkpoint = EXCLUDED.checkpoint, refs = EXCLUDED.refs, shared = true, meta_base = EXCLUDED.meta_base, cp_shared = true)`,
+                checkpoint = EXCLUDED.checkpoint, refs = EXCLUDED.refs, shared = true, meta_base = EXCLUDED.meta_base, cp_shared = true, writes = EXCLUDED.writes)`,
     );
-    // The parent (written here) repeats what this checkpoint appended (an input step's message is
-    // in its metadata's writes and its __start__ channel, then appended to the list by the next
-    // step): store those as references too, if the row still holds what this store wrote.
-    const up = index.size && last?.id === parentId ? last?.row : undefined;
-    if (up) {
+    // The parent, in one UPDATE: the task's writes (the engine's step commit), and what it repeats
+    // of what this checkpoint appended stored as references (an input step's message is in its
+    // metadata's writes, its __start__ channel and its pending writes, then appended to the list
+    // by the next step), each only where the row still holds what this store wrote.
+    const up = last?.id === parentId ? last : undefined;
+    const sets: string[] = [];
+    if (up?.row && index.size) {
       const changed = { hit: false };
-      const meta2 = reshare(up.meta, index, changed) as Record<string, unknown>;
-      const cp2 = reshare(up.cp, index, changed) as Record<string, unknown>;
+      const meta2 = reshare(up.row.meta, index, changed) as Record<string, unknown>;
+      const cp2 = reshare(up.row.cp, index, changed) as Record<string, unknown>;
       if (changed.hit) {
-        ctes.push(`pr AS (UPDATE ${s}.checkpoints SET metadata = ${p$(JSON.stringify(meta2))}::text::json, checkpoint = ${p$(JSON.stringify(diffLeaves(cp2, up.base.cp)))}::json
-                   WHERE thread_id = $1 AND ns = $2 AND checkpoint_id = $4 AND cp_shared AND meta_base = ${p$(up.base.id)}::bigint
-                     AND metadata::text = ${p$(up.metaText)}::text AND checkpoint::text = ${p$(up.cpText)}::text AND ${ok})`);
+        const same = `(cp_shared AND meta_base = ${p$(up.row.base.id)}::bigint AND metadata::text = ${p$(up.row.metaText)}::text AND checkpoint::text = ${p$(up.row.cpText)}::text)`;
+        sets.push(
+          `metadata = CASE WHEN ${same} THEN ${p$(JSON.stringify(meta2))}::text::json ELSE metadata END`,
+          `checkpoint = CASE WHEN ${same} THEN ${p$(JSON.stringify(diffLeaves(cp2, up.row.base.cp)))}::text::json ELSE checkpoint END`,
+        );
       }
     }
-    if (re.task.length) {
-      // Only rows still holding what this store recorded (the same sequence number).
-      ctes.push(`rs AS (UPDATE ${s}.cp_writes w SET value = u.v::json
-                 FROM unnest(${p$(re.task)}::text[], ${p$(re.seq)}::bigint[], ${p$(re.idx)}::int[], ${p$(re.value)}::text[]) AS u(t, q, i, v)
-                 WHERE w.thread_id = $1 AND w.ns = $2 AND w.checkpoint_id = $4 AND w.task_id = u.t AND w.seq = u.q AND w.idx = u.i AND w.shared AND ${ok})`);
-    }
-    if (pending.length) ctes.push(`pw AS (${this.insertWritesSql("$1", "$2", "$3", p$(JSON.stringify(pending)))} WHERE ${ok})`);
+    const changed = { hit: false };
+    const others = up?.writes && index.size ? (up.writes.entries.map((e) => (parentWrites && e[0] === parentWrites.task_id ? e : reshare(e, index, changed))) as PendingWrite[]) : undefined;
+    const old = () => p$(up!.writes!.text);
     if (parentWrites) {
       // Shared at once against what this checkpoint appended (what the task wrote).
-      const task = p$(parentWrites.task_id);
-      ctes.push(
-        `pd AS (DELETE FROM ${s}.cp_writes WHERE thread_id = $1 AND ns = $2 AND checkpoint_id = $4 AND task_id = ${task} AND ${ok})`,
-        `pi AS (${this.insertWritesSql("$1", "$2", "$4", p$(JSON.stringify(share(parentWrites.writes, index))))} WHERE ${ok})`,
-      );
+      const mine = share(parentWrites.writes, index) as PendingWrite[];
+      const merged = `${this.mergeWritesSql(p$(parentWrites.task_id), p$(JSON.stringify(mine)))}`;
+      if (up?.writes) {
+        const next = writesText(mergeWrites(others ?? up.writes.entries, parentWrites.task_id, mine));
+        sets.push(`writes = CASE WHEN writes::text IS NOT DISTINCT FROM ${old()}::text THEN ${p$(next)}::text::json ELSE ${merged} END`);
+      } else sets.push(`writes = ${merged}`);
+    } else if (others && changed.hit) {
+      sets.push(`writes = CASE WHEN writes::text IS NOT DISTINCT FROM ${old()}::text THEN ${p$(writesText(others))}::text::json ELSE writes END`);
     }
+    if (sets.length) ctes.push(`pr AS (UPDATE ${s}.checkpoints SET ${sets.join(", ")} WHERE thread_id = $1 AND ns = $2 AND checkpoint_id = $4 AND ${ok})`);
     const { rows } = await this.q<{ ok: boolean }>(c, `WITH ${ctes.join(",\n")}\nSELECT ok FROM ok`, params);
     if (!rows[0]?.ok) {
       if (fast) return false;
       throw new Error("agentdock/postgres: a checkpoint's list log or base changed while it was written (its thread was deleted meanwhile)");
     }
-    staged.set(cacheKey, { id: input.checkpoint.id, arrays, bases, row: { meta: metadata, metaText, cp: checkpoint, cpText, base } });
+    staged.set(cacheKey, { id: input.checkpoint.id, arrays, bases, row: { meta: metadata!, metaText, cp: checkpoint, cpText, base }, writes: { entries: pending, text: pendingText } });
     return true;
   }
 
   private checkpointSelect(): string {
     const s = this.s;
     return `SELECT c.thread_id, c.ns, c.checkpoint_id, c.parent_id, c.metadata, c.checkpoint, c.refs, c.shared, c.cp_shared, ${this.metaBase()} AS base,
-              ${this.metaBase("cp")} AS base_cp,
-              (SELECT json_agg(json_build_array(w.task_id, w.channel, w.value, w.shared) ORDER BY w.seq, w.idx) FROM ${s}.cp_writes w
-                WHERE w.thread_id = c.thread_id AND w.ns = c.ns AND w.checkpoint_id = c.checkpoint_id) AS writes
+              ${this.metaBase("cp")} AS base_cp, c.writes
               FROM ${s}.checkpoints c`;
   }
 
@@ -1027,7 +1022,8 @@ export class PostgresStore implements Store {
     if (r) for (const [log, n] of Object.values(r)) out.set(num(log), Math.max(out.get(num(log)) ?? 0, n));
     if (row.shared) needs([row.metadata, row.base], out);
     if (row.cp_shared) needs(this.storedCheckpoint(row), out);
-    for (const w of (row.writes as Array<[string, string, unknown, boolean]> | null) ?? []) if (w[3]) needs(w[2], out);
+    // Entries `[task, channel, value]` are shared; `[task, channel, value, 0]` (written before schema 2) plain.
+    for (const w of (row.writes as unknown[][] | null) ?? []) if (w.length === 3) needs(w[2], out);
     return out;
   }
 
@@ -1058,9 +1054,7 @@ export class PostgresStore implements Store {
       const values = cp.channel_values;
       for (const [channel, [log, n]] of Object.entries(r)) values[channel] = (items.get(num(log)) ?? []).slice(0, n);
     }
-    const writes = ((row.writes as Array<[string, string, unknown, boolean?]> | null) ?? []).map(
-      ([task, channel, value, shared]): PendingWrite => [task, channel, shared ? resolve(value, items) : value],
-    );
+    const writes = ((row.writes as unknown[][] | null) ?? []).map((w): PendingWrite => [w[0] as string, w[1] as string, w.length === 3 ? resolve(w[2], items) : w[2]]);
     return {
       thread_id: row.thread_id as string,
       checkpoint_ns: row.ns as string,
@@ -1077,7 +1071,7 @@ export class PostgresStore implements Store {
     const chunks = `(SELECT json_agg(json_build_array(ch.log_id, ch.start, ch.items) ORDER BY ch.log_id, ch.start)
                        FROM json_each(c.refs) r, ${this.s}.cp_chunks ch
                       WHERE ch.log_id = (r.value ->> 0)::bigint AND ch.start < (r.value ->> 1)::int) AS chunks`;
-    const select = this.checkpointSelect().replace("AS writes", `AS writes, ${chunks}`);
+    const select = this.checkpointSelect().replace("c.writes", `c.writes, ${chunks}`);
     const { rows } =
       key.checkpoint_id === undefined
         ? await this.q(this.pool, `${select} WHERE c.thread_id = $1 AND c.ns = $2 ORDER BY c.seq DESC LIMIT 1`, [key.thread_id, ns])
@@ -1272,24 +1266,9 @@ export class PostgresStore implements Store {
   /** The columns a run is read from ({@link toRun}). */
   private readonly runCols = `run_id, thread_id, assistant_id, created_at, status, updated_at, doc`;
 
-  /**
-   * A run row: its columns and its document (schema 5 leaves the columns' fields out of it;
-   * older rows carry them all, and a claim set `status` and `updated_at` on the row only).
-   */
+  /** A run row: its columns and its document (./run-doc.ts). */
   private toRun(row: Row): RunRecord {
-    const doc = row.doc as Partial<RunRecord>;
-    const run = {
-      run_id: row.run_id,
-      thread_id: row.thread_id,
-      assistant_id: row.assistant_id,
-      created_at: row.created_at,
-      updated_at: doc.updated_at,
-      status: row.status,
-      ...doc,
-    } as RunRecord;
-    run.status = row.status as RunRecord["status"];
-    if (row.updated_at !== null && row.updated_at !== undefined) run.updated_at = row.updated_at as string;
-    return run;
+    return runFromRow(row);
   }
 
   async getRun(runId: string): Promise<RunRecord | undefined> {
