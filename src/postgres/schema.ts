@@ -190,6 +190,8 @@ function migrations(s: string): string[][] {
  * - Checkpoint metadata is `json` (the exact text written, smaller than `jsonb` and kept in key
  *   order); a metadata filter casts it (no index serves it: a thread's rows are read by the
  *   (thread_id, ns, seq) index).
+ * - Runs are indexed by (thread_id, created_at, run_id) (a thread's runs newest first, paged)
+ *   instead of (created_at, run_id), which no query used.
  * - A checkpoint's pending writes are a column of its row (`writes`: a JSON array of
  *   `[task, channel, value]` in shared form, `[task, channel, value, 0]` for plain values moved
  *   from rows of `cp_writes` written before schema 2), not one row each in `cp_writes`.
@@ -211,6 +213,9 @@ function compactRows(s: string): string[] {
       WHERE c.thread_id = w.thread_id AND c.ns = w.ns AND c.checkpoint_id = w.checkpoint_id`,
     `DROP TABLE ${s}.cp_writes`,
     `DROP SEQUENCE ${s}.write_seq`,
+    // No query lists runs across threads by creation time; a thread's runs are listed so (runs.list).
+    `DROP INDEX ${s}.runs_created_at_run_id_idx`,
+    `CREATE INDEX ON ${s}.runs (thread_id, created_at, run_id)`,
     `DROP FUNCTION ${s}.claim_run(text, text, text, bigint, bigint, boolean, text[], text)`,
     claimFunction(s, 5),
   ];
