@@ -85,3 +85,49 @@ it("refuses checkpoint metadata jsonb cannot hold (\\u0000) and leaves the store
     await store.close();
   }
 });
+
+it("keeps pending writes in order when store instances (processes) write them on one checkpoint, concurrently too", async () => {
+  const schema = `compactw_${process.pid}`;
+  const [a, b] = [postgresStore({ connectionString: url, schema }), postgresStore({ connectionString: url, schema })];
+  await a.open();
+  await b.open();
+  try {
+    const cp: StoredCheckpoint = {
+      thread_id: "t",
+      checkpoint_ns: "",
+      checkpoint: { v: 1, id: "cp1", ts: "2026-01-01T00:00:00.000Z", channel_values: { messages: [{ id: "m1", text: "hi" }] }, channel_versions: {}, versions_seen: {} },
+      metadata: { source: "loop", step: 0, parents: {} },
+      parent_checkpoint_id: null,
+      pending_writes: [["t0", "x", 0]],
+    };
+    await a.commit([{ op: "checkpoint.put", checkpoint: cp }]);
+    const put = (s: typeof a, task: string, value: unknown) =>
+      s.commit([{ op: "writes.put", thread_id: "t", checkpoint_id: "cp1", task_id: task, writes: [[task, "x", value], [task, "y", { id: "m1", text: "hi" }]] }]);
+    // `a` knows the row as it wrote it; `b` does not; each then sees the other's writes.
+    await put(b, "t1", 1);
+    await put(a, "t2", 2);
+    await put(b, "t1", 3);
+    await put(a, "t0", 4);
+    const expected = [
+      ["t2", "x", 2],
+      ["t2", "y", { id: "m1", text: "hi" }],
+      ["t1", "x", 3],
+      ["t1", "y", { id: "m1", text: "hi" }],
+      ["t0", "x", 4],
+      ["t0", "y", { id: "m1", text: "hi" }],
+    ];
+    expect((await a.getCheckpoint({ thread_id: "t" }))!.pending_writes).toEqual(expected);
+    expect((await b.getCheckpoint({ thread_id: "t" }))!.pending_writes).toEqual(expected);
+    // Twenty tasks at once from both instances: every task's writes land, none lost.
+    await Promise.all(Array.from({ length: 20 }, (_, i) => put(i % 2 ? a : b, `p${i}`, i)));
+    const all = (await a.getCheckpoint({ thread_id: "t" }))!.pending_writes;
+    expect(all).toHaveLength(expected.length + 40);
+    for (let i = 0; i < 20; i++) expect(all.filter((w) => w[0] === `p${i}`)).toEqual([[`p${i}`, "x", i], [`p${i}`, "y", { id: "m1", text: "hi" }]]);
+    // A missing checkpoint: not_found, nothing written.
+    const err = await b.commit([{ op: "writes.put", thread_id: "t", checkpoint_id: "nope", task_id: "t9", writes: [["t9", "x", 1]] }]).catch((e: unknown) => e);
+    expect(AgentdockError.is(err, "not_found"), String(err)).toBe(true);
+  } finally {
+    await a.close();
+    await b.close();
+  }
+});
