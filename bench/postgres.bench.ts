@@ -6,10 +6,13 @@
  * - history(limit 10) on 100- and 1,000-checkpoint threads (a state that does not grow, so only
  *   the history length differs: flat in thread length);
  * - round trips to the database per run (in process, the same one-node graph), by statement;
- * - storage of a 500-turn chat (echo graph, in process) against the JSON size of its final state
- *   (target <= 3x): the checkpoint values of all its checkpoints, every row of the thread
- *   (checkpoint metadata with each step's writes, pending writes, run records included), and
- *   `pg_total_relation_size` of the schema's tables and indexes less that of an empty schema.
+ * - storage of a 500-turn chat (echo graph, in process, its own schema) against the JSON size of
+ *   its final state (target <= 3x), counted after a VACUUM of every table (what autovacuum
+ *   leaves): the checkpoint values of all its checkpoints; every row of the schema
+ *   (`pg_column_size` of whole rows: checkpoints with their metadata and pending writes, list
+ *   chunks, run records, run event logs not yet pruned, the thread, ...); and on disk,
+ *   `pg_total_relation_size` of the schema's tables less that of an empty schema (pages holding
+ *   rows, free space left by updated rows, TOAST, indexes). A table of these by table follows.
  *
  * The machine is shared: the load average is printed, and the 2-vs-1 process ratio is given per
  * round (each round measures both back to back) as well as from the best rounds.
