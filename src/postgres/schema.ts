@@ -8,8 +8,9 @@
  *   under different schemas.
  * - Text columns that are sorted or compared as ids use `COLLATE "C"`: byte order, which is the
  *   code-point order the in-memory evaluator (src/persistence/query.ts) sorts by.
- * - `jsonb` only where the store filters (metadata, with GIN `jsonb_path_ops` indexes for `@>`);
- *   every other value is `json`, stored as the exact text we wrote (key order kept, no re-encoding).
+ * - `jsonb` only where the store filters through an index (metadata, with GIN `jsonb_path_ops`
+ *   indexes for `@>`); every other value is `json`, stored as the exact text we wrote (key order
+ *   kept, no re-encoding), checkpoint metadata included (filtered within one thread's rows, cast).
  */
 import type { PoolClient } from "pg";
 import { itemsSchema } from "./items.js";
@@ -185,6 +186,7 @@ function migrations(s: string): string[][] {
  * - A run's document leaves out what its columns hold (run_id, thread_id, assistant_id,
  *   created_at, status, updated_at): `updated_at` is now always set on the row, and `claim_run`
  *   returns the row's columns with the document (`{ run_id, ..., doc }`).
+ * - A run's kwargs are stored as the keys that differ from the defaults (./run-doc.ts).
  * - Chunks of list logs are keyed by (log_id, start) alone: a log id is unique in the schema, and
  *   `cp_logs` says which thread it belongs to.
  * - Checkpoint metadata is `json` (the exact text written, smaller than `jsonb` and kept in key
