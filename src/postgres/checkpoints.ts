@@ -19,6 +19,7 @@ import { num, type PgCore, type Row } from "./core.js";
 import { baseOf, factor, unfactor } from "./meta.js";
 import { indexItems, needs, reshare, resolve, share, type ItemIndex } from "./share.js";
 import { Params, page, where } from "./sql.js";
+import { readTs, storeTs } from "./ts.js";
 
 /** A base (./meta.ts): its metadata, and its checkpoint record as read back from its text (leaf order). */
 interface Base {
@@ -302,6 +303,8 @@ export class PgCheckpoints {
     const { id: _id, ...rest } = input.checkpoint;
     // Shared form (schema 5, `cp_shared`): items this checkpoint appended are references, marker-like objects escaped.
     const checkpoint = share({ ...rest, channel_values: stored }, index) as Record<string, unknown>;
+    // `ts` as its offset from the id's time (./ts.ts): usually 0, the same in every row.
+    if (Object.hasOwn(checkpoint, "ts")) checkpoint.ts = storeTs(checkpoint.ts, input.checkpoint.id);
     const shared = share(input.metadata ?? {}, index) as Record<string, unknown>;
     let bases = (last?.id === parentId ? last?.bases : undefined) ?? [];
     let metadata = bases.length ? factor(shared, bases[0]!.record) : undefined;
@@ -439,6 +442,7 @@ export class PgCheckpoints {
   /** A checkpoint row with its arrays put back from the items of their logs, and its shared values resolved. */
   private assemble(row: Row, items: Map<number, unknown[]>): StoredCheckpoint {
     let stored = this.storedCheckpoint(row);
+    if (row.cp_shared && Object.hasOwn(stored, "ts")) stored = { ...stored, ts: readTs(stored.ts, row.checkpoint_id as string) };
     if (row.cp_shared) stored = resolve(stored, items) as Record<string, unknown>;
     // Schema 2 leaves the id (the row's key) out of the stored checkpoint.
     const cp = ("id" in stored ? stored : { v: stored.v, id: row.checkpoint_id, ...stored }) as unknown as StoredCheckpoint["checkpoint"];
