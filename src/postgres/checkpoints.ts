@@ -109,9 +109,17 @@ export class PgCheckpoints {
     const s = this.core.s;
     if (op.checkpoint_ids.length === 0) return;
     const ns = op.checkpoint_ns ?? "";
-    await this.core.q(c, 
-      `DELETE FROM ${s}.checkpoints WHERE thread_id = $1 AND ns = $2 AND checkpoint_id = ANY($3::text[])`,
-      [op.thread_id, ns, [...op.checkpoint_ids]],
+    const params = [op.thread_id, ns, [...op.checkpoint_ids]];
+    // Children name a parent row by its seq (`parent_seq`): they get its id before it goes. The
+    // rows are locked first (a child being put holds its parent FOR SHARE until it commits), so
+    // the next statement sees every child.
+    await this.core.q(c, `SELECT 1 FROM ${s}.checkpoints WHERE thread_id = $1 AND ns = $2 AND checkpoint_id = ANY($3::text[]) FOR UPDATE`, params);
+    await this.core.q(c,
+      `WITH d AS (SELECT seq, checkpoint_id FROM ${s}.checkpoints WHERE thread_id = $1 AND ns = $2 AND checkpoint_id = ANY($3::text[])),
+            u AS (UPDATE ${s}.checkpoints ch SET parent_id = d.checkpoint_id, parent_seq = NULL FROM d
+                   WHERE ch.thread_id = $1 AND ch.ns = $2 AND ch.parent_seq = d.seq AND NOT (ch.checkpoint_id = ANY($3::text[])))
+       DELETE FROM ${s}.checkpoints WHERE thread_id = $1 AND ns = $2 AND checkpoint_id = ANY($3::text[])`,
+      params,
     );
   }
 
@@ -343,6 +351,10 @@ export class PgCheckpoints {
       ctes.push(`pe AS (SELECT 1 FROM ${s}.checkpoints WHERE thread_id = $1 AND ns = $2 AND checkpoint_id = $4 FOR SHARE)`);
       checks.push(`(SELECT count(*) FROM pe)`);
     }
+    // The parent row, when it exists, is named by its seq (8 bytes, not its id's text), locked
+    // against a delete (which gives the row its parent's id first, ./checkpoints.ts `delete`).
+    if (parentId !== null) ctes.push(`pp AS (SELECT seq FROM ${s}.checkpoints WHERE thread_id = $1 AND ns = $2 AND checkpoint_id = $4 FOR SHARE)`);
+    const parentSeq = parentId === null ? "NULL::bigint" : "(SELECT seq FROM pp)";
     // Every list checked or appended saw its row, or nothing else is written.
     ctes.push(`ok AS (SELECT ${checks.length ? `${checks.join(" + ")} = ${checks.length}` : "true"} AS ok)`);
     const ok = `(SELECT ok FROM ok)`;
@@ -351,11 +363,11 @@ export class PgCheckpoints {
     const cpText = JSON.stringify(cpStored);
     const meta = p$(metaText);
     ctes.push(
-      `cp AS (INSERT INTO ${s}.checkpoints (thread_id, ns, checkpoint_id, seq, parent_id, metadata, checkpoint, refs, shared, meta_base, cp_shared, writes)
-              SELECT $1, $2, $3, nextval('${s}.cp_seq'), $4, ${meta}::text::json, ${p$(cpText)}::json,
+      `cp AS (INSERT INTO ${s}.checkpoints (thread_id, ns, checkpoint_id, seq, parent_id, parent_seq, metadata, checkpoint, refs, shared, meta_base, cp_shared, writes)
+              SELECT $1, $2, $3, nextval('${s}.cp_seq'), CASE WHEN ${parentSeq} IS NULL THEN $4::text END, ${parentSeq}, ${meta}::text::json, ${p$(cpText)}::json,
                 ${p$(anyRef ? JSON.stringify(refs) : null)}::json, true, ${p$(base.id)}::bigint, true, ${p$(pendingText)}::text::json
                WHERE ${ok} AND ${meta}::text::jsonb IS NOT NULL
-              ON CONFLICT (thread_id, ns, checkpoint_id) DO UPDATE SET parent_id = EXCLUDED.parent_id, metadata = EXCLUDED.metadata,
+              ON CONFLICT (thread_id, ns, checkpoint_id) DO UPDATE SET parent_id = EXCLUDED.parent_id, parent_seq = EXCLUDED.parent_seq, metadata = EXCLUDED.metadata,
                 checkpoint = EXCLUDED.checkpoint, refs = EXCLUDED.refs, shared = true, meta_base = EXCLUDED.meta_base, cp_shared = true, writes = EXCLUDED.writes)`,
     );
     // The parent, in one UPDATE: the task's writes (the engine's step commit), and what it repeats
@@ -402,7 +414,8 @@ export class PgCheckpoints {
 
   private checkpointSelect(): string {
     const s = this.core.s;
-    return `SELECT c.thread_id, c.ns, c.checkpoint_id, c.parent_id, c.metadata, c.checkpoint, c.refs, c.shared, c.cp_shared, ${this.metaBase()} AS base,
+    const parent = `COALESCE(c.parent_id, (SELECT p.checkpoint_id FROM ${s}.checkpoints p WHERE p.thread_id = c.thread_id AND p.ns = c.ns AND p.seq = c.parent_seq))`;
+    return `SELECT c.thread_id, c.ns, c.checkpoint_id, ${parent} AS parent_id, c.metadata, c.checkpoint, c.refs, c.shared, c.cp_shared, ${this.metaBase()} AS base,
               ${this.metaBase("cp")} AS base_cp, c.writes
               FROM ${s}.checkpoints c`;
   }

@@ -30,6 +30,7 @@ function SINGLE_STATEMENT(op: WriteOp): boolean {
   switch (op.op) {
     case "checkpoint.put":
     case "notify":
+    case "checkpoint.delete":
       return false;
     case "thread.delete":
     case "run.delete":

@@ -200,6 +200,10 @@ function migrations(s: string): string[][] {
  * - A checkpoint row's `checkpoint` (and its base's) is in shared form when `cp_shared` (./share.ts):
  *   an input step's message, written to `__start__` and recorded in the metadata's writes, is
  *   stored once, in the list log the next step appends it to (that step shares the row again).
+ * - A checkpoint row names its parent by the parent row's `seq` (`parent_seq`, 8 bytes) when the
+ *   parent row exists as it is put, `parent_id` (its id's text) then NULL; a delete gives the
+ *   children of the rows it removes their parent's id first. A checkpoint's `ts` is stored as its
+ *   offset from its uuid6 id's time when that reads back the same text (./ts.ts).
  */
 function compactRows(s: string): string[] {
   return [
@@ -208,6 +212,7 @@ function compactRows(s: string): string[] {
     `ALTER TABLE ${s}.checkpoints ALTER COLUMN metadata TYPE json USING metadata::json`,
     `ALTER TABLE ${s}.checkpoints ADD COLUMN cp_shared boolean`,
     `ALTER TABLE ${s}.checkpoints ADD COLUMN writes json`,
+    `ALTER TABLE ${s}.checkpoints ADD COLUMN parent_seq bigint`,
     `UPDATE ${s}.checkpoints c SET writes = w.entries
        FROM (SELECT thread_id, ns, checkpoint_id,
                     json_agg(CASE WHEN shared THEN json_build_array(task_id, channel, value) ELSE json_build_array(task_id, channel, value, 0) END ORDER BY seq, idx) AS entries
