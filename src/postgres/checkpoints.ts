@@ -354,9 +354,11 @@ export class PgCheckpoints {
     // The parent row, when it exists, is named by its seq (8 bytes, not its id's text), locked
     // against a delete (which gives the row its parent's id first, ./checkpoints.ts `delete`).
     if (parentId !== null) ctes.push(`pp AS (SELECT seq FROM ${s}.checkpoints WHERE thread_id = $1 AND ns = $2 AND checkpoint_id = $4 FOR SHARE)`);
-    const parentSeq = parentId === null ? "NULL::bigint" : "(SELECT seq FROM pp)";
+    // Read in `ok`, which the parent's UPDATE below waits for: a row updated by the same statement
+    // is no longer seen by a locking read.
+    const parentSeq = parentId === null ? "NULL::bigint" : "(SELECT pseq FROM ok)";
     // Every list checked or appended saw its row, or nothing else is written.
-    ctes.push(`ok AS (SELECT ${checks.length ? `${checks.join(" + ")} = ${checks.length}` : "true"} AS ok)`);
+    ctes.push(`ok AS (SELECT ${checks.length ? `${checks.join(" + ")} = ${checks.length}` : "true"} AS ok${parentId === null ? "" : ", (SELECT seq FROM pp) AS pseq"})`);
     const ok = `(SELECT ok FROM ok)`;
     // Metadata is stored as json text (schema 5) but must read as jsonb (a metadata filter casts it): what jsonb refuses (\u0000) is refused here.
     const metaText = JSON.stringify(metadata);

@@ -9,6 +9,7 @@ import { echo } from "../../examples/node/agent.js";
 import { createRuntime, memoryStore, type Runtime } from "../../src/index.js";
 import { AgentdockError } from "../../src/errors.js";
 import { postgresStore } from "../../src/postgres/index.js";
+import { uuid6Millis } from "../../src/postgres/ts.js";
 import type { StoredCheckpoint } from "../../src/persistence/types.js";
 
 const url = inject("pgUrl");
@@ -57,6 +58,21 @@ it("stores each message of a chat once and reads history, state and runs back as
   expect(await count(`SELECT count(*) AS n FROM ${s}.threads WHERE vals::text LIKE $1`)).toBe(0);
   // The user's message and its echo.
   expect(await count(`SELECT count(*) AS n FROM ${s}.cp_chunks WHERE items::text LIKE $1`)).toBe(2);
+  // Every parent is named by its row's seq, and read back as the id of the checkpoint before it.
+  const parents = await c.query<{ by_id: number; none: number }>(
+    `SELECT count(parent_id)::int AS by_id, count(*) FILTER (WHERE parent_id IS NULL AND parent_seq IS NULL)::int AS none FROM ${s}.checkpoints`,
+  );
+  expect(parents.rows[0]).toEqual({ by_id: 0, none: 1 });
+  const history = await pgRt.threads.getHistory(onPg.threadId, { limit: 100 });
+  expect(history).toHaveLength(12);
+  history.forEach((h, i) => expect(h.parent_checkpoint?.checkpoint_id ?? null).toBe(history[i + 1]?.checkpoint.checkpoint_id ?? null));
+  // Each checkpoint's ts (its state's created_at), stored as an offset from its id's time, reads back as the time its id was made (or a millisecond after).
+  for (const h of history) {
+    const at = Date.parse(h.created_at!);
+    expect(new Date(at).toISOString()).toBe(h.created_at);
+    expect(at - uuid6Millis(h.checkpoint.checkpoint_id!)!).toBeGreaterThanOrEqual(0);
+    expect(at - uuid6Millis(h.checkpoint.checkpoint_id!)!).toBeLessThan(1000);
+  }
   // The run's document: its input, and no field its columns hold.
   const { rows } = await c.query<{ doc: Record<string, unknown> }>(`SELECT doc FROM ${s}.runs WHERE doc::text LIKE '%turn 2:%'`);
   expect(rows).toHaveLength(1);

@@ -62,17 +62,28 @@ it("reads parents and ts back exactly, after deletes and from another instance",
   await a.commit([{ op: "checkpoint.put", checkpoint: { ...again, metadata: { ...again.metadata, step: 7 } } }]);
   expect(await a.getCheckpoint({ thread_id: "t", checkpoint_id: child.checkpoint.id })).toEqual(child);
 
+  // The engine's step commit: a task's writes on the parent and the child, in one commit (one
+  // statement from the instance that put the parent).
+  const step = cp(uuid6(-1), child.checkpoint.id, 10);
+  await b.commit([
+    { op: "writes.put", thread_id: "t", checkpoint_id: child.checkpoint.id, task_id: "task1", writes: [["task1", "n", 10]] },
+    { op: "checkpoint.put", checkpoint: step },
+  ]);
+  expect(await b.getCheckpoint({ thread_id: "t", checkpoint_id: step.checkpoint.id })).toEqual(step);
+  expect((await b.getCheckpoint({ thread_id: "t", checkpoint_id: child.checkpoint.id }))?.pending_writes).toEqual([["task1", "n", 10]]);
+
   // Parents present when put are stored as 8-byte seqs, the others as their ids.
   const c = new pg.Client({ connectionString: url });
   await c.connect();
   closers.push(() => c.end());
   const { rows } = await c.query<{ id: string; parent_id: string | null; by_seq: boolean }>(
     `SELECT checkpoint_id AS id, parent_id, parent_seq IS NOT NULL AS by_seq FROM "${schema}".checkpoints WHERE checkpoint_id = ANY($1)`,
-    [[ids[3]!, ids[5]!, child.checkpoint.id]],
+    [[ids[3]!, ids[5]!, child.checkpoint.id, step.checkpoint.id]],
   );
   expect(Object.fromEntries(rows.map((r) => [r.id, [r.parent_id, r.by_seq]]))).toEqual({
     [ids[3]!]: ["never-stored", false],
     [ids[5]!]: [null, true],
     [child.checkpoint.id]: [null, true],
+    [step.checkpoint.id]: [null, true],
   });
 });
