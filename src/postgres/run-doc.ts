@@ -10,6 +10,8 @@
  * - Reading puts `kwargs` back in the defaults' key order, then the keys they do not have: the
  *   order the runtime writes them in (src/runtime/admission.ts), so a record reads back as it was
  *   written, key order included.
+ * - `metadata` ({}) and `multitask_strategy` ("reject") are left out at their defaults when
+ *   they sit right before and right after the kwargs, as the runtime writes them.
  * - A document written before schema 5 (with `kwargs` and the columns' fields) reads as it is.
  * - `execution` stays as it is: `claim_run` reads it in SQL.
  */
@@ -58,13 +60,29 @@ const COLUMNS = new Set(["run_id", "thread_id", "assistant_id", "created_at", "s
 export function runDoc(run: RunRecord): Record<string, unknown> {
   const doc: Record<string, unknown> = {};
   const compact = isPlainObject(run.kwargs) && !Object.hasOwn(run, "kw");
-  for (const [k, v] of Object.entries(run)) {
-    if (COLUMNS.has(k) || v === undefined) continue;
+  const keys = Object.keys(run).filter((k) => !COLUMNS.has(k) && (run as unknown as Record<string, unknown>)[k] !== undefined);
+  const at = keys.indexOf("kwargs");
+  for (const [i, k] of keys.entries()) {
+    const v = (run as unknown as Record<string, unknown>)[k];
     if (k === "kwargs" && compact) setOwn(doc, "kw", ownKwargs(v as Record<string, unknown>));
+    // Left out at its default in its place next to the kwargs: read back there (`runFromRow`).
+    else if (compact && Object.hasOwn(BESIDE_KWARGS, k) && i - at === BESIDE_KWARGS[k]!.offset && same(BESIDE_KWARGS[k]!.value, v)) continue;
     else setOwn(doc, k, v);
   }
+  // A compact document lacking one of them stands for its default: one the run lacks is marked gone.
+  if (compact) for (const k of Object.keys(BESIDE_KWARGS)) if (!keys.includes(k)) setOwn(doc, k, GONE);
   return doc;
 }
+
+/**
+ * Run fields a compact document (one with `kw`) leaves out at their defaults when they sit where
+ * the runtime writes them: `metadata` right before the kwargs, `multitask_strategy` right after.
+ * Fixed for schema 5, like {@link KWARGS_DEFAULTS}.
+ */
+const BESIDE_KWARGS: Readonly<Record<string, { offset: number; value: unknown }>> = Object.freeze({
+  metadata: { offset: -1, value: {} },
+  multitask_strategy: { offset: 1, value: "reject" },
+});
 
 function ownKwargs(kwargs: Record<string, unknown>): Record<string, unknown> {
   const own: Record<string, unknown> = {};
@@ -103,9 +121,14 @@ export function runFromRow(row: Record<string, unknown>): RunRecord {
     updated_at: doc.updated_at,
     status: row.status,
   };
+  const gone = (v: unknown) => isMarker(v) && Object.hasOwn(v, "\u0001g");
+  const compact = isPlainObject(doc.kw);
   for (const [k, v] of Object.entries(doc)) {
-    if (k === "kw" && isPlainObject(v)) setOwn(run, "kwargs", fullKwargs(v));
-    else setOwn(run, k, v);
+    if (k === "kw" && compact) {
+      if (!Object.hasOwn(doc, "metadata")) setOwn(run, "metadata", structuredClone(BESIDE_KWARGS.metadata!.value));
+      setOwn(run, "kwargs", fullKwargs(v as Record<string, unknown>));
+      if (!Object.hasOwn(doc, "multitask_strategy")) setOwn(run, "multitask_strategy", BESIDE_KWARGS.multitask_strategy!.value);
+    } else if (!(compact && Object.hasOwn(BESIDE_KWARGS, k) && gone(v))) setOwn(run, k, v);
   }
   run.status = row.status;
   if (row.updated_at !== null && row.updated_at !== undefined) run.updated_at = row.updated_at;

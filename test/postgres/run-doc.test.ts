@@ -55,7 +55,7 @@ const exact = (a: unknown) => JSON.stringify(a);
 it("stores a run created with default options as its input alone and reads it back exactly", () => {
   const r = run({ ...defaults(), input: { messages: [{ role: "user", content: "hi" }] } });
   const doc = runDoc(r);
-  expect(doc).toEqual({ metadata: { owner: "ann" }, kw: { input: { messages: [{ role: "user", content: "hi" }] } }, multitask_strategy: "reject" });
+  expect(doc).toEqual({ metadata: { owner: "ann" }, kw: { input: { messages: [{ role: "user", content: "hi" }] } } });
   expect(exact(runFromRow(row(r)))).toBe(exact(r));
 });
 
@@ -94,4 +94,27 @@ it("does not share default objects between the runs it reads", () => {
   const a = runFromRow(row(run(defaults())));
   (a.kwargs.config as { configurable: Record<string, unknown> }).configurable.x = 1;
   expect(runFromRow(row(run(defaults()))).kwargs.config).toEqual({ configurable: {} });
+});
+
+it("leaves out empty metadata and the reject strategy where the runtime writes them, and reads every other arrangement back exactly", () => {
+  const input = { messages: [{ role: "user", content: "hi" }] };
+  const plain = run({ ...defaults(), input }, { metadata: {} });
+  expect(runDoc(plain)).toEqual({ kw: { input } });
+  expect(exact(runFromRow(row(plain)))).toBe(exact(plain));
+  const variants: RunRecord[] = [
+    run({ ...defaults(), input }, { metadata: {}, multitask_strategy: "interrupt" }),
+    run({ ...defaults(), input }, { metadata: {}, multitask_strategy: null }),
+    // Defaults away from their places: kept.
+    { ...plain, multitask_strategy: "reject", metadata: {}, kwargs: plain.kwargs } as RunRecord,
+  ];
+  const reordered: Record<string, unknown> = { ...plain };
+  delete reordered.metadata;
+  delete reordered.kwargs;
+  const moved = { ...reordered, kwargs: plain.kwargs, metadata: {} } as unknown as RunRecord;
+  const noStrategy = { ...plain } as Partial<RunRecord>;
+  delete noStrategy.multitask_strategy;
+  const noMetadata = { ...plain } as Partial<RunRecord>;
+  delete noMetadata.metadata;
+  for (const r of [...variants, moved, noStrategy as RunRecord, noMetadata as RunRecord]) expect(exact(runFromRow(row(r)))).toBe(exact(r));
+  expect(runDoc(moved)).toHaveProperty("metadata", {});
 });
