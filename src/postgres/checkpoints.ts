@@ -329,7 +329,8 @@ export class PgCheckpoints {
     if (!base || cpStored.length > 0.8 * leavesOf(checkpoint).length) {
       if (fast) return false;
       const record = metadata ? bases[0]!.record : baseOf(shared);
-      const cpText = JSON.stringify(checkpoint);
+      // A ts offset of 0 (./ts.ts), the usual one, in the base, whatever this row's.
+      const cpText = JSON.stringify(typeof checkpoint.ts === "number" ? { ...checkpoint, ts: 0 } : checkpoint);
       const r = await this.core.q<{ base_id: string }>(
         c,
         `INSERT INTO ${s}.cp_meta (thread_id, base_id, record, cp) VALUES ($1, nextval('${s}.cp_meta_ids'), $2::jsonb, $3::json) RETURNING base_id`,
@@ -338,7 +339,7 @@ export class PgCheckpoints {
       // Leaf positions follow key order: diff against the record as it reads back (json keeps the text).
       base = { id: num(r.rows[0]!.base_id), record, cp: JSON.parse(cpText) as Record<string, unknown> };
       metadata ??= factor(shared, record)!;
-      cpStored = [];
+      cpStored = diffLeaves(checkpoint, base.cp);
     }
     bases = [base, ...bases.filter((b) => b !== base)].slice(0, BASES);
     const pending = share(input.pending_writes, index) as PendingWrite[];
