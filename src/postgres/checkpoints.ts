@@ -17,6 +17,7 @@ import type { CheckpointKey, ListCheckpointsOptions, PendingWrite, StoredCheckpo
 import { diffLeaves, leavesOf, patchLeaves, type LeafDiff } from "../persistence/indexeddb/rows.js";
 import { num, type PgCore, type Row } from "./core.js";
 import { baseOf, factor, unfactor } from "./meta.js";
+import { setOwn } from "../persistence/item-refs.js";
 import { indexItems, needs, reshare, resolve, share, type ItemIndex } from "./share.js";
 import { Params, page, where } from "./sql.js";
 import { readTs, storeTs } from "./ts.js";
@@ -62,7 +63,37 @@ interface RowWrites {
 /** A task's writes replacing its earlier ones. */
 const mergeWrites = (entries: readonly PendingWrite[], task: string, mine: readonly PendingWrite[]) => [...entries.filter((e) => e[0] !== task), ...mine];
 
-const writesText = (entries: readonly PendingWrite[]) => (entries.length ? JSON.stringify(entries) : null);
+/**
+ * The `writes` column's text: `{task: [[channel, value], ...], ...}` when each task's entries are
+ * contiguous (as `writes.put` leaves them: a task's writes replace its earlier ones and go last),
+ * so a task's id is stored once, not once per write; else the array of entries.
+ */
+const writesText = (entries: readonly PendingWrite[]) => {
+  if (!entries.length) return null;
+  const byTask = new Map<string, Array<[string, unknown]>>();
+  let last: string | undefined;
+  for (const [task, channel, value] of entries) {
+    if (task !== last && byTask.has(task)) return JSON.stringify(entries);
+    let list = byTask.get(task);
+    if (!list) byTask.set(task, (list = []));
+    list.push([channel, value]);
+    last = task;
+  }
+  const grouped: Record<string, unknown> = {};
+  for (const [task, list] of byTask) setOwn(grouped, task, list);
+  return JSON.stringify(grouped);
+};
+
+/** The `writes` column as an array of entries in SQL (the grouped form of {@link writesText} expanded). */
+const WRITES_ENTRIES = `CASE WHEN json_typeof(writes) = 'object' THEN (
+    SELECT json_agg(json_build_array(t.task, w.e -> 0, w.e -> 1) ORDER BY t.i, w.j)
+      FROM json_each(writes) WITH ORDINALITY AS t(task, list, i), json_array_elements(t.list) WITH ORDINALITY AS w(e, j)) ELSE writes END`;
+
+/** The entries of a `writes` column as read (either form of {@link writesText}; `[task, channel, value, 0]`: a plain value written before schema 2). */
+const writesOf = (column: unknown): unknown[][] =>
+  Array.isArray(column)
+    ? (column as unknown[][])
+    : Object.entries((column ?? {}) as Record<string, Array<[string, unknown]>>).flatMap(([task, list]) => list.map(([channel, value]) => [task, channel, value]));
 
 /** A checkpoint row as this store wrote it: its metadata and checkpoint in shared form, and the texts stored. */
 interface StoredRow {
@@ -152,7 +183,7 @@ export class PgCheckpoints {
   /** The `writes` column with the writes of task `task` replaced by the entries of the JSON array `mine` (put last). */
   private mergeWritesSql(task: string, mine: string): string {
     return `(SELECT json_agg(e ORDER BY k, i) FROM (
-              SELECT e, 0 AS k, i FROM json_array_elements(writes) WITH ORDINALITY AS a(e, i) WHERE e ->> 0 IS DISTINCT FROM ${task}::text
+              SELECT e, 0 AS k, i FROM json_array_elements(${WRITES_ENTRIES}) WITH ORDINALITY AS a(e, i) WHERE e ->> 0 IS DISTINCT FROM ${task}::text
               UNION ALL SELECT e, 1 AS k, i FROM json_array_elements(${mine}::text::json) WITH ORDINALITY AS b(e, i)) x)`;
   }
 
@@ -435,7 +466,7 @@ export class PgCheckpoints {
     if (row.shared) needs([row.metadata, row.base], out);
     if (row.cp_shared) needs(this.storedCheckpoint(row), out);
     // Entries `[task, channel, value]` are shared; `[task, channel, value, 0]` (written before schema 2) plain.
-    for (const w of (row.writes as unknown[][] | null) ?? []) if (w.length === 3) needs(w[2], out);
+    for (const w of writesOf(row.writes)) if (w.length === 3) needs(w[2], out);
     return out;
   }
 
@@ -467,7 +498,7 @@ export class PgCheckpoints {
       const values = cp.channel_values;
       for (const [channel, [log, n]] of Object.entries(r)) values[channel] = (items.get(num(log)) ?? []).slice(0, n);
     }
-    const writes = ((row.writes as unknown[][] | null) ?? []).map((w): PendingWrite => [w[0] as string, w[1] as string, w.length === 3 ? resolve(w[2], items) : w[2]]);
+    const writes = writesOf(row.writes).map((w): PendingWrite => [w[0] as string, w[1] as string, w.length === 3 ? resolve(w[2], items) : w[2]]);
     return {
       thread_id: row.thread_id as string,
       checkpoint_ns: row.ns as string,

@@ -196,7 +196,9 @@ function migrations(s: string): string[][] {
  *   instead of (created_at, run_id), which no query used.
  * - A checkpoint's pending writes are a column of its row (`writes`: a JSON array of
  *   `[task, channel, value]` in shared form, `[task, channel, value, 0]` for plain values moved
- *   from rows of `cp_writes` written before schema 2), not one row each in `cp_writes`.
+ *   from rows of `cp_writes` written before schema 2), not one row each in `cp_writes`; or, when
+ *   each task's entries are together (as `writes.put` leaves them), `{task: [[channel, value], ...]}`
+ *   with each task's id once.
  * - A checkpoint row's `checkpoint` (and its base's) is in shared form when `cp_shared` (./share.ts):
  *   an input step's message, written to `__start__` and recorded in the metadata's writes, is
  *   stored once, in the list log the next step appends it to (that step shares the row again).

@@ -87,3 +87,32 @@ it("reads parents and ts back exactly, after deletes and from another instance",
     [step.checkpoint.id]: [null, true],
   });
 });
+
+it("stores a row's pending writes with each task's id once when its writes are together, and reads any order back exactly", async () => {
+  const schema = `pwrites_${process.pid}`;
+  const a = postgresStore({ connectionString: url, schema });
+  const b = postgresStore({ connectionString: url, schema });
+  await a.open();
+  await b.open();
+  closers.push(() => a.close(), () => b.close());
+  const together = { ...cp(uuid6(-1), null, 0), pending_writes: [["t1", "a", 1], ["t1", "b", { id: "m" }], ["t2", "a", null]] as StoredCheckpoint["pending_writes"] };
+  const apart = { ...cp(uuid6(-1), null, 1), pending_writes: [["t1", "a", 1], ["t2", "b", 2], ["t1", "c", 3]] as StoredCheckpoint["pending_writes"] };
+  for (const c of [together, apart]) await a.commit([{ op: "checkpoint.put", checkpoint: c }]);
+  for (const c of [together, apart]) expect(await b.getCheckpoint({ thread_id: "t", checkpoint_id: c.checkpoint.id })).toEqual(c);
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  closers.push(() => c.end());
+  const { rows } = await c.query<{ id: string; writes: string }>(`SELECT checkpoint_id AS id, writes::text AS writes FROM "${schema}".checkpoints`);
+  const stored = Object.fromEntries(rows.map((r) => [r.id, r.writes]));
+  expect(stored[together.checkpoint.id]).toBe(`{"t1":[["a",1],["b",{"id":"m"}]],"t2":[["a",null]]}`);
+  expect(stored[apart.checkpoint.id]).toBe(JSON.stringify(apart.pending_writes));
+  // A task's writes from another instance (merged in SQL) and from this one: they replace that task's and go last.
+  await b.commit([{ op: "writes.put", thread_id: "t", checkpoint_id: together.checkpoint.id, task_id: "t1", writes: [["t1", "z", 9]] }]);
+  await a.commit([{ op: "writes.put", thread_id: "t", checkpoint_id: together.checkpoint.id, task_id: "t3", writes: [["t3", "y", 8], ["t3", "x", 7]] }]);
+  await b.commit([{ op: "writes.put", thread_id: "t", checkpoint_id: apart.checkpoint.id, task_id: "t2", writes: [["t2", "d", 4]] }]);
+  const expected = [["t2", "a", null], ["t1", "z", 9], ["t3", "y", 8], ["t3", "x", 7]];
+  for (const s of [a, b]) {
+    expect((await s.getCheckpoint({ thread_id: "t", checkpoint_id: together.checkpoint.id }))?.pending_writes).toEqual(expected);
+    expect((await s.getCheckpoint({ thread_id: "t", checkpoint_id: apart.checkpoint.id }))?.pending_writes).toEqual([["t1", "a", 1], ["t1", "c", 3], ["t2", "d", 4]]);
+  }
+});
