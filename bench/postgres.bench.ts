@@ -6,13 +6,19 @@
  * - history(limit 10) on 100- and 1,000-checkpoint threads (a state that does not grow, so only
  *   the history length differs: flat in thread length);
  * - round trips to the database per run (in process, the same one-node graph), by statement;
- * - storage of a 500-turn chat (echo graph, in process) against the JSON size of its final state
- *   (target <= 3x): the checkpoint values of all its checkpoints, every row of the thread
- *   (checkpoint metadata with each step's writes, pending writes, run records included), and
- *   `pg_total_relation_size` of the schema's tables and indexes less that of an empty schema.
+ * - storage of a 500-turn chat (echo graph, in process, its own schema) against the JSON size of
+ *   its final state (target <= 3x), counted after a VACUUM of every table (what autovacuum
+ *   leaves): the checkpoint values of all its checkpoints; every row of the schema
+ *   (`pg_column_size` of whole rows: checkpoints with their metadata and pending writes, list
+ *   chunks, run records, run event logs not yet pruned, the thread, ...); and on disk,
+ *   `pg_total_relation_size` of the schema's tables less that of an empty schema (pages holding
+ *   rows, free space left by updated rows, TOAST, indexes). A table of these by table follows.
  *
  * The machine is shared: the load average is printed, and the 2-vs-1 process ratio is given per
  * round (each round measures both back to back) as well as from the best rounds.
+ *
+ * `AGENTDOCK_BENCH_PG_PARTS=storage` (a comma list of http, trips, history, storage) runs only
+ * those parts.
  *
  * Uses AGENTDOCK_BENCH_PG=postgres://... when set; otherwise starts a throwaway server as the
  * tests do (needs Debian's `postgresql` package).
@@ -35,6 +41,7 @@ const line = (label: string, value: string, target = "", ok?: boolean) =>
 const CALLERS = 16;
 const SECONDS = Number(process.env.AGENTDOCK_BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.AGENTDOCK_BENCH_ROUNDS ?? 3);
+const PARTS = new Set((process.env.AGENTDOCK_BENCH_PG_PARTS ?? "http,trips,history,storage").split(",").map((p) => p.trim()));
 
 /** Runs/s of `ordered` runs through `runs.wait`, callers spread round-robin over the servers. */
 async function throughput(servers: Server[]): Promise<number> {
@@ -80,6 +87,7 @@ export default async function (): Promise<void> {
   const tag = `${process.pid}_${Date.now() % 100000}`;
   try {
     // --- runs/s over HTTP ----------------------------------------------------------------------
+    if (PARTS.has("http")) {
     // Every configuration is up at once and measured in turns, best of ROUNDS: the machine is
     // shared, so the best round of each is the least disturbed one.
     const configs = {
@@ -106,9 +114,10 @@ export default async function (): Promise<void> {
     line("  2 processes / 1 process (best rounds)", `${(two / one).toFixed(2)}x`);
     line("  2 processes / 1 process (per round)", paired.map((x) => `${x.toFixed(2)}x`).join(" "));
     console.log(`load average after: ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
+    }
 
     // --- round trips per run --------------------------------------------------------------------
-    {
+    if (PARTS.has("trips")) {
       const counts = new Map<string, number>();
       const query = pg.Client.prototype.query;
       const rt = await createRuntime({ graphs: { ordered }, store: postgresStore({ connectionString: url, schema: `br_${tag}` }) });
@@ -138,6 +147,7 @@ export default async function (): Promise<void> {
     }
 
     // --- history(limit 10) ---------------------------------------------------------------------
+    if (PARTS.has("history")) {
     const store = postgresStore({ connectionString: url, schema: `bh_${tag}` });
     await store.open();
     try {
@@ -161,84 +171,107 @@ export default async function (): Promise<void> {
     } finally {
       await store.close();
     }
+    }
 
     // --- storage of a 500-turn chat -----------------------------------------------------------
-    const schema = `bs_${tag}`;
-    // An empty schema's tables and indexes: what the chat's figure leaves out.
-    const empty = postgresStore({ connectionString: url, schema: `be_${tag}` });
-    await empty.open();
-    await empty.close();
-    const runtime = await createRuntime({ graphs: { echo }, store: postgresStore({ connectionString: url, schema }) });
-    let finalBytes = 0;
-    let threadId = "";
-    try {
-      const t = await runtime.threads.create();
-      threadId = t.thread_id;
-      const t0 = performance.now();
-      for (let i = 0; i < 500; i++) {
-        await runtime.runs.wait(threadId, "echo", { input: { messages: [{ role: "user", content: `turn ${i}: how is the weather today in city number ${i}?` }] } });
-      }
-      line("500-turn chat in process (ms per turn)", ((performance.now() - t0) / 500).toFixed(2));
-      const state = await runtime.threads.getState(threadId);
-      finalBytes = JSON.stringify(state.values).length;
-    } finally {
-      await runtime.close();
-    }
-    const c = new pg.Client({ connectionString: url });
-    await c.connect();
-    try {
-      const tables = ["threads", "checkpoints", "cp_meta", "cp_logs", "cp_chunks", "cp_writes", "runs", "cancels", "run_logs", "run_events"];
-      const perTable: string[] = [];
-      let rowBytes = 0;
-      for (const table of tables) {
-        const byThread = ["run_logs", "run_events"].includes(table) ? "true" : `thread_id = $1`;
-        const { rows } = await c.query<{ b: string | null }>(
-          `SELECT sum(pg_column_size(x.*))::bigint AS b FROM "${schema}".${table} x WHERE ${byThread}`,
-          byThread === "true" ? [] : [threadId],
-        );
-        const b = Number(rows[0]?.b ?? 0);
-        rowBytes += b;
-        if (b) perTable.push(`${table} ${(b / 1024).toFixed(0)}K`);
-      }
-      // The channel values of every checkpoint: the shared array logs plus each row's other values.
-      const state = await c.query<{ b: string }>(
-        `SELECT (SELECT COALESCE(sum(pg_column_size(items)), 0) FROM "${schema}".cp_chunks WHERE thread_id = $1)
-              + (SELECT COALESCE(sum(pg_column_size(checkpoint)), 0) FROM "${schema}".checkpoints WHERE thread_id = $1)
-              + (SELECT COALESCE(sum(pg_column_size(cp)), 0) FROM "${schema}".cp_meta WHERE thread_id = $1) AS b`,
-        [threadId],
-      );
-      const stateBytes = Number(state.rows[0]!.b);
-      const size = async (name: string) =>
-        Number(
-          (
-            await c.query<{ b: string }>(
-              `SELECT sum(pg_total_relation_size(format('%I.%I', schemaname, tablename)))::bigint AS b FROM pg_tables WHERE schemaname = $1`,
-              [name],
-            )
-          ).rows[0]!.b,
-        );
-      const disk = (await size(schema)) - (await size(`be_${tag}`));
-      const ckpt = await c.query<{ b: string }>(
-        `SELECT sum(pg_total_relation_size(format('%I.%I', schemaname, tablename)))::bigint AS b FROM pg_tables
-          WHERE schemaname = $1 AND tablename IN ('checkpoints', 'cp_meta', 'cp_logs', 'cp_chunks', 'cp_writes')`,
-        [schema],
-      );
-      const emptyCkpt = await c.query<{ b: string }>(
-        `SELECT sum(pg_total_relation_size(format('%I.%I', schemaname, tablename)))::bigint AS b FROM pg_tables
-          WHERE schemaname = $1 AND tablename IN ('checkpoints', 'cp_meta', 'cp_logs', 'cp_chunks', 'cp_writes')`,
-        [`be_${tag}`],
-      );
-      const ckptDisk = Number(ckpt.rows[0]!.b) - Number(emptyCkpt.rows[0]!.b);
-      line("500-turn chat: final state (JSON bytes)", String(finalBytes));
-      line("500-turn chat: checkpoint values (all checkpoints) / final state", `${(stateBytes / finalBytes).toFixed(2)}x`, "target <= 3x", stateBytes <= 3 * finalBytes);
-      line("500-turn chat: every row of the thread / final state", `${(rowBytes / finalBytes).toFixed(2)}x`, "target <= 3x", rowBytes <= 3 * finalBytes);
-      line("500-turn chat: checkpoint tables+indexes on disk / final state", `${(ckptDisk / finalBytes).toFixed(2)}x`, "target <= 3x", ckptDisk <= 3 * finalBytes);
-      line("500-turn chat: all tables+indexes on disk / final state", `${(disk / finalBytes).toFixed(2)}x`, "target <= 3x", disk <= 3 * finalBytes);
-      console.log(`  rows by table: ${perTable.join(", ")}`);
-    } finally {
-      await c.end();
-    }
+    if (PARTS.has("storage")) await storage(url, tag);
   } finally {
     server?.stop();
+  }
+}
+
+async function storage(url: string, tag: string): Promise<void> {
+  const schema = `bs_${tag}`;
+  // An empty schema's tables and indexes: what the chat's figure leaves out.
+  const empty = postgresStore({ connectionString: url, schema: `be_${tag}` });
+  await empty.open();
+  await empty.close();
+  const runtime = await createRuntime({ graphs: { echo }, store: postgresStore({ connectionString: url, schema }) });
+  let finalBytes = 0;
+  let threadId = "";
+  try {
+    const t = await runtime.threads.create();
+    threadId = t.thread_id;
+    const t0 = performance.now();
+    for (let i = 0; i < 500; i++) {
+      await runtime.runs.wait(threadId, "echo", { input: { messages: [{ role: "user", content: `turn ${i}: how is the weather today in city number ${i}?` }] } });
+    }
+    line("500-turn chat in process (ms per turn)", ((performance.now() - t0) / 500).toFixed(2));
+    const state = await runtime.threads.getState(threadId);
+    finalBytes = JSON.stringify(state.values).length;
+  } finally {
+    await runtime.close();
+  }
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    // What a user's database holds once autovacuum has been by: dead row versions of updated rows
+    // (leases, run status, thread row) reclaimed for reuse. VACUUM does not shrink a table's files
+    // except for trailing free pages, so on-disk sizes still count the space of those versions.
+    for (const name of [schema, `be_${tag}`]) {
+      const { rows } = await c.query<{ t: string }>(`SELECT tablename AS t FROM pg_tables WHERE schemaname = $1`, [name]);
+      for (const { t } of rows) await c.query(`VACUUM (ANALYZE) "${name}"."${t}"`);
+    }
+    // Per table: its rows (pg_column_size of each whole row: the datum as stored, compressed or
+    // toasted values at their stored size), and its relation sizes on disk (heap = main fork with
+    // free space map and visibility map, TOAST table with its index, indexes).
+    const sizes = async (name: string) =>
+      (
+        await c.query<{ t: string; heap: string; toast: string; idx: string; total: string }>(
+          `SELECT c.relname AS t,
+                  (pg_relation_size(c.oid) + pg_relation_size(c.oid, 'fsm') + pg_relation_size(c.oid, 'vm'))::bigint AS heap,
+                  COALESCE(pg_total_relation_size(NULLIF(c.reltoastrelid, 0)), 0)::bigint AS toast,
+                  pg_indexes_size(c.oid)::bigint AS idx,
+                  pg_total_relation_size(c.oid)::bigint AS total
+             FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+            WHERE n.nspname = $1 AND c.relkind = 'r'`,
+          [name],
+        )
+      ).rows;
+    const full = await sizes(schema);
+    const base = new Map((await sizes(`be_${tag}`)).map((r) => [r.t, r]));
+    let rowBytes = 0;
+    let rowCount = 0;
+    /** Rows of the run event logs: pruned a minute after a run ends (`eventRetentionMs`; resumable runs' after their window). */
+    let eventBytes = 0;
+    const table: string[][] = [];
+    const kb = (b: number) => (b / 1024).toFixed(1);
+    const sum = { heap: 0, toast: 0, idx: 0, total: 0 };
+    for (const r of full.sort((a, b) => Number(b.total) - Number(a.total))) {
+      const e = base.get(r.t);
+      const d = (k: "heap" | "toast" | "idx" | "total") => Number(r[k]) - Number(e?.[k] ?? 0);
+      const { rows } = await c.query<{ n: number; b: string | null }>(`SELECT count(*)::int AS n, sum(pg_column_size(x.*))::bigint AS b FROM "${schema}".${r.t} x`);
+      const rb = Number(rows[0]!.b ?? 0);
+      rowBytes += rb;
+      if (r.t === "run_logs" || r.t === "run_events") eventBytes += rb;
+      rowCount += rows[0]!.n;
+      if (!rows[0]!.n && d("total") === 0) continue;
+      for (const k of ["heap", "toast", "idx", "total"] as const) sum[k] += d(k);
+      table.push([r.t, String(rows[0]!.n), kb(rb), kb(d("heap")), kb(d("toast")), kb(d("idx")), kb(d("total"))]);
+    }
+    table.push(["all", String(rowCount), kb(rowBytes), kb(sum.heap), kb(sum.toast), kb(sum.idx), kb(sum.total)]);
+    // The channel values of every checkpoint: the shared array logs plus each row's other values.
+    const state = await c.query<{ b: string }>(
+      `SELECT (SELECT COALESCE(sum(pg_column_size(items)), 0) FROM "${schema}".cp_chunks WHERE log_id IN (SELECT log_id FROM "${schema}".cp_logs WHERE thread_id = $1))
+            + (SELECT COALESCE(sum(pg_column_size(checkpoint)), 0) FROM "${schema}".checkpoints WHERE thread_id = $1)
+            + (SELECT COALESCE(sum(pg_column_size(cp)), 0) FROM "${schema}".cp_meta WHERE thread_id = $1) AS b`,
+      [threadId],
+    );
+    const stateBytes = Number(state.rows[0]!.b);
+    const ckptTables = new Set(["checkpoints", "cp_meta", "cp_logs", "cp_chunks", "cp_writes"]);
+    const ckptDisk = full
+      .filter((r) => ckptTables.has(r.t))
+      .reduce((a, r) => a + Number(r.total) - Number(base.get(r.t)?.total ?? 0), 0);
+    line("500-turn chat: final state (JSON bytes)", String(finalBytes));
+    line("500-turn chat: checkpoint values (all checkpoints) / final state", `${(stateBytes / finalBytes).toFixed(2)}x`, "target <= 3x", stateBytes <= 3 * finalBytes);
+    line("500-turn chat: every row of the schema / final state", `${(rowBytes / finalBytes).toFixed(2)}x`, "target <= 3x", rowBytes <= 3 * finalBytes);
+    line("500-turn chat: every row but run event logs (pruned) / final state", `${((rowBytes - eventBytes) / finalBytes).toFixed(2)}x`);
+    line("500-turn chat: checkpoint tables+indexes on disk / final state", `${(ckptDisk / finalBytes).toFixed(2)}x`, "", ckptDisk <= 3 * finalBytes);
+    line("500-turn chat: all tables+indexes on disk / final state", `${(sum.total / finalBytes).toFixed(2)}x`, "", sum.total <= 3 * finalBytes);
+    console.log("  by table after VACUUM, KiB (on disk: less an empty schema's):");
+    const head = ["table", "rows", "row data", "heap", "toast", "indexes", "on disk"];
+    for (const r of [head, ...table]) console.log(`  ${r[0]!.padEnd(18)}${r.slice(1).map((x) => x.padStart(10)).join("")}`);
+  } finally {
+    await c.end();
   }
 }

@@ -463,6 +463,8 @@ export class PgRunEvents implements RunEventPort {
       `WITH gone AS (
          DELETE FROM ${s}.run_logs
           WHERE ended_at IS NOT NULL
+            -- The shorter window first: a range of the partial index on ended_at.
+            AND ended_at < now() - make_interval(secs => LEAST($1::float8, $2::float8))
             AND ended_at < now() - make_interval(secs => CASE WHEN resumable THEN $1::float8 ELSE $2::float8 END)
          RETURNING run_id),
        ev AS (DELETE FROM ${s}.run_events e USING gone WHERE e.run_id = gone.run_id)

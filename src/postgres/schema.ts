@@ -8,15 +8,16 @@
  *   under different schemas.
  * - Text columns that are sorted or compared as ids use `COLLATE "C"`: byte order, which is the
  *   code-point order the in-memory evaluator (src/persistence/query.ts) sorts by.
- * - `jsonb` only where the store filters (metadata, with GIN `jsonb_path_ops` indexes for `@>`);
- *   every other value is `json`, stored as the exact text we wrote (key order kept, no re-encoding).
+ * - `jsonb` only where the store filters through an index (metadata, with GIN `jsonb_path_ops`
+ *   indexes for `@>`); every other value is `json`, stored as the exact text we wrote (key order
+ *   kept, no re-encoding), checkpoint metadata included (filtered within one thread's rows, cast).
  */
 import type { PoolClient } from "pg";
 import { itemsSchema } from "./items.js";
 import { cronMigration } from "./crons.js";
 
 /** The schema version this code reads and writes. */
-export const PG_SCHEMA_VERSION = 4;
+export const PG_SCHEMA_VERSION = 5;
 
 export const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
@@ -175,6 +176,88 @@ function migrations(s: string): string[][] {
     itemsSchema(s),
     // 4: crons (./crons.ts)
     cronMigration(s),
+    compactRows(s),
+  ];
+}
+
+/**
+ * Version 5: smaller rows (a 500-turn chat's storage, bench/postgres.bench.ts). Rows written
+ * before stay as they are and read back as before.
+ * - A run's document leaves out what its columns hold (run_id, thread_id, assistant_id,
+ *   created_at, status, updated_at): `updated_at` is now always set on the row, and `claim_run`
+ *   returns the row's columns with the document (`{ run_id, ..., doc }`).
+ * - A run's kwargs are stored as the keys that differ from the defaults (./run-doc.ts).
+ * - Chunks of list logs are keyed by (log_id, start) alone: a log id is unique in the schema, and
+ *   `cp_logs` says which thread it belongs to.
+ * - Checkpoint metadata is `json` (the exact text written, smaller than `jsonb` and kept in key
+ *   order); a metadata filter casts it (no index serves it: a thread's rows are read by the
+ *   (thread_id, ns, seq) index).
+ * - Runs are indexed by (thread_id, created_at, run_id) (a thread's runs newest first, paged)
+ *   instead of (created_at, run_id), which no query used.
+ * - A checkpoint's pending writes are a column of its row (`writes`: a JSON array of
+ *   `[task, channel, value]` in shared form, `[task, channel, value, 0]` for plain values moved
+ *   from rows of `cp_writes` written before schema 2), not one row each in `cp_writes`; or, when
+ *   each task's entries are together (as `writes.put` leaves them), `{task: [[channel, value], ...]}`
+ *   with each task's id once.
+ * - A checkpoint row's `checkpoint` (and its base's) is in shared form when `cp_shared` (./share.ts):
+ *   an input step's message, written to `__start__` and recorded in the metadata's writes, is
+ *   stored once, in the list log the next step appends it to (that step shares the row again).
+ * - A checkpoint row names its parent by the parent row's `seq` (`parent_seq`, 8 bytes) when the
+ *   parent row exists as it is put, `parent_id` (its id's text) then NULL; a delete gives the
+ *   children of the rows it removes their parent's id first. A checkpoint's `ts` is stored as its
+ *   offset from its uuid6 id's time when that reads back the same text (./ts.ts).
+ */
+function compactRows(s: string): string[] {
+  return [
+    `ALTER TABLE ${s}.cp_chunks DROP COLUMN thread_id`,
+    `ALTER TABLE ${s}.cp_chunks ADD PRIMARY KEY (log_id, start)`,
+    `ALTER TABLE ${s}.checkpoints ALTER COLUMN metadata TYPE json USING metadata::json`,
+    `ALTER TABLE ${s}.checkpoints ADD COLUMN cp_shared boolean`,
+    `ALTER TABLE ${s}.checkpoints ADD COLUMN writes json`,
+    `UPDATE ${s}.checkpoints c SET writes = w.entries
+       FROM (SELECT thread_id, ns, checkpoint_id,
+                    json_agg(CASE WHEN shared THEN json_build_array(task_id, channel, value) ELSE json_build_array(task_id, channel, value, 0) END ORDER BY seq, idx) AS entries
+               FROM ${s}.cp_writes GROUP BY thread_id, ns, checkpoint_id) w
+      WHERE c.thread_id = w.thread_id AND c.ns = w.ns AND c.checkpoint_id = w.checkpoint_id`,
+    `DROP TABLE ${s}.cp_writes`,
+    `DROP SEQUENCE ${s}.write_seq`,
+    ...rebuildCheckpoints(s),
+    // No query lists runs across threads by creation time; a thread's runs are listed so (runs.list).
+    `DROP INDEX ${s}.runs_created_at_run_id_idx`,
+    `CREATE INDEX ON ${s}.runs (thread_id, created_at, run_id)`,
+    `DROP FUNCTION ${s}.claim_run(text, text, text, bigint, bigint, boolean, text[], text)`,
+    claimFunction(s, 5),
+  ];
+}
+
+/**
+ * Version 5 rewrites the checkpoints table (its metadata's type changes anyway) with its columns
+ * in an order that wastes no alignment padding (8-byte columns first, then 1-byte ones, then the
+ * variable-length ones), about 14 bytes a row; a dropped column (`cp_writes` folded in) leaves
+ * nothing behind. Rows written before name their parent by id (`parent_seq` NULL).
+ */
+function rebuildCheckpoints(s: string): string[] {
+  const cols = `seq, meta_base, shared, cp_shared, thread_id, ns, checkpoint_id, parent_id, metadata, checkpoint, refs, writes`;
+  return [
+    `CREATE TABLE ${s}.checkpoints_v5 (
+      seq bigint NOT NULL,
+      parent_seq bigint,
+      meta_base bigint,
+      shared boolean NOT NULL DEFAULT false,
+      cp_shared boolean,
+      thread_id text COLLATE "C" NOT NULL,
+      ns text COLLATE "C" NOT NULL,
+      checkpoint_id text COLLATE "C" NOT NULL,
+      parent_id text,
+      metadata json NOT NULL,
+      checkpoint json NOT NULL,
+      refs json,
+      writes json)`,
+    `INSERT INTO ${s}.checkpoints_v5 (${cols}) SELECT ${cols} FROM ${s}.checkpoints`,
+    `DROP TABLE ${s}.checkpoints`,
+    `ALTER TABLE ${s}.checkpoints_v5 RENAME TO checkpoints`,
+    `ALTER TABLE ${s}.checkpoints ADD PRIMARY KEY (thread_id, ns, checkpoint_id)`,
+    `CREATE INDEX ON ${s}.checkpoints (thread_id, ns, seq)`,
   ];
 }
 
@@ -184,7 +267,10 @@ function migrations(s: string): string[][] {
  * either locked (another claimer, the holder renewing or releasing it, a cancel) answers `none`
  * at once instead of waiting; whoever holds the lock starts the run or notifies `runs` after it.
  */
-function claimFunction(s: string): string {
+function claimFunction(s: string, version: 2 | 5 = 2): string {
+  // The run as returned: version 2, its document; version 5, its columns and its document.
+  const run = version === 2 ? `h.doc` : `json_build_object('run_id', h.run_id, 'thread_id', h.thread_id, 'assistant_id', h.assistant_id, 'created_at', h.created_at, 'status', h.status, 'updated_at', h.updated_at, 'doc', h.doc)`;
+  const claimed = version === 2 ? `h.doc` : `json_build_object('run_id', h.run_id, 'thread_id', h.thread_id, 'assistant_id', h.assistant_id, 'created_at', h.created_at, 'status', 'running', 'updated_at', p_updated_at, 'doc', h.doc)`;
   return `CREATE FUNCTION ${s}.claim_run(p_thread text, p_key text, p_owner text, p_now bigint, p_expires bigint,
       p_db_clock boolean, p_graphs text[], p_updated_at text)
     RETURNS TABLE (outcome text, doc json, not_before float8)
@@ -212,7 +298,7 @@ function claimFunction(s: string): string {
         RETURN;
       END IF;
       -- Only the head itself: a SKIP LOCKED over the queue would pass a locked head by.
-      SELECT r.run_id, r.status, r.doc, r.updated_at INTO h FROM ${s}.runs r
+      SELECT r.run_id, r.thread_id, r.assistant_id, r.created_at, r.status, r.doc, r.updated_at INTO h FROM ${s}.runs r
        WHERE r.run_id = head AND r.status IN ('pending', 'running') FOR UPDATE SKIP LOCKED;
       IF NOT FOUND THEN
         RETURN QUERY SELECT 'none'::text, NULL::json, NULL::float8;
@@ -226,7 +312,7 @@ function claimFunction(s: string): string {
         RETURN;
       END IF;
       IF h.status = 'running' OR (h.doc -> 'execution') IS NULL OR json_typeof(h.doc -> 'execution') <> 'object' THEN
-        RETURN QUERY SELECT 'stopped'::text, h.doc, NULL::float8;
+        RETURN QUERY SELECT 'stopped'::text, ${run}, NULL::float8;
         RETURN;
       END IF;
       IF NOT ((h.doc -> 'execution' ->> 'graph_id') = ANY(p_graphs)) THEN
@@ -248,7 +334,7 @@ function claimFunction(s: string): string {
         RETURN;
       END IF;
       UPDATE ${s}.runs SET status = 'running', updated_at = p_updated_at WHERE run_id = h.run_id;
-      RETURN QUERY SELECT 'claimed'::text, h.doc, NULL::float8;
+      RETURN QUERY SELECT 'claimed'::text, ${claimed}, NULL::float8;
     END
     $claim$`;
 }

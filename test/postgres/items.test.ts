@@ -6,6 +6,7 @@
 import pg from "pg";
 import { afterEach, describe, expect, inject, it } from "vitest";
 import { postgresStore, PG_SCHEMA_VERSION, type PostgresStore } from "../../src/postgres/index.js";
+import { migrate } from "../../src/postgres/schema.js";
 import { createRuntime } from "../../src/runtime/index.js";
 
 const url = inject("pgUrl");
@@ -25,15 +26,19 @@ afterEach(async () => {
 describe("postgresStore: items", () => {
   it("migrates a version-2 schema (no items) on open and keeps its data", async () => {
     const schema = fresh();
-    const first = await open(schema);
-    await first.commit([{ op: "doc.put", collection: "datasets", id: "d1", parent: null, doc: { kept: true } }]);
-    await first.close();
-    // Back to what version 2 had.
+    // A version-2 database holding a document.
+    const pool = new pg.Pool({ connectionString: url, max: 1 });
+    const client = await pool.connect();
+    try {
+      await migrate(client, schema, 2);
+      await client.query(`INSERT INTO "${schema}".docs (collection, id, parent, seq, doc) VALUES ('datasets', 'd1', NULL, 1, '{"kept": true}')`);
+    } finally {
+      client.release();
+      await pool.end();
+    }
     const c = new pg.Client({ connectionString: url });
     await c.connect();
     try {
-      await c.query(`DROP TABLE "${schema}".store_items, "${schema}".crons`);
-      await c.query(`UPDATE "${schema}".meta SET value = '2' WHERE key = 'schema_version'`);
       const store = await open(schema);
       const { rows } = await c.query(`SELECT value FROM "${schema}".meta WHERE key = 'schema_version'`);
       expect(rows).toEqual([{ value: String(PG_SCHEMA_VERSION) }]);

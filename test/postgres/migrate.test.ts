@@ -1,5 +1,5 @@
 /**
- * Schema migration (D22): a database written by schema version 1 opens under the current
+ * Schema migration (D22): a database written by schema version 1 or 4 opens under the current
  * version, its data reads back as it was written, and new writes build on it.
  */
 import pg from "pg";
@@ -7,6 +7,7 @@ import { afterEach, expect, inject, it } from "vitest";
 import { PG_SCHEMA_VERSION, postgresStore, type PostgresStore } from "../../src/postgres/index.js";
 import { migrate } from "../../src/postgres/schema.js";
 import type { StoredCheckpoint } from "../../src/persistence/types.js";
+import { diffLeaves } from "../../src/persistence/indexeddb/rows.js";
 
 const url = inject("pgUrl");
 const opened: PostgresStore[] = [];
@@ -111,4 +112,114 @@ it("opens a schema-1 database: threads, checkpoints, writes, runs and leases rea
     outcome: "claimed",
     run: { run_id: "r1", status: "running", updated_at: "2026-01-02" },
   });
+});
+
+it("opens a schema-4 database: shared checkpoint rows on a base, shared pending writes, chunks keyed by thread, whole run documents", async () => {
+  const schema = `mig4_${process.pid}`;
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  clients.push(c);
+  const pool = new pg.Pool({ connectionString: url, max: 1 });
+  const client = await pool.connect();
+  try {
+    await migrate(client, schema, 4);
+  } finally {
+    client.release();
+    await pool.end();
+  }
+  const s = `"${schema}"`;
+  // What schema 4 stored for a checkpoint of a chat: its messages in a log, its metadata as the
+  // keys that differ from a base (and a reference to the message its step wrote), its checkpoint
+  // as the leaves that differ from the base's, its pending writes one row each, shared.
+  const m = [msg(0), msg(1)];
+  await c.query(`INSERT INTO ${s}.cp_logs (log_id, thread_id, len) VALUES (7, 't1', 2)`);
+  await c.query(`INSERT INTO ${s}.cp_chunks (thread_id, log_id, start, items) VALUES ('t1', 7, 0, $1)`, [JSON.stringify(m)]);
+  const baseCp = { v: 1, ts: "2026-01-01T00:00:00.000Z", channel_values: { messages: null, topic: "weather" }, channel_versions: { messages: 2, topic: 1 }, versions_seen: {} };
+  await c.query(`INSERT INTO ${s}.cp_meta (thread_id, base_id, record, cp) VALUES ('t1', 3, $1, $2)`, [
+    JSON.stringify({ run_id: "r0", graph_id: "g", parents: {} }),
+    JSON.stringify(baseCp),
+  ]);
+  const own = { step: 1, source: "loop", writes: { model: { messages: [{ "\u0001r": [7, 1] }] } } };
+  const cpDiff = diffLeaves({ ...baseCp, ts: "2026-01-01T00:00:01.000Z", versions_seen: { model: { messages: 1 } } }, baseCp);
+  await c.query(
+    `INSERT INTO ${s}.checkpoints (thread_id, ns, checkpoint_id, seq, parent_id, metadata, checkpoint, refs, shared, meta_base)
+     VALUES ('t1', '', 'cp1', nextval('${s}.cp_seq'), NULL, $1, $2, $3, true, 3)`,
+    [JSON.stringify(own), JSON.stringify(cpDiff), JSON.stringify({ messages: [7, 2] })],
+  );
+  await c.query(
+    `INSERT INTO ${s}.cp_writes (thread_id, ns, checkpoint_id, task_id, seq, idx, channel, value, shared) VALUES
+       ('t1', '', 'cp1', 'task1', nextval('${s}.write_seq'), 1, 'messages', $1, true),
+       ('t1', '', 'cp1', 'task1', currval('${s}.write_seq'), 2, 'odd', $2, true)`,
+    [JSON.stringify([{ "\u0001r": [7, 1] }]), JSON.stringify({ "\u0001e": { "\u0001r": "mine" } })],
+  );
+  const cp1: StoredCheckpoint = {
+    thread_id: "t1",
+    checkpoint_ns: "",
+    checkpoint: {
+      v: 1,
+      id: "cp1",
+      ts: "2026-01-01T00:00:01.000Z",
+      channel_values: { messages: m, topic: "weather" },
+      channel_versions: { messages: 2, topic: 1 },
+      versions_seen: { model: { messages: 1 } },
+    },
+    metadata: { run_id: "r0", graph_id: "g", parents: {}, step: 1, source: "loop", writes: { model: { messages: [msg(1)] } } },
+    parent_checkpoint_id: null,
+    pending_writes: [
+      ["task1", "messages", [msg(1)]],
+      ["task1", "odd", { "\u0001r": "mine" }],
+    ],
+  };
+  const run = (id: string, status: string, over: Record<string, unknown> = {}) => ({
+    run_id: id,
+    thread_id: "t1",
+    assistant_id: "a",
+    created_at: `2026-01-01T00:00:0${id.slice(1)}.000Z`,
+    updated_at: "2026-01-01T00:00:09.000Z",
+    status,
+    metadata: { owner: "ann" },
+    kwargs: { input: { n: 1 }, command: null, stream_mode: ["values"] },
+    multitask_strategy: "enqueue",
+    ...over,
+  });
+  const done = run("r1", "success");
+  const queued = run("r2", "pending", { execution: { graph_id: "g", config: { configurable: {} }, context: null, temporary: false, not_before: 0 } });
+  for (const r of [done, queued]) {
+    await c.query(
+      `INSERT INTO ${s}.runs (run_id, thread_id, assistant_id, status, created_at, queue_seq, doc) VALUES ($1, 't1', 'a', $2, $3, nextval('${s}.run_queue'), $4)`,
+      [r.run_id, r.status, r.created_at, JSON.stringify(r)],
+    );
+  }
+
+  const store = postgresStore({ connectionString: url, schema });
+  opened.push(store);
+  await store.open();
+  expect((await c.query(`SELECT value FROM ${s}.meta WHERE key = 'schema_version'`)).rows).toEqual([{ value: String(PG_SCHEMA_VERSION) }]);
+  expect(await store.getCheckpoint({ thread_id: "t1", checkpoint_id: "cp1" })).toEqual(cp1);
+  expect(await store.listCheckpoints("t1", { filter: { graph_id: "g", source: "loop" } })).toEqual([cp1]);
+  expect(await store.listCheckpoints("t1", { filter: { source: "input" } })).toEqual([]);
+  expect(await store.getRun("r1")).toEqual(done);
+  expect(await store.queryRuns({ thread_id: "t1" })).toEqual([queued, done]);
+  expect(await store.claimRun({ thread_id: "t1", key: "thread:t1", owner: "me", now: Date.now(), expires_at: Date.now() + 30_000, updated_at: "2026-01-02", graph_ids: ["g"] })).toEqual({
+    outcome: "claimed",
+    run: { ...queued, status: "running", updated_at: "2026-01-02" },
+  });
+
+  // The engine's next step on the old rows: the task's writes on cp1 and the child, in one commit.
+  const cp2: StoredCheckpoint = {
+    ...cp1,
+    checkpoint: { ...cp1.checkpoint, id: "cp2", channel_values: { messages: [...m, msg(2)], topic: "weather" }, channel_versions: { messages: 3, topic: 1 } },
+    metadata: { ...cp1.metadata, step: 2, writes: { task2: { messages: [msg(2)] } } },
+    parent_checkpoint_id: "cp1",
+    pending_writes: [],
+  };
+  await store.commit([
+    { op: "writes.put", thread_id: "t1", checkpoint_id: "cp1", task_id: "task2", writes: [["task2", "messages", [msg(2)]]] },
+    { op: "checkpoint.put", checkpoint: cp2 },
+  ]);
+  const other = postgresStore({ connectionString: url, schema });
+  opened.push(other);
+  await other.open();
+  expect(await other.listCheckpoints("t1")).toEqual([cp2, { ...cp1, pending_writes: [...cp1.pending_writes, ["task2", "messages", [msg(2)]]] }]);
+  expect(await other.getRun("r2")).toEqual({ ...queued, status: "running", updated_at: "2026-01-02" });
 });

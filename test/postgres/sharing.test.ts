@@ -103,8 +103,7 @@ it("stores each message once and reads every checkpoint, pending write and threa
   clients.push(c);
   const s = `"${schema}"`;
   const { rows } = await c.query<{ n: number }>(
-    `SELECT (SELECT count(*) FROM ${s}.checkpoints WHERE metadata::text LIKE $1 OR checkpoint::text LIKE $1)
-          + (SELECT count(*) FROM ${s}.cp_writes WHERE value::text LIKE $1)
+    `SELECT (SELECT count(*) FROM ${s}.checkpoints WHERE metadata::text LIKE $1 OR checkpoint::text LIKE $1 OR writes::text LIKE $1)
           + (SELECT count(*) FROM ${s}.threads WHERE vals::text LIKE $1) AS n`,
     [`%${SECRET} #5%`],
   );

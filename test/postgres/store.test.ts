@@ -1,6 +1,7 @@
 import pg from "pg";
 import { describe, expect, inject, it } from "vitest";
 import { postgresStore, PG_SCHEMA_VERSION } from "../../src/postgres/index.js";
+import { migrate } from "../../src/postgres/schema.js";
 import type { Store } from "../../src/persistence/types.js";
 import { storeContract, thread } from "../persistence/contract.js";
 import { cron } from "../persistence/cron-contract.js";
@@ -31,14 +32,20 @@ storeContract({
 describe("postgresStore schema 4 (crons)", () => {
   it("migrates a version-3 schema: the crons table is added, existing data kept", async () => {
     const schema = `migrate_crons_${process.pid}_${n++}`;
-    let store = await openAt(schema);
-    await store.commit([{ op: "thread.put", thread: thread("t1") }]);
-    await store.close();
-    // What a version-3 database looks like: no crons table, version 3.
+    // A version-3 database: no crons table.
     const pool = new pg.Pool({ connectionString: url, max: 1 });
-    await pool.query(`DROP TABLE "${schema}".crons`);
-    await pool.query(`UPDATE "${schema}".meta SET value = '3' WHERE key = 'schema_version'`);
-    store = await openAt(schema);
+    const client = await pool.connect();
+    try {
+      await migrate(client, schema, 3);
+    } finally {
+      client.release();
+    }
+    await pool.query(
+      `INSERT INTO "${schema}".threads (thread_id, status, created_at, updated_at, state_updated_at, metadata, vals, doc, revision)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 1)`,
+      (({ metadata, values, ...rest }) => [rest.thread_id, rest.status, rest.created_at, rest.updated_at, rest.state_updated_at, metadata, values, rest])(thread("t1")),
+    );
+    const store = await openAt(schema);
     expect(await store.getThread("t1")).toEqual(thread("t1"));
     await store.commit([{ op: "cron.put", cron: cron("c1") }]);
     expect(await store.dueCrons()).toEqual([cron("c1")]);

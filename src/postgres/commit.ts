@@ -1,0 +1,173 @@
+/**
+ * Commits of the PostgreSQL store: a commit's ops in one transaction, in order; each expectation
+ * judged under a row lock (or by an `INSERT ... ON CONFLICT` whose outcome is the judgement),
+ * against the state the earlier ops of the transaction left. A failed expectation rolls
+ * everything back and rejects with `conflict`; deadlocks and serialization failures are retried
+ * transparently (nothing was written). `notify` ops become `pg_notify` calls sent with COMMIT
+ * (delivered on commit). A commit that is one statement (one simple op, a checkpoint put, the
+ * engine's step commit) runs without a transaction block.
+ */
+import type { PoolClient } from "pg";
+import { AgentdockError, invalidInput } from "../errors.js";
+import { checkOp } from "../persistence/common.js";
+import type { WriteOp } from "../persistence/types.js";
+import type { PgAssistants } from "./assistants.js";
+import type { PgCheckpoints, Staged } from "./checkpoints.js";
+import type { PgCore } from "./core.js";
+import { applyCronOp } from "./crons.js";
+import type { PgDocs } from "./docs.js";
+import * as items from "./items.js";
+import type { PgLeases } from "./leases.js";
+import type { PgRuns } from "./runs.js";
+import type { PgThreads } from "./threads.js";
+
+const RETRYABLE = new Set(["40P01", "40001"]);
+
+const INVALID = new Set(["22P05", "22021", "22023", "54000", "22P02"]);
+
+/** Ops that are one statement when they succeed (a failed one may read more, writing nothing). */
+function SINGLE_STATEMENT(op: WriteOp): boolean {
+  switch (op.op) {
+    case "checkpoint.put":
+    case "notify":
+    case "checkpoint.delete":
+      return false;
+    case "thread.delete":
+    case "run.delete":
+    case "cron.delete":
+    case "cron.put":
+      return !op.expect;
+    default:
+      return true;
+  }
+}
+
+/** The engine's step commit: one task's writes on a checkpoint, then its child checkpoint. */
+function stepCommit(ops: readonly WriteOp[]): ops is [Extract<WriteOp, { op: "writes.put" }>, Extract<WriteOp, { op: "checkpoint.put" }>] {
+  if (ops.length !== 2 || ops[0]!.op !== "writes.put" || ops[1]!.op !== "checkpoint.put") return false;
+  const [w, cp] = [ops[0], ops[1].checkpoint];
+  return w.thread_id === cp.thread_id && (w.checkpoint_ns ?? "") === (cp.checkpoint_ns ?? "") && w.checkpoint_id === cp.parent_checkpoint_id;
+}
+
+/** The store's parts a commit writes through. */
+export interface PgParts {
+  assistants: PgAssistants;
+  threads: PgThreads;
+  checkpoints: PgCheckpoints;
+  runs: PgRuns;
+  leases: PgLeases;
+  docs: PgDocs;
+}
+
+export class PgCommits {
+  private notifySeq = 0;
+
+  constructor(
+    private readonly core: PgCore,
+    private readonly parts: PgParts,
+    /** The NOTIFY channel of the schema. */
+    private readonly channel: string,
+  ) {}
+
+  async commit(ops: readonly WriteOp[]): Promise<void> {
+    for (const op of ops) checkOp(op);
+    if (ops.length === 0) return;
+    // One op that is one statement needs no transaction block (a statement is atomic): saves two round trips.
+    const single = ops.length === 1 && SINGLE_STATEMENT(ops[0]!);
+    for (let attempt = 0; ; attempt++) {
+      const staged: Staged = new Map();
+      const client = await this.core.pool.connect();
+      let broken = false;
+      try {
+        const only = ops.length === 1 ? ops[0]! : undefined;
+        if (single) await this.apply(client, only!, staged, []);
+        // A checkpoint put in one statement when it can be (the common step of a run), else in a transaction.
+        else if (only?.op === "checkpoint.put" && (await this.parts.checkpoints.putCheckpoint(client, only.checkpoint, staged, true))) {
+          // Stored in one statement.
+        } else if (stepCommit(ops) && (await this.parts.checkpoints.putCheckpoint(client, ops[1].checkpoint, staged, true, ops[0]))) {
+          // A task's writes and the next checkpoint in one statement.
+        } else {
+          await client.query("BEGIN");
+          const notes: string[] = [];
+          for (const op of ops) await this.apply(client, op, staged, notes);
+          // The notifications go with COMMIT in one simple query (one round trip; delivered on commit).
+          const notify = notes.map((n) => `SELECT pg_notify(${client.escapeLiteral(this.channel)}, ${client.escapeLiteral(n)});`).join(" ");
+          await client.query(`${notify} COMMIT`);
+        }
+      } catch (err) {
+        try {
+          if (!single) await client.query("ROLLBACK");
+        } catch {
+          broken = true;
+        }
+        const code = (err as { code?: string }).code;
+        if (code && RETRYABLE.has(code) && attempt < 8) {
+          client.release(broken);
+          await new Promise((r) => setTimeout(r, 5 + Math.random() * 20 * (attempt + 1)));
+          continue;
+        }
+        client.release(broken);
+        if (AgentdockError.is(err)) throw err;
+        if (code && INVALID.has(code)) throw invalidInput(`agentdock/postgres: a value cannot be stored: ${(err as Error).message}`);
+        throw err;
+      }
+      client.release();
+      for (const [key, put] of staged) this.parts.checkpoints.remember(key, put);
+      return;
+    }
+  }
+
+  private async apply(c: PoolClient, op: WriteOp, staged: Staged, notes: string[]): Promise<void> {
+    const { assistants, threads, checkpoints, runs, leases, docs } = this.parts;
+    switch (op.op) {
+      case "assistant.put":
+        return assistants.putAssistant(c, op);
+      case "assistant.delete":
+        return assistants.deleteAssistant(c, op);
+      case "assistant_version.put":
+        return assistants.putVersion(c, op);
+      case "thread.put":
+        return threads.putThread(c, op);
+      case "thread.delete":
+        return threads.deleteThread(c, op, staged);
+      case "checkpoint.put":
+        return checkpoints.put(c, op, staged);
+      case "checkpoint.delete":
+        return checkpoints.delete(c, op);
+      case "writes.put":
+        return checkpoints.putWrites(c, op, staged);
+      case "run.put":
+        return runs.putRun(c, op);
+      case "run.delete":
+        return runs.deleteRun(c, op);
+      case "cancel.put":
+        return runs.putCancel(c, op);
+      case "lease.put":
+        return leases.putLease(c, op);
+      case "lease.delete":
+        return leases.deleteLease(c, op);
+      case "doc.put":
+        return docs.putDoc(c, op);
+      case "doc.delete":
+        return docs.deleteDoc(c, op);
+      case "item.put":
+      case "item.delete":
+      case "item.touch": {
+        const { text, values } = items.itemOpSql(this.core.s, op);
+        await this.core.q(c, text, values);
+        return;
+      }
+      case "cron.put":
+      case "cron.delete":
+        return applyCronOp((cl, text, values) => this.core.q(cl, text, values), c, this.core.s, op);
+      case "notify": {
+        const note = `n${JSON.stringify(op.payload === undefined ? { t: op.topic, i: this.notifySeq++ } : { t: op.topic, p: op.payload, i: this.notifySeq++ })}`;
+        if (Buffer.byteLength(note) > 7900) {
+          throw invalidInput(`notify on "${op.topic}": the topic and payload take ${Buffer.byteLength(note)} bytes; PostgreSQL carries at most 7,900`);
+        }
+        notes.push(note);
+        return;
+      }
+    }
+  }
+}

@@ -1,0 +1,86 @@
+/**
+ * Leases in the PostgreSQL store: taken, renewed and released by conditional statements, judged
+ * at the database's clock (or the caller's: `leaseClock`), and read with their expiry told on
+ * the reader's clock.
+ */
+import type { PoolClient } from "pg";
+import { conflict } from "../errors.js";
+import { describeOp } from "../persistence/common.js";
+import type { Lease, WriteOp } from "../persistence/types.js";
+import { num, type PgCore, type Row } from "./core.js";
+import { page, Params } from "./sql.js";
+
+export class PgLeases {
+  constructor(private readonly core: PgCore) {}
+
+  async putLease(c: PoolClient, op: Extract<WriteOp, { op: "lease.put" }>): Promise<void> {
+    const { key, owner, expires_at, data } = op.lease;
+    const s = this.core.s;
+    const now = op.expect ? op.expect.now : this.core.callerNow();
+    if (op.expect && this.core.dbClock) this.core.callerNow(now);
+    // $5: the caller's now; the expiry on the database's clock is its duration from clock_timestamp().
+    const params: unknown[] = [key, owner, expires_at, JSON.stringify(data ?? {}), now];
+    const insert = `INSERT INTO ${s}.leases (key, owner, expires_at, expires_db, data)
+                    VALUES ($1, $2, $3, clock_timestamp() + ($3::bigint - $5::bigint) * interval '1 millisecond', $4::json)`;
+    const set = `owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at, expires_db = EXCLUDED.expires_db, data = EXCLUDED.data`;
+    if (!op.expect) {
+      await this.core.q(c, `${insert} ON CONFLICT (key) DO UPDATE SET ${set}`, params);
+      return;
+    }
+    const expired = this.core.dbClock ? `expires_db < clock_timestamp()` : `expires_at < $5`;
+    let res;
+    if (op.expect.state === "free") {
+      // Taken only if absent or expired; a concurrent taker waits for us, then sees it live.
+      res = await this.core.q(c, `${insert} ON CONFLICT (key) DO UPDATE SET ${set} WHERE ${s}.leases.${expired}`, params);
+    } else {
+      res = await this.core.q(
+        c,
+        `UPDATE ${s}.leases SET owner = $2, expires_at = $3, expires_db = clock_timestamp() + ($3::bigint - $5::bigint) * interval '1 millisecond', data = $4::json
+          WHERE key = $1 AND owner = $2 AND NOT (${expired})`,
+        params,
+      );
+    }
+    if (res.rowCount === 0) {
+      const { rows } = this.core.dbClock
+        ? await this.core.q<{ owner: string; live: boolean }>(c, `SELECT owner, expires_db >= clock_timestamp() AS live FROM ${s}.leases WHERE key = $1`, [key])
+        : await this.core.q<{ owner: string; live: boolean }>(c, `SELECT owner, expires_at >= $2 AS live FROM ${s}.leases WHERE key = $1`, [key, now]);
+      const cur = rows[0];
+      throw conflict(
+        `${describeOp(op)}: expected it ${op.expect.state === "free" ? "free" : `held by ${owner}`}, ` + (cur?.live ? `held by ${cur.owner}` : "it is free"),
+      );
+    }
+  }
+
+  /** `lease.delete`. */
+  async deleteLease(c: PoolClient, op: Extract<WriteOp, { op: "lease.delete" }>): Promise<void> {
+    const s = this.core.s;
+    await this.core.q(c, `DELETE FROM ${s}.leases WHERE key = $1 AND ($2::text IS NULL OR owner = $2)`, [op.key, op.owner ?? null]);
+  }
+
+  /** Lease columns; `remaining`: ms until it expires on the database's clock. */
+  private readonly leaseCols = `key, owner, expires_at, data, (extract(epoch FROM expires_db - clock_timestamp()) * 1000)::float8 AS remaining`;
+
+  private toLease(row: Row): Lease {
+    // On the database's clock, `expires_at` is told on the reader's clock (its remaining time from now).
+    const expires = this.core.dbClock ? Math.round(this.core.callerNow() + num(row.remaining)) : num(row.expires_at);
+    return { key: row.key as string, owner: row.owner as string, expires_at: expires, data: row.data as Record<string, unknown> };
+  }
+
+  async getLease(key: string): Promise<Lease | undefined> {
+    const { rows } = await this.core.q(this.core.pool, `SELECT ${this.leaseCols} FROM ${this.core.s}.leases WHERE key = $1`, [key]);
+    return rows[0] ? this.toLease(rows[0]) : undefined;
+  }
+
+  async expiredLeases(prefix: string, now: number, limit?: number): Promise<Lease[]> {
+    const ps = new Params();
+    if (this.core.dbClock) this.core.callerNow(now);
+    const cond = this.core.dbClock ? `expires_db < clock_timestamp()` : `expires_at < ${ps.p(now)}`;
+    const order = this.core.dbClock ? `expires_db, key` : `expires_at, key`;
+    const { rows } = await this.core.pool.query(
+      `SELECT ${this.leaseCols} FROM ${this.core.s}.leases
+        WHERE ${cond} AND starts_with(key, ${ps.p(prefix)}) ORDER BY ${order}${page(ps, { limit })}`,
+      ps.values,
+    );
+    return rows.map((r) => this.toLease(r));
+  }
+}
