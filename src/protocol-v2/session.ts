@@ -97,6 +97,20 @@ export function missedSignal(since: number, oldest: number | undefined, missed: 
 
 type Outcome = RunOutcome & { graph?: string };
 
+/** A run a session reads. */
+interface RunEntry {
+  translator: RunTranslator;
+  started: boolean;
+  /** Its start came while an earlier run was still being read: published once that one ended. */
+  startHeld?: boolean;
+  /** Executed by another runtime on the store: its end is read from its record. */
+  external: boolean;
+  /** Settles when the runs attached before it have ended (absent: none was unfinished). */
+  prior: Promise<void> | undefined;
+  /** Marks this run's end as published. */
+  done: () => void;
+}
+
 /** A root `completed` / `failed` / `interrupted` lifecycle event (what ends a run for the SDK). */
 function endOfRun(event: ProtocolEvent): { runId: string | undefined } | undefined {
   if (event.method !== "lifecycle" || event.params.namespace.length !== 0) return undefined;
@@ -282,7 +296,14 @@ export class ThreadSession {
   /** Runs attached so far (a held end of run is dropped once another run attaches). */
   private attached = 0;
   private readonly sinks = new Set<Sink>();
-  private readonly runs = new Map<string, { translator: RunTranslator; started: boolean; external: boolean }>();
+  private readonly runs = new Map<string, RunEntry>();
+  /**
+   * Settles when every run attached so far has published its end. A thread executes its runs one
+   * at a time, so the log shows them one after the other: a run attached while an earlier one is
+   * still being read (its end still to come from its record, say) publishes nothing until then.
+   */
+  private lastRunDone: Promise<void> = Promise.resolve();
+  private unfinished = 0;
   readonly tools: ToolBook = newToolBook();
   /** The assistant of the latest run seen (for `input.respond`, which names none). */
   lastAssistantId: string | undefined;
@@ -364,7 +385,11 @@ export class ThreadSession {
   attachRun(run: Pick<Run, "run_id" | "assistant_id" | "status">, late = false, external = false) {
     if (this.runs.has(run.run_id)) return;
     const translator = new RunTranslator(run.run_id, this.tools);
-    const entry = { translator, started: false, external };
+    const prior = this.unfinished > 0 ? this.lastRunDone : undefined;
+    let done!: () => void;
+    this.lastRunDone = new Promise<void>((resolve) => (done = resolve));
+    this.unfinished++;
+    const entry: RunEntry = { translator, started: false, external, prior, done };
     this.runs.set(run.run_id, entry);
     this.attached++;
     this.lastAssistantId = run.assistant_id;
@@ -386,6 +411,10 @@ export class ThreadSession {
   runStarted(runId: string) {
     const entry = this.runs.get(runId);
     if (!entry || entry.started) return;
+    if (entry.prior) {
+      entry.startHeld = true;
+      return;
+    }
     entry.started = true;
     this.lastStatus = "running";
     this.publish(entry.translator.start());
@@ -393,6 +422,12 @@ export class ThreadSession {
 
   private async pump(runId: string, first: Promise<IteratorResult<{ event: string; data: unknown }>>, events: AsyncGenerator<{ event: string; data: unknown }>) {
     const entry = this.runs.get(runId)!;
+    if (entry.prior) {
+      first.catch(() => undefined); // read below, once the earlier runs ended
+      await entry.prior;
+      entry.prior = undefined;
+      if (entry.startHeld) this.runStarted(runId);
+    }
     try {
       for (let r = await first; !r.done; r = await events.next()) {
         if (r.value.event === "metadata") continue;
@@ -412,6 +447,8 @@ export class ThreadSession {
     if (last?.event) this.lastStatus = last.event as ThreadSession["lastStatus"];
     this.publish(closing);
     this.runs.delete(runId);
+    this.unfinished--;
+    entry.done();
     this.scheduleIdle();
   }
 
