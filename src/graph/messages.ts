@@ -5,6 +5,7 @@
 import { uuid4 } from "../ids.js";
 import { MessageCoercionError } from "./errors.js";
 import { isPlainObject } from "../json.js";
+import { shareEmptyFields } from "./message-empties.js";
 
 /** Fields every message object carries (engine.md 3, wire shapes). */
 export interface BaseMessageFields {
@@ -289,8 +290,11 @@ const remember = (list: Message[]): Message[] => {
   reduced.add(list);
   return list;
 };
-/** Marks `addMessages` so the engine coerces and assigns ids when a write is recorded. */
-(addMessages as { prepare?: typeof prepareMessages }).prepare = prepareMessages;
+/**
+ * Marks `addMessages` so the engine coerces and assigns ids when a write is recorded (and, as
+ * the engine freezes what it records, shares the messages' empty fields: ./message-empties.ts).
+ */
+(addMessages as { prepare?: typeof prepareMessages }).prepare = (update, mint) => shareEmptyFields(prepareMessages(update, mint));
 
 /** The usual state declaration of a chat graph: `new StateGraph(messagesState)`. */
 export const messagesState = {
