@@ -5,7 +5,7 @@
 import { uuid4 } from "../ids.js";
 import { MessageCoercionError } from "./errors.js";
 import { isPlainObject } from "../json.js";
-import { shareEmptyFields } from "./message-empties.js";
+import { compactMessages } from "./message-compact.js";
 
 /** Fields every message object carries (engine.md 3, wire shapes). */
 export interface BaseMessageFields {
@@ -306,10 +306,10 @@ const remember = (list: Message[]): Message[] => {
 };
 /**
  * Marks `addMessages` so the engine coerces and assigns ids when a write is recorded (and, as
- * the engine freezes what it records, shares the messages' empty fields: ./message-empties.ts).
+ * the engine freezes what it records, compacts the messages: ./message-compact.ts).
  */
 (addMessages as { prepare?: typeof prepareMessages }).prepare = (update, mint) => {
-  const prepared = shareEmptyFields(prepareMessages(update, mint));
+  const prepared = compactMessages(prepareMessages(update, mint));
   // A frozen list of messages kept as they are (the run input's messages as the `__start__`
   // task writes them) is recorded as itself rather than as an equal copy.
   if (Array.isArray(update) && Object.isFrozen(update) && prepared.every((m, i) => m === update[i])) return update as Message[];

@@ -1,12 +1,15 @@
 /**
- * Shared empty message fields (issue 11: heap per chat turn). Most messages have empty
- * `additional_kwargs` and `response_metadata`, and most AI messages empty `tool_calls` and
- * `invalid_tool_calls`: four objects of 32-56 bytes each per message, kept by every checkpoint
- * that holds the message. The engine freezes every message it records in a state (deeply), so
- * a recorded message's empty fields can be one shared frozen `{}` / `[]` instead: the same JSON,
- * and no message can change another's. Only the engine's recording path does this
- * (`addMessages.prepare`); `coerceMessage`, `prepareMessages` and `addMessages` called by user
- * code still hand out messages with fields of their own.
+ * Messages as the engine records them, compact (issue 11: heap per chat turn). A message is
+ * kept by every checkpoint (and the thread) that holds it for the life of the thread, so what
+ * it costs beyond its JSON matters. Most messages have empty `additional_kwargs` and
+ * `response_metadata`, and most AI messages empty `tool_calls` and `invalid_tool_calls`: four
+ * objects of 32-56 bytes each per message. The engine freezes every message it records in a
+ * state (deeply), so a recorded message's empty fields can be one shared frozen `{}` / `[]`
+ * instead: the same JSON, and no message can change another's.
+ *
+ * Only the engine's recording path does this (`addMessages.prepare`); `coerceMessage`,
+ * `prepareMessages` and `addMessages` called by user code still hand out messages with fields of
+ * their own.
  */
 import type { Message } from "./messages.js";
 
@@ -29,11 +32,11 @@ function isEmptyPlainObject(v: unknown): boolean {
 const isEmptyArray = (v: unknown): boolean => Array.isArray(v) && v.length === 0 && Object.getPrototypeOf(v) === Array.prototype && Object.keys(v).length === 0;
 
 /**
- * `messages` with their empty fields replaced by the shared frozen ones, in place: the
- * messages are about to be frozen into a state by the engine. A message already frozen is left
- * as it is (it is a stored message, or the caller's own frozen object).
+ * `messages` compacted for the engine to record (see above), in place: the messages are about
+ * to be frozen into a state by the engine. A message already frozen keeps its fields (it is a
+ * stored message, or the caller's own frozen object).
  */
-export function shareEmptyFields(messages: Message[]): Message[] {
+export function compactMessages(messages: Message[]): Message[] {
   for (const m of messages) {
     if (Object.isFrozen(m)) continue;
     const rec = m as unknown as Record<string, unknown>;
