@@ -320,7 +320,8 @@ async function run(graph: CompiledStateGraph, o: ExecuteOptions, eventParents: r
     await save(
       nextCheckpoint([...dropped, { name: INPUT, path: [], triggers: [], writes: [[START, prepared]] }], dropped.length > 0),
       "input",
-      { [START]: prepared },
+      // `__start__` spelled out: a literal with a computed key gets room for four properties.
+      { __start__: prepared },
       [],
       false,
     );
