@@ -12,6 +12,7 @@ import {
   messagesState,
   prepareMessages,
   type AIMessage,
+  type HumanMessage,
   type Message,
 } from "../../src/graph/index.js";
 import { echoGraph, harness } from "./helpers.js";
@@ -150,17 +151,17 @@ describe("messages reducer", () => {
 
 describe("messages as recorded (issue 11: compact, same JSON)", () => {
   test("messages handed to user code have fields of their own: changing one changes no other", () => {
-    const [a, b] = prepareMessages(["a", { role: "assistant", content: "b" }]) as [Message, AIMessage];
+    const [a, b] = prepareMessages(["a", { role: "assistant", content: "b" }]) as [HumanMessage, AIMessage];
     const c = coerceMessage({ type: "ai", content: "c" }) as AIMessage;
-    const [d] = addMessages([], "d");
+    const d = addMessages([], "d")[0] as HumanMessage;
     a.additional_kwargs.mark = 1;
     b.response_metadata.mark = 2;
     b.tool_calls.push({ name: "f", args: {}, id: "t1", type: "tool_call" });
     expect(c.additional_kwargs).toEqual({});
     expect(c.response_metadata).toEqual({});
     expect(c.tool_calls).toEqual([]);
-    expect(d!.additional_kwargs).toEqual({});
-    expect(coerceMessage("e").additional_kwargs).toEqual({});
+    expect(d.additional_kwargs).toEqual({});
+    expect((coerceMessage("e") as HumanMessage).additional_kwargs).toEqual({});
   });
 
   test("messages recorded in a state keep every field in their JSON and are frozen; their own data is kept", async () => {
@@ -177,7 +178,7 @@ describe("messages as recorded (issue 11: compact, same JSON)", () => {
     const h = harness(g);
     await h.run({ messages: [{ role: "user", content: "hi" }] });
     const [state, step0] = await g.getHistory(h.store, h.threadId);
-    const [human, plain, rich] = state!.values.messages as [Message, AIMessage, AIMessage];
+    const [human, plain, rich] = state!.values.messages as [HumanMessage, AIMessage, AIMessage];
     expect(JSON.parse(JSON.stringify(human))).toEqual({
       content: "hi", additional_kwargs: {}, response_metadata: {}, type: "human", name: null, id: human.id, example: false,
     });
