@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { exactVersions, exactVersionsSeen } from "../../src/graph/exact-objects.js";
+import { exactObject, exactVersions, exactVersionsSeen } from "../../src/graph/exact-objects.js";
 import { echoGraph, harness } from "./helpers.js";
 
 describe("version maps at their exact size (issue 11)", () => {
@@ -24,6 +24,26 @@ describe("version maps at their exact size (issue 11)", () => {
     expect(exact.echo).toBe(before.echo);
     expect(exact.__start__).not.toBe(after.__start__);
     expect(Object.isFrozen(exact)).toBe(true);
+  });
+
+  test("exactObject: the same keys in the same order, the same values by reference, and a copy the caller owns", () => {
+    const list = [1];
+    const nested = { a: 1 };
+    const obj: Record<string, unknown> = { source: "loop", step: 2, writes: nested, "2": list, parents: {}, none: null, undef: undefined };
+    const copy = exactObject(obj);
+    expect(copy).not.toBe(obj);
+    expect(Object.keys(copy)).toEqual(Object.keys(obj));
+    expect(copy.writes).toBe(nested);
+    expect(copy["2"]).toBe(list);
+    expect("undef" in copy && copy.undef === undefined).toBe(true);
+    expect(Object.isFrozen(copy)).toBe(false);
+    copy.step = 3;
+    expect(obj.step).toBe(2);
+    class Box {
+      x = 1;
+    }
+    const box = new Box() as unknown as Record<string, unknown>;
+    expect(exactObject(box)).toBe(box);
   });
 
   test("checkpoints of a run: versions read back as the engine counts them, unchanged maps shared with the parent", async () => {
