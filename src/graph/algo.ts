@@ -7,7 +7,7 @@ import { hash32, uuid5 } from "../ids.js";
 import type { Checkpoint } from "../persistence/types.js";
 import { isSpecialChannel, START, TASKS, type Send } from "./constants.js";
 import { InvalidUpdateError } from "./errors.js";
-import { exactObject, exactVersions, exactVersionsSeen } from "./exact-objects.js";
+import { exactObject, exactVersions, exactVersionsSeen } from "../exact-objects.js";
 
 /** A channel of the compiled graph (engine.md 1.2). */
 export type ChannelDef =
@@ -157,7 +157,7 @@ export function applyWrites(
       for (const ch of updated) draft.channel_versions[ch] = max + 1;
     }
   });
-  // The maps that changed, at their exact size (./exact-objects.ts).
+  // The maps that changed, at their exact size (src/exact-objects.ts).
   const values = next.channel_values === cp.channel_values ? cp.channel_values : Object.freeze(exactObject(next.channel_values));
   const versions = next.channel_versions === cp.channel_versions ? cp.channel_versions : exactVersions(next.channel_versions);
   const seen = next.versions_seen === cp.versions_seen ? cp.versions_seen : exactVersionsSeen(next.versions_seen, cp.versions_seen);

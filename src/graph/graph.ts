@@ -12,7 +12,7 @@ import { checkBreakpoints, describeValue, execute, validateInput } from "./loop.
 import { bulkUpdateState, getHistory, getState } from "./state.js";
 import { isCompiledStateGraph, subgraphSchemas } from "./subgraphs.js";
 import { drawGraph, type DrawSource } from "./draw.js";
-import { exactObject } from "./exact-objects.js";
+import { exactObject } from "../exact-objects.js";
 import type {
   CompiledGraph,
   GetStateOptions,
@@ -361,7 +361,7 @@ export class CompiledStateGraph implements CompiledGraph {
         throw invalidInput(`Invalid input for "${key}": ${(err as Error).message}`, [{ path: key, message: (err as Error).message }]);
       }
     }
-    // At its exact size (./exact-objects.ts): the input checkpoint keeps it.
+    // At its exact size (src/exact-objects.ts): the input checkpoint keeps it.
     return freeze(exactObject(out), true);
   }
 

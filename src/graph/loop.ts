@@ -20,7 +20,7 @@ import { GraphAbortError, GraphInterrupt, GraphRecursionError, InvalidUpdateErro
 import type { CompiledStateGraph } from "./graph.js";
 import { checkpointPayload, ref, snapshotOf } from "./state.js";
 import { isCompiledStateGraph, nsSegments, taskNamespace } from "./subgraphs.js";
-import { exactObject } from "./exact-objects.js";
+import { exactObject } from "../exact-objects.js";
 import type { ItemStore } from "../items/types.js";
 import { forkForReanswer, heldInterrupts, needsFork, renameResume } from "./reanswer.js";
 import type { Breakpoints, CompiledGraph, EngineStreamMode, ExecuteOptions, ExecuteResult, InputState, NodeContext, RunnableConfig } from "./types.js";
@@ -234,7 +234,7 @@ async function run(graph: CompiledStateGraph, o: ExecuteOptions, eventParents: r
     showValues = true,
   ) => {
     checkAbort();
-    // At its exact size (./exact-objects.ts): every checkpoint keeps one.
+    // At its exact size (src/exact-objects.ts): every checkpoint keeps one.
     const metadata = freeze(exactObject({ ...runMeta, source, step, parents, writes }), true) as CheckpointMetadata;
     const stored: StoredCheckpoint = {
       thread_id: threadId,

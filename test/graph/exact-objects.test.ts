@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { exactObject, exactVersions, exactVersionsSeen } from "../../src/graph/exact-objects.js";
+import { exactObject, exactVersions, exactVersionsSeen } from "../../src/exact-objects.js";
 import { echoGraph, harness } from "./helpers.js";
 
 describe("version maps at their exact size (issue 11)", () => {
