@@ -7,6 +7,7 @@ import { hash32, uuid5 } from "../ids.js";
 import type { Checkpoint } from "../persistence/types.js";
 import { isSpecialChannel, START, TASKS, type Send } from "./constants.js";
 import { InvalidUpdateError } from "./errors.js";
+import { exactObject, exactVersions, exactVersionsSeen } from "../exact-objects.js";
 
 /** A channel of the compiled graph (engine.md 1.2). */
 export type ChannelDef =
@@ -111,7 +112,7 @@ export function applyWrites(
   opts: { step: boolean; bump?: boolean; id?: string; ts?: string },
 ): Checkpoint {
   const sorted = [...tasks].sort(comparePaths);
-  return produce(cp, (draft) => {
+  const next = produce(cp, (draft) => {
     if (opts.id !== undefined) draft.id = opts.id;
     if (opts.ts !== undefined) draft.ts = opts.ts;
     const updated = new Set<string>();
@@ -156,6 +157,12 @@ export function applyWrites(
       for (const ch of updated) draft.channel_versions[ch] = max + 1;
     }
   });
+  // The maps that changed, at their exact size (src/exact-objects.ts).
+  const values = next.channel_values === cp.channel_values ? cp.channel_values : Object.freeze(exactObject(next.channel_values));
+  const versions = next.channel_versions === cp.channel_versions ? cp.channel_versions : exactVersions(next.channel_versions);
+  const seen = next.versions_seen === cp.versions_seen ? cp.versions_seen : exactVersionsSeen(next.versions_seen, cp.versions_seen);
+  if (values === next.channel_values && versions === next.channel_versions && seen === next.versions_seen) return next;
+  return Object.freeze({ ...next, channel_values: values, channel_versions: versions, versions_seen: seen });
 }
 
 /** PULL tasks by node name, then PUSH tasks by index (engine.md 1.4, step 1). */

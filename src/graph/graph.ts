@@ -12,6 +12,7 @@ import { checkBreakpoints, describeValue, execute, validateInput } from "./loop.
 import { bulkUpdateState, getHistory, getState } from "./state.js";
 import { isCompiledStateGraph, subgraphSchemas } from "./subgraphs.js";
 import { drawGraph, type DrawSource } from "./draw.js";
+import { exactObject } from "../exact-objects.js";
 import type {
   CompiledGraph,
   GetStateOptions,
@@ -360,7 +361,8 @@ export class CompiledStateGraph implements CompiledGraph {
         throw invalidInput(`Invalid input for "${key}": ${(err as Error).message}`, [{ path: key, message: (err as Error).message }]);
       }
     }
-    return freeze(out, true);
+    // At its exact size (src/exact-objects.ts): the input checkpoint keeps it.
+    return freeze(exactObject(out), true);
   }
 
   /**

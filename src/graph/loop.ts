@@ -20,6 +20,7 @@ import { GraphAbortError, GraphInterrupt, GraphRecursionError, InvalidUpdateErro
 import type { CompiledStateGraph } from "./graph.js";
 import { checkpointPayload, ref, snapshotOf } from "./state.js";
 import { isCompiledStateGraph, nsSegments, taskNamespace } from "./subgraphs.js";
+import { exactObject } from "../exact-objects.js";
 import type { ItemStore } from "../items/types.js";
 import { forkForReanswer, heldInterrupts, needsFork, renameResume } from "./reanswer.js";
 import type { Breakpoints, CompiledGraph, EngineStreamMode, ExecuteOptions, ExecuteResult, InputState, NodeContext, RunnableConfig } from "./types.js";
@@ -233,7 +234,8 @@ async function run(graph: CompiledStateGraph, o: ExecuteOptions, eventParents: r
     showValues = true,
   ) => {
     checkAbort();
-    const metadata = freeze({ ...runMeta, source, step, parents, writes }, true) as CheckpointMetadata;
+    // At its exact size (src/exact-objects.ts): every checkpoint keeps one.
+    const metadata = freeze(exactObject({ ...runMeta, source, step, parents, writes }), true) as CheckpointMetadata;
     const stored: StoredCheckpoint = {
       thread_id: threadId,
       checkpoint_ns: ns,
@@ -320,7 +322,8 @@ async function run(graph: CompiledStateGraph, o: ExecuteOptions, eventParents: r
     await save(
       nextCheckpoint([...dropped, { name: INPUT, path: [], triggers: [], writes: [[START, prepared]] }], dropped.length > 0),
       "input",
-      { [START]: prepared },
+      // `__start__` spelled out: a literal with a computed key gets room for four properties.
+      { __start__: prepared },
       [],
       false,
     );
@@ -604,14 +607,14 @@ function loopWrites(graph: CompiledStateGraph, tasks: ReadonlyArray<{ name: stri
     if (t.name === START) continue;
     const update: Record<string, unknown> = {};
     for (const [ch, v] of t.writes) if (graph.def.stateKeys.includes(ch)) update[ch] = v;
-    const value = Object.keys(update).length > 0 ? update : null;
+    const value = Object.keys(update).length > 0 ? exactObject(update) : null;
     if (any && t.name in out) {
       const prev = out[t.name];
       out[t.name] = Array.isArray(prev) ? [...prev, value] : [prev, value];
     } else out[t.name] = value;
     any = true;
   }
-  return any ? out : null;
+  return any ? exactObject(out) : null;
 }
 
 function messageMetadata(config: RunnableConfig, task: Task, step: number, ns: string): Record<string, unknown> {

@@ -5,6 +5,7 @@
 import { uuid4 } from "../ids.js";
 import { MessageCoercionError } from "./errors.js";
 import { isPlainObject } from "../json.js";
+import { compactMessages } from "./message-compact.js";
 
 /** Fields every message object carries (engine.md 3, wire shapes). */
 export interface BaseMessageFields {
@@ -135,31 +136,36 @@ function coerceToolCall(tc: unknown): ToolCall | InvalidToolCall {
   };
 }
 
-function build(type: Kind, f: Record<string, unknown>, role: string | undefined, original: unknown): Message {
-  const id = typeof f.id === "string" ? f.id : undefined;
+/**
+ * A message of `type` from the fields `f`, with the id given in `f`, else one from `mint` (when
+ * given). Each kind is built as one object literal with all its fields (in wire order): V8 then
+ * keeps every field inside the object, where building it in steps (a spread, then more fields)
+ * puts the later ones in a separate property array (issue 11: ~30 bytes per stored message).
+ */
+function build(type: Kind, f: Record<string, unknown>, role: string | undefined, original: unknown, mint?: () => string): Message {
+  const given = typeof f.id === "string" ? f.id : undefined;
   if (type === "remove") {
-    if (id === undefined) fail(original, "a remove message needs an id");
-    return { content: "", type: "remove", id };
+    if (given === undefined) fail(original, "a remove message needs an id");
+    return { content: "", type: "remove", id: given };
   }
   const additional_kwargs = isPlainObject(f.additional_kwargs) ? { ...f.additional_kwargs } : {};
   if (role === "developer") additional_kwargs.__openai_role__ = "developer";
-  const base = {
-    content: f.content ?? "",
-    additional_kwargs,
-    response_metadata: isPlainObject(f.response_metadata) ? f.response_metadata : {},
-    type,
-    name: typeof f.name === "string" ? f.name : null,
-    id: id as string,
-  };
+  const content = f.content ?? "";
+  const response_metadata = isPlainObject(f.response_metadata) ? f.response_metadata : {};
+  const name = typeof f.name === "string" ? f.name : null;
   switch (type) {
     case "human":
-      return { ...base, type, example: f.example === true };
+      return { content, additional_kwargs, response_metadata, type, name, id: (given ?? mint?.()) as string, example: f.example === true };
     case "ai": {
       const calls = (Array.isArray(f.tool_calls) ? f.tool_calls : []).map(coerceToolCall);
       const invalid = Array.isArray(f.invalid_tool_calls) ? (f.invalid_tool_calls as InvalidToolCall[]) : [];
       return {
-        ...base,
+        content,
+        additional_kwargs,
+        response_metadata,
         type,
+        name,
+        id: (given ?? mint?.()) as string,
         example: f.example === true,
         tool_calls: calls.filter((c): c is ToolCall => c.type === "tool_call"),
         invalid_tool_calls: [...invalid, ...calls.filter((c): c is InvalidToolCall => c.type === "invalid_tool_call")],
@@ -167,12 +173,16 @@ function build(type: Kind, f: Record<string, unknown>, role: string | undefined,
       };
     }
     case "system":
-      return { ...base, type };
+      return { content, additional_kwargs, response_metadata, type, name, id: (given ?? mint?.()) as string };
     case "tool":
       if (typeof f.tool_call_id !== "string") fail(original, "a tool message needs a tool_call_id");
       return {
-        ...base,
+        content,
+        additional_kwargs,
+        response_metadata,
         type,
+        name,
+        id: (given ?? mint?.()) as string,
         tool_call_id: f.tool_call_id,
         artifact: f.artifact ?? null,
         status: f.status === "error" ? "error" : "success",
@@ -200,11 +210,16 @@ function isWireMessage(m: Record<string, unknown>): boolean {
  * Throws `MessageCoercionError` for anything else.
  */
 export function coerceMessage(m: unknown): Message {
-  if (typeof m === "string") return build("human", { content: m }, undefined, m);
+  return coerce(m);
+}
+
+/** `coerceMessage`, giving a message built without an id one from `mint` (when given). */
+function coerce(m: unknown, mint?: () => string): Message {
+  if (typeof m === "string") return build("human", { content: m }, undefined, m, mint);
   if (Array.isArray(m)) {
     if (m.length !== 2 || typeof m[0] !== "string") fail(m, "a tuple must be [role, content]");
     const type = ROLES.get(m[0]) ?? fail(m, `unknown role "${m[0]}"`);
-    return build(type, { content: m[1] }, m[0], m);
+    return build(type, { content: m[1] }, m[0], m, mint);
   }
   if (m instanceof RemoveMessage) return { content: "", type: "remove", id: m.id };
   if (!isPlainObject(m)) fail(m, "not an object");
@@ -213,22 +228,22 @@ export function coerceMessage(m: unknown): Message {
   if (m.lc === 1 && m.type === "constructor" && Array.isArray(m.id) && isPlainObject(m.kwargs)) {
     const cls = String(m.id[m.id.length - 1]);
     const type = CLASSES.get(cls) ?? fail(m, `unknown message class "${cls}"`);
-    return build(type, m.kwargs, undefined, m);
+    return build(type, m.kwargs, undefined, m, mint);
   }
   // LangChain message instances expose their type through getType() / _getType().
   const getType = (m as { getType?: unknown; _getType?: unknown }).getType ?? (m as { _getType?: unknown })._getType;
   if (typeof getType === "function") {
     const kind = String((getType as () => unknown).call(m));
     const type = TYPES.get(kind) ?? fail(m, `unknown message type "${kind}"`);
-    return build(type, m, undefined, m);
+    return build(type, m, undefined, m, mint);
   }
   if (typeof m.role === "string") {
     const type = ROLES.get(m.role) ?? fail(m, `unknown role "${m.role}"`);
-    return build(type, m, m.role, m);
+    return build(type, m, m.role, m, mint);
   }
   if (typeof m.type === "string") {
     const type = TYPES.get(m.type) ?? fail(m, `unknown type "${m.type}"`);
-    return build(type, m, m.type === "developer" ? "developer" : undefined, m);
+    return build(type, m, m.type === "developer" ? "developer" : undefined, m, mint);
   }
   return fail(m, "it has neither a role nor a type");
 }
@@ -241,7 +256,7 @@ export function coerceMessage(m: unknown): Message {
 export function prepareMessages(update: unknown, mint: () => string = uuid4): Message[] {
   const list = Array.isArray(update) ? update : [update];
   return list.map((item) => {
-    const msg = coerceMessage(item);
+    const msg = coerce(item, mint);
     return msg.id === undefined ? ({ ...msg, id: mint() } as Message) : msg;
   });
 }
@@ -289,8 +304,17 @@ const remember = (list: Message[]): Message[] => {
   reduced.add(list);
   return list;
 };
-/** Marks `addMessages` so the engine coerces and assigns ids when a write is recorded. */
-(addMessages as { prepare?: typeof prepareMessages }).prepare = prepareMessages;
+/**
+ * Marks `addMessages` so the engine coerces and assigns ids when a write is recorded (and, as
+ * the engine freezes what it records, compacts the messages: ./message-compact.ts).
+ */
+(addMessages as { prepare?: typeof prepareMessages }).prepare = (update, mint) => {
+  const prepared = compactMessages(prepareMessages(update, mint));
+  // A frozen list of messages kept as they are (the run input's messages as the `__start__`
+  // task writes them) is recorded as itself rather than as an equal copy.
+  if (Array.isArray(update) && Object.isFrozen(update) && prepared.every((m, i) => m === update[i])) return update as Message[];
+  return prepared;
+};
 
 /** The usual state declaration of a chat graph: `new StateGraph(messagesState)`. */
 export const messagesState = {

@@ -12,6 +12,7 @@ import {
   messagesState,
   prepareMessages,
   type AIMessage,
+  type HumanMessage,
   type Message,
 } from "../../src/graph/index.js";
 import { echoGraph, harness } from "./helpers.js";
@@ -145,5 +146,59 @@ describe("messages reducer", () => {
     await expect(h.run({ messages: ["hi"] })).rejects.toMatchObject({ name: "MessageCoercionError" });
     const state = await g.getState(h.store, h.threadId);
     expect(state.tasks[0]!.error).toMatch(/tool_call_id/);
+  });
+});
+
+describe("messages as recorded (issue 11: compact, same JSON)", () => {
+  test("messages handed to user code have fields of their own: changing one changes no other", () => {
+    const [a, b] = prepareMessages(["a", { role: "assistant", content: "b" }]) as [HumanMessage, AIMessage];
+    const c = coerceMessage({ type: "ai", content: "c" }) as AIMessage;
+    const d = addMessages([], "d")[0] as HumanMessage;
+    a.additional_kwargs.mark = 1;
+    b.response_metadata.mark = 2;
+    b.tool_calls.push({ name: "f", args: {}, id: "t1", type: "tool_call" });
+    expect(c.additional_kwargs).toEqual({});
+    expect(c.response_metadata).toEqual({});
+    expect(c.tool_calls).toEqual([]);
+    expect(d.additional_kwargs).toEqual({});
+    expect((coerceMessage("e") as HumanMessage).additional_kwargs).toEqual({});
+  });
+
+  test("messages recorded in a state keep every field in their JSON and are frozen; their own data is kept", async () => {
+    const g = new StateGraph(messagesState)
+      .addNode("reply", () => ({
+        messages: [
+          { role: "assistant", content: "plain" },
+          { type: "ai", content: "rich", id: "m-rich", additional_kwargs: { k: 1 }, response_metadata: { model: "x" }, tool_calls: [{ name: "f", args: { q: 1 }, id: "c1" }] },
+        ],
+      }))
+      .addEdge(START, "reply")
+      .addEdge("reply", END)
+      .compile();
+    const h = harness(g);
+    await h.run({ messages: [{ role: "user", content: "hi" }] });
+    const [state, step0] = await g.getHistory(h.store, h.threadId);
+    const [human, plain, rich] = state!.values.messages as [HumanMessage, AIMessage, AIMessage];
+    expect(JSON.parse(JSON.stringify(human))).toEqual({
+      content: "hi", additional_kwargs: {}, response_metadata: {}, type: "human", name: null, id: human.id, example: false,
+    });
+    expect(JSON.parse(JSON.stringify(plain))).toEqual({
+      content: "plain", additional_kwargs: {}, response_metadata: {}, type: "ai", name: null, id: plain.id, example: false,
+      tool_calls: [], invalid_tool_calls: [], usage_metadata: null,
+    });
+    expect(rich).toMatchObject({ additional_kwargs: { k: 1 }, response_metadata: { model: "x" }, tool_calls: [{ name: "f", args: { q: 1 }, id: "c1", type: "tool_call" }] });
+    for (const m of [human, plain, rich]) {
+      expect(Object.isFrozen(m)).toBe(true);
+      expect(Object.isFrozen(m.additional_kwargs)).toBe(true);
+      expect(Object.isFrozen(m.response_metadata)).toBe(true);
+    }
+    expect(() => {
+      (plain.additional_kwargs as Record<string, unknown>).x = 1;
+    }).toThrow(TypeError);
+    expect(human.additional_kwargs).toEqual({});
+    // The task result (pending writes) and the metadata writes show the same JSON as the values.
+    const result = (step0!.tasks[0]!.result as { messages: Message[] }).messages;
+    expect(JSON.stringify(result)).toBe(JSON.stringify([plain, rich]));
+    expect(JSON.stringify((state!.metadata!.writes as Record<string, { messages: unknown }>).reply.messages)).toBe(JSON.stringify([plain, rich]));
   });
 });

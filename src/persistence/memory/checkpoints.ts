@@ -12,6 +12,7 @@ import { MAX_DEPTH, checkJson, contains, jsonEqual } from "../../json.js";
 import type { ThreadRecord } from "../../types.js";
 import type { CheckpointKey, ListCheckpointsOptions, StoredCheckpoint, WriteOp } from "../types.js";
 import { checkRecord, frozenCopy, setIn } from "./records.js";
+import { exactObject } from "../../exact-objects.js";
 
 /** A stored channel value: the first `n` items of an append-only log shared with other checkpoints. */
 class ArrayRef {
@@ -240,7 +241,7 @@ export class MemoryCheckpoints {
       const where = CHANNEL_VALUES + key;
       const p = pack(v, parentValues?.[key], checking ? (item, i) => checkJson(item, where, 4, MAX_DEPTH, i) : noCheck, undo);
       if (p !== v || !Object.isFrozen(v)) {
-        packed ??= { ...values };
+        packed ??= exactObject(values);
         packed[key] = p === v ? Object.freeze(v.slice()) : p;
       }
     }
