@@ -15,7 +15,10 @@
  *   rows, free space left by updated rows, TOAST, indexes). A table of these by table follows.
  *
  * The machine is shared: the load average is printed, and the 2-vs-1 process ratio is given per
- * round (each round measures both back to back) as well as from the best rounds.
+ * round (each round measures both back to back) as well as from the best rounds. CPU time per run
+ * is split between the server processes, this process (the SDK clients) and the rest of the
+ * machine (PostgreSQL's backends, mostly), with how busy the machine's cores were: when they are
+ * all busy with one server process, a second one can only share them.
  *
  * `AGENTDOCK_BENCH_PG_PARTS=storage` (a comma list of http, trips, history, storage) runs only
  * those parts.
@@ -24,7 +27,8 @@
  * tests do (needs Debian's `postgresql` package).
  */
 import { Client } from "@langchain/langgraph-sdk";
-import { loadavg } from "node:os";
+import { readFileSync } from "node:fs";
+import { cpus, loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
 import pg from "pg";
 import { echo } from "../examples/node/agent.js";
@@ -43,6 +47,20 @@ const SECONDS = Number(process.env.AGENTDOCK_BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.AGENTDOCK_BENCH_ROUNDS ?? 3);
 const PARTS = new Set((process.env.AGENTDOCK_BENCH_PG_PARTS ?? "http,trips,history,storage").split(",").map((p) => p.trim()));
 
+/** CPU time (ms) the whole machine spent busy so far, over all cores. */
+function machineBusyMs(): number {
+  return cpus().reduce((sum, c) => sum + c.times.user + c.times.nice + c.times.sys + c.times.irq, 0);
+}
+
+/** CPU time (ms) a process spent so far (user + system, from /proc). */
+function processCpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime in clock ticks (USER_HZ 100)
+}
+
+/** Where the CPU of the last `throughput` call went, in ms per run. */
+const cpuPerRun = { servers: 0, client: 0, rest: 0, busy: 0 };
+
 /** Runs/s of `ordered` runs through `runs.wait`, callers spread round-robin over the servers. */
 async function throughput(servers: Server[]): Promise<number> {
   const clients = servers.map((s) => new Client({ apiUrl: s.url, apiKey: null, callerOptions: { maxRetries: 0 } }));
@@ -51,6 +69,8 @@ async function throughput(servers: Server[]): Promise<number> {
   await Promise.all(threads.map((t, i) => clients[i % clients.length]!.runs.wait(t.thread_id, "ordered", { input: { n: 0, sleep: 0 } })));
   let done = 0;
   const end = performance.now() + SECONDS * 1000;
+  const serversCpu = () => servers.reduce((sum, s) => sum + processCpuMs(s.child.pid!), 0);
+  const before = { machine: machineBusyMs(), servers: serversCpu(), client: process.cpuUsage() };
   const start = performance.now();
   await Promise.all(
     threads.map(async (t, i) => {
@@ -61,7 +81,14 @@ async function throughput(servers: Server[]): Promise<number> {
       }
     }),
   );
-  return done / ((performance.now() - start) / 1000);
+  const wall = performance.now() - start;
+  const machine = machineBusyMs() - before.machine;
+  const client = process.cpuUsage(before.client);
+  cpuPerRun.servers = (serversCpu() - before.servers) / done;
+  cpuPerRun.client = (client.user + client.system) / 1000 / done;
+  cpuPerRun.rest = machine / done - cpuPerRun.servers - cpuPerRun.client;
+  cpuPerRun.busy = machine / (wall * cpus().length);
+  return done / (wall / 1000);
 }
 
 const cp = (i: number, values: Record<string, unknown>): StoredCheckpoint => ({
@@ -96,12 +123,16 @@ export default async function (): Promise<void> {
       two: await Promise.all([0, 1].map(() => startServer(`${url}?schema=b2_${tag}`))),
     };
     const best = { memory: 0, one: 0, two: 0 };
+    const cpu: Record<string, typeof cpuPerRun> = {};
     const paired: number[] = [];
     console.log(`load average before: ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
     try {
       for (let r = 0; r < ROUNDS; r++) {
         const got = { memory: 0, one: 0, two: 0 };
-        for (const key of ["memory", "one", "two"] as const) best[key] = Math.max(best[key], (got[key] = await throughput(configs[key])));
+        for (const key of ["memory", "one", "two"] as const) {
+          got[key] = await throughput(configs[key]);
+          if (got[key] > best[key]) (best[key] = got[key]), (cpu[key] = { ...cpuPerRun });
+        }
         paired.push(got.two / got.one);
       }
     } finally {
@@ -113,6 +144,16 @@ export default async function (): Promise<void> {
     line(`runs/s over HTTP, postgres, 2 processes (best of ${ROUNDS})`, two.toFixed(0), "target >= 1.4x", two >= 1.4 * one);
     line("  2 processes / 1 process (best rounds)", `${(two / one).toFixed(2)}x`);
     line("  2 processes / 1 process (per round)", paired.map((x) => `${x.toFixed(2)}x`).join(" "));
+    // Whether a second process can help at all: with the machine already busy during the
+    // 1-process round, the database, the client and the servers share the same cores.
+    for (const key of ["memory", "one", "two"] as const) {
+      const c = cpu[key]!;
+      line(
+        `  CPU per run, ${key === "memory" ? "memory store" : key === "one" ? "postgres, 1 process" : "postgres, 2 processes"} (ms)`,
+        `${(c.servers + c.client + c.rest).toFixed(2)}`,
+        `servers ${c.servers.toFixed(2)}, client ${c.client.toFixed(2)}, database and rest ${c.rest.toFixed(2)}; machine ${(c.busy * 100).toFixed(0)}% busy`,
+      );
+    }
     console.log(`load average after: ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
     }
 
