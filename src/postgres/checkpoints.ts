@@ -188,8 +188,14 @@ export class PgCheckpoints {
   }
 
   /** Thread values with the lists that are prefixes of the latest root checkpoint's logs (this store's put) as references. */
-  threadRefs(threadId: string, values: Record<string, unknown>): { vals: Record<string, unknown>; refs: Record<string, [number, number]> } | undefined {
-    const last = this.lastPut.get(`${threadId}\u0000`);
+  threadRefs(
+    threadId: string,
+    values: Record<string, unknown>,
+    staged: Staged,
+  ): { vals: Record<string, unknown>; refs: Record<string, [number, number]> } | undefined {
+    // The root checkpoint put earlier in this commit (a run's last step goes with its outcome), else the last one.
+    const key = `${threadId}\u0000`;
+    const last = staged.get(key) ?? this.lastPut.get(key);
     if (!last) return undefined;
     const vals: Record<string, unknown> = {};
     const refs: Record<string, [number, number]> = {};

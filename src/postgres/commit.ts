@@ -127,7 +127,7 @@ export class PgCommits {
       case "assistant_version.put":
         return assistants.putVersion(c, op);
       case "thread.put":
-        return threads.putThread(c, op);
+        return threads.putThread(c, op, staged);
       case "thread.delete":
         return threads.deleteThread(c, op, staged);
       case "checkpoint.put":

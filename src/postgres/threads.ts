@@ -20,7 +20,7 @@ export class PgThreads {
     private readonly checkpoints: PgCheckpoints,
   ) {}
 
-  async putThread(c: PoolClient, op: Extract<WriteOp, { op: "thread.put" }>): Promise<void> {
+  async putThread(c: PoolClient, op: Extract<WriteOp, { op: "thread.put" }>, staged: Staged): Promise<void> {
     const t = op.thread;
     const { metadata, values, ...rest } = t;
     const e = op.expect;
@@ -61,7 +61,7 @@ export class PgThreads {
         );
       // The state's lists are the latest checkpoint's: refer to its logs rather than copy them
       // (a chat's thread row stays small however long the chat).
-      const shared = this.checkpoints.threadRefs(t.thread_id, values ?? {});
+      const shared = this.checkpoints.threadRefs(t.thread_id, values ?? {}, staged);
       let r = await update(shared?.vals ?? values ?? {}, shared?.refs ?? null);
       // A log gone (the thread was deleted and created again elsewhere): store the values themselves.
       if (r.rowCount === 0 && shared) r = await update(values ?? {}, null);
