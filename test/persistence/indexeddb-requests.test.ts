@@ -88,6 +88,36 @@ describe("indexeddb: fewer requests, same answers across connections", () => {
     await b.close();
   });
 
+  it("a thread's runs of several statuses are all of those and only those, in one request when the statuses are next to each other", async () => {
+    const [a, b] = await tabs();
+    await a.commit([
+      { op: "thread.put", thread: thread("t1") },
+      { op: "thread.put", thread: thread("t2") },
+      { op: "run.put", run: run("r1", "t1", { status: "running" }) },
+      { op: "run.put", run: run("r2", "t1", { status: "success" }) },
+      { op: "run.put", run: run("r3", "t1", { status: "pending" }) },
+      { op: "run.put", run: run("r4", "t2", { status: "pending" }) },
+      { op: "run.put", run: run("r5", "t1", { status: "interrupted" }) },
+      { op: "run.put", run: run("r6", "t1", { status: "pending" }) },
+    ]);
+    let got: string[] = [];
+    const requests = await counting(
+      IDBIndex.prototype,
+      "getAll",
+      (self) => (self as IDBIndex).name === "by_thread_status",
+      async () => {
+        got = (await b.queryRuns({ thread_id: "t1", status: ["running", "pending"] })).map((r) => r.run_id).sort();
+      },
+    );
+    expect(got).toEqual(["r1", "r3", "r6"]);
+    expect(requests).toBe(1);
+    expect((await b.queryRuns({ thread_id: "t1", status: ["pending", "success"] })).map((r) => r.run_id).sort()).toEqual(["r2", "r3", "r6"]);
+    expect((await b.queryRuns({ thread_id: "t1", status: ["interrupted", "pending"] })).map((r) => r.run_id).sort()).toEqual(["r3", "r5", "r6"]);
+    expect(await b.countRuns({ thread_id: "t1", status: ["pending", "running"] })).toBe(3);
+    await a.close();
+    await b.close();
+  });
+
   it("a commit puts each checkpoint row once and finds the latest row without an id lookup", async () => {
     const [a, b] = await tabs();
     await a.commit([{ op: "thread.put", thread: thread("t1") }, ...chain("t1", 2).map((c) => ({ op: "checkpoint.put" as const, checkpoint: c }))]);
