@@ -88,6 +88,37 @@ describe("indexeddb: fewer requests, same answers across connections", () => {
     await b.close();
   });
 
+  it("checkpoints put again in a commit with new ones are rewritten in place, whatever other threads hold between their ids", async () => {
+    const [a, b] = await tabs();
+    await a.commit([{ op: "thread.put", thread: thread("t1") }, ...chain("t1", 3).map((c) => ({ op: "checkpoint.put" as const, checkpoint: c }))]);
+    // Another thread holds ids between them (close ids, in another namespace).
+    await b.commit([{ op: "thread.put", thread: thread("t2") }, ...chain("t2", 6).map((c) => ({ op: "checkpoint.put" as const, checkpoint: c }))]);
+    const again = checkpoint("t1", cpId(1), cpId(0), { messages: messages(2), step: 1 }, { step: 1, again: true });
+    const next = checkpoint("t1", cpId(5), cpId(2), { messages: messages(4), step: 3 }, { step: 3 });
+    const other = checkpoint("t1", cpId(4), cpId(5), { messages: messages(5), step: 4 }, { step: 4 });
+    await a.commit([
+      { op: "checkpoint.put", checkpoint: again },
+      { op: "checkpoint.put", checkpoint: next },
+      { op: "checkpoint.put", checkpoint: other },
+    ]);
+    for (const store of [a, b]) {
+      const all = await store.listCheckpoints("t1");
+      expect(all.map((c) => c.checkpoint.id)).toEqual([cpId(4), cpId(5), cpId(2), cpId(1), cpId(0)]);
+      expect(all[3]!.metadata).toMatchObject({ again: true });
+      expect(all[0]!.parent_checkpoint_id).toBe(cpId(5));
+      expect(all[1]!.parent_checkpoint_id).toBe(cpId(2));
+      expect((await store.listCheckpoints("t2")).length).toBe(6);
+    }
+    // New ids only, with other threads' ids between them: found absent, put once each.
+    await a.commit([
+      { op: "checkpoint.put", checkpoint: checkpoint("t1", cpId(7), cpId(4), { messages: messages(6), step: 5 }, { step: 5 }) },
+      { op: "checkpoint.put", checkpoint: checkpoint("t1", cpId(9), cpId(7), { messages: messages(7), step: 6 }, { step: 6 }) },
+    ]);
+    expect((await b.listCheckpoints("t1")).map((c) => c.checkpoint.id)).toEqual([cpId(9), cpId(7), cpId(4), cpId(5), cpId(2), cpId(1), cpId(0)]);
+    await a.close();
+    await b.close();
+  });
+
   it("a thread's runs of several statuses are all of those and only those, in one request when the statuses are next to each other", async () => {
     const [a, b] = await tabs();
     await a.commit([
@@ -139,8 +170,9 @@ describe("indexeddb: fewer requests, same answers across connections", () => {
     );
     // Rows cp1 (its writes), cp2 and cp3: one put each.
     expect(puts).toBe(3);
-    // cp1 is the latest row (read anyway): only the two new ids are looked up.
-    expect(lookups).toBe(2);
+    // cp1 is the latest row (read anyway): only the two new ids are looked up, with one request
+    // (their ids are close in key order).
+    expect(lookups).toBe(1);
     const all = await a.listCheckpoints("t1");
     expect(all.map((c) => c.checkpoint.id)).toEqual([cpId(3), cpId(2), cpId(1), cpId(0)]);
     expect(all[2]!.pending_writes).toEqual([["x", "messages", [messages(3)[2]]]]);

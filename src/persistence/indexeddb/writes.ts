@@ -38,6 +38,14 @@ interface Batched {
   scope: ReadonlySet<Names>;
 }
 
+/**
+ * Checkpoint ids sharing this many leading characters are checked together (`absent`): for the
+ * engine's time-ordered ids (uuid6, `xxxxxxxx-xx`), made within about 0.1 s of each other.
+ */
+const CLOSE_IDS = 11;
+/** Most `by_id` keys read by one `absent` check before it gives up. */
+const ABSENT_SCAN = 32;
+
 /** Every checkpoint row after this many in a (thread, namespace) starts a new base. */
 const BASE_EVERY = 16;
 
@@ -67,7 +75,7 @@ export abstract class IdbWrites extends IdbBase {
      * parent and the row a task's writes go to, which `rowById` then takes from it (no lookup).
      */
     const latestOf = new Map<string, Promise<unknown>>();
-    const afterLatest = <T>(thread: string, ns: string, read: () => Promise<T>): Promise<T> => {
+    const latestFor = (thread: string, ns: string): Promise<unknown> => {
       const k = `${thread}\u0000${ns}`;
       let first = latestOf.get(k);
       if (!first) {
@@ -75,8 +83,9 @@ export abstract class IdbWrites extends IdbBase {
         latestOf.set(k, first);
         reads.push(first);
       }
-      return first.then(read);
+      return first;
     };
+    const afterLatest = <T>(thread: string, ns: string, read: () => Promise<T>): Promise<T> => latestFor(thread, ns).then(read);
     /** Checkpoints put by the ops so far. */
     const put = new Set<string>();
     for (const op of ops) {
@@ -155,8 +164,50 @@ export abstract class IdbWrites extends IdbBase {
         );
       }
     }
-    for (const [t, ns, id] of cps.values()) reads.push(afterLatest(t, ns, () => this.rowById(tx, t, ns, id, ctx)));
+    // The checkpoints the ops name, once the latest rows are known: those that are not one of
+    // them are usually new ids, whose absence is checked with one request for all (`absent`).
+    const checks = [...cps.values()];
+    if (checks.length > 0) {
+      const latestRows = checks.map(([t, ns]) => latestFor(t, ns));
+      reads.push(
+        Promise.all(latestRows).then(async () => {
+          const unknown = checks.filter(([t, ns, id]) => {
+            const k = rowKey(t, ns, id);
+            const latest = ctx.latest.get(`${t}\u0000${ns}`);
+            return !ctx.rows.has(k) && !ctx.missing.has(k) && !(latest && latest.id === id);
+          });
+          if (unknown.length > 1 && (await this.absent(ctx, unknown))) return;
+          await Promise.all(unknown.map(([t, ns, id]) => this.rowById(tx, t, ns, id, ctx)));
+        }),
+      );
+    }
     await Promise.all(reads);
+  }
+
+  /**
+   * Whether none of these checkpoints exists, told by one request when their ids are close in
+   * key order (time-ordered ids made within about a tenth of a second, as a run's steps are):
+   * the `by_id` keys between the smallest and the largest id, none of them in one of their
+   * namespaces. Then they are marked missing in `ctx`. False (nothing known, nothing marked)
+   * when the ids are far apart, too many keys lie between them, or one may exist: each is then
+   * looked up alone (`rowById`).
+   */
+  protected async absent(ctx: Ctx, checks: Array<[string, string, string]>): Promise<boolean> {
+    const ids = checks.map(([, , id]) => id).sort();
+    const lo = ids[0]!;
+    const hi = ids[ids.length - 1]!;
+    let common = 0;
+    while (common < lo.length && lo[common] === hi[common]) common++;
+    if (common < CLOSE_IDS) return false;
+    const keys = await ctx.tx.objectStore("cps").index("by_id").getAllKeys(IDBKeyRange.bound(lo, hi), ABSENT_SCAN);
+    if (keys.length >= ABSENT_SCAN) return false;
+    const namespaces = new Set(checks.map(([t, ns]) => `${t}\u0000${ns}`));
+    if (keys.some(([t, ns]) => namespaces.has(`${t}\u0000${ns}`))) return false;
+    for (const [t, ns, id] of checks) {
+      const k = rowKey(t, ns, id);
+      if (!ctx.rows.has(k)) ctx.missing.add(k);
+    }
+    return true;
   }
 
   // ---------------------------------------------------------------------------------------------
