@@ -165,7 +165,7 @@ export abstract class IdbWrites extends IdbBase {
       }
     }
     // The checkpoints the ops name, once the latest rows are known: those that are not one of
-    // them are usually new ids, whose absence is checked with one request for all (`absent`).
+    // them are usually new ids, whose absence is checked with one request per namespace (`absent`).
     const checks = [...cps.values()];
     if (checks.length > 0) {
       const latestRows = checks.map(([t, ns]) => latestFor(t, ns));
@@ -176,8 +176,19 @@ export abstract class IdbWrites extends IdbBase {
             const latest = ctx.latest.get(`${t}\u0000${ns}`);
             return !ctx.rows.has(k) && !ctx.missing.has(k) && !(latest && latest.id === id);
           });
-          if (unknown.length > 1 && (await this.absent(ctx, unknown))) return;
-          await Promise.all(unknown.map(([t, ns, id]) => this.rowById(tx, t, ns, id, ctx)));
+          // By namespace: a run's steps are close in key order, other threads' rows between
+          // them do not matter, its own earlier rows are older.
+          const byNamespace = new Map<string, Array<[string, string, string]>>();
+          for (const check of unknown) {
+            const k = `${check[0]}\u0000${check[1]}`;
+            byNamespace.set(k, [...(byNamespace.get(k) ?? []), check]);
+          }
+          await Promise.all(
+            [...byNamespace.values()].map(async (group) => {
+              if (group.length > 1 && (await this.absent(ctx, group))) return;
+              await Promise.all(group.map(([t, ns, id]) => this.rowById(tx, t, ns, id, ctx)));
+            }),
+          );
         }),
       );
     }
