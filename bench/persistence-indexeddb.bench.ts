@@ -10,7 +10,8 @@
 // - in Chromium, echo runs through the runtime (runs.wait), memory vs IndexedDB: sequential (one
 //   caller, one run at a time: latency-bound) and concurrent (8 and 20 callers at once, each doing
 //   its runs one after another on its own thread: throughput), each with its ratio and the
-//   IndexedDB transactions per run (by scope with AGENTDOCK_BENCH_TX_SCOPES=1;
+//   IndexedDB transactions and requests per run (by scope and by kind and object store with
+//   AGENTDOCK_BENCH_TX_SCOPES=1;
 //   AGENTDOCK_BENCH_ONLY_RUNTIME=1 leaves out the page's store-level figures). `chromium()` is
 //   exported to run the Chromium figures alone.
 import "fake-indexeddb/auto";
@@ -67,6 +68,26 @@ IDBDatabase.prototype.transaction = function (names, mode, options) {
   }
   return openTx.call(this, names, mode, options);
 };
+// Requests issued while the timed runs go, by kind and object store (index requests as
+// "store.index"; a cursor's continue counts as a request of its source).
+let reqCount = { on: false, total: 0, kinds: {} };
+const countReq = (proto, kinds, nameOf) => {
+  for (const kind of kinds) {
+    const orig = proto[kind];
+    if (typeof orig !== "function") continue;
+    proto[kind] = function (...args) {
+      if (reqCount.on) {
+        reqCount.total++;
+        const k = kind + " " + nameOf(this);
+        reqCount.kinds[k] = (reqCount.kinds[k] ?? 0) + 1;
+      }
+      return orig.apply(this, args);
+    };
+  }
+};
+countReq(IDBObjectStore.prototype, ["get", "getKey", "getAll", "getAllKeys", "put", "add", "delete", "clear", "count", "openCursor", "openKeyCursor"], (s) => s.name);
+countReq(IDBIndex.prototype, ["get", "getKey", "getAll", "getAllKeys", "count", "openCursor", "openKeyCursor"], (i) => i.objectStore.name + "." + i.name);
+countReq(IDBCursor.prototype, ["continue", "advance", "continuePrimaryKey"], (c) => (c.source instanceof IDBIndex ? c.source.objectStore.name + "." + c.source.name : c.source.name));
 /**
  * Echo runs per second through the runtime (runs.wait), after one warm-up run per thread.
  * callers = 0: one caller, one run at a time, round-robin over 20 threads (latency-bound);
@@ -81,6 +102,7 @@ async function runtimeRate(store, callers, countTx = false) {
   const turn = (t, i) => runtime.runs.wait(threads[t], "echo", { input: { messages: [{ type: "human", content: "Turn " + i }] } });
   for (let t = 0; t < nThreads; t++) await turn(t, 0);
   txCount = { on: countTx, readonly: 0, readwrite: 0, scopes: {} };
+  reqCount = { on: countTx, total: 0, kinds: {} };
   const total = 200;
   const t0 = performance.now();
   if (callers === 0) {
@@ -92,9 +114,11 @@ async function runtimeRate(store, callers, countTx = false) {
   }
   const rate = total / ((performance.now() - t0) / 1000);
   txCount.on = false;
+  reqCount.on = false;
   await runtime.close();
   if (countTx) {
     out["tx" + callers] = { readonly: txCount.readonly / total, readwrite: txCount.readwrite / total, scopes: txCount.scopes };
+    out["req" + callers] = { total: reqCount.total / total, kinds: reqCount.kinds };
   }
   return rate;
 }
@@ -151,6 +175,11 @@ const out = {};
       console.log(`  indexeddb: ${fmt(tx.readonly + tx.readwrite, 2)} transactions per echo run (${fmt(tx.readonly, 2)} readonly, ${fmt(tx.readwrite, 2)} readwrite)`);
       if (process.env.AGENTDOCK_BENCH_TX_SCOPES) {
         for (const [scope, count] of Object.entries(tx.scopes).sort((a, b) => b[1] - a[1])) console.log(`    ${fmt(count / 200, 2)} ${scope}`);
+      }
+      const req = out[`req${callers}`] as unknown as { total: number; kinds: Record<string, number> };
+      console.log(`  indexeddb: ${fmt(req.total, 1)} requests per echo run (by kind with AGENTDOCK_BENCH_TX_SCOPES=1)`);
+      if (process.env.AGENTDOCK_BENCH_TX_SCOPES) {
+        for (const [kind, count] of Object.entries(req.kinds).sort((a, b) => b[1] - a[1])) console.log(`    ${fmt(count / 200, 2)} ${kind}`);
       }
     }
   } finally {

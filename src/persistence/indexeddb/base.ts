@@ -57,6 +57,8 @@ export interface Ctx {
   runBaseRows?: Map<string, Record<string, unknown> | undefined>;
   /** `listKey(thread, list id)` -> its length in the database, as this commit left it. */
   listLen: Map<string, number>;
+  /** Row lookups by id in flight (`rowKey`): one request for several callers. */
+  lookups?: Map<string, Promise<CpRow | undefined>>;
 }
 
 /** The connection, caches and row reading of the IndexedDB store (./index.ts). */
@@ -201,15 +203,23 @@ export abstract class IdbBase {
     let base = this.bases.get(key);
     if (!base) {
       base = await tx.objectStore("bases").get([thread, ns, b]);
-      if (base) {
-        this.bases.set(key, base);
-        for (const k of this.bases.keys()) {
-          if (this.bases.size <= 256) break;
-          this.bases.delete(k);
-        }
-      }
+      if (base) this.knownBase(thread, ns, b, base);
     }
     return base;
+  }
+
+  /**
+   * Caches a base this instance wrote or read. A base never changes and its id is never used
+   * twice, so the entry is right for any row that refers to it (a base dropped with its thread
+   * by another tab is no longer referred to; a base of a commit that failed is referred to by no
+   * row). Whether a base still exists is always read (the run base hint in ./writes.ts).
+   */
+  protected knownBase(thread: string, ns: string, b: number, base: CpRecord) {
+    this.bases.set(`${thread}\u0000${ns}\u0000${b}`, base);
+    for (const k of this.bases.keys()) {
+      if (this.bases.size <= 256) break;
+      this.bases.delete(k);
+    }
   }
 
   /**
@@ -285,19 +295,42 @@ export abstract class IdbBase {
 
   /** A row by checkpoint id (as this commit left it, with `ctx`). */
   protected async rowById(tx: Tx, thread: string, ns: string, id: string, ctx?: Ctx): Promise<CpRow | undefined> {
-    const known = ctx?.rows.get(rowKey(thread, ns, id));
-    if (known || ctx?.missing.has(rowKey(thread, ns, id))) return known;
-    // Checkpoint ids are unique in practice; the index holds the id alone (keys are not stored twice).
-    for (let c = await tx.objectStore("cps").index("by_id").openCursor(IDBKeyRange.only(id)); c; c = await c.continue()) {
-      const key = c.primaryKey;
-      if (key[0] === thread && key[1] === ns) {
-        const row = located(key, c.value);
-        ctx?.rows.set(rowKey(thread, ns, id), row);
-        return row;
-      }
+    const k = rowKey(thread, ns, id);
+    const known = ctx?.rows.get(k);
+    if (known || ctx?.missing.has(k)) return known;
+    // The latest row of the namespace, when this commit has read it, is the usual parent (no request).
+    const latest = ctx?.latest.get(`${thread}\u0000${ns}`);
+    if (latest && latest.id === id) {
+      ctx!.rows.set(k, latest);
+      return latest;
     }
-    ctx?.missing.add(rowKey(thread, ns, id));
-    return undefined;
+    // Lookups of one row issued at once by one commit share one request.
+    const inflight = ctx?.lookups?.get(k);
+    if (inflight) return inflight;
+    const lookup = this.findRow(tx, thread, ns, id).then((row) => {
+      ctx?.lookups?.delete(k);
+      // An op of the commit may have put or deleted the row meanwhile: what it left wins.
+      if (ctx && (ctx.rows.has(k) || ctx.missing.has(k))) return ctx.rows.get(k);
+      if (row) ctx?.rows.set(k, row);
+      else ctx?.missing.add(k);
+      return row;
+    });
+    (ctx ? (ctx.lookups ??= new Map()) : undefined)?.set(k, lookup);
+    return lookup;
+  }
+
+  /**
+   * A row by checkpoint id, read from the database: the primary keys of the id in the `by_id`
+   * index (one request; ids are unique in practice, but a copied thread repeats them), then the
+   * row under the key of this thread and namespace. A missing id (a new checkpoint) costs one
+   * key-only request, no cursor.
+   */
+  private async findRow(tx: Tx, thread: string, ns: string, id: string): Promise<CpRow | undefined> {
+    const keys = await tx.objectStore("cps").index("by_id").getAllKeys(IDBKeyRange.only(id));
+    const key = keys.find((key) => key[0] === thread && key[1] === ns);
+    if (!key) return undefined;
+    const stored = await tx.objectStore("cps").get(key);
+    return stored && located(key, stored);
   }
 
   /** Reads issued in one microtask turn share a readonly transaction (./read-batch.ts). */

@@ -11,7 +11,7 @@
  * transaction before anything is written, so of two tabs racing on the same expectation exactly
  * one wins; a failed expectation or op writes nothing of its commit. Values are checked before
  * the transaction opens (`invalid_input`). Reads go to IndexedDB every time; the only caches are
- * of immutable data (a prefix of an append-only list log, checkpoint bases), which cannot
+ * of immutable data (a prefix of an append-only list log, checkpoint and run bases), which cannot
  * disagree with the database.
  *
  * Schemas 1 to 4 are migrated inside the upgrade transaction on first open (./migrate.ts); a

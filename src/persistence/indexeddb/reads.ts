@@ -4,7 +4,7 @@
  * stored fields, and only the page returned is rebuilt. Core-safe: no Node built-ins.
  */
 import { contains } from "../../json.js";
-import type { AssistantRecord, RunRecord, ThreadRecord } from "../../types.js";
+import type { AssistantRecord, RunRecord, RunStatus, ThreadRecord } from "../../types.js";
 import { decodeValues, listRefs, type EncodedValues, type ListLookup } from "../delta.js";
 import {
   queryAssistants as evalAssistants,
@@ -33,6 +33,9 @@ import { type CronRow, type ItemRow, type RunRow, type ThreadRow } from "./migra
 import { itemNeeds, located, patchLeaves, resolveItems, type CpRow, type LeafDiff } from "./rows.js";
 import { type Tx, CHECKPOINTS, under, RUNS } from "./schema.js";
 import { IdbWrites } from "./writes.js";
+
+/** Every run status, to tell whether statuses are next to each other in key order. */
+const RUN_STATUSES: readonly RunStatus[] = ["pending", "running", "success", "error", "timeout", "interrupted"];
 
 /** The stored item of a row (without its namespace key). */
 function itemOf(row: ItemRow): StoredItem;
@@ -205,6 +208,14 @@ export abstract class IdbReads extends IdbWrites {
       // A thread's runs of some statuses (its queue): only those are read, however long its history.
       const statuses = typeof q.status === "string" ? [q.status] : [...new Set(q.status)];
       const index = store.index("by_thread_status");
+      const [lo, hi] = [statuses.reduce((x, y) => (y < x ? y : x)), statuses.reduce((x, y) => (y > x ? y : x))];
+      if (statuses.length > 1 && RUN_STATUSES.every((st) => st < lo || st > hi || statuses.includes(st))) {
+        // Statuses next to each other in key order (the in-flight ones, pending and running): one
+        // request over their range instead of one per status (rows are still checked by status).
+        const wanted = new Set<string>(statuses);
+        const rows = await index.getAll(IDBKeyRange.bound([q.thread_id, lo], [q.thread_id, hi, []]));
+        return rows.filter((row) => wanted.has(row.status)).sort((a, b) => a.q - b.q);
+      }
       const parts = await Promise.all(statuses.map((st) => index.getAll(under(q.thread_id!, st))));
       return parts.length === 1 ? parts[0]! : parts.flat().sort((a, b) => a.q - b.q);
     }

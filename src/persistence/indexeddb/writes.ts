@@ -38,6 +38,14 @@ interface Batched {
   scope: ReadonlySet<Names>;
 }
 
+/**
+ * Checkpoint ids sharing this many leading characters are checked together (`absent`): for the
+ * engine's time-ordered ids (uuid6, `xxxxxxxx-xx`), made within about 0.1 s of each other.
+ */
+const CLOSE_IDS = 11;
+/** Most `by_id` keys read by one `absent` check before it gives up. */
+const ABSENT_SCAN = 32;
+
 /** Every checkpoint row after this many in a (thread, namespace) starts a new base. */
 const BASE_EVERY = 16;
 
@@ -62,7 +70,22 @@ export abstract class IdbWrites extends IdbBase {
     const threadIds = new Set<string>();
     const runIds = new Set<string>();
     const cps = new Map<string, [string, string, string]>();
-    const latest = new Map<string, [string, string]>();
+    /**
+     * The latest row of each namespace a checkpoint op touches, read first: it is usually the
+     * parent and the row a task's writes go to, which `rowById` then takes from it (no lookup).
+     */
+    const latestOf = new Map<string, Promise<unknown>>();
+    const latestFor = (thread: string, ns: string): Promise<unknown> => {
+      const k = `${thread}\u0000${ns}`;
+      let first = latestOf.get(k);
+      if (!first) {
+        first = this.latestRow(tx, thread, ns, ctx);
+        latestOf.set(k, first);
+        reads.push(first);
+      }
+      return first;
+    };
+    const afterLatest = <T>(thread: string, ns: string, read: () => Promise<T>): Promise<T> => latestFor(thread, ns).then(read);
     /** Checkpoints put by the ops so far. */
     const put = new Set<string>();
     for (const op of ops) {
@@ -70,8 +93,12 @@ export abstract class IdbWrites extends IdbBase {
       else if (op.op === "thread.delete") threadIds.add(op.thread_id);
       else if (op.op === "run.put") runIds.add(op.run.run_id);
       else if (op.op === "run.delete") runIds.add(op.run_id);
-      else if (op.op === "writes.put") cps.set(rowKey(op.thread_id, op.checkpoint_ns ?? "", op.checkpoint_id), [op.thread_id, op.checkpoint_ns ?? "", op.checkpoint_id]);
-      else if (op.op === "checkpoint.put") {
+      else if (op.op === "writes.put") {
+        const ns = op.checkpoint_ns ?? "";
+        const key = rowKey(op.thread_id, ns, op.checkpoint_id);
+        // Writes to a checkpoint put by an earlier op of the batch: that op leaves its row in `ctx.rows`.
+        if (!put.has(key) && !cps.has(key)) cps.set(key, [op.thread_id, ns, op.checkpoint_id]);
+      } else if (op.op === "checkpoint.put") {
         const { thread_id, checkpoint_ns, checkpoint, parent_checkpoint_id } = op.checkpoint;
         const ns = checkpoint_ns ?? "";
         // A parent put by an earlier op of the batch is not read: that op leaves it in `ctx.rows`
@@ -83,7 +110,7 @@ export abstract class IdbWrites extends IdbBase {
         if (parent_checkpoint_id !== null && !parentPutBefore) {
           // The parent, then the lengths of its lists (an append needs them), in the same batch.
           reads.push(
-            this.rowById(tx, thread_id, ns, parent_checkpoint_id, ctx).then(async (row) => {
+            afterLatest(thread_id, ns, () => this.rowById(tx, thread_id, ns, parent_checkpoint_id, ctx)).then(async (row) => {
               if (!row) return;
               const values = ((await this.recordOf(tx, row)).checkpoint as { channel_values: EncodedValues }).channel_values;
               await Promise.all(
@@ -95,15 +122,15 @@ export abstract class IdbWrites extends IdbBase {
             }),
           );
         }
-        latest.set(`${thread_id}\u0000${ns}`, [thread_id, ns]);
       }
     }
     for (const id of threadIds) reads.push(tx.objectStore("threads").get(id).then((row) => ctx.threadRows.set(id, row)));
+    const runRead = new Map<string, Promise<RunRow | undefined>>();
     for (const id of runIds) {
+      const read = tx.objectStore("runs").get(id);
+      runRead.set(id, read);
       reads.push(
-        tx
-          .objectStore("runs")
-          .get(id)
+        read
           .then(async (row) => {
             ctx.runRows.set(id, row);
             // A new run needs the last queue position: read in this wave, not after it.
@@ -124,15 +151,74 @@ export abstract class IdbWrites extends IdbBase {
       const hint = op.op === "run.put" ? this.runBases.get(op.run.thread_id) : undefined;
       if (hint !== undefined && op.op === "run.put") {
         const at = `${op.run.thread_id}\u0000${hint}`;
-        if (!(ctx.runBaseRows ??= new Map()).has(at)) {
-          ctx.runBaseRows.set(at, undefined);
-          reads.push(tx.objectStore("bases").get([op.run.thread_id, RUNS, hint]).then((base) => ctx.runBaseRows!.set(at, base)));
-        }
+        const thread = op.run.thread_id;
+        const runBaseRows = (ctx.runBaseRows ??= new Map());
+        // Only a run stored without a base of its thread takes the hint (a new run, usually):
+        // checked once its row is read, in parallel with the queue position.
+        reads.push(
+          runRead.get(op.run.run_id)!.then(async (row) => {
+            if ((row && row.thread_id === thread && row.b !== undefined) || runBaseRows.has(at)) return;
+            runBaseRows.set(at, undefined);
+            runBaseRows.set(at, await tx.objectStore("bases").get([thread, RUNS, hint]));
+          }),
+        );
       }
     }
-    for (const [t, ns, id] of cps.values()) reads.push(this.rowById(tx, t, ns, id, ctx));
-    for (const [t, ns] of latest.values()) reads.push(this.latestRow(tx, t, ns, ctx));
+    // The checkpoints the ops name, once the latest rows are known: those that are not one of
+    // them are usually new ids, whose absence is checked with one request per namespace (`absent`).
+    const checks = [...cps.values()];
+    if (checks.length > 0) {
+      const latestRows = checks.map(([t, ns]) => latestFor(t, ns));
+      reads.push(
+        Promise.all(latestRows).then(async () => {
+          const unknown = checks.filter(([t, ns, id]) => {
+            const k = rowKey(t, ns, id);
+            const latest = ctx.latest.get(`${t}\u0000${ns}`);
+            return !ctx.rows.has(k) && !ctx.missing.has(k) && !(latest && latest.id === id);
+          });
+          // By namespace: a run's steps are close in key order, other threads' rows between
+          // them do not matter, its own earlier rows are older.
+          const byNamespace = new Map<string, Array<[string, string, string]>>();
+          for (const check of unknown) {
+            const k = `${check[0]}\u0000${check[1]}`;
+            byNamespace.set(k, [...(byNamespace.get(k) ?? []), check]);
+          }
+          await Promise.all(
+            [...byNamespace.values()].map(async (group) => {
+              if (group.length > 1 && (await this.absent(ctx, group))) return;
+              await Promise.all(group.map(([t, ns, id]) => this.rowById(tx, t, ns, id, ctx)));
+            }),
+          );
+        }),
+      );
+    }
     await Promise.all(reads);
+  }
+
+  /**
+   * Whether none of these checkpoints exists, told by one request when their ids are close in
+   * key order (time-ordered ids made within about a tenth of a second, as a run's steps are):
+   * the `by_id` keys between the smallest and the largest id, none of them in one of their
+   * namespaces. Then they are marked missing in `ctx`. False (nothing known, nothing marked)
+   * when the ids are far apart, too many keys lie between them, or one may exist: each is then
+   * looked up alone (`rowById`).
+   */
+  protected async absent(ctx: Ctx, checks: Array<[string, string, string]>): Promise<boolean> {
+    const ids = checks.map(([, , id]) => id).sort();
+    const lo = ids[0]!;
+    const hi = ids[ids.length - 1]!;
+    let common = 0;
+    while (common < lo.length && lo[common] === hi[common]) common++;
+    if (common < CLOSE_IDS) return false;
+    const keys = await ctx.tx.objectStore("cps").index("by_id").getAllKeys(IDBKeyRange.bound(lo, hi), ABSENT_SCAN);
+    if (keys.length >= ABSENT_SCAN) return false;
+    const namespaces = new Set(checks.map(([t, ns]) => `${t}\u0000${ns}`));
+    if (keys.some(([t, ns]) => namespaces.has(`${t}\u0000${ns}`))) return false;
+    for (const [t, ns, id] of checks) {
+      const k = rowKey(t, ns, id);
+      if (!ctx.rows.has(k)) ctx.missing.add(k);
+    }
+    return true;
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -362,10 +448,14 @@ export abstract class IdbWrites extends IdbBase {
           const at = `${thread_id}\u0000${hint}`;
           base =
             hint === undefined ? undefined : ctx.runBaseRows?.has(at) ? ctx.runBaseRows.get(at) : await tx.objectStore("bases").get([thread_id, RUNS, hint]);
-          if (base) b = hint;
-          else {
+          if (base) {
+            b = hint;
+            // Read in this transaction: the next put of this run finds it cached.
+            this.knownBase(thread_id, RUNS, hint!, base);
+          } else {
             b = Math.random();
             base = rest;
+            // Not cached: `rest` holds the caller's objects (read back once when needed).
             track(tx.objectStore("bases").put(rest, [thread_id, RUNS, b]));
             this.runBases.delete(thread_id);
             this.runBases.set(thread_id, b);
@@ -620,9 +710,10 @@ export abstract class IdbWrites extends IdbBase {
     const row: CpRow = { thread_id: thread, checkpoint_ns: ns, s, id, ...rowBody(record, base), w };
     const key = rowKey(thread, ns, id);
     ctx.rows.set(key, row);
-    ctx.dirty.delete(key);
+    // Put once at the end of the transaction, with what later ops of the batch change in it
+    // (its writes, the sharing of its items by its child): one put per row per transaction.
+    ctx.dirty.add(key);
     ctx.missing.delete(key);
     if (!latest || s >= latest.s) ctx.latest.set(`${thread}\u0000${ns}`, row);
-    track(tx.objectStore("cps").put(storedRow(row), cpKey(row)));
   }
 }
