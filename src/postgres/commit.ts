@@ -5,7 +5,10 @@
  * everything back and rejects with `conflict`; deadlocks and serialization failures are retried
  * transparently (nothing was written). `notify` ops become `pg_notify` calls sent with COMMIT
  * (delivered on commit). A commit that is one statement (one simple op, a checkpoint put, the
- * engine's step commit) runs without a transaction block.
+ * engine's step commit) runs without a transaction block. A commit whose every op has a statement
+ * that judges its own expectation (a run's admission, its outcome with its last step, lease
+ * changes) is sent in ONE round trip (./batch.ts); when that fails, nothing was written and the
+ * commit runs statement by statement, as described above.
  */
 import type { PoolClient } from "pg";
 import { AgentdockError, invalidInput } from "../errors.js";

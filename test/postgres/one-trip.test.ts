@@ -48,7 +48,7 @@ describe("postgresStore: a commit in one round trip", () => {
       store.commit([
         { op: "thread.put", thread: busy, expect: { status: ["idle"] } },
         { op: "run.put", run: run("r1", "t1"), expect: { exists: false } },
-        { op: "lease.put", lease: { key: "run:r1", owner: "me", expires_at: 2_000 }, expect: { state: "free", now: 1_000 } },
+        { op: "lease.put", lease: { key: "run:r1", owner: "me", expires_at: 2_000, data: {} }, expect: { state: "free", now: 1_000 } },
         { op: "notify", topic: "admitted", payload: "r1" },
       ]),
     );
@@ -63,7 +63,7 @@ describe("postgresStore: a commit in one round trip", () => {
     const store = await open();
     await store.commit([
       { op: "thread.put", thread: thread("t1") },
-      { op: "lease.put", lease: { key: "run:r1", owner: "other", expires_at: 5_000 } },
+      { op: "lease.put", lease: { key: "run:r1", owner: "other", expires_at: 5_000, data: {} } },
     ]);
     const heard: Array<string | undefined> = [];
     store.subscribe("admitted", (p) => heard.push(p));
@@ -74,7 +74,7 @@ describe("postgresStore: a commit in one round trip", () => {
           { op: "thread.put", thread: thread("t1", { status: "busy" }), expect: { status: ["idle"] } },
           { op: "run.put", run: run("r1", "t1"), expect: { exists: false } },
           // Held by "other" until 5,000: not free at 1,000.
-          { op: "lease.put", lease: { key: "run:r1", owner: "me", expires_at: 2_000 }, expect: { state: "free", now: 1_000 } },
+          { op: "lease.put", lease: { key: "run:r1", owner: "me", expires_at: 2_000, data: {} }, expect: { state: "free", now: 1_000 } },
           { op: "notify", topic: "admitted", payload: "r1" },
         ])
         .then(
