@@ -450,7 +450,7 @@ export class PgCheckpoints {
     else {
       const { rows } = await this.core.q<{ ok: boolean }>(c, `WITH ${ctes.join(",\n")}\nSELECT ok FROM ok`, params);
       if (!rows[0]?.ok) {
-      if (fast) return false;
+        if (fast) return false;
         throw new Error("agentdock/postgres: a checkpoint's list log or base changed while it was written (its thread was deleted meanwhile)");
       }
     }

@@ -90,8 +90,8 @@ export class PgCommits {
           // Stored in one statement.
         } else if (stepCommit(ops) && (await this.parts.checkpoints.putCheckpoint(client, ops[1].checkpoint, staged, true, ops[0]))) {
           // A task's writes and the next checkpoint in one statement.
-        } else if (await this.oneTrip(client, ops, staged)) {
-          // The whole transaction in one round trip (./batch.ts).
+        } else if (only?.op !== "checkpoint.put" && !stepCommit(ops) && (await this.oneTrip(client, ops, staged))) {
+          // The whole transaction in one round trip (./batch.ts); a checkpoint put alone or a step commit tried its own above.
         } else {
           await client.query("BEGIN");
           const notes: string[] = [];

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, inject, it } from "vitest";
 import { createRuntime } from "../../src/index.js";
 import { postgresStore } from "../../src/postgres/index.js";
 import type { Store } from "../../src/persistence/types.js";
+import { inline } from "../../src/postgres/batch.js";
 import { run, thread } from "../persistence/contract.js";
 import { ordered } from "./fixtures/graphs.js";
 
@@ -125,6 +126,16 @@ describe("postgresStore: a commit in one round trip", () => {
     expect(texts).toHaveLength(1);
     expect(await store.getThread("t'1\\")).toEqual(odd);
     expect((await store.getRun("r'1"))?.thread_id).toBe("t'1\\");
+  });
+});
+
+describe("inlining a statement's parameters", () => {
+  it("replaces $n outside quotes with literals (strings escaped, arrays as array literals, NULL)", () => {
+    expect(inline(`SELECT $1, '$2', "s$1".t, $10::bigint, $3::text[], $2`, ["it's", null, ["a", 'b"c', null], 4, 5, 6, 7, 8, 9, -1])).toBe(
+      // pg's escapeLiteral writes a text with a backslash as ` E'...'` (backslashes doubled).
+      String.raw`SELECT 'it''s', '$2', "s$1".t, '-1'::bigint,  E'{"a","b\\"c",NULL}'::text[], NULL`,
+    );
+    expect(inline(`SELECT $1`, [String.raw`a\b`])).toBe(String.raw`SELECT  E'a\\b'`);
   });
 });
 
