@@ -1,13 +1,15 @@
 /**
  * A commit in ONE round trip (./commit.ts): its statements joined into one simple query, which
  * PostgreSQL runs as one implicit transaction (all or nothing; `pg_notify` delivered on commit).
- * The simple query protocol takes no bind parameters, so values are inlined as literals with the
- * driver's own escaping (`escapeLiteral`). A statement whose expectation a JS check would judge
+ * The simple query protocol takes no bind parameters, so each statement is a prepared statement
+ * of the connection run by `EXECUTE name(...)`, its values inlined as literals with the driver's
+ * own escaping (`escapeLiteral`). A statement whose expectation a JS check would judge
  * on the statement-by-statement path judges it itself: `commit_expect` (./schema.ts) raises
  * SQLSTATE `AD409` when it does not hold, which rolls the whole transaction back; the commit then
  * runs again statement by statement, which writes nothing either and reports the `conflict` (or
  * whatever error) with its usual message.
  */
+import { createHash } from "node:crypto";
 import pg from "pg";
 
 /** A value that cannot be inlined (a NUL, which a query's text cannot hold): the commit takes the statement-by-statement path. */
@@ -34,38 +36,15 @@ export function literal(v: unknown): string {
   return pg.escapeLiteral(text);
 }
 
-/**
- * `text` with its `$n` parameters replaced by `values[n - 1]` as literals; quoted strings and
- * identifiers (a schema's name) are left as they are.
- */
-export function inline(text: string, values: readonly unknown[]): string {
-  let out = "";
-  let i = 0;
-  while (i < text.length) {
-    const ch = text[i]!;
-    if (ch === "'" || ch === '"') {
-      let j = i + 1;
-      while (j < text.length && !(text[j] === ch && text[j + 1] !== ch)) j += text[j] === ch ? 2 : 1;
-      out += text.slice(i, j + 1);
-      i = j + 1;
-    } else if (ch === "$" && /[0-9]/.test(text[i + 1] ?? "")) {
-      let j = i + 1;
-      while (/[0-9]/.test(text[j] ?? "")) j++;
-      const n = Number(text.slice(i + 1, j));
-      if (n < 1 || n > values.length) throw new Error(`agentdock/postgres: parameter $${n} of a batched statement has no value`);
-      out += literal(values[n - 1]);
-      i = j;
-    } else {
-      out += ch;
-      i++;
-    }
-  }
-  return out;
+/** A statement of a batch: its text (with `$n` parameters) and their values as literals. */
+interface Item {
+  text: string;
+  args: string[];
 }
 
 /** The statements of a commit sent in one round trip. */
 export class PgBatch {
-  private readonly statements: string[] = [];
+  private readonly items: Item[] = [];
   /** False once a value could not be inlined: the commit must take the statement-by-statement path. */
   ok = true;
 
@@ -74,10 +53,10 @@ export class PgBatch {
     private readonly s: string,
   ) {}
 
-  /** A statement, its parameters inlined. */
+  /** A statement and its parameters' values. */
   add(text: string, values: readonly unknown[] = []): void {
     try {
-      this.statements.push(inline(text, values));
+      this.items.push({ text, args: values.map(literal) });
     } catch (err) {
       if (!(err instanceof NotInlinable)) throw err;
       this.ok = false;
@@ -94,13 +73,22 @@ export class PgBatch {
     this.add(`${withText}\nSELECT ${this.s}.commit_expect(ok) FROM ok`, values);
   }
 
-  /** How many statements so far. */
-  get size(): number {
-    return this.statements.length;
-  }
-
-  /** The query text: every statement, in order (one implicit transaction). */
-  text(): string {
-    return this.statements.join(";\n");
+  /**
+   * The query text: every statement in order (one implicit transaction), each run as a prepared
+   * statement of the connection (`EXECUTE name(literal, ...)`: parsed once per connection, as the
+   * statement-by-statement path's are), prepared first (`PREPARE name AS text`, in the same
+   * query) unless `prepared` (the names the connection has) says it is. `added`: the names this
+   * query prepares.
+   */
+  text(prepared: ReadonlySet<string>, added: Set<string>): string {
+    return this.items
+      .map(({ text, args }) => {
+        const name = `agentdock_b_${createHash("sha1").update(text).digest("hex").slice(0, 24)}`;
+        const execute = args.length ? `EXECUTE ${name}(${args.join(", ")})` : `EXECUTE ${name}`;
+        if (prepared.has(name) || added.has(name)) return execute;
+        added.add(name);
+        return `PREPARE ${name} AS ${text};\n${execute}`;
+      })
+      .join(";\n");
   }
 }

@@ -65,6 +65,8 @@ export interface PgParts {
 
 export class PgCommits {
   private notifySeq = 0;
+  /** The statements of one-round-trip commits (./batch.ts) each connection has prepared. */
+  private readonly prepared = new WeakMap<PoolClient, Set<string>>();
 
   constructor(
     private readonly core: PgCore,
@@ -230,13 +232,22 @@ export class PgCommits {
     }
     for (const note of notes) b.add(`SELECT pg_notify($1, $2)`, [this.channel, note]);
     if (!b.ok) return fail();
+    let prepared = this.prepared.get(c);
+    if (!prepared) this.prepared.set(c, (prepared = new Set()));
+    const added = new Set<string>();
     try {
-      await c.query(b.text());
+      await c.query(b.text(prepared, added));
     } catch (err) {
       // The server refused it (the implicit transaction rolled back): the other path says why.
-      if (typeof (err as { code?: unknown }).code === "string" && (err as { severity?: unknown }).severity !== undefined) return fail();
+      if (typeof (err as { code?: unknown }).code === "string" && (err as { severity?: unknown }).severity !== undefined) {
+        // PREPARE is not undone by a rollback: which of this query's ran is asked (rare: a failed commit).
+        const { rows } = await c.query<{ name: string }>(`SELECT name FROM pg_prepared_statements WHERE starts_with(name, 'agentdock_b_')`);
+        this.prepared.set(c, new Set(rows.map((r) => r.name)));
+        return fail();
+      }
       throw err;
     }
+    for (const name of added) prepared.add(name);
     return true;
   }
 }
