@@ -169,7 +169,8 @@ export default async function (): Promise<void> {
         // Counted on the driver: every statement is one round trip (node-pg does not pipeline).
         pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
           const q = args[0] as string | { text?: string };
-          const text = (typeof q === "string" ? q : (q.text ?? "")).replace(/\s+/g, " ").replace(/"br_[^"]+"\./g, "");
+          // Literals (inlined in a commit sent in one round trip, src/postgres/batch.ts) as `?`, so such commits group together.
+          const text = (typeof q === "string" ? q : (q.text ?? "")).replace(/\s+/g, " ").replace(/"br_[^"]+"\./g, "").replace(/E?'(?:[^']|'')*'/g, "?");
           const key = text.startsWith("SELECT pg_notify") ? "SELECT pg_notify(...); COMMIT" : text.slice(0, 60);
           counts.set(key, (counts.get(key) ?? 0) + 1);
           return (query as (...a: unknown[]) => unknown).apply(this, args);

@@ -15,6 +15,7 @@ import { contains, jsonEqual } from "../json.js";
 import { notFound } from "../errors.js";
 import type { CheckpointKey, ListCheckpointsOptions, PendingWrite, StoredCheckpoint, WriteOp } from "../persistence/types.js";
 import { diffLeaves, leavesOf, patchLeaves, type LeafDiff } from "../persistence/indexeddb/rows.js";
+import type { PgBatch } from "./batch.js";
 import { num, type PgCore, type Row } from "./core.js";
 import { baseOf, factor, unfactor } from "./meta.js";
 import { setOwn } from "../persistence/item-refs.js";
@@ -265,6 +266,8 @@ export class PgCheckpoints {
     fast = false,
     /** Fast only: one task's writes on the parent, committed with it (the engine's step commit). */
     parentWrites?: Extract<WriteOp, { op: "writes.put" }>,
+    /** Fast only: add the statement to this commit sent in one round trip (./batch.ts), its check failing the transaction, instead of running it. */
+    batch?: PgBatch,
   ): Promise<boolean> {
     const s = this.core.s;
     const threadId = input.thread_id;
@@ -443,10 +446,13 @@ export class PgCheckpoints {
       sets.push(`writes = CASE WHEN writes::text IS NOT DISTINCT FROM ${old()}::text THEN ${p$(writesText(others))}::text::json ELSE writes END`);
     }
     if (sets.length) ctes.push(`pr AS (UPDATE ${s}.checkpoints SET ${sets.join(", ")} WHERE thread_id = $1 AND ns = $2 AND checkpoint_id = $4 AND ${ok})`);
-    const { rows } = await this.core.q<{ ok: boolean }>(c, `WITH ${ctes.join(",\n")}\nSELECT ok FROM ok`, params);
-    if (!rows[0]?.ok) {
-      if (fast) return false;
-      throw new Error("agentdock/postgres: a checkpoint's list log or base changed while it was written (its thread was deleted meanwhile)");
+    if (batch && fast) batch.addChecked(`WITH ${ctes.join(",\n")}`, params);
+    else {
+      const { rows } = await this.core.q<{ ok: boolean }>(c, `WITH ${ctes.join(",\n")}\nSELECT ok FROM ok`, params);
+      if (!rows[0]?.ok) {
+        if (fast) return false;
+        throw new Error("agentdock/postgres: a checkpoint's list log or base changed while it was written (its thread was deleted meanwhile)");
+      }
     }
     staged.set(cacheKey, { id: input.checkpoint.id, arrays, bases, row: { meta: metadata!, metaText, cp: checkpoint, cpText, base }, writes: { entries: pending, text: pendingText } });
     return true;

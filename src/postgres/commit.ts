@@ -5,13 +5,17 @@
  * everything back and rejects with `conflict`; deadlocks and serialization failures are retried
  * transparently (nothing was written). `notify` ops become `pg_notify` calls sent with COMMIT
  * (delivered on commit). A commit that is one statement (one simple op, a checkpoint put, the
- * engine's step commit) runs without a transaction block.
+ * engine's step commit) runs without a transaction block. A commit whose every op has a statement
+ * that judges its own expectation (a run's admission, its outcome with its last step, lease
+ * changes) is sent in ONE round trip (./batch.ts); when that fails, nothing was written and the
+ * commit runs statement by statement, as described above.
  */
 import type { PoolClient } from "pg";
 import { AgentdockError, invalidInput } from "../errors.js";
 import { checkOp } from "../persistence/common.js";
 import type { WriteOp } from "../persistence/types.js";
 import type { PgAssistants } from "./assistants.js";
+import { PgBatch } from "./batch.js";
 import type { PgCheckpoints, Staged } from "./checkpoints.js";
 import type { PgCore } from "./core.js";
 import { applyCronOp } from "./crons.js";
@@ -61,6 +65,8 @@ export interface PgParts {
 
 export class PgCommits {
   private notifySeq = 0;
+  /** The statements of one-round-trip commits (./batch.ts) each connection has prepared. */
+  private readonly prepared = new WeakMap<PoolClient, Set<string>>();
 
   constructor(
     private readonly core: PgCore,
@@ -86,6 +92,8 @@ export class PgCommits {
           // Stored in one statement.
         } else if (stepCommit(ops) && (await this.parts.checkpoints.putCheckpoint(client, ops[1].checkpoint, staged, true, ops[0]))) {
           // A task's writes and the next checkpoint in one statement.
+        } else if (only?.op !== "checkpoint.put" && !stepCommit(ops) && (await this.oneTrip(client, ops, staged))) {
+          // The whole transaction in one round trip (./batch.ts); a checkpoint put alone or a step commit tried its own above.
         } else {
           await client.query("BEGIN");
           const notes: string[] = [];
@@ -161,7 +169,7 @@ export class PgCommits {
       case "cron.delete":
         return applyCronOp((cl, text, values) => this.core.q(cl, text, values), c, this.core.s, op);
       case "notify": {
-        const note = `n${JSON.stringify(op.payload === undefined ? { t: op.topic, i: this.notifySeq++ } : { t: op.topic, p: op.payload, i: this.notifySeq++ })}`;
+        const note = this.note(op);
         if (Buffer.byteLength(note) > 7900) {
           throw invalidInput(`notify on "${op.topic}": the topic and payload take ${Buffer.byteLength(note)} bytes; PostgreSQL carries at most 7,900`);
         }
@@ -169,5 +177,77 @@ export class PgCommits {
         return;
       }
     }
+  }
+
+  /** A `notify` op's NOTIFY payload. */
+  private note(op: Extract<WriteOp, { op: "notify" }>): string {
+    return `n${JSON.stringify(op.payload === undefined ? { t: op.topic, i: this.notifySeq++ } : { t: op.topic, p: op.payload, i: this.notifySeq++ })}`;
+  }
+
+  /**
+   * The commit in ONE round trip when every op has a statement that judges its own expectation
+   * (./batch.ts): the hot path of a run (its admission, its outcome with the last step, lease
+   * changes). False, with nothing written and `staged` emptied, when an op needs the
+   * statement-by-statement path or the transaction failed (an expectation not holding, a value
+   * refused, a deadlock): that path then runs the commit and reports what went wrong, as it would
+   * have. A lost connection is thrown (what was written is unknown, as with COMMIT).
+   */
+  private async oneTrip(c: PoolClient, ops: readonly WriteOp[], staged: Staged): Promise<boolean> {
+    const { threads, checkpoints, runs, leases } = this.parts;
+    const b = new PgBatch(this.core.s);
+    const notes: string[] = [];
+    const fail = () => (staged.clear(), false);
+    for (let i = 0; i < ops.length; i++) {
+      const op = ops[i]!;
+      let ok = false;
+      switch (op.op) {
+        case "thread.put":
+          ok = threads.batchPutThread(b, op, staged);
+          break;
+        case "run.put":
+          ok = runs.batchPutRun(b, op);
+          break;
+        case "lease.put":
+        case "lease.delete":
+          ok = leases.batchLease(b, op);
+          break;
+        case "checkpoint.put":
+          ok = await checkpoints.putCheckpoint(c, op.checkpoint, staged, true, undefined, b);
+          break;
+        case "writes.put": {
+          // A task's writes with the next checkpoint (the run's last step), as the engine's step commit.
+          const pair = ops.slice(i, i + 2);
+          if (stepCommit(pair)) ok = await checkpoints.putCheckpoint(c, pair[1].checkpoint, staged, true, pair[0], b);
+          i++;
+          break;
+        }
+        case "notify": {
+          const note = this.note(op);
+          ok = Buffer.byteLength(note) <= 7900;
+          notes.push(note);
+          break;
+        }
+      }
+      if (!ok || !b.ok) return fail();
+    }
+    for (const note of notes) b.add(`SELECT pg_notify($1, $2)`, [this.channel, note]);
+    if (!b.ok) return fail();
+    let prepared = this.prepared.get(c);
+    if (!prepared) this.prepared.set(c, (prepared = new Set()));
+    const added = new Set<string>();
+    try {
+      await c.query(b.text(prepared, added));
+    } catch (err) {
+      // The server refused it (the implicit transaction rolled back): the other path says why.
+      if (typeof (err as { code?: unknown }).code === "string" && (err as { severity?: unknown }).severity !== undefined) {
+        // PREPARE is not undone by a rollback: which of this query's ran is asked (rare: a failed commit).
+        const { rows } = await c.query<{ name: string }>(`SELECT name FROM pg_prepared_statements WHERE starts_with(name, 'agentdock_b_')`);
+        this.prepared.set(c, new Set(rows.map((r) => r.name)));
+        return fail();
+      }
+      throw err;
+    }
+    for (const name of added) prepared.add(name);
+    return true;
   }
 }

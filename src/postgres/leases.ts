@@ -7,6 +7,7 @@ import type { PoolClient } from "pg";
 import { conflict } from "../errors.js";
 import { describeOp } from "../persistence/common.js";
 import type { Lease, WriteOp } from "../persistence/types.js";
+import type { PgBatch } from "./batch.js";
 import { num, type PgCore, type Row } from "./core.js";
 import { page, Params } from "./sql.js";
 
@@ -49,6 +50,36 @@ export class PgLeases {
         `${describeOp(op)}: expected it ${op.expect.state === "free" ? "free" : `held by ${owner}`}, ` + (cur?.live ? `held by ${cur.owner}` : "it is free"),
       );
     }
+  }
+
+  /**
+   * `lease.put` / `lease.delete` in a commit sent in one round trip (./batch.ts): a conditional
+   * put must touch its row (else the statement-by-statement path says who holds the lease).
+   */
+  batchLease(b: PgBatch, op: Extract<WriteOp, { op: "lease.put" | "lease.delete" }>): boolean {
+    const s = this.core.s;
+    if (op.op === "lease.delete") {
+      b.add(`DELETE FROM ${s}.leases WHERE key = $1 AND ($2::text IS NULL OR owner = $2)`, [op.key, op.owner ?? null]);
+      return true;
+    }
+    const { key, owner, expires_at, data } = op.lease;
+    const now = op.expect ? op.expect.now : this.core.callerNow();
+    if (op.expect && this.core.dbClock) this.core.callerNow(now);
+    const params: unknown[] = [key, owner, expires_at, JSON.stringify(data ?? {}), now];
+    const insert = `INSERT INTO ${s}.leases (key, owner, expires_at, expires_db, data)
+                    VALUES ($1, $2, $3, clock_timestamp() + ($3::bigint - $5::bigint) * interval '1 millisecond', $4::json)`;
+    const set = `owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at, expires_db = EXCLUDED.expires_db, data = EXCLUDED.data`;
+    const expired = this.core.dbClock ? `expires_db < clock_timestamp()` : `expires_at < $5`;
+    if (!op.expect) b.add(`${insert} ON CONFLICT (key) DO UPDATE SET ${set}`, params);
+    else if (op.expect.state === "free") b.addOneRow(`${insert} ON CONFLICT (key) DO UPDATE SET ${set} WHERE ${s}.leases.${expired}`, params);
+    else {
+      b.addOneRow(
+        `UPDATE ${s}.leases SET owner = $2, expires_at = $3, expires_db = clock_timestamp() + ($3::bigint - $5::bigint) * interval '1 millisecond', data = $4::json
+          WHERE key = $1 AND owner = $2 AND NOT (${expired})`,
+        params,
+      );
+    }
+    return true;
   }
 
   /** `lease.delete`. */

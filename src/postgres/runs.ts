@@ -8,6 +8,7 @@ import { conflict, invalidInput } from "../errors.js";
 import { describeOp } from "../persistence/common.js";
 import type { CancelRequest, RunClaim, RunClaimResult, RunQuery, WriteOp } from "../persistence/types.js";
 import type { RunRecord } from "../types.js";
+import type { PgBatch } from "./batch.js";
 import { num, type PgCore, type Row } from "./core.js";
 import { runDoc, runFromRow } from "./run-doc.js";
 import { dir, page, Params, where } from "./sql.js";
@@ -51,6 +52,34 @@ export class PgRuns {
       const { rows } = await this.core.q<{ thread_id: string }>(c, `SELECT thread_id FROM ${s}.runs WHERE run_id = $1`, [r.run_id]);
       throw invalidInput(`${describeOp(op)}: a run cannot move from thread ${rows[0]?.thread_id} to ${r.thread_id}`);
     }
+  }
+
+  /**
+   * `run.put` in a commit sent in one round trip (./batch.ts): each statement must touch its row
+   * (else the statement-by-statement path judges why); false when the op needs that path.
+   */
+  batchPutRun(b: PgBatch, op: Extract<WriteOp, { op: "run.put" }>): boolean {
+    const r = op.run;
+    const e = op.expect;
+    const s = this.core.s;
+    const params: unknown[] = [r.run_id, r.thread_id, r.assistant_id, r.status, r.created_at, JSON.stringify(runDoc(r)), r.updated_at];
+    const insert = `INSERT INTO ${s}.runs (run_id, thread_id, assistant_id, status, created_at, queue_seq, doc, updated_at)
+                    VALUES ($1, $2, $3, $4, $5, nextval('${s}.run_queue'), $6::json, $7)`;
+    if (e && e.exists === false && !e.status) b.addOneRow(`${insert} ON CONFLICT (run_id) DO NOTHING`, params);
+    else if (e && e.exists !== false && (e.exists === true || e.status)) {
+      b.addOneRow(
+        `UPDATE ${s}.runs SET assistant_id = $3, status = $4, created_at = $5, doc = $6::json, updated_at = $7
+          WHERE run_id = $1 AND thread_id = $2 AND ($8::text[] IS NULL OR status = ANY($8::text[]))`,
+        [...params, e.status ? [...e.status] : null],
+      );
+    } else if (!e) {
+      b.addOneRow(
+        `${insert} ON CONFLICT (run_id) DO UPDATE SET assistant_id = EXCLUDED.assistant_id, status = EXCLUDED.status,
+           created_at = EXCLUDED.created_at, doc = EXCLUDED.doc, updated_at = EXCLUDED.updated_at WHERE ${s}.runs.thread_id = EXCLUDED.thread_id`,
+        params,
+      );
+    } else return false;
+    return true;
   }
 
   private async checkRun(c: PoolClient, op: WriteOp, runId: string, expect: { exists?: boolean; status?: readonly string[] }): Promise<void> {

@@ -227,8 +227,25 @@ function compactRows(s: string): string[] {
     `CREATE INDEX ON ${s}.runs (thread_id, created_at, run_id)`,
     `DROP FUNCTION ${s}.claim_run(text, text, text, bigint, bigint, boolean, text[], text)`,
     claimFunction(s, 5),
+    expectFunction(s),
   ];
 }
+
+/**
+ * Version 5: `commit_expect(ok)`, true when `ok` is, else raising SQLSTATE `AD409` (`EXPECT_FAILED`):
+ * the expectation checks of a commit sent in one round trip (./batch.ts), which must fail the
+ * transaction themselves.
+ */
+function expectFunction(s: string): string {
+  return `CREATE FUNCTION ${s}.commit_expect(ok boolean) RETURNS boolean LANGUAGE plpgsql VOLATILE AS $$
+    BEGIN
+      IF ok IS NOT TRUE THEN RAISE EXCEPTION 'agentdock: an expectation of the commit does not hold' USING ERRCODE = '${EXPECT_FAILED}'; END IF;
+      RETURN true;
+    END $$`;
+}
+
+/** The SQLSTATE `commit_expect` raises. */
+export const EXPECT_FAILED = "AD409";
 
 /**
  * Version 5 rewrites the checkpoints table (its metadata's type changes anyway) with its columns

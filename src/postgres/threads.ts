@@ -10,6 +10,7 @@ import { describeOp } from "../persistence/common.js";
 import { paged } from "../persistence/query.js";
 import type { ThreadExpectation, ThreadQuery, WriteOp } from "../persistence/types.js";
 import type { ThreadRecord } from "../types.js";
+import type { PgBatch } from "./batch.js";
 import type { PgCheckpoints, Staged } from "./checkpoints.js";
 import { num, type PgCore, type Row } from "./core.js";
 import { authWhere, dir, page, Params, where } from "./sql.js";
@@ -20,25 +21,44 @@ export class PgThreads {
     private readonly checkpoints: PgCheckpoints,
   ) {}
 
+  /** The parameters of `thread.put`'s statements ($1-$8). */
+  private threadParams(t: ThreadRecord): unknown[] {
+    const { metadata, values, ...rest } = t;
+    return [t.thread_id, t.status, t.created_at, t.updated_at, t.state_updated_at, JSON.stringify(metadata ?? {}), JSON.stringify(values ?? {}), JSON.stringify(rest)];
+  }
+
+  private insertSql(): string {
+    const s = this.core.s;
+    return `INSERT INTO ${s}.threads (thread_id, status, created_at, updated_at, state_updated_at, metadata, vals, doc, revision, vals_refs)
+                    VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7::json, $8::json, nextval('${s}.revisions'), NULL)`;
+  }
+
+  /** The conditional UPDATE: $9 statuses, $10 revision (-1: any), $11 list references, $12 their logs. */
+  private updateSql(): string {
+    const s = this.core.s;
+    return `UPDATE ${s}.threads SET status = $2, created_at = $3, updated_at = $4, state_updated_at = $5, metadata = $6::jsonb, vals = $7::json,
+             doc = $8::json, revision = nextval('${s}.revisions'), vals_refs = $11::json
+            WHERE thread_id = $1 AND ($9::text[] IS NULL OR status = ANY($9::text[])) AND ($10::bigint < 0 OR revision = $10::bigint)
+              AND ($12::bigint[] IS NULL OR (SELECT count(*) FROM ${s}.cp_logs l WHERE l.log_id = ANY($12::bigint[]) AND l.thread_id = $1) = cardinality($12::bigint[]))`;
+  }
+
+  private updateParams(params: unknown[], e: ThreadExpectation, revision: number, vals: unknown, refs: Record<string, [number, number]> | null): unknown[] {
+    return [...params.slice(0, 6), JSON.stringify(vals), ...params.slice(7), e.status ? [...e.status] : null, revision, refs && JSON.stringify(refs), refs && Object.values(refs).map(([log]) => log)];
+  }
+
+  private upsertSql(): string {
+    return `${this.insertSql()} ON CONFLICT (thread_id) DO UPDATE SET status = EXCLUDED.status, created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at,
+         state_updated_at = EXCLUDED.state_updated_at, metadata = EXCLUDED.metadata, vals = EXCLUDED.vals, doc = EXCLUDED.doc, revision = EXCLUDED.revision,
+         vals_refs = NULL`;
+  }
+
   async putThread(c: PoolClient, op: Extract<WriteOp, { op: "thread.put" }>, staged: Staged): Promise<void> {
     const t = op.thread;
-    const { metadata, values, ...rest } = t;
+    const values = t.values;
     const e = op.expect;
-    const params: unknown[] = [
-      t.thread_id,
-      t.status,
-      t.created_at,
-      t.updated_at,
-      t.state_updated_at,
-      JSON.stringify(metadata ?? {}),
-      JSON.stringify(values ?? {}),
-      JSON.stringify(rest),
-    ];
-    const s = this.core.s;
-    const insert = `INSERT INTO ${s}.threads (thread_id, status, created_at, updated_at, state_updated_at, metadata, vals, doc, revision, vals_refs)
-                    VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7::json, $8::json, nextval('${s}.revisions'), NULL)`;
+    const params = this.threadParams(t);
     if (e && e.exists === false && !e.status && !e.sameAs) {
-      const r = await this.core.q(c, `${insert} ON CONFLICT (thread_id) DO NOTHING`, params);
+      const r = await this.core.q(c, `${this.insertSql()} ON CONFLICT (thread_id) DO NOTHING`, params);
       if (r.rowCount === 0) throw conflict(`${describeOp(op)}: expected the thread not to exist`);
       return;
     }
@@ -50,15 +70,7 @@ export class PgThreads {
         if (read === undefined) throw conflict(`${describeOp(op)}: the thread changed since it was read`);
         revision = read;
       }
-      const update = (vals: unknown, refs: Record<string, [number, number]> | null) =>
-        this.core.q(
-          c,
-          `UPDATE ${s}.threads SET status = $2, created_at = $3, updated_at = $4, state_updated_at = $5, metadata = $6::jsonb, vals = $7::json,
-             doc = $8::json, revision = nextval('${s}.revisions'), vals_refs = $11::json
-            WHERE thread_id = $1 AND ($9::text[] IS NULL OR status = ANY($9::text[])) AND ($10::bigint < 0 OR revision = $10::bigint)
-              AND ($12::bigint[] IS NULL OR (SELECT count(*) FROM ${s}.cp_logs l WHERE l.log_id = ANY($12::bigint[]) AND l.thread_id = $1) = cardinality($12::bigint[]))`,
-          [...params.slice(0, 6), JSON.stringify(vals), ...params.slice(7), e.status ? [...e.status] : null, revision, refs && JSON.stringify(refs), refs && Object.values(refs).map(([log]) => log)],
-        );
+      const update = (vals: unknown, refs: Record<string, [number, number]> | null) => this.core.q(c, this.updateSql(), this.updateParams(params, e, revision, vals, refs));
       // The state's lists are the latest checkpoint's: refer to its logs rather than copy them
       // (a chat's thread row stays small however long the chat).
       const shared = this.checkpoints.threadRefs(t.thread_id, values ?? {}, staged);
@@ -72,13 +84,34 @@ export class PgThreads {
       return;
     }
     if (e) await this.checkThread(c, op, t.thread_id, e);
-    await this.core.q(
-      c,
-      `${insert} ON CONFLICT (thread_id) DO UPDATE SET status = EXCLUDED.status, created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at,
-         state_updated_at = EXCLUDED.state_updated_at, metadata = EXCLUDED.metadata, vals = EXCLUDED.vals, doc = EXCLUDED.doc, revision = EXCLUDED.revision,
-         vals_refs = NULL`,
-      params,
-    );
+    await this.core.q(c, this.upsertSql(), params);
+  }
+
+  /**
+   * `thread.put` in a commit sent in one round trip (./batch.ts), each expectation judged by its
+   * statement; false when the op needs the statement-by-statement path.
+   */
+  batchPutThread(b: PgBatch, op: Extract<WriteOp, { op: "thread.put" }>, staged: Staged): boolean {
+    const t = op.thread;
+    const e = op.expect;
+    const params = this.threadParams(t);
+    if (!e) {
+      b.add(this.upsertSql(), params);
+      return true;
+    }
+    if (e.exists === false && !e.status && !e.sameAs) {
+      b.addOneRow(`${this.insertSql()} ON CONFLICT (thread_id) DO NOTHING`, params);
+      return true;
+    }
+    if (e.exists !== false && (e.exists === true || e.status || e.sameAs)) {
+      const revision = e.sameAs ? this.core.revisions.get(e.sameAs) : -1;
+      if (revision === undefined) return false;
+      // A log gone makes the statement fail too: the statement-by-statement path stores the values themselves.
+      const shared = this.checkpoints.threadRefs(t.thread_id, t.values ?? {}, staged);
+      b.addOneRow(this.updateSql(), this.updateParams(params, e, revision, shared?.vals ?? t.values ?? {}, shared?.refs ?? null));
+      return true;
+    }
+    return false;
   }
 
   async checkThread(c: PoolClient, op: WriteOp, threadId: string, expect: ThreadExpectation): Promise<void> {
