@@ -39,6 +39,9 @@ import { Pipeline, pipelined } from "./durability.js";
 
 type ErrorInfo = { error: string; message: string };
 
+/** The longest delay `setTimeout` honours. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /**
  * Microtask turns a run yields before its engine starts: what a stream's reader needs to take the
  * metadata event published at start (port, event reader and generator hops) on a synchronous port.
@@ -163,10 +166,13 @@ export class Executor {
   }
 
   private later(ms: number, fn: () => void): void {
+    // Timers take at most 2^31-1 ms (about 24.8 days); a longer delay would fire at once (and a
+    // run due far ahead, or a clock far behind, would be polled every millisecond). `fn` checks
+    // again when it fires, so waking early is harmless.
     const timer = setTimeout(() => {
       this.timers.delete(timer);
       fn();
-    }, ms);
+    }, Math.min(Math.max(ms, 0), MAX_TIMER_MS));
     (timer as { unref?: () => void }).unref?.();
     this.timers.add(timer);
   }

@@ -262,6 +262,23 @@ describe("runtime options", () => {
     }
   });
 
+  it("keeps a run due weeks ahead pending without overflowing its timer (no polling every millisecond)", async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => void warnings.push(w.name);
+    process.on("warning", onWarning);
+    const runtime = await createRuntime({ graphs: { echo: echoGraph() } });
+    try {
+      const t = await runtime.threads.create();
+      const run = await runtime.runs.create(t.thread_id, "echo", { input: hi, afterSeconds: 40 * 24 * 3600 });
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      expect(warnings.filter((w) => w === "TimeoutOverflowWarning")).toEqual([]);
+      expect((await runtime.runs.get(t.thread_id, run.run_id)).status).toBe("pending");
+    } finally {
+      process.off("warning", onWarning);
+      await runtime.close();
+    }
+  });
+
   it("refuses a webhook unless createRuntime's webhooks allow its URL, creating nothing (no SSRF)", async () => {
     const posted: string[] = [];
     const fetch = (async (url: string) => {
