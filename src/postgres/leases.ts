@@ -11,10 +11,14 @@ import type { PgBatch } from "./batch.js";
 import { num, type PgCore, type Row } from "./core.js";
 import { page, Params } from "./sql.js";
 
+/** Deletes a lease, held by `$2` when given. */
+const DELETE_LEASE = (s: string) => `DELETE FROM ${s}.leases WHERE key = $1 AND ($2::text IS NULL OR owner = $2)`;
+
 export class PgLeases {
   constructor(private readonly core: PgCore) {}
 
-  async putLease(c: PoolClient, op: Extract<WriteOp, { op: "lease.put" }>): Promise<void> {
+  /** The statement a `lease.put` runs: an upsert, a take if free (or expired), or a renewal by its holder. */
+  private leaseStatement(op: Extract<WriteOp, { op: "lease.put" }>): { sql: string; params: unknown[] } {
     const { key, owner, expires_at, data } = op.lease;
     const s = this.core.s;
     const now = op.expect ? op.expect.now : this.core.callerNow();
@@ -24,32 +28,28 @@ export class PgLeases {
     const insert = `INSERT INTO ${s}.leases (key, owner, expires_at, expires_db, data)
                     VALUES ($1, $2, $3, clock_timestamp() + ($3::bigint - $5::bigint) * interval '1 millisecond', $4::json)`;
     const set = `owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at, expires_db = EXCLUDED.expires_db, data = EXCLUDED.data`;
-    if (!op.expect) {
-      await this.core.q(c, `${insert} ON CONFLICT (key) DO UPDATE SET ${set}`, params);
-      return;
-    }
     const expired = this.core.dbClock ? `expires_db < clock_timestamp()` : `expires_at < $5`;
-    let res;
-    if (op.expect.state === "free") {
-      // Taken only if absent or expired; a concurrent taker waits for us, then sees it live.
-      res = await this.core.q(c, `${insert} ON CONFLICT (key) DO UPDATE SET ${set} WHERE ${s}.leases.${expired}`, params);
-    } else {
-      res = await this.core.q(
-        c,
-        `UPDATE ${s}.leases SET owner = $2, expires_at = $3, expires_db = clock_timestamp() + ($3::bigint - $5::bigint) * interval '1 millisecond', data = $4::json
-          WHERE key = $1 AND owner = $2 AND NOT (${expired})`,
-        params,
-      );
-    }
-    if (res.rowCount === 0) {
-      const { rows } = this.core.dbClock
-        ? await this.core.q<{ owner: string; live: boolean }>(c, `SELECT owner, expires_db >= clock_timestamp() AS live FROM ${s}.leases WHERE key = $1`, [key])
-        : await this.core.q<{ owner: string; live: boolean }>(c, `SELECT owner, expires_at >= $2 AS live FROM ${s}.leases WHERE key = $1`, [key, now]);
-      const cur = rows[0];
-      throw conflict(
-        `${describeOp(op)}: expected it ${op.expect.state === "free" ? "free" : `held by ${owner}`}, ` + (cur?.live ? `held by ${cur.owner}` : "it is free"),
-      );
-    }
+    if (!op.expect) return { sql: `${insert} ON CONFLICT (key) DO UPDATE SET ${set}`, params };
+    // Taken only if absent or expired; a concurrent taker waits for us, then sees it live.
+    if (op.expect.state === "free") return { sql: `${insert} ON CONFLICT (key) DO UPDATE SET ${set} WHERE ${s}.leases.${expired}`, params };
+    return {
+      sql: `UPDATE ${s}.leases SET owner = $2, expires_at = $3, expires_db = clock_timestamp() + ($3::bigint - $5::bigint) * interval '1 millisecond', data = $4::json
+              WHERE key = $1 AND owner = $2 AND NOT (${expired})`,
+      params,
+    };
+  }
+
+  async putLease(c: PoolClient, op: Extract<WriteOp, { op: "lease.put" }>): Promise<void> {
+    const { sql, params } = this.leaseStatement(op);
+    const res = await this.core.q(c, sql, params);
+    if (!op.expect || res.rowCount !== 0) return;
+    const { key, owner } = op.lease;
+    const s = this.core.s;
+    const { rows } = this.core.dbClock
+      ? await this.core.q<{ owner: string; live: boolean }>(c, `SELECT owner, expires_db >= clock_timestamp() AS live FROM ${s}.leases WHERE key = $1`, [key])
+      : await this.core.q<{ owner: string; live: boolean }>(c, `SELECT owner, expires_at >= $2 AS live FROM ${s}.leases WHERE key = $1`, [key, params[4]]);
+    const cur = rows[0];
+    throw conflict(`${describeOp(op)}: expected it ${op.expect.state === "free" ? "free" : `held by ${owner}`}, ` + (cur?.live ? `held by ${cur.owner}` : "it is free"));
   }
 
   /**
@@ -57,35 +57,20 @@ export class PgLeases {
    * put must touch its row (else the statement-by-statement path says who holds the lease).
    */
   batchLease(b: PgBatch, op: Extract<WriteOp, { op: "lease.put" | "lease.delete" }>): boolean {
-    const s = this.core.s;
     if (op.op === "lease.delete") {
-      b.add(`DELETE FROM ${s}.leases WHERE key = $1 AND ($2::text IS NULL OR owner = $2)`, [op.key, op.owner ?? null]);
+      b.add(DELETE_LEASE(this.core.s), [op.key, op.owner ?? null]);
       return true;
     }
-    const { key, owner, expires_at, data } = op.lease;
-    const now = op.expect ? op.expect.now : this.core.callerNow();
-    if (op.expect && this.core.dbClock) this.core.callerNow(now);
-    const params: unknown[] = [key, owner, expires_at, JSON.stringify(data ?? {}), now];
-    const insert = `INSERT INTO ${s}.leases (key, owner, expires_at, expires_db, data)
-                    VALUES ($1, $2, $3, clock_timestamp() + ($3::bigint - $5::bigint) * interval '1 millisecond', $4::json)`;
-    const set = `owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at, expires_db = EXCLUDED.expires_db, data = EXCLUDED.data`;
-    const expired = this.core.dbClock ? `expires_db < clock_timestamp()` : `expires_at < $5`;
-    if (!op.expect) b.add(`${insert} ON CONFLICT (key) DO UPDATE SET ${set}`, params);
-    else if (op.expect.state === "free") b.addOneRow(`${insert} ON CONFLICT (key) DO UPDATE SET ${set} WHERE ${s}.leases.${expired}`, params);
-    else {
-      b.addOneRow(
-        `UPDATE ${s}.leases SET owner = $2, expires_at = $3, expires_db = clock_timestamp() + ($3::bigint - $5::bigint) * interval '1 millisecond', data = $4::json
-          WHERE key = $1 AND owner = $2 AND NOT (${expired})`,
-        params,
-      );
-    }
+    const { sql, params } = this.leaseStatement(op);
+    if (op.expect) b.addOneRow(sql, params);
+    else b.add(sql, params);
     return true;
   }
 
   /** `lease.delete`. */
   async deleteLease(c: PoolClient, op: Extract<WriteOp, { op: "lease.delete" }>): Promise<void> {
     const s = this.core.s;
-    await this.core.q(c, `DELETE FROM ${s}.leases WHERE key = $1 AND ($2::text IS NULL OR owner = $2)`, [op.key, op.owner ?? null]);
+    await this.core.q(c, DELETE_LEASE(s), [op.key, op.owner ?? null]);
   }
 
   /** Lease columns; `remaining`: ms until it expires on the database's clock. */

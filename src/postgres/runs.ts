@@ -16,40 +16,45 @@ import { dir, page, Params, where } from "./sql.js";
 export class PgRuns {
   constructor(private readonly core: PgCore) {}
 
-  async putRun(c: PoolClient, op: Extract<WriteOp, { op: "run.put" }>): Promise<void> {
+  /** The statements a `run.put` runs, one by its expectation: create, conditional update, or upsert. */
+  private runStatements(op: Extract<WriteOp, { op: "run.put" }>) {
     const r = op.run;
-    const e = op.expect;
     const s = this.core.s;
     // The document leaves out what the columns hold, and the kwargs at their defaults (./run-doc.ts).
     const params: unknown[] = [r.run_id, r.thread_id, r.assistant_id, r.status, r.created_at, JSON.stringify(runDoc(r)), r.updated_at];
     const insert = `INSERT INTO ${s}.runs (run_id, thread_id, assistant_id, status, created_at, queue_seq, doc, updated_at)
                     VALUES ($1, $2, $3, $4, $5, nextval('${s}.run_queue'), $6::json, $7)`;
+    return {
+      params,
+      create: `${insert} ON CONFLICT (run_id) DO NOTHING`,
+      // One conditional UPDATE (the queue position is kept); $8: the statuses expected, if any.
+      update: `UPDATE ${s}.runs SET assistant_id = $3, status = $4, created_at = $5, doc = $6::json, updated_at = $7
+                WHERE run_id = $1 AND thread_id = $2 AND ($8::text[] IS NULL OR status = ANY($8::text[]))`,
+      updateParams: [...params, op.expect?.status ? [...op.expect.status] : null],
+      upsert: `${insert} ON CONFLICT (run_id) DO UPDATE SET assistant_id = EXCLUDED.assistant_id, status = EXCLUDED.status,
+                 created_at = EXCLUDED.created_at, doc = EXCLUDED.doc, updated_at = EXCLUDED.updated_at WHERE ${s}.runs.thread_id = EXCLUDED.thread_id`,
+    };
+  }
+
+  async putRun(c: PoolClient, op: Extract<WriteOp, { op: "run.put" }>): Promise<void> {
+    const r = op.run;
+    const e = op.expect;
+    const sql = this.runStatements(op);
     if (e && e.exists === false && !e.status) {
-      const res = await this.core.q(c, `${insert} ON CONFLICT (run_id) DO NOTHING`, params);
+      const res = await this.core.q(c, sql.create, sql.params);
       if (res.rowCount === 0) throw conflict(`${describeOp(op)}: expected the run not to exist`);
       return;
     }
     let res: pg.QueryResult<Row>;
     if (e && e.exists !== false && (e.exists === true || e.status)) {
-      // One conditional UPDATE (the queue position is kept).
-      res = await this.core.q(
-        c,
-        `UPDATE ${s}.runs SET assistant_id = $3, status = $4, created_at = $5, doc = $6::json, updated_at = $7
-          WHERE run_id = $1 AND thread_id = $2 AND ($8::text[] IS NULL OR status = ANY($8::text[]))`,
-        [...params, e.status ? [...e.status] : null],
-      );
+      res = await this.core.q(c, sql.update, sql.updateParams);
       if (res.rowCount === 0) await this.checkRun(c, op, r.run_id, e);
     } else {
       if (e) await this.checkRun(c, op, r.run_id, e);
-      res = await this.core.q(
-        c,
-        `${insert} ON CONFLICT (run_id) DO UPDATE SET assistant_id = EXCLUDED.assistant_id, status = EXCLUDED.status,
-           created_at = EXCLUDED.created_at, doc = EXCLUDED.doc, updated_at = EXCLUDED.updated_at WHERE ${s}.runs.thread_id = EXCLUDED.thread_id`,
-        params,
-      );
+      res = await this.core.q(c, sql.upsert, sql.params);
     }
     if (res.rowCount === 0) {
-      const { rows } = await this.core.q<{ thread_id: string }>(c, `SELECT thread_id FROM ${s}.runs WHERE run_id = $1`, [r.run_id]);
+      const { rows } = await this.core.q<{ thread_id: string }>(c, `SELECT thread_id FROM ${this.core.s}.runs WHERE run_id = $1`, [r.run_id]);
       throw invalidInput(`${describeOp(op)}: a run cannot move from thread ${rows[0]?.thread_id} to ${r.thread_id}`);
     }
   }
@@ -59,26 +64,12 @@ export class PgRuns {
    * (else the statement-by-statement path judges why); false when the op needs that path.
    */
   batchPutRun(b: PgBatch, op: Extract<WriteOp, { op: "run.put" }>): boolean {
-    const r = op.run;
     const e = op.expect;
-    const s = this.core.s;
-    const params: unknown[] = [r.run_id, r.thread_id, r.assistant_id, r.status, r.created_at, JSON.stringify(runDoc(r)), r.updated_at];
-    const insert = `INSERT INTO ${s}.runs (run_id, thread_id, assistant_id, status, created_at, queue_seq, doc, updated_at)
-                    VALUES ($1, $2, $3, $4, $5, nextval('${s}.run_queue'), $6::json, $7)`;
-    if (e && e.exists === false && !e.status) b.addOneRow(`${insert} ON CONFLICT (run_id) DO NOTHING`, params);
-    else if (e && e.exists !== false && (e.exists === true || e.status)) {
-      b.addOneRow(
-        `UPDATE ${s}.runs SET assistant_id = $3, status = $4, created_at = $5, doc = $6::json, updated_at = $7
-          WHERE run_id = $1 AND thread_id = $2 AND ($8::text[] IS NULL OR status = ANY($8::text[]))`,
-        [...params, e.status ? [...e.status] : null],
-      );
-    } else if (!e) {
-      b.addOneRow(
-        `${insert} ON CONFLICT (run_id) DO UPDATE SET assistant_id = EXCLUDED.assistant_id, status = EXCLUDED.status,
-           created_at = EXCLUDED.created_at, doc = EXCLUDED.doc, updated_at = EXCLUDED.updated_at WHERE ${s}.runs.thread_id = EXCLUDED.thread_id`,
-        params,
-      );
-    } else return false;
+    const sql = this.runStatements(op);
+    if (e && e.exists === false && !e.status) b.addOneRow(sql.create, sql.params);
+    else if (e && e.exists !== false && (e.exists === true || e.status)) b.addOneRow(sql.update, sql.updateParams);
+    else if (!e) b.addOneRow(sql.upsert, sql.params);
+    else return false;
     return true;
   }
 
