@@ -5,30 +5,15 @@
  * approved, and the thread is still there after a reload (IndexedDB). Screens go to
  * test-artifacts/browser/.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Locator, Page } from "playwright-core";
-import { buildExampleApp, launchBrowser, screenshot, serveDir, tempDir, type Browser, type StaticServer } from "./harness";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { appDriver } from "./app-driver";
+import { buildExampleApp, screenshot } from "./harness";
+import { browserPages } from "./pages";
 
-let dir: ReturnType<typeof tempDir>;
-let server: StaticServer;
-let browser: Browser;
+const pages = browserPages("browser-app-langgraph", buildExampleApp);
 let page: Page;
-
-async function settled(route: string): Promise<void> {
-  await page.waitForSelector(`main[data-route="${route}"]:not([aria-busy])`);
-}
-
-const messages = (who: "human" | "ai" | "tool"): Locator => page.getByTestId(`message-${who}`);
-
-async function send(text: string): Promise<void> {
-  await page.getByTestId("composer-input").fill(text);
-  await page.getByTestId("send").click();
-}
-
-async function runFinished(): Promise<void> {
-  await page.waitForSelector('[data-testid="streaming"][hidden]', { state: "attached" });
-  await page.waitForSelector('[data-testid="send"]:not([disabled])');
-}
+const { settled, messages, send, runFinished } = appDriver(() => page);
 
 /** Records, from now on, every text the streaming bubble showed (one entry per change). */
 async function recordStreaming(): Promise<void> {
@@ -46,23 +31,14 @@ async function recordStreaming(): Promise<void> {
 const streamed = () => page.evaluate(() => (window as unknown as { shown: string[] }).shown);
 
 beforeAll(async () => {
-  dir = tempDir("browser-app-langgraph");
-  await buildExampleApp(dir.path);
-  server = await serveDir(dir.path);
-  browser = await launchBrowser();
-  page = await browser.newPage();
-  await page.goto(`${server.url}/#/chat`);
+  page = await pages.browser.newPage();
+  await page.goto(`${pages.server.url}/#/chat`);
   // A page that cannot start (the adapter left out of the bundle, say) fails with what it showed.
   await settled("chat").catch(async (err) => {
-    throw new Error(`${String(err)}\n${browser.errors.join("\n")}\n${await page.locator("#app").textContent()}`);
+    throw new Error(`${String(err)}\n${pages.browser.errors.join("\n")}\n${await page.locator("#app").textContent()}`);
   });
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-  dir?.remove();
-});
 
 describe("example app's LangGraph.js agent in Chromium", () => {
   it("switches the chat to the LangGraph.js graph", async () => {
@@ -128,7 +104,7 @@ describe("example app's LangGraph.js agent in Chromium", () => {
 
   it("answers without the tool when the person rejects it, on the thread's own graph", async () => {
     // The chat is switched back to agentdock's engine; the LangGraph.js thread still runs on its graph.
-    await page.goto(`${server.url}/#/chat`);
+    await page.goto(`${pages.server.url}/#/chat`);
     await settled("chat");
     await page.getByTestId("engine-agent").click();
     await expect.poll(() => page.getByTestId("assistant-note").textContent()).toContain("graph agent");
@@ -141,6 +117,6 @@ describe("example app's LangGraph.js agent in Chromium", () => {
     await runFinished();
     expect(await page.getByTestId("approval").count()).toBe(0);
     expect(await messages("tool").count()).toBe(2);
-    expect(browser.errors).toEqual([]);
+    expect(pages.browser.errors).toEqual([]);
   });
 });

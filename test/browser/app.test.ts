@@ -4,55 +4,29 @@
  * versions, experiment upload and comparison, and the official client page. Every screen is
  * saved to test-artifacts/browser/.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import type { Locator, Page } from "playwright-core";
-import { ROOT, buildExampleApp, launchBrowser, screenshot, serveDir, tempDir, type Browser, type StaticServer } from "./harness";
+import type { Page } from "playwright-core";
+import { appDriver } from "./app-driver";
+import { ROOT, buildExampleApp, screenshot } from "./harness";
+import { browserPages } from "./pages";
 
-let dir: ReturnType<typeof tempDir>;
-let server: StaticServer;
-let browser: Browser;
+const pages = browserPages("browser-app", buildExampleApp);
 let page: Page;
-
-/** Waits until the current route has rendered. */
-async function settled(route: string): Promise<void> {
-  await page.waitForSelector(`main[data-route="${route}"]:not([aria-busy])`);
-}
+const { settled, messages, send, runFinished } = appDriver(() => page);
 
 async function go(hash: string, route: string): Promise<void> {
   await page.evaluate((h) => (location.hash = h), hash);
   await settled(route);
 }
 
-const messages = (who: "human" | "ai" | "tool"): Locator => page.getByTestId(`message-${who}`);
-
-async function send(text: string): Promise<void> {
-  await page.getByTestId("composer-input").fill(text);
-  await page.getByTestId("send").click();
-}
-
-/** Waits for the run to finish: the indicator hides and the send button is enabled again. */
-async function runFinished(): Promise<void> {
-  await page.waitForSelector('[data-testid="streaming"][hidden]', { state: "attached" });
-  await page.waitForSelector('[data-testid="send"]:not([disabled])');
-}
-
 beforeAll(async () => {
-  dir = tempDir("browser-app");
-  await buildExampleApp(dir.path);
-  server = await serveDir(dir.path);
-  browser = await launchBrowser();
-  page = await browser.newPage();
-  await page.goto(`${server.url}/#/chat`);
+  page = await pages.browser.newPage();
+  await page.goto(`${pages.server.url}/#/chat`);
   await settled("chat");
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-  dir?.remove();
-});
 
 describe("example app in Chromium", () => {
   it("streams the agent's reply into the chat", async () => {
@@ -92,7 +66,7 @@ describe("example app in Chromium", () => {
   });
 
   it("finds the conversation and its history after a reload", async () => {
-    await page.goto(`${server.url}/#/chat`);
+    await page.goto(`${pages.server.url}/#/chat`);
     await page.reload();
     await settled("chat");
     const item = page.getByTestId("thread-item").filter({ hasText: "Hello there" });
@@ -209,6 +183,6 @@ describe("example app in Chromium", () => {
     await message.waitFor();
     expect(await message.textContent()).toMatch(/^not_found: .*00000000-0000-4000-8000-000000000000/);
     await screenshot(page, "11-error");
-    expect(browser.errors).toEqual([]);
+    expect(pages.browser.errors).toEqual([]);
   });
 });

@@ -2,46 +2,28 @@
  * Persistence in real Chromium: the store contract suite against real IndexedDB (a page harness
  * running the same vitest file), and two tabs with one runtime each on one database.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import {
   bundlePage,
-  launchBrowser,
   runTestPage,
-  serveDir,
-  tempDir,
   testPageSource,
-  type Browser,
-  type StaticServer,
 } from "./harness";
+import { browserPages } from "./pages";
 import type { Tab } from "./page/two-tabs";
 
-let dir: ReturnType<typeof tempDir>;
-let server: StaticServer;
-let browser: Browser;
-
-beforeAll(async () => {
-  dir = tempDir("store-pages");
-  server = await serveDir(dir.path);
-  browser = await launchBrowser();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-  dir?.remove();
-});
+const pages = browserPages("store-pages");
 
 describe("IndexedDB store in Chromium", () => {
   it("passes the persistence contract suite on real IndexedDB", async () => {
-    await bundlePage(testPageSource(["./test/browser/page/store-contract.ts"]), join(dir.path, "contract"));
-    const results = await runTestPage(browser, `${server.url}/contract/`);
+    await bundlePage(testPageSource(["./test/browser/page/store-contract.ts"]), join(pages.dir.path, "contract"));
+    const results = await runTestPage(pages.browser, `${pages.server.url}/contract/`);
     console.info(`store contract in Chromium: ${results.filter((r) => r.ok).length}/${results.length} passed`);
     const failures = results.filter((r) => !r.ok).map((r) => `${r.name}\n    ${r.error}`);
     expect(failures, failures.join("\n")).toEqual([]);
     expect(results.filter((r) => r.ok && !r.skipped).length).toBeGreaterThan(10);
-    expect(browser.errors).toEqual([]);
+    expect(pages.browser.errors).toEqual([]);
   }, 60_000);
 });
 
@@ -55,10 +37,10 @@ describe("two tabs, two stores, one database", () => {
   let b: Page;
 
   beforeAll(async () => {
-    await bundlePage(`import "./test/browser/page/store-tab.ts";`, join(dir.path, "store-tab"));
+    await bundlePage(`import "./test/browser/page/store-tab.ts";`, join(pages.dir.path, "store-tab"));
     const open = async () => {
-      const page = await browser.newPage();
-      await page.goto(`${server.url}/store-tab/`);
+      const page = await pages.browser.newPage();
+      await page.goto(`${pages.server.url}/store-tab/`);
       await page.waitForFunction(() => "store" in window);
       return page;
     };
@@ -134,7 +116,7 @@ describe("two tabs, two stores, one database", () => {
       const winner = results[0] === "won" ? "a" : "b";
       expect(await b.evaluate(async () => (await (window as unknown as StoreWindow).store.getThread("t-race"))?.metadata)).toEqual({ by: winner, r: round });
     }
-    expect(browser.errors).toEqual([]);
+    expect(pages.browser.errors).toEqual([]);
   });
 });
 
@@ -142,15 +124,15 @@ describe("two tabs, two runtimes, one database", () => {
   let a: Page;
   let b: Page;
   const open = async (): Promise<Page> => {
-    const page = await browser.newPage();
-    await page.goto(`${server.url}/tabs/`);
+    const page = await pages.browser.newPage();
+    await page.goto(`${pages.server.url}/tabs/`);
     await page.waitForFunction(() => "tab" in window);
     return page;
   };
   type TabWindow = Window & { tab: Tab };
 
   beforeAll(async () => {
-    await bundlePage(`import "./test/browser/page/two-tabs.ts";`, join(dir.path, "tabs"));
+    await bundlePage(`import "./test/browser/page/two-tabs.ts";`, join(pages.dir.path, "tabs"));
     a = await open();
     b = await open();
   });
@@ -263,6 +245,6 @@ describe("two tabs, two runtimes, one database", () => {
     expect(inA).toEqual([1, 2]);
     const inB = await b.evaluate((id) => (window as unknown as TabWindow).tab.runtime.assistants.get(id), assistantId);
     expect(inB).toMatchObject({ version: 1, name: "shared" });
-    expect(browser.errors).toEqual([]);
+    expect(pages.browser.errors).toEqual([]);
   });
 });

@@ -17,21 +17,27 @@ afterEach(async () => {
   await Promise.all(opened.splice(0).map((s) => s.close()));
 });
 
-const msg = (i: number) => ({ id: `m${i}`, type: i % 2 ? "ai" : "human", content: `message ${i}` });
-
-it("opens a schema-1 database: threads, checkpoints, writes, runs and leases read back, and new checkpoints extend the old ones", async () => {
-  const schema = `mig_${process.pid}`;
+/** Creates `schema` as schema version `version` created it; a client for writing its rows by hand. */
+async function atVersion(schema: string, version: number): Promise<pg.Client> {
   const c = new pg.Client({ connectionString: url });
   await c.connect();
   clients.push(c);
   const pool = new pg.Pool({ connectionString: url, max: 1 });
   const client = await pool.connect();
   try {
-    await migrate(client, schema, 1);
+    await migrate(client, schema, version);
   } finally {
     client.release();
     await pool.end();
   }
+  return c;
+}
+
+const msg = (i: number) => ({ id: `m${i}`, type: i % 2 ? "ai" : "human", content: `message ${i}` });
+
+it("opens a schema-1 database: threads, checkpoints, writes, runs and leases read back, and new checkpoints extend the old ones", async () => {
+  const schema = `mig_${process.pid}`;
+  const c = await atVersion(schema, 1);
   const s = `"${schema}"`;
   expect((await c.query(`SELECT value FROM ${s}.meta WHERE key = 'schema_version'`)).rows).toEqual([{ value: "1" }]);
   // What schema 1 stored: the thread's values inline, the checkpoint with its id inside and plain
@@ -116,17 +122,7 @@ it("opens a schema-1 database: threads, checkpoints, writes, runs and leases rea
 
 it("opens a schema-4 database: shared checkpoint rows on a base, shared pending writes, chunks keyed by thread, whole run documents", async () => {
   const schema = `mig4_${process.pid}`;
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  clients.push(c);
-  const pool = new pg.Pool({ connectionString: url, max: 1 });
-  const client = await pool.connect();
-  try {
-    await migrate(client, schema, 4);
-  } finally {
-    client.release();
-    await pool.end();
-  }
+  const c = await atVersion(schema, 4);
   const s = `"${schema}"`;
   // What schema 4 stored for a checkpoint of a chat: its messages in a log, its metadata as the
   // keys that differ from a base (and a reference to the message its step wrote), its checkpoint

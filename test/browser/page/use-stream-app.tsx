@@ -10,11 +10,11 @@ import { useStream } from "@langchain/react";
 import { createElement, useState } from "react";
 import { createRoot } from "react-dom/client";
 import { agent } from "../../../examples/node/agent.js";
-import { END, START, StateGraph, messagesState, type CompiledGraph } from "../../../src/graph/index.js";
 import { createRuntime } from "../../../src/index.js";
 import { InProcessTransport } from "../../../src/http/index.js";
 import { createFetchHandler } from "../../../src/http/index.js";
 import { indexedDbStore } from "../../../src/persistence/indexeddb/index.js";
+import { talkerGraph } from "./talker.js";
 
 type Snapshot = {
   threadId: string | null;
@@ -41,25 +41,6 @@ declare global {
 const params = new URLSearchParams(location.search);
 const assistantId = params.get("assistant") ?? "agent";
 
-/** In the page: a talker that waits for `window.app.release()` mid-reply. */
-function pageTalker(): { graph: CompiledGraph; release: () => void } {
-  let waiters: Array<() => void> = [];
-  const graph = new StateGraph(messagesState)
-    .addNode("talk", async (_s, ctx) => {
-      const id = `talk-${String(ctx.config.configurable.run_id)}`;
-      for (const w of ["one ", "two ", "three "]) ctx.emitMessage({ id, type: "AIMessageChunk", content: w });
-      await new Promise<void>((resolve, reject) => {
-        waiters.push(resolve);
-        ctx.signal.addEventListener("abort", () => reject(new Error("aborted")), { once: true });
-      });
-      for (const w of ["four ", "five"]) ctx.emitMessage({ id, type: "AIMessageChunk", content: w });
-      return { messages: [{ id, type: "ai", content: "one two three four five" }] };
-    })
-    .addEdge(START, "talk")
-    .addEdge("talk", END)
-    .compile();
-  return { graph, release: () => (waiters.splice(0).forEach((r) => r()), void (waiters = [])) };
-}
 
 const textOf = (m: { content?: unknown }) =>
   typeof m.content === "string" ? m.content : Array.isArray(m.content) ? m.content.map((b: { text?: string }) => b?.text ?? "").join("") : "";
@@ -106,7 +87,7 @@ async function main() {
   let options: Record<string, unknown>;
   let release: (() => void) | undefined;
   if (params.get("mode") === "in-page") {
-    const talker = pageTalker();
+    const talker = talkerGraph(); // waits for `window.app.release()` mid-reply
     release = talker.release;
     const runtime = await createRuntime({ graphs: { agent, talker: talker.graph }, store: indexedDbStore("agentdock-use-stream") });
     const handler = createFetchHandler(runtime);

@@ -7,41 +7,26 @@
  */
 /// <reference lib="webworker" />
 import { agent } from "../../../examples/node/agent.js";
-import { END, START, StateGraph, messagesState } from "../../../src/graph/index.js";
 import { createRuntime } from "../../../src/index.js";
 import { createFetchHandler } from "../../../src/http/index.js";
 import { indexedDbStore } from "../../../src/persistence/indexeddb/index.js";
+import { talkerGraph } from "./talker.js";
 
 declare const self: ServiceWorkerGlobalScope;
 
 const PREFIX = "/agentdock";
-let waiters: Array<() => void> = [];
-
-/** Streams three words, waits for `release`, streams two more. */
-const talker = new StateGraph(messagesState)
-  .addNode("talk", async (_s, ctx) => {
-    const id = `talk-${String(ctx.config.configurable.run_id)}`;
-    for (const w of ["one ", "two ", "three "]) ctx.emitMessage({ id, type: "AIMessageChunk", content: w });
-    await new Promise<void>((resolve, reject) => {
-      waiters.push(resolve);
-      ctx.signal.addEventListener("abort", () => reject(new Error("aborted")), { once: true });
-    });
-    for (const w of ["four ", "five"]) ctx.emitMessage({ id, type: "AIMessageChunk", content: w });
-    return { messages: [{ id, type: "ai", content: "one two three four five" }] };
-  })
-  .addEdge(START, "talk")
-  .addEdge("talk", END)
-  .compile();
+/** Streams three words, waits for a "release" message, streams two more. */
+const talker = talkerGraph();
 
 const handler = (async () => {
-  const runtime = await createRuntime({ graphs: { agent, talker }, store: indexedDbStore("agentdock-service-worker") });
+  const runtime = await createRuntime({ graphs: { agent, talker: talker.graph }, store: indexedDbStore("agentdock-service-worker") });
   return createFetchHandler(runtime);
 })();
 
 self.addEventListener("install", () => void self.skipWaiting());
 self.addEventListener("activate", (event) => event.waitUntil(self.clients.claim()));
 self.addEventListener("message", (event) => {
-  if (event.data === "release") waiters.splice(0).forEach((r) => r());
+  if (event.data === "release") talker.release();
 });
 self.addEventListener("fetch", (event) => {
   const url = new URL(event.request.url);
