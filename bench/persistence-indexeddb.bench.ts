@@ -14,6 +14,8 @@
 //   AGENTDOCK_BENCH_TX_SCOPES=1;
 //   AGENTDOCK_BENCH_ONLY_RUNTIME=1 leaves out the page's store-level figures). `chromium()` is
 //   exported to run the Chromium figures alone.
+// AGENTDOCK_BENCH_IDB_PARTS (a comma list of rate, size, open, history, chromium; default all)
+// runs only those parts, e.g. `AGENTDOCK_BENCH_IDB_PARTS=size npm run bench -- indexeddb`.
 import "fake-indexeddb/auto";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
@@ -25,6 +27,7 @@ import { echoRate, echoTurn, newChat, said, saidShort } from "./echo-workload.js
 
 const fmt = (x: number, d = 1) => x.toFixed(d);
 let n = 0;
+const PARTS = new Set((process.env.AGENTDOCK_BENCH_IDB_PARTS ?? "rate,size,open,history,chromium").split(",").map((p) => p.trim()));
 
 async function storedBytes(name: string): Promise<number> {
   const db = await openDB(name);
@@ -191,17 +194,19 @@ const out = {};
 
 export default async function (): Promise<void> {
   // 1. Runs/s, store level, fake-indexeddb.
-  const memoryRate = await echoRate(memoryStore());
-  console.log(`memory (Node): ${fmt(memoryRate, 0)} runs/s (store level, echo run traffic)`);
-  {
-    const store = indexedDbStore(`bench-${n++}`);
-    await store.open();
-    const rate = await echoRate(store);
-    console.log(`indexeddb (fake-indexeddb): ${fmt(rate, 0)} runs/s (${fmt(rate / memoryRate, 2)}x memory)`);
-    await store.close();
+  if (PARTS.has("rate")) {
+    const memoryRate = await echoRate(memoryStore());
+    console.log(`memory (Node): ${fmt(memoryRate, 0)} runs/s (store level, echo run traffic)`);
+    {
+      const store = indexedDbStore(`bench-${n++}`);
+      await store.open();
+      const rate = await echoRate(store);
+      console.log(`indexeddb (fake-indexeddb): ${fmt(rate, 0)} runs/s (${fmt(rate / memoryRate, 2)}x memory)`);
+      await store.close();
+    }
   }
   // 2. Bytes for a 500-turn chat.
-  for (const [variant, text] of [["~400-char", said], ["~40-char", saidShort]] as const) {
+  if (PARTS.has("size")) for (const [variant, text] of [["~400-char", said], ["~40-char", saidShort]] as const) {
     const name = `bench-${n++}`;
     const store = indexedDbStore(name);
     await store.open();
@@ -217,7 +222,7 @@ export default async function (): Promise<void> {
     );
   }
   // 3. Open with 10,000 threads.
-  {
+  if (PARTS.has("open")) {
     const name = `bench-${n++}`;
     const store = indexedDbStore(name);
     await store.open();
@@ -262,7 +267,7 @@ export default async function (): Promise<void> {
     await again.close();
   }
   // 4. history(limit 10) on a 1,000-checkpoint thread.
-  {
+  if (PARTS.has("history")) {
     const store = indexedDbStore(`bench-${n++}`);
     await store.open();
     const chat = newChat();
@@ -275,5 +280,5 @@ export default async function (): Promise<void> {
     await store.close();
   }
   // 5. Real IndexedDB.
-  await chromium();
+  if (PARTS.has("chromium")) await chromium();
 }
