@@ -6,6 +6,9 @@
  * Schema 4 adds two empty object stores, `store_items` and `crons`, to any of them. Schema 5 marks
  * storage format 4 (./rows.ts: a checkpoint row may leave out a parent id that its key implies;
  * list ids of 8 characters), which reads every format-3 row as it is: no record is rewritten.
+ * Schema 6 is storage format 5 (./rows.ts: leaf diffs with shifts): every checkpoint and run row
+ * stored against a base is diffed again against the same base (`rediffRows`), so an older
+ * database gets smaller too; bases and everything else stay as they are.
  */
 import type { IDBPDatabase, IDBPTransaction } from "idb";
 import type { EncodedCheckpoint, ListLookup } from "../delta.js";
@@ -14,7 +17,8 @@ import type { CronRecord } from "../crons.js";
 import type { DocCollection, StoredItem } from "../types.js";
 import type { RunRecord, ThreadRecord } from "../../types.js";
 import { CHUNK, decodeChunk, decodePage, encodeChunk, encodePage, indexItems as pageIndexItems, PAGE, resolveItems as pageResolve, unchain, type Entry, type ItemIndex as PageItemIndex } from "./pages.js";
-import { shareItems, type StoredCpRow } from "./rows.js";
+import { RUNS } from "./schema.js";
+import { diffLeaves, patchLeaves, shareItems, type CpRecord, type LeafDiff, type StoredCpRow } from "./rows.js";
 
 /** A thread as stored: values encoded (../delta.ts), and the revision `sameAs` compares. */
 export type ThreadRow = ThreadRecord & { $rev?: number };
@@ -67,7 +71,7 @@ export async function upgradeDatabase(db: Db, oldVersion: number, tx: Tx): Promi
     createShared(db);
     createV3(db, tx);
     createV4(db);
-    await tx.objectStore("meta").put({ key: "format", value: 4 });
+    await tx.objectStore("meta").put({ key: "format", value: 5 });
     return;
   }
   if (oldVersion < 2) {
@@ -82,6 +86,44 @@ export async function upgradeDatabase(db: Db, oldVersion: number, tx: Tx): Promi
   // Schema 5 is storage format 4: format-3 rows are format-4 rows (a row with its parent id in
   // place reads the same); only newer rows may leave it out, which format 3 cannot read.
   if (oldVersion < 5) await tx.objectStore("meta").put({ key: "format", value: 4 });
+  // Schema 6 is storage format 5: rows diffed against a base are diffed again, with shifts.
+  if (oldVersion < 6) {
+    await rediffRows(tx);
+    await tx.objectStore("meta").put({ key: "format", value: 5 });
+  }
+}
+
+/**
+ * Format 4 -> 5: each checkpoint and run row that has a base is rebuilt against it and diffed
+ * again (`diffLeaves` of format 5: integer and time leaves as shifts), in place; the bases are
+ * kept, so a row reads the same record as before. One cursor over each object store (memory
+ * stays bounded by the bases, about one in 16 checkpoints).
+ */
+async function rediffRows(tx: Tx): Promise<void> {
+  const bases = tx.objectStore("bases");
+  const [baseKeys, baseRecords] = await Promise.all([
+    bases.getAllKeys() as Promise<Array<[string, string, number]>>,
+    bases.getAll() as Promise<CpRecord[]>,
+  ]);
+  const byKey = new Map<string, CpRecord>();
+  const keyOf = (thread: string, ns: string, b: number) => JSON.stringify([thread, ns, b]);
+  baseKeys.forEach((key, i) => byKey.set(keyOf(...key), baseRecords[i]!));
+  const again = (thread: string, ns: string, b: number, diff: unknown, what: string): LeafDiff => {
+    const base = byKey.get(keyOf(thread, ns, b));
+    if (!base) throw new Error(`agentdock indexeddb: base ${b} of ${what} is missing (corrupt store)`);
+    return diffLeaves(patchLeaves(base, diff as LeafDiff), base);
+  };
+  for (let c = await tx.objectStore("cps").openCursor(); c; c = await c.continue()) {
+    const row = c.value as StoredCpRow;
+    if (row.b === undefined) continue;
+    const [thread, ns] = c.primaryKey as [string, string, number];
+    await c.update({ ...row, r: again(thread, ns, row.b, row.r, `checkpoint ${row.id}`) });
+  }
+  for (let c = await tx.objectStore("runs").openCursor(); c; c = await c.continue()) {
+    const row = c.value as RunRow;
+    if (row.b === undefined) continue;
+    await c.update({ ...row, r: again(row.thread_id, RUNS, row.b, row.r, `run ${row.run_id}`) as unknown as RunRow["r"] });
+  }
 }
 
 /**

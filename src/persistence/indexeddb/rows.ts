@@ -154,9 +154,43 @@ export function shortId(): string {
 // `[i, value]` sets leaf i, `[i]` removes it, `[[...path], value]` adds a leaf the base lacks.
 // Consecutive checkpoints change the same few leaves (id, time, versions, step, list lengths),
 // so a row costs about the size of the values that changed.
+//
+// Format 5: a diff may end with one object, its *shifts* `{"<d>": [i, j, ...]}`: leaves i, j, ...
+// are the base's moved by d: an integer base leaf plus d (channel versions, steps, list lengths:
+// the leaves of a checkpoint usually move together by the same amount), a time base leaf
+// (`toISOString` form) plus d milliseconds (`ts`, `updated_at`). A set `[i, value]` never holds
+// a plain object with keys (that is not a leaf), so the shifts object is unambiguous.
 
-export type LeafDiff = Array<[number] | [number, unknown] | [string[], unknown]>;
+/** Shifts of a format-5 diff: delta (as a key) -> positions of the base leaves it moves. */
+export type LeafShifts = Record<string, number[]>;
+export type LeafDiff = Array<[number] | [number, unknown] | [string[], unknown] | LeafShifts>;
 type Leaves = Array<[string[], unknown]>;
+
+/** An ISO time as `Date.prototype.toISOString` writes it (the only times a shift applies to). */
+const ISO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
+/** How far `value` moved from `base` (a shift), or undefined when it cannot be told as one. */
+function shiftOf(base: unknown, value: unknown): number | undefined {
+  if (typeof value === "number") {
+    if (typeof base !== "number" || !Number.isSafeInteger(base) || !Number.isSafeInteger(value)) return undefined;
+    const d = value - base;
+    return Number.isSafeInteger(d) ? d : undefined;
+  }
+  if (typeof value !== "string" || typeof base !== "string" || !ISO_TIME.test(value) || !ISO_TIME.test(base)) return undefined;
+  const d = Date.parse(value) - Date.parse(base);
+  return Number.isSafeInteger(d) && shifted(base, d) === value ? d : undefined;
+}
+
+/** A base leaf moved by `d` (see `shiftOf`). */
+function shifted(base: unknown, d: number): unknown {
+  if (typeof base === "number") return base + d;
+  if (typeof base === "string" && ISO_TIME.test(base)) {
+    const t = Date.parse(base) + d;
+    const out = new Date(t);
+    if (!Number.isNaN(t) && Math.abs(t) <= 8.64e15) return out.toISOString();
+  }
+  throw new Error(`agentdock indexeddb: a diff shifts leaf ${JSON.stringify(base)}, which is no integer or time (corrupt store)`);
+}
 
 const leafCache = new WeakMap<object, Leaves>();
 
@@ -197,16 +231,29 @@ export function diffLeaves(record: Record<string, unknown>, base: Record<string,
   collect(record, [], mine);
   const diff: LeafDiff = [];
   const seen = new Set<number>();
+  const shifts = new Map<number, number[]>();
   for (const [p, x] of mine) {
     const i = at.get(pathKey(p));
     if (i === undefined) diff.push([p, x]);
     else {
       seen.add(i);
       const b = baseLeaves[i]![1];
-      if (!(b === x || jsonEqual(b, x))) diff.push([i, x]);
+      if (b === x || jsonEqual(b, x)) continue;
+      const d = shiftOf(b, x);
+      if (d === undefined) diff.push([i, x]);
+      else {
+        const group = shifts.get(d);
+        if (group) group.push(i);
+        else shifts.set(d, [i]);
+      }
     }
   }
   for (let i = 0; i < baseLeaves.length; i++) if (!seen.has(i)) diff.push([i]);
+  if (shifts.size > 0) {
+    const out: LeafShifts = {};
+    for (const [d, positions] of shifts) out[String(d)] = positions;
+    diff.push(out);
+  }
   return diff;
 }
 
@@ -216,7 +263,14 @@ export function patchLeaves(base: Record<string, unknown>, diff: LeafDiff): Reco
   const removed = new Set<number>();
   const added: Leaves = [];
   for (const d of diff) {
-    if (typeof d[0] === "number") {
+    if (!Array.isArray(d)) {
+      for (const [delta, positions] of Object.entries(d)) {
+        for (const i of positions) {
+          if (!(i in values)) throw new Error(`agentdock indexeddb: a diff shifts leaf ${i} of a base with ${values.length} (corrupt store)`);
+          values[i] = shifted(baseLeaves[i]![1], Number(delta));
+        }
+      }
+    } else if (typeof d[0] === "number") {
       if (d.length === 1) removed.add(d[0]);
       else values[d[0]] = d[1];
     } else added.push([d[0], d[1]]);
@@ -237,6 +291,53 @@ export function patchLeaves(base: Record<string, unknown>, diff: LeafDiff): Reco
   for (const [p, x] of added) put(p, x);
   return out;
 }
+
+/**
+ * A new base: `record` with the leaf paths of the `previous` base that it lacks, as `null`
+ * leaves (format 5). Checkpoints of a thread take turns in a few shapes (an input checkpoint
+ * holds `__start__` and its writes, the next one a branch channel, ...); a base that has every
+ * path lets each row name a leaf by its position (`[i, value]`) or drop it (`[i]`) instead of
+ * spelling its path. Where `record` holds `null` and `previous` an object (`metadata.writes` is
+ * null in some checkpoints), the object's paths are kept; any other collision (a value where
+ * `previous` has an object, or the reverse) keeps `record`'s. The parent id is not carried over
+ * (most rows leave it out).
+ */
+export function unionBase(record: CpRecord, previous: CpRecord | undefined): CpRecord {
+  if (!previous) return record;
+  let out: CpRecord | undefined;
+  for (const [path] of leavesOf(previous)) {
+    if (path[0] === "parent_checkpoint_id") continue;
+    let node: unknown = out ?? record;
+    let parent: Record<string, unknown> | undefined;
+    let i = 0;
+    for (; i < path.length - 1; i++) {
+      if (!isPlainObject(node) || !Object.hasOwn(node, path[i]!)) break;
+      parent = node;
+      node = node[path[i]!];
+    }
+    if (node === null && parent) {
+      // `null` where the previous base has an object: made an object (below).
+      i--;
+      node = parent;
+    } else if (!isPlainObject(node) || (i > 0 && Object.keys(node).length === 0)) continue; // a value or `{}` of `record`
+    if (i === path.length - 1 && Object.hasOwn(node, path[i]!)) continue; // present (or a collision)
+    out ??= structuredClone(record);
+    let at = out as Record<string, unknown>;
+    for (let k = 0; k < path.length - 1; k++) {
+      if (!Object.hasOwn(at, path[k]!) || at[path[k]!] === null) setOwn(at, path[k]!, {});
+      at = at[path[k]!] as Record<string, unknown>;
+    }
+    setOwn(at, path[path.length - 1]!, null);
+  }
+  return out ?? record;
+}
+
+/**
+ * A new base id for a row put at `s`: `s` plus a random fraction of 6 digits (format 5; format
+ * 4 used a full double), so ids do not repeat, not even after a thread is deleted and made again
+ * (a cached base is only ever right for its id).
+ */
+export const baseId = (s: number): number => Number((s + Math.random()).toFixed(6));
 
 /** The row's shared record (item references still in place). */
 export function rowRecord(row: CpRow, base: CpRecord | undefined): CpRecord {

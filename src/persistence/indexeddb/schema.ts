@@ -17,18 +17,20 @@ import {
 } from "./migrate.js";
 import { type CpRecord, type StoredCpRow } from "./rows.js";
 
-/** IndexedDB schema version; `upgradeDatabase` brings older databases to it. 4 added `store_items` and `crons`; 5 is format 4. */
-export const DB_VERSION = 5;
+/** IndexedDB schema version; `upgradeDatabase` brings older databases to it. 4 added `store_items` and `crons`; 5 is format 4; 6 is format 5. */
+export const DB_VERSION = 6;
 /**
  * Storage format of this store's data (`meta.format`): 1 = one record per checkpoint, list item
  * and run; 2 = pages and chunks; 3 = one record per checkpoint, run and list item with shared
  * items and checkpoint bases (./rows.ts); 4 = format 3 where a checkpoint row leaves out its
  * parent id when its parent is the row put just before it in its namespace (read from that row),
- * and packs pending writes by task (./rows.ts `packWrites`). Newer is refused.
+ * and packs pending writes by task (./rows.ts `packWrites`); 5 = format 4 where a leaf diff may
+ * move integer and time leaves of its base by a delta (shifts), new bases keep the leaf paths of
+ * the previous base, and base ids are shorter (./rows.ts). Newer is refused.
  */
-export const INDEXEDDB_FORMAT = 4;
+export const INDEXEDDB_FORMAT = 5;
 
-/** The database schema (version 5). */
+/** The database schema (version 6). */
 export interface AgentdockDB extends DBSchema {
   meta: { key: string; value: { key: string; value: unknown } };
   assistants: { key: string; value: AssistantRecord; indexes: { by_graph: string } };

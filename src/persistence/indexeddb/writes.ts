@@ -26,6 +26,8 @@ import {
   shortId,
   storedRow,
   type CpRecord,
+  unionBase,
+  baseId,
   type CpRow,
   type ItemIndex,
 } from "./rows.js";
@@ -46,8 +48,13 @@ const CLOSE_IDS = 11;
 /** Most `by_id` keys read by one `absent` check before it gives up. */
 const ABSENT_SCAN = 32;
 
-/** Every checkpoint row after this many in a (thread, namespace) starts a new base. */
-const BASE_EVERY = 16;
+/**
+ * Every checkpoint row after this many in a (thread, namespace) starts a new base (format 5; 16
+ * before). A row's diff names the same leaves whatever the base's age (time, versions, step and
+ * list lengths are shifts, ./rows.ts), so an older base costs a row a few digits, and a base
+ * (a whole record) is written four times less often.
+ */
+const BASE_EVERY = 64;
 
 /** A cron as stored: with its due key when it is scheduled (so only those are in `by_due`). */
 function cronRow(cron: CronRecord): CronRow {
@@ -453,7 +460,7 @@ export abstract class IdbWrites extends IdbBase {
             // Read in this transaction: the next put of this run finds it cached.
             this.knownBase(thread_id, RUNS, hint!, base);
           } else {
-            b = Math.random();
+            b = baseId(0);
             base = rest;
             // Not cached: `rest` holds the caller's objects (read back once when needed).
             track(tx.objectStore("bases").put(rest, [thread_id, RUNS, b]));
@@ -700,11 +707,11 @@ export abstract class IdbWrites extends IdbBase {
     let base: { id: number; record: CpRecord } | undefined;
     if (parentRow && parentShared) {
       const since = parentRow.b === undefined ? Infinity : s - Math.floor(parentRow.b);
-      const parentBase = since < BASE_EVERY ? await this.base(tx, parentRow) : undefined;
-      if (parentBase) base = { id: parentRow.b!, record: parentBase };
+      const parentBase = await this.base(tx, parentRow);
+      if (parentBase && since < BASE_EVERY) base = { id: parentRow.b!, record: parentBase };
       else {
-        base = { id: s + Math.random(), record: parentShared };
-        track(tx.objectStore("bases").put(parentShared, [thread, ns, base.id]));
+        base = { id: baseId(s), record: unionBase(parentShared, parentBase) };
+        track(tx.objectStore("bases").put(base.record, [thread, ns, base.id]));
       }
     }
     const row: CpRow = { thread_id: thread, checkpoint_ns: ns, s, id, ...rowBody(record, base), w };
