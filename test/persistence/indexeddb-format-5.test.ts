@@ -146,6 +146,38 @@ describe("indexedDbStore format 5", () => {
   });
 });
 
+describe("indexedDbStore format 5 runs", () => {
+  it("keeps a run's assistant in its diffed rest, and filters and counts runs by assistant", async () => {
+    const name = `f5-${n++}`;
+    const store = await openAt(name);
+    const runs = [
+      run("r1", "t1", { assistant_id: "a1" }),
+      run("r2", "t1", { assistant_id: "a2", status: "pending" }),
+      run("r3", "t1", { assistant_id: "a1", status: "pending" }),
+      run("r4", "t2", { assistant_id: "a2" }),
+    ];
+    await store.commit(runs.map((r) => ({ op: "run.put" as const, run: r })));
+    const ids = (rs: Array<{ run_id: string }>) => rs.map((r) => r.run_id);
+    expect(ids(await store.queryRuns({ assistant_id: "a1", sortBy: "queue" }))).toEqual(["r1", "r3"]);
+    expect(ids(await store.queryRuns({ assistant_id: "a2", sortBy: "queue" }))).toEqual(["r2", "r4"]);
+    expect(ids(await store.queryRuns({ assistant_id: "a2", thread_id: "t1", status: ["pending", "running"] }))).toEqual(["r2"]);
+    expect(await store.queryRuns({ assistant_id: "a3" })).toEqual([]);
+    expect(await store.countRuns({ assistant_id: "a1" })).toBe(2);
+    expect(await store.countRuns({ assistant_id: "a2", status: "success" })).toBe(1);
+    await store.close();
+    // Read by another connection (no base cached), each run as it was put.
+    const again = await openAt(name);
+    expect(await again.countRuns({ assistant_id: "a2", thread_id: "t1" })).toBe(1);
+    for (const r of runs) expect(await again.getRun(r.run_id)).toEqual(r);
+    expect(await again.queryRuns({ assistant_id: "a1", sortBy: "queue" })).toEqual([runs[0], runs[2]]);
+    await again.close();
+    // A run row names its assistant only where it differs from its base run's (r2's).
+    const rows = await rawValues(name, "runs");
+    expect(rows.filter((r) => r.includes('"a1"'))).toHaveLength(0);
+    expect(rows.filter((r) => r.includes('"a2"'))).toHaveLength(1);
+  });
+});
+
 describe("indexedDbStore migration from schema 5 (format 4)", () => {
   const fixture = JSON.parse(readFileSync(new URL("./fixtures/indexeddb-format-4.json", import.meta.url), "utf8")) as {
     rows: Record<string, Array<[IDBValidKey | null, unknown]>>;
@@ -196,6 +228,7 @@ describe("indexedDbStore migration from schema 5 (format 4)", () => {
     }
     expect(await store.queryRuns({ sortBy: "queue" })).toEqual(expected.runs);
     for (const r of expected.runs) expect(await store.getRun(r.run_id)).toEqual(r);
+    expect(await store.queryRuns({ assistant_id: "a1", sortBy: "queue" })).toEqual(expected.runs.filter((r) => (r as { assistant_id?: string }).assistant_id === "a1"));
     const db = await openDB(name);
     expect(db.version).toBe(DB_VERSION);
     expect((await db.get("meta", "format"))?.value).toBe(INDEXEDDB_FORMAT);

@@ -25,12 +25,14 @@ export type ThreadRow = ThreadRecord & { $rev?: number };
 /**
  * A run as stored: the fields queries use, its place in the queue (`q`: commit order of its
  * first put) and the rest (`r`), as a diff against the base `b` (a run of the same thread, in
- * `bases` under `[thread_id, RUNS, b]`) when there is one.
+ * `bases` under `[thread_id, RUNS, b]`) when there is one. Format 5 keeps `assistant_id` in the
+ * rest (the runs of a thread mostly repeat their base's, so a diff leaves it out); rows written
+ * before keep it here, and a reader takes it from where it is.
  */
 export interface RunRow {
   run_id: string;
   thread_id: string;
-  assistant_id: string;
+  assistant_id?: string;
   status: RunRecord["status"];
   created_at: string;
   q: number;

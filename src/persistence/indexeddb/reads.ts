@@ -191,7 +191,17 @@ export abstract class IdbReads extends IdbWrites {
       if (!base) throw new Error(`agentdock indexeddb: base ${b} of run ${run_id} is missing (corrupt store)`);
       rest = patchLeaves(base, r as unknown as LeafDiff);
     }
-    return { run_id, thread_id, assistant_id, ...rest, created_at, status } as RunRecord;
+    // Format 5 keeps the assistant in the rest; earlier rows keep it in the row.
+    return { run_id, thread_id, ...(assistant_id === undefined ? {} : { assistant_id }), ...rest, created_at, status } as RunRecord;
+  }
+
+  /**
+   * The rows with their assistant in place for a query that filters on it (format 5 keeps it in
+   * the diffed rest, ./migrate.ts `RunRow`); other queries take the rows as they are.
+   */
+  protected async withAssistants(tx: Tx, rows: RunRow[], q: RunQuery): Promise<RunRow[]> {
+    if (q.assistant_id === undefined) return rows;
+    return Promise.all(rows.map(async (row) => (row.assistant_id !== undefined ? row : { ...row, assistant_id: (await this.runOut(tx, row)).assistant_id })));
   }
 
   getRun(id: string) {
@@ -226,12 +236,14 @@ export abstract class IdbReads extends IdbWrites {
   queryRuns(q: RunQuery) {
     return this.read(["runs", "bases"], async (tx) => {
       // Filtered, sorted and paged on the stored fields; only the page is rebuilt.
-      const page = evalRuns((await this.runRows(tx, q)) as unknown as RunRecord[], q) as unknown as RunRow[];
+      const page = evalRuns((await this.withAssistants(tx, await this.runRows(tx, q), q)) as unknown as RunRecord[], q) as unknown as RunRow[];
       return Promise.all(page.map((row) => this.runOut(tx, row)));
     });
   }
   countRuns(q: RunQuery) {
-    return this.read(["runs"], async (tx) => (await this.runRows(tx, q)).filter((r) => matchesRun(r as unknown as RunRecord, q)).length);
+    return this.read(["runs", "bases"], async (tx) =>
+      (await this.withAssistants(tx, await this.runRows(tx, q), q)).filter((r) => matchesRun(r as unknown as RunRecord, q)).length,
+    );
   }
   getCancelRequest(runId: string) {
     return this.read(["cancels"], (tx) => tx.objectStore("cancels").get(runId));

@@ -442,8 +442,9 @@ export abstract class IdbWrites extends IdbBase {
           }
           q = ++ctx.lastQ;
         }
-        const { run_id, thread_id, assistant_id, status, created_at, ...rest } = op.run;
-        // The rest is kept as a diff against a base run of the thread (kwargs and metadata repeat).
+        const { run_id, thread_id, status, created_at, ...rest } = op.run;
+        // The rest is kept as a diff against a base run of the thread (assistant, kwargs and
+        // metadata repeat).
         let b: number | undefined;
         let base: Record<string, unknown> | undefined;
         if (row && row.thread_id === thread_id && row.b !== undefined) {
@@ -472,7 +473,7 @@ export abstract class IdbWrites extends IdbBase {
             }
           }
         }
-        const stored: RunRow = { run_id, thread_id, assistant_id, status, created_at, q, b, r: diffLeaves(rest, base ?? {}) as unknown as Record<string, unknown> };
+        const stored: RunRow = { run_id, thread_id, status, created_at, q, b, r: diffLeaves(rest, base ?? {}) as unknown as Record<string, unknown> };
         ctx.runRows.set(run_id, stored);
         track(runs.put(stored));
         return;
