@@ -10,8 +10,9 @@ import { TopicListeners } from "../common.js";
 import { decodeValues, listRefs, type EncodedValues, type ListLookup } from "../delta.js";
 import type { Lease, PendingWrite, StoredCheckpoint } from "../types.js";
 import { upgradeDatabase, type RunRow, type ThreadRow } from "./migrate.js";
-import { itemNeeds, located, resolveItems, rowRecord, type CpRecord, type CpRow } from "./rows.js";
+import { homeOf, itemNeeds, located, resolveItems, rowRecord, type CpRecord, type CpRow } from "./rows.js";
 import { ReadBatch } from "./read-batch.js";
+import { decodeItem } from "./item-codec.js";
 import {
   type AgentdockDB,
   DB_VERSION,
@@ -178,7 +179,7 @@ export abstract class IdbBase {
           const from = items.length;
           const rows = await store.getAll(IDBKeyRange.bound([thread, l, from], [thread, l, want - 1]));
           items = this.lists.get(listKey(thread, l)) ?? items; // a parallel load may have extended it
-          for (let k = 0; k < rows.length; k++) if (from + k === items.length) items.push(deepFreeze(rows[k]));
+          for (let k = 0; k < rows.length; k++) if (from + k === items.length) items.push(deepFreeze(decodeItem(rows[k])));
           this.remember(listKey(thread, l), items);
         }
         loaded.set(l, n === undefined && items.length > want ? items.slice(0, want) : items);
@@ -257,8 +258,9 @@ export abstract class IdbBase {
     records.forEach((rec, i) => {
       const needs = byThread.get(rows[i]!.thread_id) ?? new Map<string, number>();
       byThread.set(rows[i]!.thread_id, needs);
-      itemNeeds(rec, needs);
-      itemNeeds(rows[i]!.w, needs);
+      const home = homeOf(rec);
+      itemNeeds(rec, needs, home);
+      itemNeeds(rows[i]!.w, needs, home);
       const values = (rec.checkpoint as { channel_values: EncodedValues }).channel_values;
       for (const { l, n } of listRefs(values)) needs.set(l, Math.max(n, needs.get(l) ?? 0));
     });
@@ -267,7 +269,8 @@ export abstract class IdbBase {
     return records.map((rec, i) => {
       const row = rows[i]!;
       const lookup = lookups.get(row.thread_id)!;
-      const plain = resolveItems(rec, lookup) as CpRecord & { checkpoint: StoredCheckpoint["checkpoint"] };
+      const home = homeOf(rec);
+      const plain = resolveItems(rec, lookup, home) as CpRecord & { checkpoint: StoredCheckpoint["checkpoint"] };
       const channel_values = decodeValues(plain.checkpoint.channel_values as EncodedValues, lookup);
       return {
         thread_id: row.thread_id,
@@ -275,7 +278,7 @@ export abstract class IdbBase {
         checkpoint: { ...plain.checkpoint, id: row.id, channel_values },
         metadata: plain.metadata as StoredCheckpoint["metadata"],
         parent_checkpoint_id: plain.parent_checkpoint_id as string | null,
-        pending_writes: resolveItems(row.w, lookup) as PendingWrite[],
+        pending_writes: resolveItems(row.w, lookup, home) as PendingWrite[],
       };
     });
   }

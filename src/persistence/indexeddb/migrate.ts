@@ -8,7 +8,8 @@
  * list ids of 8 characters), which reads every format-3 row as it is: no record is rewritten.
  * Schema 6 is storage format 5 (./rows.ts: leaf diffs with shifts): every checkpoint and run row
  * stored against a base is diffed again against the same base (`rediffRows`), so an older
- * database gets smaller too; bases and everything else stay as they are.
+ * database gets smaller too; list items are stored without their empty message fields
+ * (./item-codec.ts); bases and everything else stay as they are.
  */
 import type { IDBPDatabase, IDBPTransaction } from "idb";
 import type { EncodedCheckpoint, ListLookup } from "../delta.js";
@@ -18,6 +19,7 @@ import type { DocCollection, StoredItem } from "../types.js";
 import type { RunRecord, ThreadRecord } from "../../types.js";
 import { CHUNK, decodeChunk, decodePage, encodeChunk, encodePage, indexItems as pageIndexItems, PAGE, resolveItems as pageResolve, unchain, type Entry, type ItemIndex as PageItemIndex } from "./pages.js";
 import { RUNS } from "./schema.js";
+import { encodeItem } from "./item-codec.js";
 import { diffLeaves, patchLeaves, shareItems, type CpRecord, type LeafDiff, type StoredCpRow } from "./rows.js";
 
 /** A thread as stored: values encoded (../delta.ts), and the revision `sameAs` compares. */
@@ -91,6 +93,10 @@ export async function upgradeDatabase(db: Db, oldVersion: number, tx: Tx): Promi
   // Schema 6 is storage format 5: rows diffed against a base are diffed again, with shifts.
   if (oldVersion < 6) {
     await rediffRows(tx);
+    for (let c = await tx.objectStore("items").openCursor(); c; c = await c.continue()) {
+      const stored = encodeItem(c.value);
+      if (stored !== c.value) await c.update(stored);
+    }
     await tx.objectStore("meta").put({ key: "format", value: 5 });
   }
 }

@@ -30,7 +30,7 @@ import { listNamespacesOf, matchesItemQuery, namespaceKey, rankItems } from "../
 import type { ExpiredItem, ItemNamespaceQuery, ItemQuery, StoredItem } from "../types.js";
 import { queryCrons as evalCrons, countCrons as evalCountCrons, type CronQuery, type CronRecord } from "../crons.js";
 import { type CronRow, type ItemRow, type RunRow, type ThreadRow } from "./migrate.js";
-import { itemNeeds, located, patchLeaves, resolveItems, type CpRow, type LeafDiff } from "./rows.js";
+import { homeOf, itemNeeds, located, patchLeaves, resolveItems, type CpRow, type LeafDiff } from "./rows.js";
 import { type Tx, CHECKPOINTS, under, RUNS } from "./schema.js";
 import { IdbWrites } from "./writes.js";
 
@@ -161,8 +161,9 @@ export abstract class IdbReads extends IdbWrites {
         const row = located(c.primaryKey, c.value);
         const rec = await this.recordOf(tx, row);
         let metadata = rec.metadata;
-        const needs = itemNeeds(metadata);
-        if (needs.size > 0) metadata = resolveItems(metadata, await this.loadLists(tx, threadId, needs));
+        const home = homeOf(rec);
+        const needs = itemNeeds(metadata, undefined, home);
+        if (needs.size > 0) metadata = resolveItems(metadata, await this.loadLists(tx, threadId, needs), home);
         if (contains(metadata, options.filter)) rows.push(row);
       }
       return this.decodeRows(tx, rows);

@@ -39,9 +39,32 @@ export type ItemIndex = ItemIndexOf<string>;
 
 /**
  * `value` (plain JSON) with every object found in `index` (same id, identical JSON) replaced by
- * a reference, and marker-like objects escaped.
+ * a reference, and marker-like objects escaped. Format 5: a reference to an item of `home` (the
+ * row's own list, `homeOf`) is the item's index alone, `{"\u0000i": n}`.
  */
 export const shareItems = refs.share;
+
+/**
+ * The *home* list of a checkpoint row (format 5): of the lists its channel values refer to, the
+ * one with the smallest id (whatever the key order a record is rebuilt in), or undefined when
+ * there is none. A row's references to its home list name only the item's index.
+ */
+export function homeOf(record: CpRecord): string | undefined {
+  const values = (record.checkpoint as { channel_values?: unknown } | undefined)?.channel_values;
+  if (!isPlainObject(values)) return undefined;
+  let home: string | undefined;
+  for (const v of Object.values(values)) {
+    const l = isPlainObject(v) && typeof v.l === "string" ? v.l : undefined;
+    if (l !== undefined && (home === undefined || l < home)) home = l;
+  }
+  return home;
+}
+
+/**
+ * A shared value with references to items of `home` naming their list again: what a base holds
+ * (a base may serve rows of another home list, a fork's).
+ */
+export const qualifyItems = refs.qualify;
 
 /**
  * A value already shared (`shareItems`) shared again against more items: references and
@@ -51,10 +74,10 @@ export const shareItems = refs.share;
 export const reshareItems = refs.reshare;
 
 /** The list items each list must hold for `resolveItems` (list id -> count). */
-export const itemNeeds = (value: unknown, needs?: Map<string, number>): Map<string, number> => refs.needs(value, needs);
+export const itemNeeds = (value: unknown, needs?: Map<string, number>, home?: string): Map<string, number> => refs.needs(value, needs, home);
 
 /** Replaces item references by the items (the lists of `itemNeeds` must be loaded). */
-export const resolveItems = (value: unknown, lists: ListLookup): unknown => refs.resolve(value, lists);
+export const resolveItems = (value: unknown, lists: ListLookup, home?: string): unknown => refs.resolve(value, lists, home);
 
 // ---------------------------------------------------------------------------------------------
 // Checkpoint rows.

@@ -28,11 +28,14 @@ import {
   type CpRecord,
   unionBase,
   baseId,
+  homeOf,
+  qualifyItems,
   type CpRow,
   type ItemIndex,
 } from "./rows.js";
 import { type Names, type WTx, SCOPE, under, listKey, rowKey, RUNS } from "./schema.js";
 import { IdbBase, deepFreeze, type Ctx } from "./base.js";
+import { encodeItem } from "./item-codec.js";
 
 /** A commit waiting for (or in) a group commit's transaction: its ops and the object stores they touch. */
 interface Batched {
@@ -668,7 +671,7 @@ export abstract class IdbWrites extends IdbBase {
       this.remember(listKey(thread, list), all);
       lists.set(list, all);
       ctx.listLen.set(listKey(thread, list), all.length);
-      kept.forEach((item, k) => track(items.put(item, [thread, list, at + k])));
+      kept.forEach((item, k) => track(items.put(encodeItem(item), [thread, list, at + k])));
       indexItems(appended, list, all, at);
     }
     // Objects that are items of this checkpoint's lists (near their ends) become references.
@@ -682,20 +685,24 @@ export abstract class IdbWrites extends IdbBase {
     // Format 4: a new row whose parent is the row just before it (the usual case) leaves the
     // parent id out; it is read from that row (`withParents`).
     const parentIsPrevious = !existing && latest !== undefined && encoded.parent_checkpoint_id === latest.id;
+    // Format 5: references to items of the row's own list name the index alone.
+    const home = homeOf(encoded as unknown as CpRecord);
     const record = shareItems(
       parentIsPrevious
         ? { checkpoint: checkpointRest, metadata: encoded.metadata }
         : { checkpoint: checkpointRest, metadata: encoded.metadata, parent_checkpoint_id: encoded.parent_checkpoint_id },
       index,
+      home,
     ) as CpRecord;
-    const w = shareItems(encoded.pending_writes, index) as unknown[];
+    const w = shareItems(encoded.pending_writes, index, home) as unknown[];
     // The parent's writes and inline values may hold what this checkpoint appended: its row is
     // shared again (a task's writes become the next checkpoint's list items).
     let parentShared: CpRecord | undefined;
     if (parentRow && parentRecord) {
       const hit = { hit: false };
-      parentShared = appended.size > 0 ? (reshareItems(parentRecord, appended, hit) as CpRecord) : parentRecord;
-      const w2 = appended.size > 0 ? (reshareItems(parentRow.w, appended, hit) as unknown[]) : parentRow.w;
+      const parentHome = homeOf(parentRecord);
+      parentShared = appended.size > 0 ? (reshareItems(parentRecord, appended, hit, parentHome) as CpRecord) : parentRecord;
+      const w2 = appended.size > 0 ? (reshareItems(parentRow.w, appended, hit, parentHome) as unknown[]) : parentRow.w;
       if (hit.hit) {
         const parentBase = await this.base(tx, parentRow);
         const key = rowKey(thread, ns, parentRow.id);
@@ -704,14 +711,15 @@ export abstract class IdbWrites extends IdbBase {
       }
     }
     // The base: the parent's while it is recent, else a new one copied from the parent's record
-    // (after the sharing above, so the base holds references, not copies). No parent: whole.
+    // (after the sharing above, so the base holds references, not copies; each naming its list,
+    // as the base may serve a row of another home list). No parent: whole.
     let base: { id: number; record: CpRecord } | undefined;
     if (parentRow && parentShared) {
       const since = parentRow.b === undefined ? Infinity : s - Math.floor(parentRow.b);
       const parentBase = await this.base(tx, parentRow);
       if (parentBase && since < BASE_EVERY) base = { id: parentRow.b!, record: parentBase };
       else {
-        base = { id: baseId(s), record: unionBase(parentShared, parentBase) };
+        base = { id: baseId(s), record: unionBase(qualifyItems(parentShared, homeOf(parentShared)) as CpRecord, parentBase) };
         track(tx.objectStore("bases").put(base.record, [thread, ns, base.id]));
       }
     }
