@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { openDB } from "idb";
 import { describe, expect, it } from "vitest";
 import { DB_VERSION, indexedDbStore, INDEXEDDB_FORMAT } from "../../src/persistence/indexeddb/index.js";
-import { diffLeaves, leavesOf, patchLeaves, unionBase } from "../../src/persistence/indexeddb/rows.js";
+import { diffLeaves, leavesOf, patchLeaves, resolveItems, shareItems, unionBase } from "../../src/persistence/indexeddb/rows.js";
 import type { Store, StoredCheckpoint } from "../../src/persistence/types.js";
 import { echoTurn, newChat, saidShort } from "../../bench/echo-workload.js";
 import { chain, run } from "./contract.js";
@@ -87,11 +87,11 @@ describe("IndexedDB bases, format 5 union of leaf paths", () => {
   const loop = { checkpoint: { channel_values: { messages: { l: "L", n: 4 }, "branch:to:echo": { v: null } } }, metadata: { source: "loop", writes: null } };
   const done = { checkpoint: { channel_values: { messages: { l: "L", n: 5 } } }, metadata: { source: "loop", writes: { echo: { m: [2] } } }, parent_checkpoint_id: "p" };
 
-  it("keeps the paths of the previous base as null leaves, objects over null, and records read back exactly against it", () => {
+  it("keeps the paths of the previous base as absent leaves, objects over null, and records read back exactly against it", () => {
     const first = unionBase(done, undefined);
     expect(first).toBe(done);
     const base = unionBase(loop, unionBase(input, first));
-    const paths = leavesOf(base).map(([p]) => p.join("."));
+    const paths = leavesOf(base, true).map(([p]) => p.join("."));
     expect(paths).toEqual(
       expect.arrayContaining([
         "checkpoint.channel_values.__start__.v.messages",
@@ -104,13 +104,33 @@ describe("IndexedDB bases, format 5 union of leaf paths", () => {
     expect(paths).not.toContain("parent_checkpoint_id");
     expect(loop.metadata.writes).toBeNull();
     for (const record of [input, loop, done]) {
-      const diff = diffLeaves(record, base);
-      expect(patchLeaves(base, stored(diff))).toEqual(record);
+      const diff = diffLeaves(record, base, true);
+      expect(patchLeaves(stored(base), stored(diff), true)).toEqual(record);
     }
-    // A checkpoint of a shape seen before names its leaves by position: no path is spelled out.
-    const spelled = (record: Record<string, unknown>) => diffLeaves(record, base).filter((d) => Array.isArray(d) && Array.isArray(d[0]));
+    // A checkpoint of a shape seen before names its leaves by position: no path is spelled out,
+    // and the leaves it lacks that the base keeps as absent cost nothing.
+    const spelled = (record: Record<string, unknown>) => diffLeaves(record, base, true).filter((d) => Array.isArray(d) && Array.isArray(d[0]));
     expect(spelled(input)).toEqual([]);
     expect(spelled(done)).toEqual([[["parent_checkpoint_id"], "p"]]);
+    // (only leaves `loop` itself holds are removed for `input`).
+    const removed = diffLeaves(input, base, true).flatMap((d) => (Array.isArray(d) && d.length === 1 ? [paths[d[0] as number]] : []));
+    expect(removed).toEqual(["checkpoint.channel_values.branch:to:echo.v"]);
+    // `metadata.writes` null where the base has writes: its path named by a base leaf's.
+    const writesNull = diffLeaves(loop, base, true).find((d) => Array.isArray(d) && Array.isArray(d[0]));
+    expect(writesNull).toEqual([[expect.any(Number), 2], null]);
+  });
+
+  it("reads back a caller's object that looks like an absent leaf, as it is", () => {
+    const odd = { "\u0000u": 0 };
+    const record = shareItems({ checkpoint: { channel_values: { x: { v: odd }, y: { v: [odd] } } }, metadata: { odd } }, new Map()) as Record<string, unknown>;
+    const other = shareItems({ checkpoint: { channel_values: { z: { v: 1 } } }, metadata: {} }, new Map()) as Record<string, unknown>;
+    for (const base of [stored(unionBase(record, other)), stored(unionBase(other, record))]) {
+      for (const r of [record, other]) {
+        const back = patchLeaves(base, stored(diffLeaves(r, base, true)), true);
+        expect(resolveItems(back, () => undefined)).toEqual(resolveItems(r, () => undefined));
+      }
+    }
+    expect(resolveItems(record, () => undefined)).toEqual({ checkpoint: { channel_values: { x: { v: odd }, y: { v: [odd] } } }, metadata: { odd } });
   });
 
   it("rebuilds generated records against a union of generated bases", () => {
@@ -119,7 +139,7 @@ describe("IndexedDB bases, format 5 union of leaf paths", () => {
       const previous = g.object(0);
       const parent = g.rand() < 0.5 ? g.edit(previous) : g.object(0);
       const base = stored(unionBase(parent, previous));
-      for (const record of [parent, previous, g.edit(parent)]) expect(patchLeaves(base, stored(diffLeaves(record, base)))).toEqual(record);
+      for (const record of [parent, previous, g.edit(parent)]) expect(patchLeaves(base, stored(diffLeaves(record, base, true)), true)).toEqual(record);
     }
   });
 });

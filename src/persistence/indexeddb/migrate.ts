@@ -116,10 +116,12 @@ async function rediffRows(tx: Tx): Promise<void> {
   const byKey = new Map<string, CpRecord>();
   const keyOf = (thread: string, ns: string, b: number) => JSON.stringify([thread, ns, b]);
   baseKeys.forEach((key, i) => byKey.set(keyOf(...key), baseRecords[i]!));
+  // Format-4 checkpoint bases hold no absent leaves: read with or without them, the same.
   const again = (thread: string, ns: string, b: number, diff: unknown, what: string): LeafDiff => {
     const base = byKey.get(keyOf(thread, ns, b));
     if (!base) throw new Error(`agentdock indexeddb: base ${b} of ${what} is missing (corrupt store)`);
-    return diffLeaves(patchLeaves(base, diff as LeafDiff), base);
+    const absent = ns !== RUNS;
+    return diffLeaves(patchLeaves(base, diff as LeafDiff, absent), base, absent);
   };
   for (let c = await tx.objectStore("cps").openCursor(); c; c = await c.continue()) {
     const row = c.value as StoredCpRow;

@@ -182,11 +182,13 @@ export function shortId(): string {
 // are the base's moved by d: an integer base leaf plus d (channel versions, steps, list lengths:
 // the leaves of a checkpoint usually move together by the same amount), a time base leaf
 // (`toISOString` form) plus d milliseconds (`ts`, `updated_at`). A set `[i, value]` never holds
-// a plain object with keys (that is not a leaf), so the shifts object is unambiguous.
+// a plain object with keys (that is not a leaf), so the shifts object is unambiguous. An added
+// leaf's path may start with the first k keys of the path of base leaf i: `[[i, k, ...rest], x]`
+// (`metadata.writes` set to null where the base has writes: `[[20, 2], null]`).
 
 /** Shifts of a format-5 diff: delta (as a key) -> positions of the base leaves it moves. */
 export type LeafShifts = Record<string, number[]>;
-export type LeafDiff = Array<[number] | [number, unknown] | [string[], unknown] | LeafShifts>;
+export type LeafDiff = Array<[number] | [number, unknown] | [Array<string | number>, unknown] | LeafShifts>;
 type Leaves = Array<[string[], unknown]>;
 
 /** An ISO time as `Date.prototype.toISOString` writes it (the only times a shift applies to). */
@@ -215,24 +217,42 @@ function shifted(base: unknown, d: number): unknown {
   throw new Error(`agentdock indexeddb: a diff shifts leaf ${JSON.stringify(base)}, which is no integer or time (corrupt store)`);
 }
 
-const leafCache = new WeakMap<object, Leaves>();
+/**
+ * Format 5, checkpoint bases only: a leaf a new base keeps from the previous base (`unionBase`)
+ * holds `{"\u0000u": 0}`, *absent*: a row that lacks the leaf needs no `[i]` for it, a row that
+ * has it sets it. A record's own objects never look like this (a one-key object whose key starts
+ * with `\u0000` is stored escaped, `{"\u0000e": object}`, ./item-refs.ts), except right under
+ * an escape, where it is the caller's and read as it is. Run records are not shared that way, so
+ * run diffs do not take part (`absent` false).
+ */
+const ABSENT = "\u0000u";
+const isAbsentLeaf = (x: unknown, key: string): boolean =>
+  key !== ESC && isPlainObject(x) && Object.hasOwn(x, ABSENT) && Object.keys(x).length === 1;
 
-/** The leaves of a record, in a fixed order (cached per record object: bases are immutable). */
-export function leavesOf(record: Record<string, unknown>): Leaves {
-  let leaves = leafCache.get(record);
+const leafCache = new WeakMap<object, Leaves>();
+const absentLeafCache = new WeakMap<object, Leaves>();
+
+/**
+ * The leaves of a record, in a fixed order (cached per record object: bases are immutable).
+ * With `absent`, an absent marker is a leaf (checkpoint bases of format 5; a record is always
+ * read with the same flag).
+ */
+export function leavesOf(record: Record<string, unknown>, absent = false): Leaves {
+  const cache = absent ? absentLeafCache : leafCache;
+  let leaves = cache.get(record);
   if (!leaves) {
     leaves = [];
-    collect(record, [], leaves);
-    leafCache.set(record, leaves);
+    collect(record, [], leaves, absent);
+    cache.set(record, leaves);
   }
   return leaves;
 }
 
-function collect(v: Record<string, unknown>, path: string[], out: Leaves) {
+function collect(v: Record<string, unknown>, path: string[], out: Leaves, absent: boolean) {
   for (const [k, x] of Object.entries(v)) {
     if (x === undefined) continue;
     const p = [...path, k];
-    if (isPlainObject(x) && Object.keys(x).length > 0) collect(x, p, out);
+    if (isPlainObject(x) && Object.keys(x).length > 0 && !(absent && isAbsentLeaf(x, k))) collect(x, p, out, absent);
     else out.push([p, x]);
   }
 }
@@ -241,9 +261,33 @@ const pathKey = (path: string[]) => JSON.stringify(path);
 
 /** Path key -> position of each leaf of a base (cached per base object, like its leaves). */
 const leafPositions = new WeakMap<object, Map<string, number>>();
+/** Path prefix key -> position of the first leaf under it (cached per base object). */
+const prefixPositions = new WeakMap<object, Map<string, number>>();
 
-export function diffLeaves(record: Record<string, unknown>, base: Record<string, unknown>): LeafDiff {
-  const baseLeaves = leavesOf(base);
+/** How a diff names the path of a leaf its base lacks: the shortest of the keys and `[i, k, ...rest]`. */
+function addedPath(path: string[], base: Record<string, unknown>, baseLeaves: Leaves): Array<string | number> {
+  let under = prefixPositions.get(base);
+  if (!under) {
+    under = new Map();
+    baseLeaves.forEach(([p], i) => {
+      for (let k = 1; k <= p.length; k++) {
+        const key = pathKey(p.slice(0, k));
+        if (!under!.has(key)) under!.set(key, i);
+      }
+    });
+    prefixPositions.set(base, under);
+  }
+  for (let k = path.length; k > 0; k--) {
+    const i = under.get(pathKey(path.slice(0, k)));
+    if (i === undefined) continue;
+    const short = [i, k, ...path.slice(k)];
+    return JSON.stringify(short).length < JSON.stringify(path).length ? short : path;
+  }
+  return path;
+}
+
+export function diffLeaves(record: Record<string, unknown>, base: Record<string, unknown>, absent = false): LeafDiff {
+  const baseLeaves = leavesOf(base, absent);
   let at = leafPositions.get(base);
   if (!at) {
     const positions = new Map<string, number>();
@@ -251,13 +295,13 @@ export function diffLeaves(record: Record<string, unknown>, base: Record<string,
     leafPositions.set(base, (at = positions));
   }
   const mine: Leaves = [];
-  collect(record, [], mine);
+  collect(record, [], mine, false);
   const diff: LeafDiff = [];
   const seen = new Set<number>();
   const shifts = new Map<number, number[]>();
   for (const [p, x] of mine) {
     const i = at.get(pathKey(p));
-    if (i === undefined) diff.push([p, x]);
+    if (i === undefined) diff.push([addedPath(p, base, baseLeaves), x]);
     else {
       seen.add(i);
       const b = baseLeaves[i]![1];
@@ -271,7 +315,9 @@ export function diffLeaves(record: Record<string, unknown>, base: Record<string,
       }
     }
   }
-  for (let i = 0; i < baseLeaves.length; i++) if (!seen.has(i)) diff.push([i]);
+  for (let i = 0; i < baseLeaves.length; i++) {
+    if (!seen.has(i) && !(absent && isAbsentLeaf(baseLeaves[i]![1], baseLeaves[i]![0].at(-1)!))) diff.push([i]);
+  }
   if (shifts.size > 0) {
     const out: LeafShifts = {};
     for (const [d, positions] of shifts) out[String(d)] = positions;
@@ -280,8 +326,8 @@ export function diffLeaves(record: Record<string, unknown>, base: Record<string,
   return diff;
 }
 
-export function patchLeaves(base: Record<string, unknown>, diff: LeafDiff): Record<string, unknown> {
-  const baseLeaves = leavesOf(base);
+export function patchLeaves(base: Record<string, unknown>, diff: LeafDiff, absent = false): Record<string, unknown> {
+  const baseLeaves = leavesOf(base, absent);
   const values: unknown[] = baseLeaves.map(([, x]) => x);
   const removed = new Set<number>();
   const added: Leaves = [];
@@ -296,7 +342,12 @@ export function patchLeaves(base: Record<string, unknown>, diff: LeafDiff): Reco
     } else if (typeof d[0] === "number") {
       if (d.length === 1) removed.add(d[0]);
       else values[d[0]] = d[1];
-    } else added.push([d[0], d[1]]);
+    } else if (typeof d[0][0] === "number") {
+      const [i, k, ...rest] = d[0] as [number, number, ...string[]];
+      const from = baseLeaves[i];
+      if (!from || !(k >= 1 && k <= from[0].length)) throw new Error(`agentdock indexeddb: a diff adds a leaf under leaf ${i} of a base with ${baseLeaves.length} (corrupt store)`);
+      added.push([[...from[0].slice(0, k), ...rest], d[1]]);
+    } else added.push([d[0] as string[], d[1]]);
   }
   const out: Record<string, unknown> = {};
   const put = (path: string[], x: unknown) => {
@@ -308,8 +359,11 @@ export function patchLeaves(base: Record<string, unknown>, diff: LeafDiff): Reco
     }
     setOwn(node, path[path.length - 1]!, x);
   };
-  baseLeaves.forEach(([p], i) => {
-    if (!removed.has(i)) put(p, values[i]);
+  baseLeaves.forEach(([p, x], i) => {
+    if (removed.has(i)) return;
+    // An absent leaf the row does not set (format 5) is not there.
+    if (absent && values[i] === x && isAbsentLeaf(x, p.at(-1)!)) return;
+    put(p, values[i]);
   });
   for (const [p, x] of added) put(p, x);
   return out;
@@ -328,7 +382,7 @@ export function patchLeaves(base: Record<string, unknown>, diff: LeafDiff): Reco
 export function unionBase(record: CpRecord, previous: CpRecord | undefined): CpRecord {
   if (!previous) return record;
   let out: CpRecord | undefined;
-  for (const [path] of leavesOf(previous)) {
+  for (const [path] of leavesOf(previous, true)) {
     if (path[0] === "parent_checkpoint_id") continue;
     let node: unknown = out ?? record;
     let parent: Record<string, unknown> | undefined;
@@ -350,7 +404,7 @@ export function unionBase(record: CpRecord, previous: CpRecord | undefined): CpR
       if (!Object.hasOwn(at, path[k]!) || at[path[k]!] === null) setOwn(at, path[k]!, {});
       at = at[path[k]!] as Record<string, unknown>;
     }
-    setOwn(at, path[path.length - 1]!, null);
+    setOwn(at, path[path.length - 1]!, { [ABSENT]: 0 });
   }
   return out ?? record;
 }
@@ -366,11 +420,11 @@ export const baseId = (s: number): number => Number((s + Math.random()).toFixed(
 export function rowRecord(row: CpRow, base: CpRecord | undefined): CpRecord {
   if (row.b === undefined) return row.r as CpRecord;
   if (!base) throw new Error(`agentdock indexeddb: base ${row.b} of checkpoint ${row.id} is missing (corrupt store)`);
-  return patchLeaves(base, row.r as LeafDiff);
+  return patchLeaves(base, row.r as LeafDiff, true);
 }
 
 /** What a row stores for `record` against `base` (`undefined`: no base). */
 export function rowBody(record: CpRecord, base: { id: number; record: CpRecord } | undefined): Pick<CpRow, "b" | "r"> {
   if (!base) return { r: record };
-  return { b: base.id, r: diffLeaves(record, base.record) };
+  return { b: base.id, r: diffLeaves(record, base.record, true) };
 }
