@@ -20,6 +20,7 @@ import type { RunRecord, ThreadRecord } from "../../types.js";
 import { CHUNK, decodeChunk, decodePage, encodeChunk, encodePage, indexItems as pageIndexItems, PAGE, resolveItems as pageResolve, unchain, type Entry, type ItemIndex as PageItemIndex } from "./pages.js";
 import { RUNS } from "./schema.js";
 import { encodeItem } from "./item-codec.js";
+import { packRun, RUN_INDEXES, RUN_KEY } from "./run-row.js";
 import { diffLeaves, patchLeaves, shareItems, type CpRecord, type LeafDiff, type StoredCpRow } from "./rows.js";
 
 /** A thread as stored: values encoded (../delta.ts), and the revision `sameAs` compares. */
@@ -75,6 +76,7 @@ export async function upgradeDatabase(db: Db, oldVersion: number, tx: Tx): Promi
     createShared(db);
     createV3(db, tx);
     createV4(db);
+    await runsV6(db, tx, []);
     await tx.objectStore("meta").put({ key: "format", value: 5 });
     return;
   }
@@ -92,7 +94,8 @@ export async function upgradeDatabase(db: Db, oldVersion: number, tx: Tx): Promi
   if (oldVersion < 5) await tx.objectStore("meta").put({ key: "format", value: 4 });
   // Schema 6 is storage format 5: rows diffed against a base are diffed again, with shifts.
   if (oldVersion < 6) {
-    await rediffRows(tx);
+    const runs = await rediffRows(tx);
+    await runsV6(db, tx, runs);
     for (let c = await tx.objectStore("items").openCursor(); c; c = await c.continue()) {
       const stored = encodeItem(c.value);
       if (stored !== c.value) await c.update(stored);
@@ -104,10 +107,11 @@ export async function upgradeDatabase(db: Db, oldVersion: number, tx: Tx): Promi
 /**
  * Format 4 -> 5: each checkpoint and run row that has a base is rebuilt against it and diffed
  * again (`diffLeaves` of format 5: integer and time leaves as shifts), in place; the bases are
- * kept, so a row reads the same record as before. One cursor over each object store (memory
- * stays bounded by the bases, about one in 16 checkpoints).
+ * kept, so a row reads the same record as before. One cursor over the checkpoint rows (memory
+ * stays bounded by the bases, about one in 16 checkpoints); the runs are returned, diffed again,
+ * for `runsV6`.
  */
-async function rediffRows(tx: Tx): Promise<void> {
+async function rediffRows(tx: Tx): Promise<RunRow[]> {
   const bases = tx.objectStore("bases");
   const [baseKeys, baseRecords] = await Promise.all([
     bases.getAllKeys() as Promise<Array<[string, string, number]>>,
@@ -129,11 +133,19 @@ async function rediffRows(tx: Tx): Promise<void> {
     const [thread, ns] = c.primaryKey as [string, string, number];
     await c.update({ ...row, r: again(thread, ns, row.b, row.r, `checkpoint ${row.id}`) });
   }
-  for (let c = await tx.objectStore("runs").openCursor(); c; c = await c.continue()) {
-    const row = c.value as RunRow;
-    if (row.b === undefined) continue;
-    await c.update({ ...row, r: again(row.thread_id, RUNS, row.b, row.r, `run ${row.run_id}`) as unknown as RunRow["r"] });
-  }
+  const runs = (await tx.objectStore("runs").getAll()) as RunRow[];
+  return runs.map((row) => (row.b === undefined ? row : { ...row, r: again(row.thread_id, RUNS, row.b, row.r, `run ${row.run_id}`) as unknown as RunRow["r"] }));
+}
+
+/**
+ * Schema 6: the `runs` object store made again under the field names of format 5 (./run-row.ts:
+ * its key path and indexes name them), holding `rows`.
+ */
+async function runsV6(db: Db, tx: Tx, rows: RunRow[]): Promise<void> {
+  db.deleteObjectStore("runs");
+  const runs = db.createObjectStore("runs", { keyPath: RUN_KEY });
+  for (const [name, keyPath] of Object.entries(RUN_INDEXES)) runs.createIndex(name, keyPath as string | string[]);
+  await Promise.all(rows.map((row) => tx.objectStore("runs").put(packRun(row))));
 }
 
 /**

@@ -33,6 +33,7 @@ import { type CronRow, type ItemRow, type RunRow, type ThreadRow } from "./migra
 import { homeOf, itemNeeds, located, patchLeaves, resolveItems, type CpRow, type LeafDiff } from "./rows.js";
 import { type Tx, CHECKPOINTS, under, RUNS } from "./schema.js";
 import { IdbWrites } from "./writes.js";
+import { unpackRun, type StoredRunRow } from "./run-row.js";
 
 /** Every run status, to tell whether statuses are next to each other in key order. */
 const RUN_STATUSES: readonly RunStatus[] = ["pending", "running", "success", "error", "timeout", "interrupted"];
@@ -207,13 +208,16 @@ export abstract class IdbReads extends IdbWrites {
 
   getRun(id: string) {
     return this.read(["runs", "bases"], async (tx) => {
-      const row = await tx.objectStore("runs").get(id);
+      const row = unpackRun(await tx.objectStore("runs").get(id));
       return row && this.runOut(tx, row);
     });
   }
 
   /** Runs that may match, in queue order (the fields queries filter on are stored whole). */
   protected async runRows(tx: Tx, q: RunQuery): Promise<RunRow[]> {
+    return (await this.storedRunRows(tx, q)).map((row) => unpackRun(row));
+  }
+  protected async storedRunRows(tx: Tx, q: RunQuery): Promise<StoredRunRow[]> {
     const store = tx.objectStore("runs");
     if (q.thread_id !== undefined && q.status !== undefined) {
       // A thread's runs of some statuses (its queue): only those are read, however long its history.
@@ -225,7 +229,7 @@ export abstract class IdbReads extends IdbWrites {
         // request over their range instead of one per status (rows are still checked by status).
         const wanted = new Set<string>(statuses);
         const rows = await index.getAll(IDBKeyRange.bound([q.thread_id, lo], [q.thread_id, hi, []]));
-        return rows.filter((row) => wanted.has(row.status)).sort((a, b) => a.q - b.q);
+        return rows.filter((row) => wanted.has(row.s)).sort((a, b) => a.q - b.q);
       }
       const parts = await Promise.all(statuses.map((st) => index.getAll(under(q.thread_id!, st))));
       return parts.length === 1 ? parts[0]! : parts.flat().sort((a, b) => a.q - b.q);

@@ -12,10 +12,10 @@ import {
   type DocRow,
   type ItemRow,
   type LogRow,
-  type RunRow,
   type ThreadRow,
 } from "./migrate.js";
 import { type CpRecord, type StoredCpRow } from "./rows.js";
+import { type StoredRunRow } from "./run-row.js";
 
 /** IndexedDB schema version; `upgradeDatabase` brings older databases to it. 4 added `store_items` and `crons`; 5 is format 4; 6 is format 5. */
 export const DB_VERSION = 6;
@@ -42,9 +42,10 @@ export interface AgentdockDB extends DBSchema {
   bases: { key: [string, string, number]; value: CpRecord };
   /** [thread, list id, index] -> one item of a list log. */
   items: { key: [string, string, number]; value: unknown };
+  /** Runs under one-letter field names (./run-row.ts). */
   runs: {
     key: string;
-    value: RunRow;
+    value: StoredRunRow;
     indexes: { by_thread: [string, number]; by_q: number; by_status: [string, number]; by_thread_status: [string, string, number] };
   };
   cancels: { key: string; value: CancelRequest; indexes: { by_thread: string } };

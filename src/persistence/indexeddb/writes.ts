@@ -36,6 +36,7 @@ import {
 import { type Names, type WTx, SCOPE, under, listKey, rowKey, RUNS } from "./schema.js";
 import { IdbBase, deepFreeze, type Ctx } from "./base.js";
 import { encodeItem } from "./item-codec.js";
+import { packRun, unpackRun } from "./run-row.js";
 
 /** A commit waiting for (or in) a group commit's transaction: its ops and the object stores they touch. */
 interface Batched {
@@ -137,7 +138,7 @@ export abstract class IdbWrites extends IdbBase {
     for (const id of threadIds) reads.push(tx.objectStore("threads").get(id).then((row) => ctx.threadRows.set(id, row)));
     const runRead = new Map<string, Promise<RunRow | undefined>>();
     for (const id of runIds) {
-      const read = tx.objectStore("runs").get(id);
+      const read = tx.objectStore("runs").get(id).then(unpackRun);
       runRead.set(id, read);
       reads.push(
         read
@@ -425,7 +426,7 @@ export abstract class IdbWrites extends IdbBase {
       }
       case "run.put": {
         const runs = tx.objectStore("runs");
-        const row = ctx.runRows.has(op.run.run_id) ? ctx.runRows.get(op.run.run_id) : await runs.get(op.run.run_id);
+        const row = ctx.runRows.has(op.run.run_id) ? ctx.runRows.get(op.run.run_id) : unpackRun(await runs.get(op.run.run_id));
         if (op.expect) {
           if (op.expect.exists !== undefined && op.expect.exists !== (row !== undefined)) {
             throw conflict(`agentdock indexeddb: run ${op.run.run_id} ${op.expect.exists ? "does not exist" : "already exists"}; the commit wrote nothing`);
@@ -478,11 +479,11 @@ export abstract class IdbWrites extends IdbBase {
         }
         const stored: RunRow = { run_id, thread_id, status, created_at, q, b, r: diffLeaves(rest, base ?? {}) as unknown as Record<string, unknown> };
         ctx.runRows.set(run_id, stored);
-        track(runs.put(stored));
+        track(runs.put(packRun(stored)));
         return;
       }
       case "run.delete": {
-        const row = ctx.runRows.has(op.run_id) ? ctx.runRows.get(op.run_id) : await tx.objectStore("runs").get(op.run_id);
+        const row = ctx.runRows.has(op.run_id) ? ctx.runRows.get(op.run_id) : unpackRun(await tx.objectStore("runs").get(op.run_id));
         if (op.expect) {
           if (op.expect.exists !== undefined && op.expect.exists !== (row !== undefined)) {
             throw conflict(`agentdock indexeddb: run ${op.run_id} ${op.expect.exists ? "does not exist" : "already exists"}; the commit wrote nothing`);
