@@ -397,7 +397,7 @@ export function unionBase(record: CpRecord, previous: CpRecord | undefined): CpR
       i--;
       node = parent;
     } else if (!isPlainObject(node) || (i > 0 && Object.keys(node).length === 0)) continue; // a value or `{}` of `record`
-    if (i === path.length - 1 && Object.hasOwn(node, path[i]!)) continue; // present (or a collision)
+    if (i === path.length - 1 && Object.hasOwn(node as object, path[i]!)) continue; // present (or a collision)
     out ??= structuredClone(record);
     let at = out as Record<string, unknown>;
     for (let k = 0; k < path.length - 1; k++) {
