@@ -4,7 +4,7 @@
  * as one service (D20): the database is the only source of truth, tabs learn of each other's
  * commits, notifications and run events through a BroadcastChannel named after the database.
  *
- * Schema 5, storage format 4 (./rows.ts): one record per thread, checkpoint, run, list item,
+ * Schema 6, storage format 5 (./rows.ts): one record per thread, checkpoint, run, list item,
  * lease, cancel request and persisted run event, so a commit writes only what it changes.
  * Commits made while a transaction is in flight share the next readwrite transaction (group
  * commit, ./group-commit.ts), each with its own outcome: expectations are checked inside the
@@ -14,7 +14,7 @@
  * of immutable data (a prefix of an append-only list log, checkpoint and run bases), which cannot
  * disagree with the database.
  *
- * Schemas 1 to 4 are migrated inside the upgrade transaction on first open (./migrate.ts); a
+ * Schemas 1 to 5 are migrated inside the upgrade transaction on first open (./migrate.ts); a
  * newer schema or format is refused with `conflict`. Opening otherwise reads one record.
  *
  * The store is built in layers, one concern per file: ./schema.ts (database schema, options,
