@@ -166,6 +166,42 @@ describe("indexedDbStore format 5", () => {
   });
 });
 
+describe("indexedDbStore format 5 item references", () => {
+  it("reads back a fork's own list and its parent's, with references to a row's own list by index", async () => {
+    const name = `f5-${n++}`;
+    const store = await openAt(name);
+    const chat = newChat("t-fork");
+    for (let i = 0; i < 6; i++) await echoTurn(store, chat, saidShort(i));
+    const history = await store.listCheckpoints("t-fork");
+    // A fork from the end of turn 3 (its base is the same), answered differently, with writes
+    // that repeat items of its parent's list and of its own.
+    const from = history[8]!;
+    const parentMessages = (from.checkpoint.channel_values as { messages: Array<Record<string, unknown>> }).messages;
+    const answer = { content: "another answer", additional_kwargs: {}, response_metadata: {}, type: "ai", name: null, id: "fork-ai", example: false, tool_calls: [], invalid_tool_calls: [], usage_metadata: null };
+    const fork: StoredCheckpoint = {
+      thread_id: "t-fork",
+      checkpoint_ns: "",
+      checkpoint: { ...from.checkpoint, id: "1f1e7925-784d-62c0-9000-00000000f0rk", channel_values: { messages: [...parentMessages.slice(0, -1), answer] } },
+      metadata: { ...from.metadata, step: 99, writes: { echo: { messages: [answer, parentMessages[0]] } } },
+      parent_checkpoint_id: history[9]!.checkpoint.id,
+      pending_writes: [],
+    };
+    await store.commit([{ op: "checkpoint.put", checkpoint: fork }]);
+    await store.commit([{ op: "writes.put", thread_id: "t-fork", checkpoint_id: fork.checkpoint.id, task_id: "t", writes: [["t", "messages", [answer, parentMessages[1]]]] }]);
+    const withWrites = { ...fork, pending_writes: [["t", "messages", [answer, parentMessages[1]]]] };
+    expect(await store.getCheckpoint({ thread_id: "t-fork", checkpoint_id: fork.checkpoint.id })).toEqual(withWrites);
+    expect((await store.listCheckpoints("t-fork")).slice(1)).toEqual(history);
+    await store.close();
+    const again = await openAt(name);
+    expect(await again.getCheckpoint({ thread_id: "t-fork" })).toEqual(withWrites);
+    expect((await again.listCheckpoints("t-fork")).slice(1)).toEqual(history);
+    await again.close();
+    // Rows refer to items of their own list by index alone.
+    const rows = await rawValues(name, "cps");
+    expect(rows.some((r) => /\{"\\u0000i":\d+\}/.test(r))).toBe(true);
+  });
+});
+
 describe("indexedDbStore format 5 runs", () => {
   it("keeps a run's assistant in its diffed rest, and filters and counts runs by assistant", async () => {
     const name = `f5-${n++}`;

@@ -414,7 +414,7 @@ export function unionBase(record: CpRecord, previous: CpRecord | undefined): CpR
  * 4 used a full double), so ids do not repeat, not even after a thread is deleted and made again
  * (a cached base is only ever right for its id).
  */
-export const baseId = (s: number): number => Number((s + Math.random()).toFixed(6));
+export const baseId = (s: number): number => Number((s + (Math.floor(Math.random() * 999_999) + 1) / 1e6).toFixed(6));
 
 /** The row's shared record (item references still in place). */
 export function rowRecord(row: CpRow, base: CpRecord | undefined): CpRecord {
