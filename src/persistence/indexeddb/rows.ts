@@ -21,6 +21,13 @@
  * from the row before it in the namespace. Deleting that row first writes the id into the next
  * row, so the rule holds whatever is deleted. Rows that keep it (forks, rewrites, format 3) read
  * as before.
+ *
+ * Format 5 (schema 6): a diff moves integer and time leaves by *shifts* (`diffLeaves`); a new
+ * base keeps the leaf paths of the previous one as *absent* leaves (`unionBase`), a base is made
+ * every 64 rows, and its id has 6 decimals (`baseId`); a leaf the base lacks is named by a base
+ * leaf's path; a row's references to items of its own list (`homeOf`) are the index alone, and
+ * bases hold references that name their list (`qualifyItems`). List items are kept by
+ * ./item-codec.ts, run rows by ./run-row.ts. Format-4 rows read as they are.
  */
 import { isPlainObject, jsonEqual } from "../../json.js";
 import type { ListLookup } from "../delta.js";
