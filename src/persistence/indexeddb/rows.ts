@@ -24,7 +24,7 @@
  *
  * Format 5 (schema 6): a diff moves integer and time leaves by *shifts* (`diffLeaves`); a new
  * base keeps the leaf paths of the previous one as *absent* leaves (`unionBase`), a base is made
- * every 64 rows, and its id has 6 decimals (`baseId`); a leaf the base lacks is named by a base
+ * every 64 rows, and its id has 9 decimals (`baseId`); a leaf the base lacks is named by a base
  * leaf's path; a row's references to items of its own list (`homeOf`) are the index alone, and
  * bases hold references that name their list (`qualifyItems`). List items are kept by
  * ./item-codec.ts, run rows by ./run-row.ts. Format-4 rows read as they are.
@@ -417,11 +417,11 @@ export function unionBase(record: CpRecord, previous: CpRecord | undefined): CpR
 }
 
 /**
- * A new base id for a row put at `s`: `s` plus a random fraction of 6 digits (format 5; format
+ * A new base id for a row put at `s`: `s` plus a random fraction of 9 digits (format 5; format
  * 4 used a full double), so ids do not repeat, not even after a thread is deleted and made again
  * (a cached base is only ever right for its id).
  */
-export const baseId = (s: number): number => Number((s + (Math.floor(Math.random() * 999_999) + 1) / 1e6).toFixed(6));
+export const baseId = (s: number): number => Number((s + (Math.floor(Math.random() * 999_999_999) + 1) / 1e9).toFixed(9));
 
 /** The row's shared record (item references still in place). */
 export function rowRecord(row: CpRow, base: CpRecord | undefined): CpRecord {
