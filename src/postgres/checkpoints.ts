@@ -21,6 +21,7 @@ import { baseOf, factor, unfactor } from "./meta.js";
 import { setOwn } from "../persistence/item-refs.js";
 import { indexItems, needs, reshare, resolve, share, type ItemIndex } from "./share.js";
 import { Params, page, where } from "./sql.js";
+import { appendCtes } from "./chunks.js";
 import { readTs, storeTs } from "./ts.js";
 
 /** A base (./meta.ts): its metadata, and its checkpoint record as read back from its text (leaf order). */
@@ -313,21 +314,15 @@ export class PgCheckpoints {
               if (r.rowCount === 1) ref = { log: p.log, n: v.length };
             }
           } else if (fast) {
-            const [log, from] = [p$(p.log), p$(p.n)];
-            ctes.push(
-              `l${k} AS (UPDATE ${s}.cp_logs SET len = ${p$(v.length)}::int WHERE log_id = ${log}::bigint AND len = ${from}::int RETURNING log_id)`,
-              `c${k} AS (INSERT INTO ${s}.cp_chunks (log_id, start, items) SELECT log_id, ${from}::int, ${p$(JSON.stringify(v.slice(p.n)))}::json FROM l${k})`,
-            );
+            ctes.push(...appendCtes(s, String(k), p$, p.log, p.n, v.length, JSON.stringify(v.slice(p.n))));
             checks.push(`(SELECT count(*) FROM l${k})`);
             ref = { log: p.log, n: v.length };
           } else {
             // Append the new items when nobody appended to the log after the parent's prefix.
-            const r = await this.core.q(c, 
-              `WITH l AS (UPDATE ${s}.cp_logs SET len = $3 WHERE log_id = $1 AND len = $2 RETURNING log_id)
-               INSERT INTO ${s}.cp_chunks (log_id, start, items) SELECT log_id, $2, $4::json FROM l`,
-              [p.log, p.n, v.length, JSON.stringify(v.slice(p.n))],
-            );
-            if (r.rowCount === 1) ref = { log: p.log, n: v.length };
+            const ps: unknown[] = [];
+            const ctes1 = appendCtes(s, "", (x) => `$${ps.push(x)}`, p.log, p.n, v.length, JSON.stringify(v.slice(p.n)));
+            const r = await this.core.q<{ n: number }>(c, `WITH ${ctes1.join(",\n")}\nSELECT count(*)::int AS n FROM l`, ps);
+            if (r.rows[0]?.n === 1) ref = { log: p.log, n: v.length };
           }
         }
       }
