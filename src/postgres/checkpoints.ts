@@ -17,11 +17,13 @@ import type { CheckpointKey, ListCheckpointsOptions, PendingWrite, StoredCheckpo
 import { diffLeaves, leavesOf, patchLeaves, type LeafDiff } from "../persistence/indexeddb/rows.js";
 import type { PgBatch } from "./batch.js";
 import { num, type PgCore, type Row } from "./core.js";
-import { baseOf, factor, unfactor } from "./meta.js";
+import { baseOf, factor, lastingDiffers, unfactor } from "./meta.js";
 import { setOwn } from "../persistence/item-refs.js";
 import { indexItems, needs, reshare, resolve, share, type ItemIndex } from "./share.js";
 import { Params, page, where } from "./sql.js";
 import { appendCtes } from "./chunks.js";
+import { putRunId, RUN_ID_JSONB, takeRunId } from "./cp-run-id.js";
+import { absoluteVersions, relativeVersions, stepOf } from "./cp-versions.js";
 import { readTs, storeTs } from "./ts.js";
 
 /** A base (./meta.ts): its metadata, and its checkpoint record as read back from its text (leaf order). */
@@ -32,7 +34,20 @@ interface Base {
 }
 
 /** How many bases of different checkpoint shapes (an input step's, a loop step's, ...) a thread's rows choose from. */
-const BASES = 4;
+const BASES = 6;
+
+/**
+ * Whether a row's leaf diff against a base changes more than its channel values and `ts` (which
+ * differ from row to row anyway): its versions, or which leaves it has.
+ */
+function shapeDiffers(diff: LeafDiff, base: Record<string, unknown>): boolean {
+  const leaves = leavesOf(base);
+  return diff.some((d) => {
+    if (typeof d[0] !== "number" || d.length === 1) return true;
+    const top = leaves[d[0]]![0][0];
+    return top !== "channel_values" && top !== "ts";
+  });
+}
 
 /** A channel value stored as the first `n` items of log `log`. */
 interface ArrayRef {
@@ -345,25 +360,33 @@ export class PgCheckpoints {
     // The id is the row's key; metadata and pending writes refer to the items appended here.
     const { id: _id, ...rest } = input.checkpoint;
     // Shared form (schema 5, `cp_shared`): items this checkpoint appended are references, marker-like objects escaped.
-    const checkpoint = share({ ...rest, channel_values: stored }, index) as Record<string, unknown>;
+    let checkpoint = share({ ...rest, channel_values: stored }, index) as Record<string, unknown>;
     // `ts` as its offset from the id's time (./ts.ts): usually 0, the same in every row.
     if (Object.hasOwn(checkpoint, "ts")) checkpoint.ts = storeTs(checkpoint.ts, input.checkpoint.id);
+    // Versions less the step (schema 6, ./cp-versions.ts): the same numbers in every row of a shape.
+    const relative = relativeVersions(checkpoint, stepOf(input.metadata));
+    if (relative) checkpoint = relative;
     const shared = share(input.metadata ?? {}, index) as Record<string, unknown>;
     let bases = (last?.id === parentId ? last?.bases : undefined) ?? [];
-    let metadata = bases.length ? factor(shared, bases[0]!.record) : undefined;
-    if (!metadata) bases = [];
-    // The base whose checkpoint record differs least; a new one when even that one differs in most leaves.
+    // The base whose metadata record and checkpoint record differ least; a new one when none
+    // holds the metadata or even the best differs in most leaves.
     let base: Base | undefined;
+    let metadata: Record<string, unknown> | undefined;
     let cpStored: LeafDiff = [];
     let best = Infinity;
     for (const b of bases) {
+      const own = factor(shared, b.record);
+      if (!own) continue;
       const diff = diffLeaves(checkpoint, b.cp);
-      const size = JSON.stringify(diff).length;
-      if (size < best) (base = b), (cpStored = diff), (best = size);
+      const size = JSON.stringify(diff).length + JSON.stringify(own).length;
+      if (size < best) (base = b), (metadata = own), (cpStored = diff), (best = size);
     }
-    if (!base || cpStored.length > 0.8 * leavesOf(checkpoint).length) {
+    // A new base also when the best one's versions, shape or lasting metadata (its source, ...)
+    // differ and there is room for one (schema 6): with versions less the step
+    // (./cp-versions.ts), rows of one shape then store none of them.
+    if (!base || cpStored.length > 0.8 * leavesOf(checkpoint).length || (bases.length < BASES && (shapeDiffers(cpStored, base.cp) || lastingDiffers(metadata!)))) {
       if (fast) return false;
-      const record = metadata ? bases[0]!.record : baseOf(shared);
+      const record = baseOf(shared);
       // A ts offset of 0 (./ts.ts), the usual one, in the base, whatever this row's.
       const cpText = JSON.stringify(typeof checkpoint.ts === "number" ? { ...checkpoint, ts: 0 } : checkpoint);
       const r = await this.core.q<{ base_id: string }>(
@@ -373,7 +396,7 @@ export class PgCheckpoints {
       );
       // Leaf positions follow key order: diff against the record as it reads back (json keeps the text).
       base = { id: num(r.rows[0]!.base_id), record, cp: JSON.parse(cpText) as Record<string, unknown> };
-      metadata ??= factor(shared, record)!;
+      metadata = factor(shared, record)!;
       cpStored = diffLeaves(checkpoint, base.cp);
     }
     bases = [base, ...bases.filter((b) => b !== base)].slice(0, BASES);
@@ -397,16 +420,19 @@ export class PgCheckpoints {
     ctes.push(`ok AS (SELECT ${checks.length ? `${checks.join(" + ")} = ${checks.length}` : "true"} AS ok${parentId === null ? "" : ", (SELECT seq FROM pp) AS pseq"})`);
     const ok = `(SELECT ok FROM ok)`;
     // Metadata is stored as json text (schema 5) but must read as jsonb (a metadata filter casts it): what jsonb refuses (\u0000) is refused here.
+    // The run id in its uuid column (schema 6, ./cp-run-id.ts) when it can be.
+    const taken = takeRunId(metadata!, base.record);
+    metadata = taken.own;
     const metaText = JSON.stringify(metadata);
     const cpText = JSON.stringify(cpStored);
     const meta = p$(metaText);
     ctes.push(
-      `cp AS (INSERT INTO ${s}.checkpoints (thread_id, ns, checkpoint_id, seq, parent_id, parent_seq, metadata, checkpoint, refs, shared, meta_base, cp_shared, writes)
+      `cp AS (INSERT INTO ${s}.checkpoints (thread_id, ns, checkpoint_id, seq, parent_id, parent_seq, metadata, checkpoint, refs, shared, meta_base, cp_shared, writes, vrel, run_id)
               SELECT $1, $2, $3, nextval('${s}.cp_seq'), CASE WHEN ${parentSeq} IS NULL THEN $4::text END, ${parentSeq}, ${meta}::text::json, ${p$(cpText)}::json,
-                ${p$(anyRef ? JSON.stringify(refs) : null)}::json, true, ${p$(base.id)}::bigint, true, ${p$(pendingText)}::text::json
+                ${p$(anyRef ? JSON.stringify(refs) : null)}::json, true, ${p$(base.id)}::bigint, true, ${p$(pendingText)}::text::json, ${p$(relative !== undefined)}::boolean, ${p$(taken.runId)}::uuid
                WHERE ${ok} AND ${meta}::text::jsonb IS NOT NULL
               ON CONFLICT (thread_id, ns, checkpoint_id) DO UPDATE SET parent_id = EXCLUDED.parent_id, parent_seq = EXCLUDED.parent_seq, metadata = EXCLUDED.metadata,
-                checkpoint = EXCLUDED.checkpoint, refs = EXCLUDED.refs, shared = true, meta_base = EXCLUDED.meta_base, cp_shared = true, writes = EXCLUDED.writes)`,
+                checkpoint = EXCLUDED.checkpoint, refs = EXCLUDED.refs, shared = true, meta_base = EXCLUDED.meta_base, cp_shared = true, writes = EXCLUDED.writes, vrel = EXCLUDED.vrel, run_id = EXCLUDED.run_id)`,
     );
     // The parent, in one UPDATE: the task's writes (the engine's step commit), and what it repeats
     // of what this checkpoint appended stored as references (an input step's message is in its
@@ -457,7 +483,7 @@ export class PgCheckpoints {
     const s = this.core.s;
     const parent = `COALESCE(c.parent_id, (SELECT p.checkpoint_id FROM ${s}.checkpoints p WHERE p.thread_id = c.thread_id AND p.ns = c.ns AND p.seq = c.parent_seq))`;
     return `SELECT c.thread_id, c.ns, c.checkpoint_id, ${parent} AS parent_id, c.metadata, c.checkpoint, c.refs, c.shared, c.cp_shared, ${this.metaBase()} AS base,
-              ${this.metaBase("cp")} AS base_cp, c.writes
+              ${this.metaBase("cp")} AS base_cp, c.writes, c.vrel, c.run_id AS run_uuid
               FROM ${s}.checkpoints c`;
   }
 
@@ -496,6 +522,9 @@ export class PgCheckpoints {
   /** A checkpoint row with its arrays put back from the items of their logs, and its shared values resolved. */
   private assemble(row: Row, items: Map<number, unknown[]>): StoredCheckpoint {
     let stored = this.storedCheckpoint(row);
+    const own = putRunId(unfactor(row.base as Record<string, unknown> | null, row.metadata as Record<string, unknown>), row.run_uuid);
+    const metadata = resolve(own, row.shared ? items : undefined) as StoredCheckpoint["metadata"];
+    if (row.vrel === true) stored = absoluteVersions(stored, stepOf(metadata));
     if (row.cp_shared && Object.hasOwn(stored, "ts")) stored = { ...stored, ts: readTs(stored.ts, row.checkpoint_id as string) };
     if (row.cp_shared) stored = resolve(stored, items) as Record<string, unknown>;
     // Schema 2 leaves the id (the row's key) out of the stored checkpoint.
@@ -510,7 +539,7 @@ export class PgCheckpoints {
       thread_id: row.thread_id as string,
       checkpoint_ns: row.ns as string,
       checkpoint: cp,
-      metadata: resolve(unfactor(row.base as Record<string, unknown> | null, row.metadata as Record<string, unknown>), row.shared ? items : undefined) as StoredCheckpoint["metadata"],
+      metadata,
       parent_checkpoint_id: (row.parent_id as string | null) ?? null,
       pending_writes: writes,
     };
@@ -557,7 +586,7 @@ export class PgCheckpoints {
     // So is a filter holding objects that look like the store's markers (stored escaped).
     const lookalike = options.filter !== undefined && JSON.stringify(options.filter).includes("\\u0001");
     const inJs = options.filter !== undefined && (Object.hasOwn(options.filter, "writes") || lookalike);
-    if (options.filter && !lookalike) parts.push(`(COALESCE(${this.metaBase()}, '{}'::jsonb) || c.metadata::jsonb) @> ${ps.jsonb(sqlFilter)}`);
+    if (options.filter && !lookalike) parts.push(`(COALESCE(${this.metaBase()}, '{}'::jsonb) || c.metadata::jsonb || ${RUN_ID_JSONB}) @> ${ps.jsonb(sqlFilter)}`);
     const { rows } = await this.core.pool.query(
       `${this.checkpointSelect()}${where(parts)} ORDER BY c.seq DESC${inJs ? "" : page(ps, { limit: options.limit })}`,
       ps.values,

@@ -13,8 +13,11 @@ import { isPlainObject, jsonEqual } from "../json.js";
 /** A base key the row does not have. */
 export const GONE = { "\u0001g": 1 } as const;
 
-/** Keys that change from one checkpoint to the next: never put in a base. */
-const VOLATILE = new Set(["step", "source", "writes"]);
+/**
+ * Keys that change from one checkpoint to the next: never put in a base. (Schema 6: `source` is
+ * in a base, which checkpoints of its shape share; written before, it was in no base.)
+ */
+const VOLATILE = new Set(["step", "writes"]);
 
 /** More keys than this differing from the base: the row starts a new base. */
 const MAX_OWN_KEYS = 3;
@@ -55,4 +58,12 @@ export function unfactor(base: Record<string, unknown> | null | undefined, own: 
   for (const [k, v] of Object.entries(base)) if (!Object.hasOwn(own, k)) set(k, v);
   for (const [k, v] of Object.entries(own)) if (!isGone(v)) set(k, v);
   return out;
+}
+
+/**
+ * Whether a row's own metadata (against its base) holds keys other than those that change every
+ * step and the run id (stored apart, ./cp-run-id.ts): rows of another kind than the base's.
+ */
+export function lastingDiffers(own: Record<string, unknown>): boolean {
+  return Object.keys(own).some((k) => !VOLATILE.has(k) && k !== "run_id");
 }
