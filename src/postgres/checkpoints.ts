@@ -36,6 +36,9 @@ interface Base {
 /** How many bases of different checkpoint shapes (an input step's, a loop step's, ...) a thread's rows choose from. */
 const BASES = 6;
 
+/** Checkpoints put on a chain before a base is made for a shape of row that an existing base does not fit well (schema 6). */
+const SHAPE_BASES_AFTER = 24;
+
 /**
  * Whether a row's leaf diff against a base changes more than its channel values and `ts` (which
  * differ from row to row anyway): its versions, or which leaves it has.
@@ -65,6 +68,8 @@ export interface PutArrays {
   bases?: Base[];
   /** What the row stores (schema 5), to share it again against what its child appends. */
   row?: StoredRow;
+  /** How many checkpoints this store put on this chain in a row, this one included (schema 6: bases per shape). */
+  puts?: number;
 }
 
 /**
@@ -368,6 +373,7 @@ export class PgCheckpoints {
     if (relative) checkpoint = relative;
     const shared = share(input.metadata ?? {}, index) as Record<string, unknown>;
     let bases = (last?.id === parentId ? last?.bases : undefined) ?? [];
+    const puts = (last?.id === parentId ? (last?.puts ?? 0) : 0) + 1;
     // The base whose metadata record and checkpoint record differ least; a new one when none
     // holds the metadata or even the best differs in most leaves.
     let base: Base | undefined;
@@ -383,19 +389,42 @@ export class PgCheckpoints {
     }
     // A new base also when the best one's versions, shape or lasting metadata (its source, ...)
     // differ and there is room for one (schema 6): with versions less the step
-    // (./cp-versions.ts), rows of one shape then store none of them.
-    if (!base || cpStored.length > 0.8 * leavesOf(checkpoint).length || (bases.length < BASES && (shapeDiffers(cpStored, base.cp) || lastingDiffers(metadata!)))) {
-      if (fast) return false;
+    // (./cp-versions.ts), rows of one shape then store none of them. Only on a chain of some
+    // length: a base (about 600 bytes) pays for itself over a dozen rows, a short thread's rows
+    // store their differences instead.
+    const mandatory = !base || cpStored.length > 0.8 * leavesOf(checkpoint).length;
+    const forShape = !mandatory && puts > SHAPE_BASES_AFTER && bases.length < BASES && (shapeDiffers(cpStored, base!.cp) || lastingDiffers(metadata!));
+    /** An existing base that must still exist (the thread was not deleted meanwhile). */
+    const guard = base;
+    let inline = false;
+    if (!base || mandatory || forShape) {
       const record = baseOf(shared);
       // A ts offset of 0 (./ts.ts), the usual one, in the base, whatever this row's.
       const cpText = JSON.stringify(typeof checkpoint.ts === "number" ? { ...checkpoint, ts: 0 } : checkpoint);
-      const r = await this.core.q<{ base_id: string }>(
-        c,
-        `INSERT INTO ${s}.cp_meta (thread_id, base_id, record, cp) VALUES ($1, nextval('${s}.cp_meta_ids'), $2::jsonb, $3::json) RETURNING base_id`,
-        [threadId, JSON.stringify(record), cpText],
-      );
+      let id: number;
+      if (fast) {
+        // A new base in the one statement (a run's step keeps its single round trip),
+        // under an id chosen here: negative, so never one the sequence gives; a clash (about one
+        // in 2^52 for two bases of a thread) fails the statement, and the path statement by
+        // statement stores the checkpoint instead. A statement whose other checks fail leaves
+        // the base unused (it goes with its thread).
+        id = -(Math.floor(Math.random() * 2 ** 52) + 1);
+        ctes.push(
+          `nb AS (INSERT INTO ${s}.cp_meta (thread_id, base_id, record, cp) VALUES ($1, ${p$(id)}::bigint, ${p$(JSON.stringify(record))}::jsonb, ${p$(cpText)}::json)
+                  ON CONFLICT DO NOTHING RETURNING 1)`,
+        );
+        checks.push(`(SELECT count(*) FROM nb)`);
+        inline = true;
+      } else {
+        const r = await this.core.q<{ base_id: string }>(
+          c,
+          `INSERT INTO ${s}.cp_meta (thread_id, base_id, record, cp) VALUES ($1, nextval('${s}.cp_meta_ids'), $2::jsonb, $3::json) RETURNING base_id`,
+          [threadId, JSON.stringify(record), cpText],
+        );
+        id = num(r.rows[0]!.base_id);
+      }
       // Leaf positions follow key order: diff against the record as it reads back (json keeps the text).
-      base = { id: num(r.rows[0]!.base_id), record, cp: JSON.parse(cpText) as Record<string, unknown> };
+      base = { id, record, cp: JSON.parse(cpText) as Record<string, unknown> };
       metadata = factor(shared, record)!;
       cpStored = diffLeaves(checkpoint, base.cp);
     }
@@ -403,8 +432,11 @@ export class PgCheckpoints {
     const pending = share(input.pending_writes, index) as PendingWrite[];
     const pendingText = writesText(pending);
     // The base (cached here) still exists: a thread deleted elsewhere takes its bases along.
-    ctes.push(`bs AS (SELECT 1 FROM ${s}.cp_meta WHERE thread_id = $1 AND base_id = ${p$(base.id)}::bigint FOR SHARE)`);
-    checks.push(`(SELECT count(*) FROM bs)`);
+    const exists = inline ? guard : base;
+    if (exists) {
+      ctes.push(`bs AS (SELECT 1 FROM ${s}.cp_meta WHERE thread_id = $1 AND base_id = ${p$(exists.id)}::bigint FOR SHARE)`);
+      checks.push(`(SELECT count(*) FROM bs)`);
+    }
     if (parentWrites) {
       // The parent must exist (locked against a concurrent delete), as `writes.put` requires.
       ctes.push(`pe AS (SELECT 1 FROM ${s}.checkpoints WHERE thread_id = $1 AND ns = $2 AND checkpoint_id = $4 FOR SHARE)`);
@@ -475,7 +507,7 @@ export class PgCheckpoints {
         throw new Error("agentdock/postgres: a checkpoint's list log or base changed while it was written (its thread was deleted meanwhile)");
       }
     }
-    staged.set(cacheKey, { id: input.checkpoint.id, arrays, bases, row: { meta: metadata!, metaText, cp: checkpoint, cpText, base }, writes: { entries: pending, text: pendingText } });
+    staged.set(cacheKey, { id: input.checkpoint.id, arrays, bases, row: { meta: metadata!, metaText, cp: checkpoint, cpText, base }, writes: { entries: pending, text: pendingText }, puts });
     return true;
   }
 

@@ -26,11 +26,12 @@ const open = async (schema: string) => {
 const uuid = (i: number) => `0192f0d0-0000-7000-8000-${String(i).padStart(12, "0")}`;
 
 /** Checkpoint `i` of a chain; `v` its versions, `meta` its metadata. */
-const cp = (i: number, v: Record<string, unknown>, meta: Record<string, unknown>): StoredCheckpoint => ({
+const cp = (i: number, v: Record<string, number>, meta: Record<string, unknown>): StoredCheckpoint => ({
   thread_id: "t",
   checkpoint_ns: "",
   checkpoint: { v: 1, id: `cp${i}`, ts: "2026-01-01T00:00:00.000Z", channel_values: { n: i }, channel_versions: v, versions_seen: { node: v } },
-  metadata: { graph_id: "g", ...meta },
+  // Metadata as an untyped caller (a LangGraph checkpointer over JSON) may send it: any step, or none.
+  metadata: JSON.parse(JSON.stringify({ graph_id: "g", parents: {}, ...meta })),
   parent_checkpoint_id: i ? `cp${i - 1}` : null,
   pending_writes: [],
 });
@@ -44,7 +45,7 @@ it("reads back every kind of version, step and run id exactly, and filters on th
     cp(1, { n: 2, x: 1 }, { run_id: uuid(1), source: "loop", step: 0 }),
     cp(2, { n: 3, x: 2 }, { run_id: uuid(2), source: "loop", step: 1 }),
     // String versions (the LangGraph checkpointers'), a float, a huge integer, no step, a step that is not an integer.
-    cp(3, { n: "00000000000000000000000000000004.0.5", x: 2 }, { run_id: uuid(3), source: "loop", step: 2 }),
+    cp(3, JSON.parse(`{"n": "00000000000000000000000000000004.0.5", "x": 2}`), { run_id: uuid(3), source: "loop", step: 2 }),
     cp(4, { n: 4.5, x: 2 }, { run_id: uuid(3), source: "loop", step: 3 }),
     cp(5, { n: Number.MAX_SAFE_INTEGER, x: 2 }, { run_id: uuid(3), source: "loop", step: -5 }),
     cp(6, { n: 7, x: 2 }, { run_id: uuid(4), source: "loop" }),
