@@ -153,3 +153,38 @@ it("keeps pending writes in order when store instances (processes) write them on
     await b.close();
   }
 });
+
+it("stores a long chat's steady rows without their versions, source or run id text, and a short chat with two bases", async () => {
+  const schema = `compact6_${process.pid}`;
+  const pgRt = await createRuntime({ graphs: { echo }, store: postgresStore({ connectionString: url, schema }) });
+  runtimes.push(pgRt);
+  const memRt = await createRuntime({ graphs: { echo }, store: memoryStore() });
+  runtimes.push(memRt);
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  clients.push(c);
+  const s = `"${schema}"`;
+  const short = await chat(pgRt, 1);
+  expect((await c.query(`SELECT count(*)::int AS n FROM ${s}.cp_meta`)).rows[0].n).toBeLessThanOrEqual(2);
+  await pgRt.threads.delete(short.threadId);
+  const onPg = await chat(pgRt, 14);
+  const onMemory = await chat(memRt, 14);
+  expect(onPg.history).toEqual(onMemory.history);
+  expect(onPg.state).toEqual(onMemory.state);
+  // The last three turns (9 rows): the versions less the step match their shape's base (an input
+  // step's row stores only its input, a reference); the source is its base's; the run id is in its column.
+  const { rows } = await c.query<{ metadata: Record<string, unknown>; checkpoint: unknown[]; vrel: boolean; run_id: string | null }>(
+    `SELECT metadata, checkpoint, vrel, run_id::text AS run_id FROM ${s}.checkpoints ORDER BY seq DESC LIMIT 9`,
+  );
+  for (const r of rows) {
+    expect(r.vrel).toBe(true);
+    expect(Object.keys(r.metadata).sort()).toEqual(["step", "writes"]);
+    expect(r.checkpoint.length).toBeLessThanOrEqual(2);
+    expect(JSON.stringify(r.checkpoint)).not.toContain("versions");
+    expect(r.run_id).toMatch(/^[0-9a-f-]{36}$/);
+  }
+  // The history's run ids are the runs' (read back from the column).
+  const runs = await pgRt.runs.list(onPg.threadId, { limit: 100 });
+  const history = await pgRt.threads.getHistory(onPg.threadId, { limit: 3 });
+  for (const h of history) expect(h.metadata?.run_id).toBe(runs[0]!.run_id);
+});
