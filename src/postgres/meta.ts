@@ -46,7 +46,8 @@ export function factor(metadata: Record<string, unknown>, base: Record<string, u
 /** The base a row starts: its metadata without the keys that change every step. */
 export function baseOf(metadata: Record<string, unknown>): Record<string, unknown> {
   const base: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(metadata)) if (!VOLATILE.has(k) && v !== undefined) base[k] = v;
+  // Schema 6: `writes: null` (a step that ran no task's writes yet) too, which rows of its kind then share.
+  for (const [k, v] of Object.entries(metadata)) if ((!VOLATILE.has(k) || (k === "writes" && v === null)) && v !== undefined) base[k] = v;
   return base;
 }
 

@@ -10,7 +10,8 @@
  * - `checkpoints.run_id`: the metadata's run id, when a UUID its base's metadata also has
  *   (./cp-run-id.ts); NULL: in the metadata as before.
  * - Bases (./meta.ts, `cp_meta`): each has the metadata record of the row that made it, `source`
- *   included (before, one record for all the bases a thread used, and `source` in every row); on a
+ *   included, and `writes` when it is null (before, one record for all the bases a thread used,
+ *   and `source` in every row); on a
  *   chain of more than 24 checkpoints, a base is made for each kind of row (an input step's, ...)
  *   that the others do not fit, up to six (./checkpoints.ts). A base made within a step's single
  *   statement has a negative id chosen by the writer (the sequence gives positive ones).
