@@ -22,6 +22,7 @@ import { setOwn } from "../persistence/item-refs.js";
 import { indexItems, needs, reshare, resolve, share, type ItemIndex } from "./share.js";
 import { Params, page, where } from "./sql.js";
 import { appendCtes } from "./chunks.js";
+import { keySql, keysSql, textSql } from "./cp-keys.js";
 import { putRunId, RUN_ID_JSONB, takeRunId } from "./cp-run-id.js";
 import { absoluteVersions, relativeVersions, stepOf } from "./cp-versions.js";
 import { readTs, storeTs } from "./ts.js";
@@ -166,12 +167,13 @@ export class PgCheckpoints {
     // Children name a parent row by its seq (`parent_seq`): they get its id before it goes. The
     // rows are locked first (a child being put holds its parent FOR SHARE until it commits), so
     // the next statement sees every child.
-    await this.core.q(c, `SELECT 1 FROM ${s}.checkpoints WHERE thread_id = $1 AND ns = $2 AND checkpoint_id = ANY($3::text[]) FOR UPDATE`, params);
+    const ids = keysSql(s, "$3");
+    await this.core.q(c, `SELECT 1 FROM ${s}.checkpoints WHERE thread_id = ${keySql(s, "$1")} AND ns = $2 AND checkpoint_id = ANY(${ids}) FOR UPDATE`, params);
     await this.core.q(c,
-      `WITH d AS (SELECT seq, checkpoint_id FROM ${s}.checkpoints WHERE thread_id = $1 AND ns = $2 AND checkpoint_id = ANY($3::text[])),
+      `WITH d AS (SELECT seq, checkpoint_id FROM ${s}.checkpoints WHERE thread_id = ${keySql(s, "$1")} AND ns = $2 AND checkpoint_id = ANY(${ids})),
             u AS (UPDATE ${s}.checkpoints ch SET parent_id = d.checkpoint_id, parent_seq = NULL FROM d
-                   WHERE ch.thread_id = $1 AND ch.ns = $2 AND ch.parent_seq = d.seq AND NOT (ch.checkpoint_id = ANY($3::text[])))
-       DELETE FROM ${s}.checkpoints WHERE thread_id = $1 AND ns = $2 AND checkpoint_id = ANY($3::text[])`,
+                   WHERE ch.thread_id = ${keySql(s, "$1")} AND ch.ns = $2 AND ch.parent_seq = d.seq AND NOT (ch.checkpoint_id = ANY(${ids})))
+       DELETE FROM ${s}.checkpoints WHERE thread_id = ${keySql(s, "$1")} AND ns = $2 AND checkpoint_id = ANY(${ids})`,
       params,
     );
   }
@@ -191,7 +193,7 @@ export class PgCheckpoints {
     const r = await this.core.q<{ mine: boolean }>(
       c,
       `UPDATE ${s}.checkpoints SET writes = CASE WHEN $6::boolean AND writes::text IS NOT DISTINCT FROM $7::text THEN $8::text::json ELSE ${this.mergeWritesSql("$4", "$5")} END
-        WHERE thread_id = $1 AND ns = $2 AND checkpoint_id = $3 RETURNING $6::boolean AND writes::text IS NOT DISTINCT FROM $8::text AS mine`,
+        WHERE thread_id = ${keySql(s, "$1")} AND ns = $2 AND checkpoint_id = ${keySql(s, "$3")} RETURNING $6::boolean AND writes::text IS NOT DISTINCT FROM $8::text AS mine`,
       [op.thread_id, ns, op.checkpoint_id, op.task_id, JSON.stringify(mine), next !== undefined, known?.text ?? null, next ? writesText(next) : null],
     );
     if (r.rowCount === 0) {
@@ -239,7 +241,7 @@ export class PgCheckpoints {
     const hit = staged.get(key) ?? this.lastPut.get(key);
     if (hit && hit.id === parentId) return hit;
     const { rows } = await c.query<{ refs: Record<string, [number | string, number]> | null }>(
-      `SELECT refs FROM ${this.core.s}.checkpoints WHERE thread_id = $1 AND ns = $2 AND checkpoint_id = $3`,
+      `SELECT refs FROM ${this.core.s}.checkpoints WHERE thread_id = ${keySql(this.core.s, "$1")} AND ns = $2 AND checkpoint_id = ${keySql(this.core.s, "$3")}`,
       [threadId, ns, parentId],
     );
     const refs = rows[0]?.refs;
@@ -439,12 +441,12 @@ export class PgCheckpoints {
     }
     if (parentWrites) {
       // The parent must exist (locked against a concurrent delete), as `writes.put` requires.
-      ctes.push(`pe AS (SELECT 1 FROM ${s}.checkpoints WHERE thread_id = $1 AND ns = $2 AND checkpoint_id = $4 FOR SHARE)`);
+      ctes.push(`pe AS (SELECT 1 FROM ${s}.checkpoints WHERE thread_id = ${keySql(s, "$1")} AND ns = $2 AND checkpoint_id = ${keySql(s, "$4")} FOR SHARE)`);
       checks.push(`(SELECT count(*) FROM pe)`);
     }
     // The parent row, when it exists, is named by its seq (8 bytes, not its id's text), locked
     // against a delete (which gives the row its parent's id first, ./checkpoints.ts `delete`).
-    if (parentId !== null) ctes.push(`pp AS (SELECT seq FROM ${s}.checkpoints WHERE thread_id = $1 AND ns = $2 AND checkpoint_id = $4 FOR SHARE)`);
+    if (parentId !== null) ctes.push(`pp AS (SELECT seq FROM ${s}.checkpoints WHERE thread_id = ${keySql(s, "$1")} AND ns = $2 AND checkpoint_id = ${keySql(s, "$4")} FOR SHARE)`);
     // Read in `ok`, which the parent's UPDATE below waits for: a row updated by the same statement
     // is no longer seen by a locking read.
     const parentSeq = parentId === null ? "NULL::bigint" : "(SELECT pseq FROM ok)";
@@ -460,7 +462,7 @@ export class PgCheckpoints {
     const meta = p$(metaText);
     ctes.push(
       `cp AS (INSERT INTO ${s}.checkpoints (thread_id, ns, checkpoint_id, seq, parent_id, parent_seq, metadata, checkpoint, refs, shared, meta_base, cp_shared, writes, vrel, run_id)
-              SELECT $1, $2, $3, nextval('${s}.cp_seq'), CASE WHEN ${parentSeq} IS NULL THEN $4::text END, ${parentSeq}, ${meta}::text::json, ${p$(cpText)}::json,
+              SELECT ${keySql(s, "$1")}, $2, ${keySql(s, "$3")}, nextval('${s}.cp_seq'), CASE WHEN ${parentSeq} IS NULL THEN ${keySql(s, "$4::text")} END, ${parentSeq}, ${meta}::text::json, ${p$(cpText)}::json,
                 ${p$(anyRef ? JSON.stringify(refs) : null)}::json, true, ${p$(base.id)}::bigint, true, ${p$(pendingText)}::text::json, ${p$(relative !== undefined)}::boolean, ${p$(taken.runId)}::uuid
                WHERE ${ok} AND ${meta}::text::jsonb IS NOT NULL
               ON CONFLICT (thread_id, ns, checkpoint_id) DO UPDATE SET parent_id = EXCLUDED.parent_id, parent_seq = EXCLUDED.parent_seq, metadata = EXCLUDED.metadata,
@@ -498,7 +500,7 @@ export class PgCheckpoints {
     } else if (others && changed.hit) {
       sets.push(`writes = CASE WHEN writes::text IS NOT DISTINCT FROM ${old()}::text THEN ${p$(writesText(others))}::text::json ELSE writes END`);
     }
-    if (sets.length) ctes.push(`pr AS (UPDATE ${s}.checkpoints SET ${sets.join(", ")} WHERE thread_id = $1 AND ns = $2 AND checkpoint_id = $4 AND ${ok})`);
+    if (sets.length) ctes.push(`pr AS (UPDATE ${s}.checkpoints SET ${sets.join(", ")} WHERE thread_id = ${keySql(s, "$1")} AND ns = $2 AND checkpoint_id = ${keySql(s, "$4")} AND ${ok})`);
     if (batch && fast) batch.addChecked(`WITH ${ctes.join(",\n")}`, params);
     else {
       const { rows } = await this.core.q<{ ok: boolean }>(c, `WITH ${ctes.join(",\n")}\nSELECT ok FROM ok`, params);
@@ -514,14 +516,14 @@ export class PgCheckpoints {
   private checkpointSelect(): string {
     const s = this.core.s;
     const parent = `COALESCE(c.parent_id, (SELECT p.checkpoint_id FROM ${s}.checkpoints p WHERE p.thread_id = c.thread_id AND p.ns = c.ns AND p.seq = c.parent_seq))`;
-    return `SELECT c.thread_id, c.ns, c.checkpoint_id, ${parent} AS parent_id, c.metadata, c.checkpoint, c.refs, c.shared, c.cp_shared, ${this.metaBase()} AS base,
+    return `SELECT ${textSql(s, "c.thread_id")} AS thread_id, c.ns, ${textSql(s, "c.checkpoint_id")} AS checkpoint_id, ${textSql(s, parent)} AS parent_id, c.metadata, c.checkpoint, c.refs, c.shared, c.cp_shared, ${this.metaBase()} AS base,
               ${this.metaBase("cp")} AS base_cp, c.writes, c.vrel, c.run_id AS run_uuid
               FROM ${s}.checkpoints c`;
   }
 
   /** The metadata base of checkpoint row `c` (jsonb; NULL without one). */
   private metaBase(column: "record" | "cp" = "record"): string {
-    return `(SELECT b.${column} FROM ${this.core.s}.cp_meta b WHERE b.thread_id = c.thread_id AND b.base_id = c.meta_base)`;
+    return `(SELECT b.${column} FROM ${this.core.s}.cp_meta b WHERE b.thread_id = ${textSql(this.core.s, "c.thread_id")} AND b.base_id = c.meta_base)`;
   }
 
   /** The log items a checkpoint row needs: its array channels' and those its shared values refer to. */
@@ -586,8 +588,12 @@ export class PgCheckpoints {
     const select = this.checkpointSelect().replace("c.writes", `c.writes, ${chunks}`);
     const { rows } =
       key.checkpoint_id === undefined
-        ? await this.core.q(this.core.pool, `${select} WHERE c.thread_id = $1 AND c.ns = $2 ORDER BY c.seq DESC LIMIT 1`, [key.thread_id, ns])
-        : await this.core.q(this.core.pool, `${select} WHERE c.thread_id = $1 AND c.ns = $2 AND c.checkpoint_id = $3`, [key.thread_id, ns, key.checkpoint_id]);
+        ? await this.core.q(this.core.pool, `${select} WHERE c.thread_id = ${keySql(this.core.s, "$1")} AND c.ns = $2 ORDER BY c.seq DESC LIMIT 1`, [key.thread_id, ns])
+        : await this.core.q(this.core.pool, `${select} WHERE c.thread_id = ${keySql(this.core.s, "$1")} AND c.ns = $2 AND c.checkpoint_id = ${keySql(this.core.s, "$3")}`, [
+            key.thread_id,
+            ns,
+            key.checkpoint_id,
+          ]);
     const row = rows[0];
     if (!row) return undefined;
     let items = new Map<number, unknown[]>();
@@ -609,9 +615,9 @@ export class PgCheckpoints {
     const ps = new Params();
     const t = ps.p(threadId);
     const ns = ps.p(options.checkpoint_ns ?? "");
-    const parts = [`c.thread_id = ${t}`, `c.ns = ${ns}`];
+    const parts = [`c.thread_id = ${keySql(this.core.s, t)}`, `c.ns = ${ns}`];
     if (options.before !== undefined) {
-      parts.push(`c.seq < (SELECT b.seq FROM ${this.core.s}.checkpoints b WHERE b.thread_id = ${t} AND b.ns = ${ns} AND b.checkpoint_id = ${ps.p(options.before)})`);
+      parts.push(`c.seq < (SELECT b.seq FROM ${this.core.s}.checkpoints b WHERE b.thread_id = ${keySql(this.core.s, t)} AND b.ns = ${ns} AND b.checkpoint_id = ${keySql(this.core.s, ps.p(options.before))})`);
     }
     // `writes` of shared metadata hold references: a filter on it is judged on the read checkpoints.
     const { writes: _w, ...sqlFilter } = options.filter ?? {};
@@ -630,7 +636,7 @@ export class PgCheckpoints {
   }
 
   async listCheckpointNamespaces(threadId: string): Promise<string[]> {
-    const { rows } = await this.core.q<{ ns: string }>(this.core.pool, `SELECT DISTINCT ns FROM ${this.core.s}.checkpoints WHERE thread_id = $1 ORDER BY ns`, [threadId]);
+    const { rows } = await this.core.q<{ ns: string }>(this.core.pool, `SELECT DISTINCT ns FROM ${this.core.s}.checkpoints WHERE thread_id = ${keySql(this.core.s, "$1")} ORDER BY ns`, [threadId]);
     return rows.map((r) => r.ns);
   }
 }

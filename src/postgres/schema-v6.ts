@@ -1,7 +1,8 @@
 /**
  * Schema version 6 of `agentdock/postgres`: smaller checkpoint rows and list logs (a 500-turn
  * chat's rows went from 4.6x to under 3x its final state's JSON, bench/postgres.bench.ts).
- * Rows written before read back as before; the migration only adds columns.
+ * Rows written before read back as before; the migration adds columns and converts the key
+ * columns of the checkpoints.
  *
  * - A list log's appends extend its last chunk while it is small (./chunks.ts), and PostgreSQL
  *   compresses the chunks: no schema change, every reader already keeps only the items it refers to.
@@ -11,16 +12,15 @@
  *   (./cp-run-id.ts); NULL: in the metadata as before.
  * - Bases (./meta.ts, `cp_meta`): each has the metadata record of the row that made it, `source`
  *   included, and `writes` when it is null (before, one record for all the bases a thread used,
- *   and `source` in every row); on a
- *   chain of more than 24 checkpoints, a base is made for each kind of row (an input step's, ...)
- *   that the others do not fit, up to six (./checkpoints.ts). A base made within a step's single
- *   statement has a negative id chosen by the writer (the sequence gives positive ones).
- *
- * Why not more: the remaining bytes of a chat's row are its keys (thread and checkpoint ids as
- * text, 37 bytes each), the pending writes' task ids and the references to the messages. Ids as
- * `uuid`/`bytea` would save about 40 bytes a row, but change the primary key and every statement
- * on the table; left for a later version.
+ *   and `source` in every row); on a chain of more than 24 checkpoints, a base is made for each
+ *   kind of row (an input step's, ...) that the others do not fit, up to six (./checkpoints.ts).
+ *   A base made within a step's single statement has a negative id chosen by the writer (the
+ *   sequence gives positive ones).
+ * - `checkpoints.thread_id`, `checkpoint_id`, `parent_id`: `bytea`, 17 bytes for a UUID instead of
+ *   37 (./cp-keys.ts); statements pass and read them as text through two SQL functions.
  */
+import { keyMigration } from "./cp-keys.js";
+
 export function v6Migration(s: string): string[] {
-  return [`ALTER TABLE ${s}.checkpoints ADD COLUMN vrel boolean`, `ALTER TABLE ${s}.checkpoints ADD COLUMN run_id uuid`];
+  return [`ALTER TABLE ${s}.checkpoints ADD COLUMN vrel boolean`, `ALTER TABLE ${s}.checkpoints ADD COLUMN run_id uuid`, ...keyMigration(s)];
 }

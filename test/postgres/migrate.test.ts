@@ -294,7 +294,7 @@ it("opens a schema-5 database: compact rows read back as written, and new rows (
   expect(await other.listCheckpoints("t1", { filter: { run_id: runB } })).toEqual([cp3]);
   expect(await other.listCheckpoints("t1", { filter: { run_id: runA } })).toEqual([cp2, cp1]);
   expect(await other.listCheckpoints("t1", { filter: { graph_id: "g", source: "loop" }, limit: 3 })).toEqual([cp4, cp3, cp2]);
-  const stored = await c.query(`SELECT checkpoint_id, vrel, run_id::text AS run_id, metadata::text AS metadata FROM ${s}.checkpoints ORDER BY seq`);
+  const stored = await c.query(`SELECT ${s}.cp_key_text(checkpoint_id) AS checkpoint_id, vrel, run_id::text AS run_id, metadata::text AS metadata FROM ${s}.checkpoints ORDER BY seq`);
   expect(stored.rows.map((r) => [r.checkpoint_id, r.vrel, r.run_id])).toEqual([
     ["cp1", null, null],
     ["cp2", null, null],

@@ -75,11 +75,58 @@ it("reads back every kind of version, step and run id exactly, and filters on th
   const c = new pg.Client({ connectionString: url });
   await c.connect();
   clients.push(c);
-  const { rows } = await c.query<{ id: string; vrel: boolean; run: string | null }>(`SELECT checkpoint_id AS id, vrel, run_id::text AS run FROM "${schema}".checkpoints ORDER BY seq`);
+  const { rows } = await c.query<{ id: string; vrel: boolean; run: string | null }>(`SELECT "${schema}".cp_key_text(checkpoint_id) AS id, vrel, run_id::text AS run FROM "${schema}".checkpoints ORDER BY seq`);
   const byId = new Map(rows.map((r) => [r.id, r]));
   expect(byId.get("cp2")).toEqual({ id: "cp2", vrel: true, run: uuid(2) });
   // Strings stay as they are (the numbers beside them move); a float, an unsafe difference or no integer step: as they are.
   expect(byId.get("cp3")!.vrel).toBe(true);
   for (const id of ["cp4", "cp5", "cp6", "cp7", "cp8"]) expect(byId.get(id)!.vrel).toBe(false);
   for (const id of ["cp9", "cp10", "cp11", "cp12"]) expect(byId.get(id)!.run).toBeNull();
+});
+
+it("keeps apart and reads back checkpoint keys of every form: UUIDs, upper-case UUIDs, 16-byte and other ids", async () => {
+  const schema = `keys6_${process.pid}`;
+  const [a, b] = [await open(schema), await open(schema)];
+  const lower = "0192f0d0-0000-7000-8000-0000000000ff";
+  const threads = [lower, lower.toUpperCase(), "sixteen-byte-id!", "fifteen-byte-id", "seventeen-byte-id", "données-ü", "t"];
+  const ids = [lower, lower.toUpperCase(), "0123456789abcdef", "x", "ünïcødé-ïd-16b"];
+  const put = (thread: string, id: string, parent: string | null, i: number): StoredCheckpoint => ({
+    thread_id: thread,
+    checkpoint_ns: "",
+    checkpoint: { v: 1, id, ts: "2026-01-01T00:00:00.000Z", channel_values: { n: i }, channel_versions: { n: i + 1 }, versions_seen: {} },
+    metadata: { source: "loop", step: i, parents: {}, thread },
+    parent_checkpoint_id: parent,
+    pending_writes: [],
+  });
+  const all: StoredCheckpoint[] = [];
+  for (const thread of threads) {
+    let parent: string | null = null;
+    for (const [i, id] of ids.entries()) {
+      const p = put(thread, id, parent, i);
+      await a.commit([{ op: "checkpoint.put", checkpoint: p }]);
+      all.push(p);
+      parent = id;
+    }
+  }
+  for (const p of all) expect(await b.getCheckpoint({ thread_id: p.thread_id, checkpoint_id: p.checkpoint.id })).toEqual(p);
+  for (const thread of threads) {
+    expect(await b.listCheckpoints(thread)).toEqual(all.filter((p) => p.thread_id === thread).reverse());
+    expect(await b.listCheckpoints(thread, { before: ids[3] })).toEqual(all.filter((p) => p.thread_id === thread).slice(0, 3).reverse());
+  }
+  // A delete gives the children of what it removes their parent's id (as bytes), read back as text.
+  await a.commit([{ op: "checkpoint.delete", thread_id: "sixteen-byte-id!", checkpoint_ns: "", checkpoint_ids: [ids[2]!] }]);
+  expect(await b.getCheckpoint({ thread_id: "sixteen-byte-id!", checkpoint_id: ids[2] })).toBeUndefined();
+  expect((await b.getCheckpoint({ thread_id: "sixteen-byte-id!", checkpoint_id: ids[3] }))!.parent_checkpoint_id).toBe(ids[2]);
+  // A lower-case UUID takes 16 bytes; the others their text, a 16-byte one with a zero byte after it.
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  clients.push(c);
+  const { rows } = await c.query<{ n: number }>(
+    `SELECT octet_length(checkpoint_id) AS n FROM "${schema}".checkpoints WHERE thread_id = "${schema}".cp_key($1) ORDER BY seq`,
+    [lower],
+  );
+  expect(rows.map((r) => r.n)).toEqual([16, 36, 17, 1, Buffer.byteLength(ids[4]!)]);
+  await a.commit([{ op: "thread.delete", thread_id: lower }]);
+  expect(await b.listCheckpoints(lower)).toEqual([]);
+  expect(await b.listCheckpoints(lower.toUpperCase())).toHaveLength(ids.length);
 });
