@@ -17,7 +17,8 @@
  *   A base made within a step's single statement has a negative id chosen by the writer (the
  *   sequence gives positive ones).
  * - `checkpoints.thread_id`, `checkpoint_id`, `parent_id`: `bytea`, 17 bytes for a UUID instead of
- *   37 (./cp-keys.ts); statements pass and read them as text through two SQL functions.
+ *   37 (./cp-keys.ts); statements pass and read them as text through two SQL functions. The
+ *   migration rewrites the checkpoints table and its indexes (once, under the migration lock).
  */
 import { keyMigration } from "./cp-keys.js";
 
