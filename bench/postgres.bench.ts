@@ -295,7 +295,7 @@ async function storage(url: string, tag: string): Promise<void> {
     // The channel values of every checkpoint: the shared array logs plus each row's other values.
     const state = await c.query<{ b: string }>(
       `SELECT (SELECT COALESCE(sum(pg_column_size(items)), 0) FROM "${schema}".cp_chunks WHERE log_id IN (SELECT log_id FROM "${schema}".cp_logs WHERE thread_id = $1))
-            + (SELECT COALESCE(sum(pg_column_size(checkpoint)), 0) FROM "${schema}".checkpoints WHERE thread_id = $1)
+            + (SELECT COALESCE(sum(pg_column_size(checkpoint)), 0) FROM "${schema}".checkpoints WHERE thread_id = "${schema}".cp_key($1))
             + (SELECT COALESCE(sum(pg_column_size(cp)), 0) FROM "${schema}".cp_meta WHERE thread_id = $1) AS b`,
       [threadId],
     );

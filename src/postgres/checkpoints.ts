@@ -17,10 +17,14 @@ import type { CheckpointKey, ListCheckpointsOptions, PendingWrite, StoredCheckpo
 import { diffLeaves, leavesOf, patchLeaves, type LeafDiff } from "../persistence/indexeddb/rows.js";
 import type { PgBatch } from "./batch.js";
 import { num, type PgCore, type Row } from "./core.js";
-import { baseOf, factor, unfactor } from "./meta.js";
+import { baseOf, factor, lastingDiffers, unfactor } from "./meta.js";
 import { setOwn } from "../persistence/item-refs.js";
 import { indexItems, needs, reshare, resolve, share, type ItemIndex } from "./share.js";
 import { Params, page, where } from "./sql.js";
+import { appendCtes } from "./chunks.js";
+import { keySql, keysSql, textSql } from "./cp-keys.js";
+import { putRunId, RUN_ID_JSONB, takeRunId } from "./cp-run-id.js";
+import { absoluteVersions, relativeVersions, stepOf } from "./cp-versions.js";
 import { readTs, storeTs } from "./ts.js";
 
 /** A base (./meta.ts): its metadata, and its checkpoint record as read back from its text (leaf order). */
@@ -31,7 +35,23 @@ interface Base {
 }
 
 /** How many bases of different checkpoint shapes (an input step's, a loop step's, ...) a thread's rows choose from. */
-const BASES = 4;
+const BASES = 6;
+
+/** Checkpoints put on a chain before a base is made for a shape of row that an existing base does not fit well (schema 6). */
+const SHAPE_BASES_AFTER = 24;
+
+/**
+ * Whether a row's leaf diff against a base changes more than its channel values and `ts` (which
+ * differ from row to row anyway): its versions, or which leaves it has.
+ */
+function shapeDiffers(diff: LeafDiff, base: Record<string, unknown>): boolean {
+  const leaves = leavesOf(base);
+  return diff.some((d) => {
+    if (typeof d[0] !== "number" || d.length === 1) return true;
+    const top = leaves[d[0]]![0][0];
+    return top !== "channel_values" && top !== "ts";
+  });
+}
 
 /** A channel value stored as the first `n` items of log `log`. */
 interface ArrayRef {
@@ -49,6 +69,8 @@ export interface PutArrays {
   bases?: Base[];
   /** What the row stores (schema 5), to share it again against what its child appends. */
   row?: StoredRow;
+  /** How many checkpoints this store put on this chain in a row, this one included (schema 6: bases per shape). */
+  puts?: number;
 }
 
 /**
@@ -145,12 +167,13 @@ export class PgCheckpoints {
     // Children name a parent row by its seq (`parent_seq`): they get its id before it goes. The
     // rows are locked first (a child being put holds its parent FOR SHARE until it commits), so
     // the next statement sees every child.
-    await this.core.q(c, `SELECT 1 FROM ${s}.checkpoints WHERE thread_id = $1 AND ns = $2 AND checkpoint_id = ANY($3::text[]) FOR UPDATE`, params);
+    const ids = keysSql(s, "$3");
+    await this.core.q(c, `SELECT 1 FROM ${s}.checkpoints WHERE thread_id = ${keySql(s, "$1")} AND ns = $2 AND checkpoint_id = ANY(${ids}) FOR UPDATE`, params);
     await this.core.q(c,
-      `WITH d AS (SELECT seq, checkpoint_id FROM ${s}.checkpoints WHERE thread_id = $1 AND ns = $2 AND checkpoint_id = ANY($3::text[])),
+      `WITH d AS (SELECT seq, checkpoint_id FROM ${s}.checkpoints WHERE thread_id = ${keySql(s, "$1")} AND ns = $2 AND checkpoint_id = ANY(${ids})),
             u AS (UPDATE ${s}.checkpoints ch SET parent_id = d.checkpoint_id, parent_seq = NULL FROM d
-                   WHERE ch.thread_id = $1 AND ch.ns = $2 AND ch.parent_seq = d.seq AND NOT (ch.checkpoint_id = ANY($3::text[])))
-       DELETE FROM ${s}.checkpoints WHERE thread_id = $1 AND ns = $2 AND checkpoint_id = ANY($3::text[])`,
+                   WHERE ch.thread_id = ${keySql(s, "$1")} AND ch.ns = $2 AND ch.parent_seq = d.seq AND NOT (ch.checkpoint_id = ANY(${ids})))
+       DELETE FROM ${s}.checkpoints WHERE thread_id = ${keySql(s, "$1")} AND ns = $2 AND checkpoint_id = ANY(${ids})`,
       params,
     );
   }
@@ -170,7 +193,7 @@ export class PgCheckpoints {
     const r = await this.core.q<{ mine: boolean }>(
       c,
       `UPDATE ${s}.checkpoints SET writes = CASE WHEN $6::boolean AND writes::text IS NOT DISTINCT FROM $7::text THEN $8::text::json ELSE ${this.mergeWritesSql("$4", "$5")} END
-        WHERE thread_id = $1 AND ns = $2 AND checkpoint_id = $3 RETURNING $6::boolean AND writes::text IS NOT DISTINCT FROM $8::text AS mine`,
+        WHERE thread_id = ${keySql(s, "$1")} AND ns = $2 AND checkpoint_id = ${keySql(s, "$3")} RETURNING $6::boolean AND writes::text IS NOT DISTINCT FROM $8::text AS mine`,
       [op.thread_id, ns, op.checkpoint_id, op.task_id, JSON.stringify(mine), next !== undefined, known?.text ?? null, next ? writesText(next) : null],
     );
     if (r.rowCount === 0) {
@@ -218,7 +241,7 @@ export class PgCheckpoints {
     const hit = staged.get(key) ?? this.lastPut.get(key);
     if (hit && hit.id === parentId) return hit;
     const { rows } = await c.query<{ refs: Record<string, [number | string, number]> | null }>(
-      `SELECT refs FROM ${this.core.s}.checkpoints WHERE thread_id = $1 AND ns = $2 AND checkpoint_id = $3`,
+      `SELECT refs FROM ${this.core.s}.checkpoints WHERE thread_id = ${keySql(this.core.s, "$1")} AND ns = $2 AND checkpoint_id = ${keySql(this.core.s, "$3")}`,
       [threadId, ns, parentId],
     );
     const refs = rows[0]?.refs;
@@ -313,21 +336,15 @@ export class PgCheckpoints {
               if (r.rowCount === 1) ref = { log: p.log, n: v.length };
             }
           } else if (fast) {
-            const [log, from] = [p$(p.log), p$(p.n)];
-            ctes.push(
-              `l${k} AS (UPDATE ${s}.cp_logs SET len = ${p$(v.length)}::int WHERE log_id = ${log}::bigint AND len = ${from}::int RETURNING log_id)`,
-              `c${k} AS (INSERT INTO ${s}.cp_chunks (log_id, start, items) SELECT log_id, ${from}::int, ${p$(JSON.stringify(v.slice(p.n)))}::json FROM l${k})`,
-            );
+            ctes.push(...appendCtes(s, String(k), p$, p.log, p.n, v.length, JSON.stringify(v.slice(p.n))));
             checks.push(`(SELECT count(*) FROM l${k})`);
             ref = { log: p.log, n: v.length };
           } else {
             // Append the new items when nobody appended to the log after the parent's prefix.
-            const r = await this.core.q(c, 
-              `WITH l AS (UPDATE ${s}.cp_logs SET len = $3 WHERE log_id = $1 AND len = $2 RETURNING log_id)
-               INSERT INTO ${s}.cp_chunks (log_id, start, items) SELECT log_id, $2, $4::json FROM l`,
-              [p.log, p.n, v.length, JSON.stringify(v.slice(p.n))],
-            );
-            if (r.rowCount === 1) ref = { log: p.log, n: v.length };
+            const ps: unknown[] = [];
+            const ctes1 = appendCtes(s, "", (x) => `$${ps.push(x)}`, p.log, p.n, v.length, JSON.stringify(v.slice(p.n)));
+            const r = await this.core.q<{ n: number }>(c, `WITH ${ctes1.join(",\n")}\nSELECT count(*)::int AS n FROM l`, ps);
+            if (r.rows[0]?.n === 1) ref = { log: p.log, n: v.length };
           }
         }
       }
@@ -350,51 +367,86 @@ export class PgCheckpoints {
     // The id is the row's key; metadata and pending writes refer to the items appended here.
     const { id: _id, ...rest } = input.checkpoint;
     // Shared form (schema 5, `cp_shared`): items this checkpoint appended are references, marker-like objects escaped.
-    const checkpoint = share({ ...rest, channel_values: stored }, index) as Record<string, unknown>;
+    let checkpoint = share({ ...rest, channel_values: stored }, index) as Record<string, unknown>;
     // `ts` as its offset from the id's time (./ts.ts): usually 0, the same in every row.
     if (Object.hasOwn(checkpoint, "ts")) checkpoint.ts = storeTs(checkpoint.ts, input.checkpoint.id);
+    // Versions less the step (schema 6, ./cp-versions.ts): the same numbers in every row of a shape.
+    const relative = relativeVersions(checkpoint, stepOf(input.metadata));
+    if (relative) checkpoint = relative;
     const shared = share(input.metadata ?? {}, index) as Record<string, unknown>;
     let bases = (last?.id === parentId ? last?.bases : undefined) ?? [];
-    let metadata = bases.length ? factor(shared, bases[0]!.record) : undefined;
-    if (!metadata) bases = [];
-    // The base whose checkpoint record differs least; a new one when even that one differs in most leaves.
+    const puts = (last?.id === parentId ? (last?.puts ?? 0) : 0) + 1;
+    // The base whose metadata record and checkpoint record differ least; a new one when none
+    // holds the metadata or even the best differs in most leaves.
     let base: Base | undefined;
+    let metadata: Record<string, unknown> | undefined;
     let cpStored: LeafDiff = [];
     let best = Infinity;
     for (const b of bases) {
+      const own = factor(shared, b.record);
+      if (!own) continue;
       const diff = diffLeaves(checkpoint, b.cp);
-      const size = JSON.stringify(diff).length;
-      if (size < best) (base = b), (cpStored = diff), (best = size);
+      const size = JSON.stringify(diff).length + JSON.stringify(own).length;
+      if (size < best) (base = b), (metadata = own), (cpStored = diff), (best = size);
     }
-    if (!base || cpStored.length > 0.8 * leavesOf(checkpoint).length) {
-      if (fast) return false;
-      const record = metadata ? bases[0]!.record : baseOf(shared);
+    // A new base also when the best one's versions, shape or lasting metadata (its source, ...)
+    // differ and there is room for one (schema 6): with versions less the step
+    // (./cp-versions.ts), rows of one shape then store none of them. Only on a chain of some
+    // length: a base (about 600 bytes) pays for itself over a dozen rows, a short thread's rows
+    // store their differences instead.
+    const mandatory = !base || cpStored.length > 0.8 * leavesOf(checkpoint).length;
+    const forShape = !mandatory && puts > SHAPE_BASES_AFTER && bases.length < BASES && (shapeDiffers(cpStored, base!.cp) || lastingDiffers(metadata!));
+    /** An existing base that must still exist (the thread was not deleted meanwhile). */
+    const guard = base;
+    let inline = false;
+    if (!base || mandatory || forShape) {
+      const record = baseOf(shared);
       // A ts offset of 0 (./ts.ts), the usual one, in the base, whatever this row's.
       const cpText = JSON.stringify(typeof checkpoint.ts === "number" ? { ...checkpoint, ts: 0 } : checkpoint);
-      const r = await this.core.q<{ base_id: string }>(
-        c,
-        `INSERT INTO ${s}.cp_meta (thread_id, base_id, record, cp) VALUES ($1, nextval('${s}.cp_meta_ids'), $2::jsonb, $3::json) RETURNING base_id`,
-        [threadId, JSON.stringify(record), cpText],
-      );
+      let id: number;
+      if (fast) {
+        // A new base in the one statement (a run's step keeps its single round trip),
+        // under an id chosen here: negative, so never one the sequence gives; a clash (about one
+        // in 2^52 for two bases of a thread) fails the statement, and the path statement by
+        // statement stores the checkpoint instead. A statement whose other checks fail leaves
+        // the base unused (it goes with its thread).
+        id = -(Math.floor(Math.random() * 2 ** 52) + 1);
+        ctes.push(
+          `nb AS (INSERT INTO ${s}.cp_meta (thread_id, base_id, record, cp) VALUES ($1, ${p$(id)}::bigint, ${p$(JSON.stringify(record))}::jsonb, ${p$(cpText)}::json)
+                  ON CONFLICT DO NOTHING RETURNING 1)`,
+        );
+        checks.push(`(SELECT count(*) FROM nb)`);
+        inline = true;
+      } else {
+        const r = await this.core.q<{ base_id: string }>(
+          c,
+          `INSERT INTO ${s}.cp_meta (thread_id, base_id, record, cp) VALUES ($1, nextval('${s}.cp_meta_ids'), $2::jsonb, $3::json) RETURNING base_id`,
+          [threadId, JSON.stringify(record), cpText],
+        );
+        id = num(r.rows[0]!.base_id);
+      }
       // Leaf positions follow key order: diff against the record as it reads back (json keeps the text).
-      base = { id: num(r.rows[0]!.base_id), record, cp: JSON.parse(cpText) as Record<string, unknown> };
-      metadata ??= factor(shared, record)!;
+      base = { id, record, cp: JSON.parse(cpText) as Record<string, unknown> };
+      metadata = factor(shared, record)!;
       cpStored = diffLeaves(checkpoint, base.cp);
     }
     bases = [base, ...bases.filter((b) => b !== base)].slice(0, BASES);
     const pending = share(input.pending_writes, index) as PendingWrite[];
     const pendingText = writesText(pending);
     // The base (cached here) still exists: a thread deleted elsewhere takes its bases along.
-    ctes.push(`bs AS (SELECT 1 FROM ${s}.cp_meta WHERE thread_id = $1 AND base_id = ${p$(base.id)}::bigint FOR SHARE)`);
-    checks.push(`(SELECT count(*) FROM bs)`);
+    const exists = inline ? guard : base;
+    if (exists) {
+      ctes.push(`bs AS (SELECT 1 FROM ${s}.cp_meta WHERE thread_id = $1 AND base_id = ${p$(exists.id)}::bigint FOR SHARE)`);
+      checks.push(`(SELECT count(*) FROM bs)`);
+    }
     if (parentWrites) {
       // The parent must exist (locked against a concurrent delete), as `writes.put` requires.
-      ctes.push(`pe AS (SELECT 1 FROM ${s}.checkpoints WHERE thread_id = $1 AND ns = $2 AND checkpoint_id = $4 FOR SHARE)`);
+      ctes.push(`pe AS (SELECT 1 FROM ${s}.checkpoints WHERE thread_id = ${keySql(s, "$1")} AND ns = $2 AND checkpoint_id = ${keySql(s, "$4")} FOR SHARE)`);
       checks.push(`(SELECT count(*) FROM pe)`);
     }
     // The parent row, when it exists, is named by its seq (8 bytes, not its id's text), locked
     // against a delete (which gives the row its parent's id first, ./checkpoints.ts `delete`).
-    if (parentId !== null) ctes.push(`pp AS (SELECT seq FROM ${s}.checkpoints WHERE thread_id = $1 AND ns = $2 AND checkpoint_id = $4 FOR SHARE)`);
+    if (parentId !== null) ctes.push(`pp AS (SELECT seq FROM ${s}.checkpoints WHERE thread_id = ${keySql(s, "$1")} AND ns = $2 AND checkpoint_id = ${keySql(s, "$4")} FOR SHARE)`);
     // Read in `ok`, which the parent's UPDATE below waits for: a row updated by the same statement
     // is no longer seen by a locking read.
     const parentSeq = parentId === null ? "NULL::bigint" : "(SELECT pseq FROM ok)";
@@ -402,16 +454,19 @@ export class PgCheckpoints {
     ctes.push(`ok AS (SELECT ${checks.length ? `${checks.join(" + ")} = ${checks.length}` : "true"} AS ok${parentId === null ? "" : ", (SELECT seq FROM pp) AS pseq"})`);
     const ok = `(SELECT ok FROM ok)`;
     // Metadata is stored as json text (schema 5) but must read as jsonb (a metadata filter casts it): what jsonb refuses (\u0000) is refused here.
+    // The run id in its uuid column (schema 6, ./cp-run-id.ts) when it can be.
+    const taken = takeRunId(metadata!, base.record);
+    metadata = taken.own;
     const metaText = JSON.stringify(metadata);
     const cpText = JSON.stringify(cpStored);
     const meta = p$(metaText);
     ctes.push(
-      `cp AS (INSERT INTO ${s}.checkpoints (thread_id, ns, checkpoint_id, seq, parent_id, parent_seq, metadata, checkpoint, refs, shared, meta_base, cp_shared, writes)
-              SELECT $1, $2, $3, nextval('${s}.cp_seq'), CASE WHEN ${parentSeq} IS NULL THEN $4::text END, ${parentSeq}, ${meta}::text::json, ${p$(cpText)}::json,
-                ${p$(anyRef ? JSON.stringify(refs) : null)}::json, true, ${p$(base.id)}::bigint, true, ${p$(pendingText)}::text::json
+      `cp AS (INSERT INTO ${s}.checkpoints (thread_id, ns, checkpoint_id, seq, parent_id, parent_seq, metadata, checkpoint, refs, shared, meta_base, cp_shared, writes, vrel, run_id)
+              SELECT ${keySql(s, "$1")}, $2, ${keySql(s, "$3")}, nextval('${s}.cp_seq'), CASE WHEN ${parentSeq} IS NULL THEN ${keySql(s, "$4::text")} END, ${parentSeq}, ${meta}::text::json, ${p$(cpText)}::json,
+                ${p$(anyRef ? JSON.stringify(refs) : null)}::json, true, ${p$(base.id)}::bigint, true, ${p$(pendingText)}::text::json, ${p$(relative !== undefined)}::boolean, ${p$(taken.runId)}::uuid
                WHERE ${ok} AND ${meta}::text::jsonb IS NOT NULL
               ON CONFLICT (thread_id, ns, checkpoint_id) DO UPDATE SET parent_id = EXCLUDED.parent_id, parent_seq = EXCLUDED.parent_seq, metadata = EXCLUDED.metadata,
-                checkpoint = EXCLUDED.checkpoint, refs = EXCLUDED.refs, shared = true, meta_base = EXCLUDED.meta_base, cp_shared = true, writes = EXCLUDED.writes)`,
+                checkpoint = EXCLUDED.checkpoint, refs = EXCLUDED.refs, shared = true, meta_base = EXCLUDED.meta_base, cp_shared = true, writes = EXCLUDED.writes, vrel = EXCLUDED.vrel, run_id = EXCLUDED.run_id)`,
     );
     // The parent, in one UPDATE: the task's writes (the engine's step commit), and what it repeats
     // of what this checkpoint appended stored as references (an input step's message is in its
@@ -445,7 +500,7 @@ export class PgCheckpoints {
     } else if (others && changed.hit) {
       sets.push(`writes = CASE WHEN writes::text IS NOT DISTINCT FROM ${old()}::text THEN ${p$(writesText(others))}::text::json ELSE writes END`);
     }
-    if (sets.length) ctes.push(`pr AS (UPDATE ${s}.checkpoints SET ${sets.join(", ")} WHERE thread_id = $1 AND ns = $2 AND checkpoint_id = $4 AND ${ok})`);
+    if (sets.length) ctes.push(`pr AS (UPDATE ${s}.checkpoints SET ${sets.join(", ")} WHERE thread_id = ${keySql(s, "$1")} AND ns = $2 AND checkpoint_id = ${keySql(s, "$4")} AND ${ok})`);
     if (batch && fast) batch.addChecked(`WITH ${ctes.join(",\n")}`, params);
     else {
       const { rows } = await this.core.q<{ ok: boolean }>(c, `WITH ${ctes.join(",\n")}\nSELECT ok FROM ok`, params);
@@ -454,21 +509,21 @@ export class PgCheckpoints {
         throw new Error("agentdock/postgres: a checkpoint's list log or base changed while it was written (its thread was deleted meanwhile)");
       }
     }
-    staged.set(cacheKey, { id: input.checkpoint.id, arrays, bases, row: { meta: metadata!, metaText, cp: checkpoint, cpText, base }, writes: { entries: pending, text: pendingText } });
+    staged.set(cacheKey, { id: input.checkpoint.id, arrays, bases, row: { meta: metadata!, metaText, cp: checkpoint, cpText, base }, writes: { entries: pending, text: pendingText }, puts });
     return true;
   }
 
   private checkpointSelect(): string {
     const s = this.core.s;
     const parent = `COALESCE(c.parent_id, (SELECT p.checkpoint_id FROM ${s}.checkpoints p WHERE p.thread_id = c.thread_id AND p.ns = c.ns AND p.seq = c.parent_seq))`;
-    return `SELECT c.thread_id, c.ns, c.checkpoint_id, ${parent} AS parent_id, c.metadata, c.checkpoint, c.refs, c.shared, c.cp_shared, ${this.metaBase()} AS base,
-              ${this.metaBase("cp")} AS base_cp, c.writes
+    return `SELECT ${textSql(s, "c.thread_id")} AS thread_id, c.ns, ${textSql(s, "c.checkpoint_id")} AS checkpoint_id, ${textSql(s, parent)} AS parent_id, c.metadata, c.checkpoint, c.refs, c.shared, c.cp_shared, ${this.metaBase()} AS base,
+              ${this.metaBase("cp")} AS base_cp, c.writes, c.vrel, c.run_id AS run_uuid
               FROM ${s}.checkpoints c`;
   }
 
   /** The metadata base of checkpoint row `c` (jsonb; NULL without one). */
   private metaBase(column: "record" | "cp" = "record"): string {
-    return `(SELECT b.${column} FROM ${this.core.s}.cp_meta b WHERE b.thread_id = c.thread_id AND b.base_id = c.meta_base)`;
+    return `(SELECT b.${column} FROM ${this.core.s}.cp_meta b WHERE b.thread_id = ${textSql(this.core.s, "c.thread_id")} AND b.base_id = c.meta_base)`;
   }
 
   /** The log items a checkpoint row needs: its array channels' and those its shared values refer to. */
@@ -501,6 +556,9 @@ export class PgCheckpoints {
   /** A checkpoint row with its arrays put back from the items of their logs, and its shared values resolved. */
   private assemble(row: Row, items: Map<number, unknown[]>): StoredCheckpoint {
     let stored = this.storedCheckpoint(row);
+    const own = putRunId(unfactor(row.base as Record<string, unknown> | null, row.metadata as Record<string, unknown>), row.run_uuid);
+    const metadata = resolve(own, row.shared ? items : undefined) as StoredCheckpoint["metadata"];
+    if (row.vrel === true) stored = absoluteVersions(stored, stepOf(metadata));
     if (row.cp_shared && Object.hasOwn(stored, "ts")) stored = { ...stored, ts: readTs(stored.ts, row.checkpoint_id as string) };
     if (row.cp_shared) stored = resolve(stored, items) as Record<string, unknown>;
     // Schema 2 leaves the id (the row's key) out of the stored checkpoint.
@@ -515,7 +573,7 @@ export class PgCheckpoints {
       thread_id: row.thread_id as string,
       checkpoint_ns: row.ns as string,
       checkpoint: cp,
-      metadata: resolve(unfactor(row.base as Record<string, unknown> | null, row.metadata as Record<string, unknown>), row.shared ? items : undefined) as StoredCheckpoint["metadata"],
+      metadata,
       parent_checkpoint_id: (row.parent_id as string | null) ?? null,
       pending_writes: writes,
     };
@@ -530,8 +588,12 @@ export class PgCheckpoints {
     const select = this.checkpointSelect().replace("c.writes", `c.writes, ${chunks}`);
     const { rows } =
       key.checkpoint_id === undefined
-        ? await this.core.q(this.core.pool, `${select} WHERE c.thread_id = $1 AND c.ns = $2 ORDER BY c.seq DESC LIMIT 1`, [key.thread_id, ns])
-        : await this.core.q(this.core.pool, `${select} WHERE c.thread_id = $1 AND c.ns = $2 AND c.checkpoint_id = $3`, [key.thread_id, ns, key.checkpoint_id]);
+        ? await this.core.q(this.core.pool, `${select} WHERE c.thread_id = ${keySql(this.core.s, "$1")} AND c.ns = $2 ORDER BY c.seq DESC LIMIT 1`, [key.thread_id, ns])
+        : await this.core.q(this.core.pool, `${select} WHERE c.thread_id = ${keySql(this.core.s, "$1")} AND c.ns = $2 AND c.checkpoint_id = ${keySql(this.core.s, "$3")}`, [
+            key.thread_id,
+            ns,
+            key.checkpoint_id,
+          ]);
     const row = rows[0];
     if (!row) return undefined;
     let items = new Map<number, unknown[]>();
@@ -553,16 +615,16 @@ export class PgCheckpoints {
     const ps = new Params();
     const t = ps.p(threadId);
     const ns = ps.p(options.checkpoint_ns ?? "");
-    const parts = [`c.thread_id = ${t}`, `c.ns = ${ns}`];
+    const parts = [`c.thread_id = ${keySql(this.core.s, t)}`, `c.ns = ${ns}`];
     if (options.before !== undefined) {
-      parts.push(`c.seq < (SELECT b.seq FROM ${this.core.s}.checkpoints b WHERE b.thread_id = ${t} AND b.ns = ${ns} AND b.checkpoint_id = ${ps.p(options.before)})`);
+      parts.push(`c.seq < (SELECT b.seq FROM ${this.core.s}.checkpoints b WHERE b.thread_id = ${keySql(this.core.s, t)} AND b.ns = ${ns} AND b.checkpoint_id = ${keySql(this.core.s, ps.p(options.before))})`);
     }
     // `writes` of shared metadata hold references: a filter on it is judged on the read checkpoints.
     const { writes: _w, ...sqlFilter } = options.filter ?? {};
     // So is a filter holding objects that look like the store's markers (stored escaped).
     const lookalike = options.filter !== undefined && JSON.stringify(options.filter).includes("\\u0001");
     const inJs = options.filter !== undefined && (Object.hasOwn(options.filter, "writes") || lookalike);
-    if (options.filter && !lookalike) parts.push(`(COALESCE(${this.metaBase()}, '{}'::jsonb) || c.metadata::jsonb) @> ${ps.jsonb(sqlFilter)}`);
+    if (options.filter && !lookalike) parts.push(`(COALESCE(${this.metaBase()}, '{}'::jsonb) || c.metadata::jsonb || ${RUN_ID_JSONB}) @> ${ps.jsonb(sqlFilter)}`);
     const { rows } = await this.core.pool.query(
       `${this.checkpointSelect()}${where(parts)} ORDER BY c.seq DESC${inJs ? "" : page(ps, { limit: options.limit })}`,
       ps.values,
@@ -574,7 +636,7 @@ export class PgCheckpoints {
   }
 
   async listCheckpointNamespaces(threadId: string): Promise<string[]> {
-    const { rows } = await this.core.q<{ ns: string }>(this.core.pool, `SELECT DISTINCT ns FROM ${this.core.s}.checkpoints WHERE thread_id = $1 ORDER BY ns`, [threadId]);
+    const { rows } = await this.core.q<{ ns: string }>(this.core.pool, `SELECT DISTINCT ns FROM ${this.core.s}.checkpoints WHERE thread_id = ${keySql(this.core.s, "$1")} ORDER BY ns`, [threadId]);
     return rows.map((r) => r.ns);
   }
 }

@@ -13,8 +13,11 @@ import { isPlainObject, jsonEqual } from "../json.js";
 /** A base key the row does not have. */
 export const GONE = { "\u0001g": 1 } as const;
 
-/** Keys that change from one checkpoint to the next: never put in a base. */
-const VOLATILE = new Set(["step", "source", "writes"]);
+/**
+ * Keys that change from one checkpoint to the next: never put in a base. (Schema 6: `source` is
+ * in a base, which checkpoints of its shape share; written before, it was in no base.)
+ */
+const VOLATILE = new Set(["step", "writes"]);
 
 /** More keys than this differing from the base: the row starts a new base. */
 const MAX_OWN_KEYS = 3;
@@ -43,7 +46,8 @@ export function factor(metadata: Record<string, unknown>, base: Record<string, u
 /** The base a row starts: its metadata without the keys that change every step. */
 export function baseOf(metadata: Record<string, unknown>): Record<string, unknown> {
   const base: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(metadata)) if (!VOLATILE.has(k) && v !== undefined) base[k] = v;
+  // Schema 6: `writes: null` (a step that ran no task's writes yet) too, which rows of its kind then share.
+  for (const [k, v] of Object.entries(metadata)) if ((!VOLATILE.has(k) || (k === "writes" && v === null)) && v !== undefined) base[k] = v;
   return base;
 }
 
@@ -55,4 +59,12 @@ export function unfactor(base: Record<string, unknown> | null | undefined, own: 
   for (const [k, v] of Object.entries(base)) if (!Object.hasOwn(own, k)) set(k, v);
   for (const [k, v] of Object.entries(own)) if (!isGone(v)) set(k, v);
   return out;
+}
+
+/**
+ * Whether a row's own metadata (against its base) holds keys other than those that change every
+ * step and the run id (stored apart, ./cp-run-id.ts): rows of another kind than the base's.
+ */
+export function lastingDiffers(own: Record<string, unknown>): boolean {
+  return Object.keys(own).some((k) => !VOLATILE.has(k) && k !== "run_id");
 }

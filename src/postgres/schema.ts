@@ -15,9 +15,10 @@
 import type { PoolClient } from "pg";
 import { itemsSchema } from "./items.js";
 import { cronMigration } from "./crons.js";
+import { v6Migration } from "./schema-v6.js";
 
 /** The schema version this code reads and writes. */
-export const PG_SCHEMA_VERSION = 5;
+export const PG_SCHEMA_VERSION = 6;
 
 export const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
@@ -177,6 +178,8 @@ function migrations(s: string): string[][] {
     // 4: crons (./crons.ts)
     cronMigration(s),
     compactRows(s),
+    // 6: smaller checkpoint rows (./schema-v6.ts).
+    v6Migration(s),
   ];
 }
 

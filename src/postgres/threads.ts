@@ -13,6 +13,7 @@ import type { ThreadRecord } from "../types.js";
 import type { PgBatch } from "./batch.js";
 import type { PgCheckpoints, Staged } from "./checkpoints.js";
 import { num, type PgCore, type Row } from "./core.js";
+import { keySql } from "./cp-keys.js";
 import { authWhere, dir, page, Params, where } from "./sql.js";
 
 export class PgThreads {
@@ -137,7 +138,7 @@ export class PgThreads {
     if (op.expect) await this.checkThread(c, op, op.thread_id, op.expect);
     await this.core.q(c, 
       `WITH t AS (DELETE FROM ${s}.threads WHERE thread_id = $1),
-            cp AS (DELETE FROM ${s}.checkpoints WHERE thread_id = $1),
+            cp AS (DELETE FROM ${s}.checkpoints WHERE thread_id = ${keySql(s, "$1")}),
             l AS (DELETE FROM ${s}.cp_logs WHERE thread_id = $1 RETURNING log_id),
             ch AS (DELETE FROM ${s}.cp_chunks WHERE log_id IN (SELECT log_id FROM l)),
             mb AS (DELETE FROM ${s}.cp_meta WHERE thread_id = $1),

@@ -56,8 +56,14 @@ it("stores each message of a chat once and reads history, state and runs back as
   const count = async (sql: string) => Number((await c.query<{ n: string }>(sql, ["%turn 2: a message%"])).rows[0]!.n);
   expect(await count(`SELECT count(*) AS n FROM ${s}.checkpoints WHERE metadata::text LIKE $1 OR checkpoint::text LIKE $1 OR writes::text LIKE $1`)).toBe(0);
   expect(await count(`SELECT count(*) AS n FROM ${s}.threads WHERE vals::text LIKE $1`)).toBe(0);
-  // The user's message and its echo.
-  expect(await count(`SELECT count(*) AS n FROM ${s}.cp_chunks WHERE items::text LIKE $1`)).toBe(2);
+  // The user's message and its echo, once each (a log's chunks may hold several messages).
+  const occurrences = await c.query<{ n: number }>(
+    `SELECT COALESCE(sum((length(items::text) - length(replace(items::text, $1, ''))) / length($1)), 0)::int AS n FROM ${s}.cp_chunks`,
+    ["turn 2: a message"],
+  );
+  expect(occurrences.rows[0]!.n).toBe(2);
+  // Appends extend a log's last chunk: 8 messages in one chunk.
+  expect(await count(`SELECT count(*) AS n FROM ${s}.cp_chunks WHERE $1::text IS NOT NULL`)).toBe(1);
   // Every parent is named by its row's seq, and read back as the id of the checkpoint before it.
   const parents = await c.query<{ by_id: number; none: number }>(
     `SELECT count(parent_id)::int AS by_id, count(*) FILTER (WHERE parent_id IS NULL AND parent_seq IS NULL)::int AS none FROM ${s}.checkpoints`,
@@ -146,4 +152,41 @@ it("keeps pending writes in order when store instances (processes) write them on
     await a.close();
     await b.close();
   }
+});
+
+it("stores a long chat's steady rows without their versions, source or run id text, and a short chat with two bases", async () => {
+  const schema = `compact6_${process.pid}`;
+  const pgRt = await createRuntime({ graphs: { echo }, store: postgresStore({ connectionString: url, schema }) });
+  runtimes.push(pgRt);
+  const memRt = await createRuntime({ graphs: { echo }, store: memoryStore() });
+  runtimes.push(memRt);
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  clients.push(c);
+  const s = `"${schema}"`;
+  const short = await chat(pgRt, 1);
+  expect((await c.query(`SELECT count(*)::int AS n FROM ${s}.cp_meta`)).rows[0].n).toBeLessThanOrEqual(2);
+  await pgRt.threads.delete(short.threadId);
+  const onPg = await chat(pgRt, 14);
+  const onMemory = await chat(memRt, 14);
+  expect(onPg.history).toEqual(onMemory.history);
+  expect(onPg.state).toEqual(onMemory.state);
+  // The last three turns (9 rows): the versions less the step match their shape's base (an input
+  // step's row stores only its input, a reference); the source is its base's; the run id is in its column.
+  const { rows } = await c.query<{ metadata: Record<string, unknown>; checkpoint: unknown[]; vrel: boolean; run_id: string | null }>(
+    `SELECT metadata, checkpoint, vrel, run_id::text AS run_id FROM ${s}.checkpoints ORDER BY seq DESC LIMIT 9`,
+  );
+  expect(rows.filter((r) => r.metadata.writes === undefined)).toHaveLength(3);
+  for (const r of rows) {
+    expect(r.vrel).toBe(true);
+    // `writes: null` (the step after an input) is its base's too.
+    expect(Object.keys(r.metadata).sort()).toEqual(r.metadata.writes === undefined ? ["step"] : ["step", "writes"]);
+    expect(r.checkpoint.length).toBeLessThanOrEqual(2);
+    expect(JSON.stringify(r.checkpoint)).not.toContain("versions");
+    expect(r.run_id).toMatch(/^[0-9a-f-]{36}$/);
+  }
+  // The history's run ids are the runs' (read back from the column).
+  const runs = await pgRt.runs.list(onPg.threadId, { limit: 100 });
+  const history = await pgRt.threads.getHistory(onPg.threadId, { limit: 3 });
+  for (const h of history) expect(h.metadata?.run_id).toBe(runs[0]!.run_id);
 });

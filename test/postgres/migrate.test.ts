@@ -1,5 +1,5 @@
 /**
- * Schema migration (D22): a database written by schema version 1 or 4 opens under the current
+ * Schema migration (D22): a database written by schema version 1, 4 or 5 opens under the current
  * version, its data reads back as it was written, and new writes build on it.
  */
 import pg from "pg";
@@ -218,4 +218,92 @@ it("opens a schema-4 database: shared checkpoint rows on a base, shared pending 
   await other.open();
   expect(await other.listCheckpoints("t1")).toEqual([cp2, { ...cp1, pending_writes: [...cp1.pending_writes, ["task2", "messages", [msg(2)]]] }]);
   expect(await other.getRun("r2")).toEqual({ ...queued, status: "running", updated_at: "2026-01-02" });
+});
+
+it("opens a schema-5 database: compact rows read back as written, and new rows (schema 6) extend them and filter alike", async () => {
+  const schema = `mig5_${process.pid}`;
+  const c = await atVersion(schema, 5);
+  const s = `"${schema}"`;
+  // What schema 5 stored for two checkpoints of a chat: the messages in a log chunked per append
+  // (keyed by log and start), a base, rows with the run id in their metadata, versions as they
+  // are, the child naming its parent by seq, pending writes grouped by task in the row.
+  const m = [msg(0), msg(1), msg(2)];
+  const runA = "0192f0d0-0000-7000-8000-00000000000a";
+  await c.query(`INSERT INTO ${s}.cp_logs (log_id, thread_id, len) VALUES (7, 't1', 3)`);
+  await c.query(`INSERT INTO ${s}.cp_chunks (log_id, start, items) VALUES (7, 0, $1), (7, 2, $2)`, [JSON.stringify(m.slice(0, 2)), JSON.stringify(m.slice(2))]);
+  const baseCp = { v: 1, ts: "2026-01-01T00:00:00.000Z", channel_values: { messages: null }, channel_versions: { messages: 2 }, versions_seen: {} };
+  await c.query(`INSERT INTO ${s}.cp_meta (thread_id, base_id, record, cp) VALUES ('t1', 3, $1, $2)`, [
+    JSON.stringify({ run_id: "0192f0d0-0000-7000-8000-000000000000", graph_id: "g", parents: {} }),
+    JSON.stringify(baseCp),
+  ]);
+  const rows = [
+    { id: "cp1", parentSeq: null, step: 1, n: 2, versions: { messages: 2 }, writes: { task1: [["messages", [{ "\u0001r": [7, 2] }]]] } },
+    { id: "cp2", parentSeq: "p", step: 2, n: 3, versions: { messages: 3 }, writes: null },
+  ];
+  for (const r of rows) {
+    const own = { run_id: runA, source: "loop", step: r.step, writes: { model: { messages: [{ "\u0001r": [7, r.n - 1] }] } } };
+    const cpDiff = diffLeaves({ ...baseCp, ts: `2026-01-01T00:00:0${r.step}.000Z`, channel_versions: r.versions }, baseCp);
+    await c.query(
+      `INSERT INTO ${s}.checkpoints (seq, parent_seq, meta_base, shared, cp_shared, thread_id, ns, checkpoint_id, metadata, checkpoint, refs, writes)
+       VALUES (nextval('${s}.cp_seq'), ${r.parentSeq ? `(SELECT seq FROM ${s}.checkpoints WHERE checkpoint_id = 'cp1')` : "NULL"}, 3, true, true, 't1', '', $1, $2, $3, $4, $5)`,
+      [r.id, JSON.stringify(own), JSON.stringify(cpDiff), JSON.stringify({ messages: [7, r.n] }), r.writes && JSON.stringify(r.writes)],
+    );
+  }
+  const cp = (i: number, over: Partial<StoredCheckpoint> = {}): StoredCheckpoint => ({
+    thread_id: "t1",
+    checkpoint_ns: "",
+    checkpoint: { v: 1, id: `cp${i}`, ts: `2026-01-01T00:00:0${i}.000Z`, channel_values: { messages: m.slice(0, i + 1) }, channel_versions: { messages: i + 1 }, versions_seen: {} },
+    metadata: { run_id: runA, graph_id: "g", parents: {}, source: "loop", step: i, writes: { model: { messages: [m[i]] } } },
+    parent_checkpoint_id: i > 1 ? `cp${i - 1}` : null,
+    pending_writes: [],
+    ...over,
+  });
+  const cp1 = cp(1, { pending_writes: [["task1", "messages", [msg(2)]]] });
+  const cp2 = cp(2);
+
+  const store = postgresStore({ connectionString: url, schema });
+  opened.push(store);
+  await store.open();
+  expect((await c.query(`SELECT value FROM ${s}.meta WHERE key = 'schema_version'`)).rows).toEqual([{ value: String(PG_SCHEMA_VERSION) }]);
+  expect(await store.getCheckpoint({ thread_id: "t1", checkpoint_id: "cp1" })).toEqual(cp1);
+  expect(await store.listCheckpoints("t1")).toEqual([cp2, cp1]);
+  expect(await store.listCheckpoints("t1", { filter: { run_id: runA, source: "loop" } })).toEqual([cp2, cp1]);
+
+  // A child written now (schema 6): versions less the step, its run id in the column, its message
+  // appended to the old log's last chunk; the old rows read back as before, from another instance.
+  const runB = "0192f0d0-0000-7000-8000-00000000000b";
+  const m3 = msg(3);
+  const cp3 = cp(3, {
+    checkpoint: { ...cp(3).checkpoint, channel_values: { messages: [...m, m3] } },
+    metadata: { run_id: runB, graph_id: "g", parents: {}, source: "loop", step: 3, writes: { model: { messages: [m3] } } },
+  });
+  // The next run's step: its run id differs from the (new) base's, so it goes to the column.
+  const runC = "0192f0d0-0000-7000-8000-00000000000c";
+  const m4 = msg(4);
+  const cp4 = cp(4, {
+    checkpoint: { ...cp(4).checkpoint, channel_values: { messages: [...m, m3, m4] } },
+    metadata: { run_id: runC, graph_id: "g", parents: {}, source: "loop", step: 4, writes: { model: { messages: [m4] } } },
+  });
+  await store.commit([{ op: "checkpoint.put", checkpoint: cp3 }]);
+  await store.commit([{ op: "checkpoint.put", checkpoint: cp4 }]);
+  const other = postgresStore({ connectionString: url, schema });
+  opened.push(other);
+  await other.open();
+  expect(await other.listCheckpoints("t1")).toEqual([cp4, cp3, cp2, cp1]);
+  expect(await other.listCheckpoints("t1", { filter: { run_id: runC } })).toEqual([cp4]);
+  expect(await other.listCheckpoints("t1", { filter: { run_id: runB } })).toEqual([cp3]);
+  expect(await other.listCheckpoints("t1", { filter: { run_id: runA } })).toEqual([cp2, cp1]);
+  expect(await other.listCheckpoints("t1", { filter: { graph_id: "g", source: "loop" }, limit: 3 })).toEqual([cp4, cp3, cp2]);
+  const stored = await c.query(`SELECT ${s}.cp_key_text(checkpoint_id) AS checkpoint_id, vrel, run_id::text AS run_id, metadata::text AS metadata FROM ${s}.checkpoints ORDER BY seq`);
+  expect(stored.rows.map((r) => [r.checkpoint_id, r.vrel, r.run_id])).toEqual([
+    ["cp1", null, null],
+    ["cp2", null, null],
+    ["cp3", true, null],
+    ["cp4", true, runC],
+  ]);
+  expect(stored.rows[3].metadata).not.toContain(runC);
+  expect((await c.query(`SELECT start, json_array_length(items) AS n FROM ${s}.cp_chunks ORDER BY start`)).rows).toEqual([
+    { start: 0, n: 2 },
+    { start: 2, n: 3 },
+  ]);
 });

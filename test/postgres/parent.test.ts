@@ -77,7 +77,9 @@ it("reads parents and ts back exactly, after deletes and from another instance",
   await c.connect();
   closers.push(() => c.end());
   const { rows } = await c.query<{ id: string; parent_id: string | null; by_seq: boolean }>(
-    `SELECT checkpoint_id AS id, parent_id, parent_seq IS NOT NULL AS by_seq FROM "${schema}".checkpoints WHERE checkpoint_id = ANY($1)`,
+    // Keys are bytes (schema 6, src/postgres/cp-keys.ts), read as text through the schema's function.
+    `SELECT "${schema}".cp_key_text(checkpoint_id) AS id, "${schema}".cp_key_text(parent_id) AS parent_id, parent_seq IS NOT NULL AS by_seq
+       FROM "${schema}".checkpoints WHERE "${schema}".cp_key_text(checkpoint_id) = ANY($1)`,
     [[ids[3]!, ids[5]!, child.checkpoint.id, step.checkpoint.id]],
   );
   expect(Object.fromEntries(rows.map((r) => [r.id, [r.parent_id, r.by_seq]]))).toEqual({
@@ -102,7 +104,7 @@ it("stores a row's pending writes with each task's id once when its writes are t
   const c = new pg.Client({ connectionString: url });
   await c.connect();
   closers.push(() => c.end());
-  const { rows } = await c.query<{ id: string; writes: string }>(`SELECT checkpoint_id AS id, writes::text AS writes FROM "${schema}".checkpoints`);
+  const { rows } = await c.query<{ id: string; writes: string }>(`SELECT "${schema}".cp_key_text(checkpoint_id) AS id, writes::text AS writes FROM "${schema}".checkpoints`);
   const stored = Object.fromEntries(rows.map((r) => [r.id, r.writes]));
   expect(stored[together.checkpoint.id]).toBe(`{"t1":[["a",1],["b",{"id":"m"}]],"t2":[["a",null]]}`);
   expect(stored[apart.checkpoint.id]).toBe(JSON.stringify(apart.pending_writes));
