@@ -13,6 +13,7 @@ import type { ThreadRecord } from "../../types.js";
 import type { CheckpointKey, ListCheckpointsOptions, StoredCheckpoint, WriteOp } from "../types.js";
 import { checkRecord, frozenCopy, setIn } from "./records.js";
 import { exactObject } from "../../exact-objects.js";
+import { metadataOn, packWrites, replaceTaskWrites, sharesBase, unpackWrites, type PackedWrites } from "./entry-forms.js";
 
 /** A stored channel value: the first `n` items of an append-only log shared with other checkpoints. */
 class ArrayRef {
@@ -119,22 +120,52 @@ type Checkpoint = StoredCheckpoint["checkpoint"];
 /**
  * A stored checkpoint as kept: one object with the record's fields and the checkpoint's inline
  * (the record and the checkpoint as handed out are built on read), `channel_values` in stored
- * form (channel arrays may be `ArrayRef`s into shared logs). A checkpoint whose keys are not
- * the engine's six in the engine's order is kept `whole` (with stored-form values) instead.
+ * form (channel arrays may be `ArrayRef`s into shared logs), metadata and pending writes in the
+ * compact forms of ./entry-forms.ts. A checkpoint whose keys are not the engine's six in the
+ * engine's order, or whose `v` is not the engine's 1, is a `WholeEntry`.
  */
-export interface Entry {
-  id: string;
-  v: Checkpoint["v"] | undefined;
-  ts: string | undefined;
-  channel_values: Record<string, unknown>;
-  channel_versions: Checkpoint["channel_versions"] | undefined;
-  versions_seen: Checkpoint["versions_seen"] | undefined;
-  whole: Checkpoint | undefined;
-  metadata: StoredCheckpoint["metadata"];
-  parent_checkpoint_id: string | null;
-  /** Replaced (not changed) by `writes.put`, in place: the entry is internal. */
-  pending_writes: StoredCheckpoint["pending_writes"];
+export class Entry {
+  constructor(
+    readonly id: string,
+    readonly ts: string | undefined,
+    readonly channel_values: Record<string, unknown>,
+    readonly channel_versions: Checkpoint["channel_versions"] | undefined,
+    readonly versions_seen: Checkpoint["versions_seen"] | undefined,
+    readonly parent_checkpoint_id: string | null,
+    /** The pending writes, flat (./entry-forms.ts). Replaced (not changed) by `writes.put`, in place: the entry is internal. */
+    public pending: PackedWrites,
+    /** The metadata; when `source` is a string, the base whose other values this metadata shares. */
+    readonly meta: StoredCheckpoint["metadata"],
+    readonly source: unknown,
+    readonly step: unknown,
+    readonly writes: unknown,
+  ) {}
 }
+
+/** A checkpoint kept whole (with stored-form values): not of the engine's form. */
+class WholeEntry extends Entry {
+  constructor(
+    id: string,
+    channel_values: Record<string, unknown>,
+    parent_checkpoint_id: string | null,
+    pending: PackedWrites,
+    meta: StoredCheckpoint["metadata"],
+    source: unknown,
+    step: unknown,
+    writes: unknown,
+    readonly whole: Checkpoint,
+  ) {
+    super(id, undefined, channel_values, undefined, undefined, parent_checkpoint_id, pending, meta, source, step, writes);
+  }
+}
+
+/** The metadata of an entry as handed out. */
+function metadataOf(e: Entry): StoredCheckpoint["metadata"] {
+  return typeof e.source === "string" ? metadataOn(e.meta, e.source, e.step, e.writes) : e.meta;
+}
+
+/** The full metadata object an entry's metadata is kept in or based on. */
+const baseOf = (e: Entry) => e.meta;
 
 /** The keys of the engine's checkpoints, in its order. */
 const CHECKPOINT_KEYS = ["v", "id", "ts", "channel_values", "channel_versions", "versions_seen"];
@@ -150,6 +181,10 @@ interface CachedRead {
   entry: Entry;
   checkpoint: Checkpoint;
   read: StoredCheckpoint | undefined;
+  /** The entry's pending writes `read` was built from. */
+  pending: PackedWrites | undefined;
+  /** The entry's metadata as handed out (as given when the read was cached by its put). */
+  metadata: StoredCheckpoint["metadata"] | undefined;
 }
 
 /**
@@ -183,15 +218,12 @@ function indexFor(list: readonly Entry[]): Map<string, number> | undefined {
   return undefined;
 }
 
-/** The pending writes of the checkpoints that have none (most: the engine puts them after). */
-const NO_WRITES: StoredCheckpoint["pending_writes"] = Object.freeze([]);
-
 /** The checkpoint of an entry as handed out: plain JSON, frozen. */
 function checkpointOf(e: Entry): Checkpoint {
   const values = hasRefs(e.channel_values) ? unpackValues(e.channel_values) : e.channel_values;
-  if (e.whole) return values === e.channel_values ? e.whole : frozenCopy(e.whole, { channel_values: values });
+  if (e instanceof WholeEntry) return values === e.channel_values ? e.whole : frozenCopy(e.whole, { channel_values: values });
   return Object.freeze({
-    v: e.v!,
+    v: 1,
     id: e.id,
     ts: e.ts!,
     channel_values: values,
@@ -229,7 +261,7 @@ export class MemoryCheckpoints {
     const values = cp.channel_values;
     if (checking) {
       checkRecord(input, undefined, "checkpoint", isCheckpointKey);
-      checkRecord(cp, parent?.whole ?? parent, "checkpoint.checkpoint", isChannelValuesKey);
+      checkRecord(cp, parent instanceof WholeEntry ? parent.whole : parent, "checkpoint.checkpoint", isChannelValuesKey);
       checkRecord(values, undefined, "checkpoint.checkpoint.channel_values", (key, v) => Array.isArray(v) || v === parentValues?.[key]);
     }
 
@@ -246,20 +278,31 @@ export class MemoryCheckpoints {
       }
     }
     const given = input.pending_writes;
-    const standard = hasCheckpointKeys(cp);
-    const entry: Entry = {
-      id,
-      v: standard ? cp.v : undefined,
-      ts: standard ? cp.ts : undefined,
-      channel_values: packed ?? values,
-      channel_versions: standard ? cp.channel_versions : undefined,
-      versions_seen: standard ? cp.versions_seen : undefined,
-      whole: standard ? undefined : packed ? Object.assign({}, cp, { channel_values: packed }) : cp,
-      metadata: input.metadata,
-      // The parent's own id string when it is stored (equal, and one string instead of two).
-      parent_checkpoint_id: parent ? parent.id : input.parent_checkpoint_id,
-      pending_writes: given.length === 0 ? NO_WRITES : Object.isFrozen(given) ? given : Object.freeze(given.slice()),
-    };
+    const pending = packWrites(given);
+    // Metadata that shares the parent's base (the run's) keeps its own values only.
+    const metadata = input.metadata;
+    const base = parent && baseOf(parent);
+    const shared = base !== undefined && sharesBase(metadata, base);
+    const meta = shared ? base : metadata;
+    const source = shared ? metadata.source : undefined;
+    const step = shared ? metadata.step : undefined;
+    const writes = shared ? metadata.writes : undefined;
+    // The parent's own id string when it is stored (equal, and one string instead of two).
+    const parentId = parent ? parent.id : input.parent_checkpoint_id;
+    const entry =
+      hasCheckpointKeys(cp) && cp.v === 1
+        ? new Entry(id, cp.ts, packed ?? values, cp.channel_versions, cp.versions_seen, parentId, pending, meta, source, step, writes)
+        : new WholeEntry(
+            id,
+            packed ?? values,
+            parentId,
+            pending,
+            meta,
+            source,
+            step,
+            writes,
+            packed ? Object.assign({}, cp, { channel_values: packed }) : cp,
+          );
 
     const at = find(nc, id);
     const list = nc.list;
@@ -286,7 +329,7 @@ export class MemoryCheckpoints {
     if (Object.isFrozen(cp) && frozenValues(values)) {
       const cache = nc.cache;
       if (cache.length >= READ_CACHE) cache.pop();
-      cache.unshift({ entry, checkpoint: cp, read: undefined });
+      cache.unshift({ entry, checkpoint: cp, read: undefined, pending: undefined, metadata: Object.isFrozen(metadata) ? metadata : undefined });
     }
   }
 
@@ -311,14 +354,10 @@ export class MemoryCheckpoints {
       throw notFound(`writes for checkpoint ${op.checkpoint_id} (namespace "${ns}") of thread ${op.thread_id}: no such checkpoint`);
     }
     const entry = nc.list[at]!;
-    // Arrays of their exact length (a spread into a new array keeps room for 17 items).
-    const had = entry.pending_writes;
-    let pending: StoredCheckpoint["pending_writes"];
-    if (had.length === 0) pending = Object.isFrozen(op.writes) ? op.writes : Object.freeze(op.writes.slice());
-    else pending = Object.freeze((had.some((w) => w[0] === op.task_id) ? had.filter((w) => w[0] !== op.task_id) : had).concat(op.writes));
-    entry.pending_writes = pending;
+    const had = entry.pending;
+    entry.pending = replaceTaskWrites(had, op.task_id, op.writes);
     undo.push(() => {
-      entry.pending_writes = had;
+      entry.pending = had;
     });
   }
 
@@ -352,19 +391,20 @@ export class MemoryCheckpoints {
     let hit: CachedRead | undefined;
     for (let i = 0; i < cache.length; i++) if (cache[i]!.entry === e) hit = cache[i];
     if (!hit) {
-      hit = { entry: e, checkpoint: checkpointOf(e), read: undefined };
+      hit = { entry: e, checkpoint: checkpointOf(e), read: undefined, pending: undefined, metadata: undefined };
       if (cache.length >= READ_CACHE) cache.pop();
       cache.unshift(hit);
     }
-    if (hit.read?.pending_writes !== e.pending_writes) {
+    if (hit.read === undefined || hit.pending !== e.pending) {
       hit.read = Object.freeze({
         thread_id: nc.threadId,
         checkpoint_ns: nc.ns,
         checkpoint: hit.checkpoint,
-        metadata: e.metadata,
+        metadata: (hit.metadata ??= metadataOf(e)),
         parent_checkpoint_id: e.parent_checkpoint_id,
-        pending_writes: e.pending_writes,
+        pending_writes: unpackWrites(e.pending),
       });
+      hit.pending = e.pending;
     }
     return hit.read;
   }
@@ -410,7 +450,7 @@ export class MemoryCheckpoints {
     const out: StoredCheckpoint[] = [];
     for (let i = start; i >= 0 && out.length < limit; i--) {
       const cp = nc.list[i]!;
-      if (options.filter && !contains(cp.metadata, options.filter)) continue;
+      if (options.filter && !contains(metadataOf(cp), options.filter)) continue;
       out.push(this.read(nc, cp));
     }
     return out;
