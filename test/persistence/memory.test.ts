@@ -272,6 +272,32 @@ describe("memory store: checkpoint metadata", () => {
   });
 });
 
+describe("memory store: pending writes", () => {
+  it("hands back every task id as written, and replaces only that task's writes", async () => {
+    const store = new InspectableStore();
+    await store.commit([{ op: "checkpoint.put", checkpoint: checkpoint("t1", cpId(0), null, { messages: messages(1) }) }]);
+    const uuid = "0a1b2c3d-4e5f-6789-abcd-ef0123456789";
+    // The same UUID in other forms, and an id of 8 characters whose code units are those of the UUID's digits.
+    const lookalike = String.fromCharCode(0x0a1b, 0x2c3d, 0x4e5f, 0x6789, 0xabcd, 0xef01, 0x2345, 0x6789);
+    const tasks = [uuid, uuid.toUpperCase(), uuid.replaceAll("-", ""), lookalike, "00000000-0000-0000-0000-000000000000"];
+    for (const [i, task] of tasks.entries()) {
+      await store.commit([{ op: "writes.put", thread_id: "t1", checkpoint_id: cpId(0), task_id: task, writes: [[task, "x", i], [task, "y", i]] }]);
+    }
+    await store.commit([{ op: "writes.put", thread_id: "t1", checkpoint_id: cpId(0), task_id: lookalike, writes: [[lookalike, "z", 9]] }]);
+    await store.commit([{ op: "writes.put", thread_id: "t1", checkpoint_id: cpId(0), task_id: uuid, writes: [] }]);
+    const read = (await store.getCheckpoint({ thread_id: "t1" }))!.pending_writes;
+    expect(read).toEqual([
+      [tasks[1], "x", 1],
+      [tasks[1], "y", 1],
+      [tasks[2], "x", 2],
+      [tasks[2], "y", 2],
+      [tasks[4], "x", 4],
+      [tasks[4], "y", 4],
+      [lookalike, "z", 9],
+    ]);
+  });
+});
+
 describe("MemoryData.apply", () => {
   it("replays ops accepted before without their expectations, still all or nothing", () => {
     const data = new MemoryData();
