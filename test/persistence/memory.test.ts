@@ -166,6 +166,35 @@ describe("memory store: shared array prefixes", () => {
 describe("memory store: checkpoint ids", () => {
   const ids = (cps: readonly { checkpoint: { id: string } }[]) => cps.map((c) => c.checkpoint.id);
 
+  it("keeps canonical UUID ids short until another id is put, and hands back every id as given", async () => {
+    const store = new InspectableStore();
+    const space = () => store.inner.checkpoints.get("t1")!;
+    // A parent that is not stored, in a form other than canonical.
+    const upper = cpId(99).toUpperCase();
+    await store.commit([{ op: "checkpoint.put", checkpoint: checkpoint("t1", cpId(0), upper, { messages: messages(1) }) }]);
+    for (let i = 1; i < 3; i++) await store.commit([{ op: "checkpoint.put", checkpoint: checkpoint("t1", cpId(i), cpId(i - 1), { messages: messages(i + 1) }) }]);
+    expect(space().compact).toBe(true);
+    expect(space().list[1]!.id).toHaveLength(8);
+    expect(await store.getCheckpoint({ thread_id: "t1", checkpoint_id: cpId(1).toUpperCase() })).toBeUndefined();
+    expect(await store.getCheckpoint({ thread_id: "t1", checkpoint_id: space().list[1]!.id })).toBeUndefined();
+    // A failed put of another id changes nothing.
+    await expect(
+      store.commit([
+        { op: "checkpoint.put", checkpoint: checkpoint("t1", "odd", cpId(2), { messages: messages(4) }) },
+        { op: "writes.put", thread_id: "t1", checkpoint_id: "no-such", task_id: "task", writes: [] },
+      ]),
+    ).rejects.toThrow(/no such checkpoint/);
+    expect(space().compact).toBe(true);
+    await store.commit([{ op: "checkpoint.put", checkpoint: checkpoint("t1", "odd", cpId(2), { messages: messages(4) }) }]);
+    await store.commit([{ op: "checkpoint.put", checkpoint: checkpoint("t1", cpId(3), "odd", { messages: messages(5) }) }]);
+    expect(space().compact).toBe(false);
+    const listed = await store.listCheckpoints("t1");
+    expect(ids(listed)).toEqual([cpId(3), "odd", cpId(2), cpId(1), cpId(0)]);
+    expect(listed.map((c) => c.parent_checkpoint_id)).toEqual(["odd", cpId(2), cpId(1), cpId(0), upper]);
+    expect((await store.getCheckpoint({ thread_id: "t1", checkpoint_id: cpId(1) }))?.checkpoint.id).toBe(cpId(1));
+    expect(ids(await store.listCheckpoints("t1", { before: cpId(2) }))).toEqual([cpId(1), cpId(0)]);
+  });
+
   it("finds checkpoints by id with no index while ids ascend, and with one once they do not", async () => {
     const store = new InspectableStore();
     for (let i = 0; i < 4; i++) await store.commit([{ op: "checkpoint.put", checkpoint: checkpoint("t1", cpId(i), i === 0 ? null : cpId(i - 1), { messages: messages(i + 1) }) }]);

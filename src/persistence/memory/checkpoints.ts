@@ -13,7 +13,16 @@ import type { ThreadRecord } from "../../types.js";
 import type { CheckpointKey, ListCheckpointsOptions, StoredCheckpoint, WriteOp } from "../types.js";
 import { checkRecord, frozenCopy, setIn } from "./records.js";
 import { exactObject } from "../../exact-objects.js";
-import { metadataOn, packWrites, replaceTaskWrites, sharesBase, unpackWrites, type PackedWrites } from "./entry-forms.js";
+import {
+  compactUuid,
+  expandUuid,
+  metadataOn,
+  packWrites,
+  replaceTaskWrites,
+  sharesBase,
+  unpackWrites,
+  type PackedWrites,
+} from "./entry-forms.js";
 
 /** A stored channel value: the first `n` items of an append-only log shared with other checkpoints. */
 class ArrayRef {
@@ -106,6 +115,12 @@ export interface NamespaceCheckpoints {
   /** The checkpoints in put order; the last is the latest. */
   list: Entry[];
   /**
+   * True while every checkpoint id put is a canonical UUID (the engine's): entries keep ids in 8
+   * code units (`compactUuid`: 32 bytes instead of 56), which sort as the UUIDs do. The first
+   * other id turns the namespace's entries to ids as given, for good.
+   */
+  compact: boolean;
+  /**
    * checkpoint id -> index in `list`, once a put broke the ascending order of ids. Until then
    * (the engine's ids ascend: they are time-ordered) `find` searches `list` by id, and a
    * checkpoint costs no index entry.
@@ -126,12 +141,14 @@ type Checkpoint = StoredCheckpoint["checkpoint"];
  */
 export class Entry {
   constructor(
+    /** The id: compact in a `compact` namespace. */
     readonly id: string,
     readonly ts: string | undefined,
     readonly channel_values: Record<string, unknown>,
     readonly channel_versions: Checkpoint["channel_versions"] | undefined,
     readonly versions_seen: Checkpoint["versions_seen"] | undefined,
-    readonly parent_checkpoint_id: string | null,
+    /** In a `compact` namespace, compact or (any other id) in an array of one. */
+    readonly parent_checkpoint_id: StoredParent,
     /** The pending writes, flat (./entry-forms.ts). Replaced (not changed) by `writes.put`, in place: the entry is internal. */
     public pending: PackedWrites,
     /** The metadata; when `source` is a string, the base whose other values this metadata shares. */
@@ -140,14 +157,22 @@ export class Entry {
     readonly step: unknown,
     readonly writes: unknown,
   ) {}
+
+  /** This entry with other ids (in stored form). */
+  withIds(id: string, parent: StoredParent): Entry {
+    return new Entry(id, this.ts, this.channel_values, this.channel_versions, this.versions_seen, parent, this.pending, this.meta, this.source, this.step, this.writes);
+  }
 }
+
+/** A parent checkpoint id in stored form (see `Entry`). */
+type StoredParent = string | readonly [string] | null;
 
 /** A checkpoint kept whole (with stored-form values): not of the engine's form. */
 class WholeEntry extends Entry {
   constructor(
     id: string,
     channel_values: Record<string, unknown>,
-    parent_checkpoint_id: string | null,
+    parent_checkpoint_id: StoredParent,
     pending: PackedWrites,
     meta: StoredCheckpoint["metadata"],
     source: unknown,
@@ -157,7 +182,25 @@ class WholeEntry extends Entry {
   ) {
     super(id, undefined, channel_values, undefined, undefined, parent_checkpoint_id, pending, meta, source, step, writes);
   }
+
+  override withIds(id: string, parent: StoredParent): Entry {
+    return new WholeEntry(id, this.channel_values, parent, this.pending, this.meta, this.source, this.step, this.writes, this.whole);
+  }
 }
+
+/** The id of an entry of `nc` as given. */
+const idOf = (nc: NamespaceCheckpoints, e: Entry): string => (nc.compact ? expandUuid(e.id) : e.id);
+
+/** The parent id of an entry of `nc` as given. */
+function parentOf(nc: NamespaceCheckpoints, e: Entry): string | null {
+  const p = e.parent_checkpoint_id;
+  if (p === null) return null;
+  if (typeof p !== "string") return p[0];
+  return nc.compact ? expandUuid(p) : p;
+}
+
+/** Checkpoint id `id` as `nc` keeps it, or undefined when no entry of `nc` can have it. */
+const keyOf = (nc: NamespaceCheckpoints, id: string): string | undefined => (nc.compact ? compactUuid(id) : id);
 
 /** The metadata of an entry as handed out. */
 function metadataOf(e: Entry): StoredCheckpoint["metadata"] {
@@ -194,8 +237,14 @@ interface CachedRead {
  */
 const READ_CACHE = 1;
 
-/** The position of checkpoint `id` in `nc.list`. */
+/** The position of checkpoint `id` (as given) in `nc.list`. */
 function find(nc: NamespaceCheckpoints, id: string): number | undefined {
+  const key = keyOf(nc, id);
+  return key === undefined ? undefined : findKey(nc, key);
+}
+
+/** The position of checkpoint `id` (as kept) in `nc.list`. */
+function findKey(nc: NamespaceCheckpoints, id: string): number | undefined {
   if (nc.index) return nc.index.get(id);
   const list = nc.list;
   let lo = 0;
@@ -218,13 +267,13 @@ function indexFor(list: readonly Entry[]): Map<string, number> | undefined {
   return undefined;
 }
 
-/** The checkpoint of an entry as handed out: plain JSON, frozen. */
-function checkpointOf(e: Entry): Checkpoint {
+/** The checkpoint of an entry (of id `id`) as handed out: plain JSON, frozen. */
+function checkpointOf(e: Entry, id: string): Checkpoint {
   const values = hasRefs(e.channel_values) ? unpackValues(e.channel_values) : e.channel_values;
   if (e instanceof WholeEntry) return values === e.channel_values ? e.whole : frozenCopy(e.whole, { channel_values: values });
   return Object.freeze({
     v: 1,
-    id: e.id,
+    id,
     ts: e.ts!,
     channel_values: values,
     channel_versions: e.channel_versions!,
@@ -248,10 +297,15 @@ export class MemoryCheckpoints {
     const ns = input.checkpoint_ns ?? "";
     let nc = this.space(threadId, ns);
     if (!nc) {
-      nc = { threadId, ns, list: [], index: undefined, cache: [] };
+      nc = { threadId, ns, list: [], compact: true, index: undefined, cache: [] };
       this.setSpace(threadId, ns, nc, undo);
     }
-    const id = input.checkpoint.id;
+    let id = input.checkpoint.id;
+    if (nc.compact) {
+      const key = compactUuid(id);
+      if (key === undefined) nc = this.idsAsGiven(nc, undo);
+      else id = key;
+    }
     const parentAt = input.parent_checkpoint_id === null ? undefined : find(nc, input.parent_checkpoint_id);
     const parent = parentAt === undefined ? undefined : nc.list[parentAt]!;
     const parentValues = parent?.channel_values;
@@ -288,7 +342,12 @@ export class MemoryCheckpoints {
     const step = shared ? metadata.step : undefined;
     const writes = shared ? metadata.writes : undefined;
     // The parent's own id string when it is stored (equal, and one string instead of two).
-    const parentId = parent ? parent.id : input.parent_checkpoint_id;
+    const givenParent = input.parent_checkpoint_id;
+    const parentId: StoredParent = parent
+      ? parent.id
+      : givenParent === null || !nc.compact
+        ? givenParent
+        : (compactUuid(givenParent) ?? Object.freeze([givenParent] as const));
     const entry =
       hasCheckpointKeys(cp) && cp.v === 1
         ? new Entry(id, cp.ts, packed ?? values, cp.channel_versions, cp.versions_seen, parentId, pending, meta, source, step, writes)
@@ -304,7 +363,7 @@ export class MemoryCheckpoints {
             packed ? Object.assign({}, cp, { channel_values: packed }) : cp,
           );
 
-    const at = find(nc, id);
+    const at = findKey(nc, id);
     const list = nc.list;
     if (at === undefined) {
       // The hot path: append in place, undone by popping.
@@ -339,9 +398,18 @@ export class MemoryCheckpoints {
     const prev = this.space(op.thread_id, ns);
     if (!prev) return;
     const drop = new Set(op.checkpoint_ids);
-    const list = prev.list.filter((c) => !drop.has(c.id));
+    const list = prev.list.filter((c) => !drop.has(idOf(prev, c)));
     if (list.length === prev.list.length) return;
-    this.setSpace(op.thread_id, ns, list.length > 0 ? { threadId: op.thread_id, ns, list, index: indexFor(list), cache: [] } : undefined, undo);
+    const next = { threadId: op.thread_id, ns, list, compact: prev.compact, index: indexFor(list), cache: [] };
+    this.setSpace(op.thread_id, ns, list.length > 0 ? next : undefined, undo);
+  }
+
+  /** `nc` with its entries' ids as given, in place of it (its first id that is not a canonical UUID). */
+  private idsAsGiven(nc: NamespaceCheckpoints, undo: Array<() => void>): NamespaceCheckpoints {
+    const list = nc.list.map((e) => e.withIds(idOf(nc, e), parentOf(nc, e)));
+    const next = { threadId: nc.threadId, ns: nc.ns, list, compact: false, index: indexFor(list), cache: [] };
+    this.setSpace(nc.threadId, nc.ns, next, undo);
+    return next;
   }
 
   /** Sets a task's pending writes on a stored checkpoint (replacing the task's earlier ones). */
@@ -391,7 +459,7 @@ export class MemoryCheckpoints {
     let hit: CachedRead | undefined;
     for (let i = 0; i < cache.length; i++) if (cache[i]!.entry === e) hit = cache[i];
     if (!hit) {
-      hit = { entry: e, checkpoint: checkpointOf(e), read: undefined, pending: undefined, metadata: undefined };
+      hit = { entry: e, checkpoint: checkpointOf(e, idOf(nc, e)), read: undefined, pending: undefined, metadata: undefined };
       if (cache.length >= READ_CACHE) cache.pop();
       cache.unshift(hit);
     }
@@ -401,7 +469,7 @@ export class MemoryCheckpoints {
         checkpoint_ns: nc.ns,
         checkpoint: hit.checkpoint,
         metadata: (hit.metadata ??= metadataOf(e)),
-        parent_checkpoint_id: e.parent_checkpoint_id,
+        parent_checkpoint_id: parentOf(nc, e),
         pending_writes: unpackWrites(e.pending),
       });
       hit.pending = e.pending;
