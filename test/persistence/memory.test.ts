@@ -361,7 +361,7 @@ describe("memory store: indexes", () => {
     for (let i = 0; i < 200; i++) ops.push({ op: "run.put" as const, run: { ...runRecord(`r${i}`, `t${i % 10}`), status: i % 50 === 0 ? ("pending" as const) : ("success" as const) } });
     await store.commit(ops);
     expect([...store.inner.activeRuns.keys()]).toEqual(["r0", "r50", "r100", "r150"]);
-    expect([...store.inner.runsByThread.get("t0")!.keys()]).toHaveLength(20);
+    expect(store.inner.runsByThread.get("t0")!.map((e) => e.run.run_id)).toHaveLength(20);
     await store.commit([{ op: "run.put", run: { ...runRecord("r50", "t0"), status: "success" } }]);
     expect((await store.queryRuns({ status: "pending", sortBy: "queue" })).map((r) => r.run_id)).toEqual(["r0", "r100", "r150"]);
   });
