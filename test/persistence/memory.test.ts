@@ -264,33 +264,38 @@ describe("memory store: checkpoint ids", () => {
 });
 
 describe("memory store: checkpoint metadata", () => {
-  it("keeps the metadata a run's checkpoints share once, and hands back each checkpoint's as put", async () => {
+  it("keeps the metadata a thread's checkpoints share once, and hands back each checkpoint's as put", async () => {
     const store = new InspectableStore();
     const parents = Object.freeze({});
-    const run = (runId: string) => ({ created_by: "system", run_id: runId, run_attempt: 1 });
+    const run = (runId: string, by = "system") => ({ created_by: by, run_id: runId, run_attempt: 1 });
     const metas = [
       { ...run("r1"), source: "input", step: -1, parents, writes: { __start__: { messages: [] } } },
       { ...run("r1"), source: "loop", step: 0, parents, writes: null },
       { ...run("r1"), source: "loop", step: 1, parents, writes: { echo: { n: 1 } } },
-      // Another run: its own base.
+      // Another run: the same base.
       { ...run("r2"), source: "input", step: 2, parents, writes: null },
-      // Its keys in another order, an extra key, a value equal but not the same: kept whole.
+      // Children of the last with their keys in another order, an extra key, an object equal but
+      // not the same, another value, a source or a step the engine does not write: kept whole.
       { run_id: "r2", created_by: "system", run_attempt: 1, source: "loop", step: 3, parents, writes: null },
-      { ...run("r2"), source: "loop", step: 4, parents, writes: null, extra: true },
-      { ...run("r2"), source: "loop", step: 5, parents: {}, writes: null },
+      { ...run("r2"), source: "loop", step: 3, parents, writes: null, extra: true },
+      { ...run("r2"), source: "loop", step: 3, parents: {}, writes: null },
+      { ...run("r2", "user"), source: "loop", step: 3, parents, writes: null },
+      { ...run("r2"), source: "elsewhere", step: 3, parents, writes: null },
+      { ...run("r2"), source: "loop", step: 3.5, parents, writes: null },
+      { ...run("r2"), source: "loop", step: 2 ** 40, parents, writes: null },
       // Not frozen: kept as given.
-      { ...run("r2"), source: "loop", step: 6, parents, writes: null },
+      { ...run("r2"), source: "loop", step: 3, parents, writes: null },
     ];
     const puts = metas.map((m, i) => ({
-      ...checkpoint("t1", cpId(i), i === 0 ? null : cpId(i - 1), { messages: messages(i + 1) }),
+      ...checkpoint("t1", cpId(i), i === 0 ? null : cpId(Math.min(i - 1, 3)), { messages: messages(i + 1) }),
       metadata: (i === metas.length - 1 ? m : Object.freeze(m)) as never,
     }));
     for (const cp of puts) await store.commit([{ op: "checkpoint.put", checkpoint: cp }]);
     const list = store.inner.checkpoints.get("t1")!.list;
     expect(list[1]!.meta).toBe(puts[0]!.metadata);
     expect(list[2]!.meta).toBe(puts[0]!.metadata);
-    expect(list[3]!.meta).toBe(puts[3]!.metadata);
-    for (const i of [4, 5, 6, 7]) expect(list[i]!.meta).toBe(puts[i]!.metadata);
+    expect(list[3]!.meta).toBe(puts[0]!.metadata);
+    for (let i = 4; i < puts.length; i++) expect(list[i]!.meta).toBe(puts[i]!.metadata);
     for (let i = 0; i < puts.length; i++) {
       const read = (await store.getCheckpoint({ thread_id: "t1", checkpoint_id: cpId(i) }))!;
       expect(JSON.stringify(read.metadata)).toBe(JSON.stringify(puts[i]!.metadata));

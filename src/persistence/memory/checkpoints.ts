@@ -17,9 +17,9 @@ import {
   compactUuid,
   expandUuid,
   metadataOn,
+  onBase,
   packWrites,
   replaceTaskWrites,
-  sharesBase,
   unpackWrites,
   type PackedWrites,
 } from "./entry-forms.js";
@@ -151,16 +151,16 @@ export class Entry {
     readonly parent_checkpoint_id: StoredParent,
     /** The pending writes, flat (./entry-forms.ts). Replaced (not changed) by `writes.put`, in place: the entry is internal. */
     public pending: PackedWrites,
-    /** The metadata; when `source` is a string, the base whose other values this metadata shares. */
+    /** The metadata; with `sourceStep`, the base whose other values this metadata shares (./entry-forms.ts). */
     readonly meta: StoredCheckpoint["metadata"],
-    readonly source: unknown,
-    readonly step: unknown,
+    readonly sourceStep: number | undefined,
     readonly writes: unknown,
+    readonly runId: unknown,
   ) {}
 
   /** This entry with other ids (in stored form). */
   withIds(id: string, parent: StoredParent): Entry {
-    return new Entry(id, this.ts, this.channel_values, this.channel_versions, this.versions_seen, parent, this.pending, this.meta, this.source, this.step, this.writes);
+    return new Entry(id, this.ts, this.channel_values, this.channel_versions, this.versions_seen, parent, this.pending, this.meta, this.sourceStep, this.writes, this.runId);
   }
 }
 
@@ -175,16 +175,16 @@ class WholeEntry extends Entry {
     parent_checkpoint_id: StoredParent,
     pending: PackedWrites,
     meta: StoredCheckpoint["metadata"],
-    source: unknown,
-    step: unknown,
+    sourceStep: number | undefined,
     writes: unknown,
+    runId: unknown,
     readonly whole: Checkpoint,
   ) {
-    super(id, undefined, channel_values, undefined, undefined, parent_checkpoint_id, pending, meta, source, step, writes);
+    super(id, undefined, channel_values, undefined, undefined, parent_checkpoint_id, pending, meta, sourceStep, writes, runId);
   }
 
   override withIds(id: string, parent: StoredParent): Entry {
-    return new WholeEntry(id, this.channel_values, parent, this.pending, this.meta, this.source, this.step, this.writes, this.whole);
+    return new WholeEntry(id, this.channel_values, parent, this.pending, this.meta, this.sourceStep, this.writes, this.runId, this.whole);
   }
 }
 
@@ -204,7 +204,7 @@ const keyOf = (nc: NamespaceCheckpoints, id: string): string | undefined => (nc.
 
 /** The metadata of an entry as handed out. */
 function metadataOf(e: Entry): StoredCheckpoint["metadata"] {
-  return typeof e.source === "string" ? metadataOn(e.meta, e.source, e.step, e.writes) : e.meta;
+  return e.sourceStep === undefined ? e.meta : metadataOn(e.meta, e.sourceStep, e.writes, e.runId);
 }
 
 /** The full metadata object an entry's metadata is kept in or based on. */
@@ -333,14 +333,14 @@ export class MemoryCheckpoints {
     }
     const given = input.pending_writes;
     const pending = packWrites(given);
-    // Metadata that shares the parent's base (the run's) keeps its own values only.
+    // Metadata that shares the parent's base (the thread's) keeps its own values only.
     const metadata = input.metadata;
     const base = parent && baseOf(parent);
-    const shared = base !== undefined && sharesBase(metadata, base);
-    const meta = shared ? base : metadata;
-    const source = shared ? metadata.source : undefined;
-    const step = shared ? metadata.step : undefined;
+    const sourceStep = base === undefined || base === metadata ? undefined : onBase(metadata, base);
+    const shared = sourceStep !== undefined;
+    const meta = shared ? base! : metadata;
     const writes = shared ? metadata.writes : undefined;
+    const runId = shared ? (metadata as { run_id?: unknown }).run_id : undefined;
     // The parent's own id string when it is stored (equal, and one string instead of two).
     const givenParent = input.parent_checkpoint_id;
     const parentId: StoredParent = parent
@@ -350,16 +350,16 @@ export class MemoryCheckpoints {
         : (compactUuid(givenParent) ?? Object.freeze([givenParent] as const));
     const entry =
       hasCheckpointKeys(cp) && cp.v === 1
-        ? new Entry(id, cp.ts, packed ?? values, cp.channel_versions, cp.versions_seen, parentId, pending, meta, source, step, writes)
+        ? new Entry(id, cp.ts, packed ?? values, cp.channel_versions, cp.versions_seen, parentId, pending, meta, sourceStep, writes, runId)
         : new WholeEntry(
             id,
             packed ?? values,
             parentId,
             pending,
             meta,
-            source,
-            step,
+            sourceStep,
             writes,
+            runId,
             packed ? Object.assign({}, cp, { channel_values: packed }) : cp,
           );
 

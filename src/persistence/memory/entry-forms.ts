@@ -3,11 +3,13 @@
  * (./checkpoints.ts), for heap per chat turn (issue 11). Each is turned back into the JSON it
  * was given on read: the same keys in the same order, the same values (by reference), frozen.
  *
- * - Metadata: the checkpoints of one run have the same metadata but for `source`, `step` and
- *   `writes` (the engine builds each from the run's). A checkpoint whose metadata has the keys,
- *   in the same order, and the values (the same references) of an earlier checkpoint's keeps
- *   that checkpoint's metadata as its base and its own three values only: 104 bytes of an object
- *   of ten keys saved on every checkpoint of a run but its first.
+ * - Metadata: the checkpoints of a thread have the same metadata but for `source`, `step`,
+ *   `writes` and `run_id` (the engine builds each from its run's). A checkpoint whose metadata
+ *   has the keys, in the same order, and the other values (the same, objects by reference) of an
+ *   earlier checkpoint's keeps that checkpoint's metadata as its base and its own values only
+ *   (`source` and `step` in one number): an object of ten keys (104 bytes) saved on every
+ *   checkpoint of a thread but its first (and the first after a change of graph, assistant or
+ *   run metadata).
  * - Pending writes: kept as one flat array `[task, channel, value, task, channel, value, ...]`
  *   instead of an array of three-item arrays: 72 bytes saved per write; a task id (a UUID of 56
  *   bytes) in 8 code units (32 bytes), one string for the writes of a task.
@@ -15,34 +17,56 @@
 import type { CheckpointMetadata, PendingWrite } from "../types.js";
 
 /** The keys a checkpoint's metadata keeps of its own when it has a base. */
-const OWN_KEYS: ReadonlySet<string> = new Set(["source", "step", "writes"]);
+const OWN_KEYS: ReadonlySet<string> = new Set(["source", "step", "writes", "run_id"]);
+
+/** The engine's sources of a checkpoint (`CheckpointMetadata["source"]`), by their number in `sourceStep`. */
+const SOURCES: readonly string[] = ["input", "loop", "update", "fork"];
+/** Steps `sourceStep` holds (a small integer: no heap number). */
+const MAX_STEP = 2 ** 26;
 
 /**
- * True when `metadata` can be kept as `base` with its own `source`, `step` and `writes`: both
- * frozen plain objects with the same keys in the same order, every other value the same (by
- * reference), and a string `source` (what marks an entry as kept this way).
+ * `metadata`'s `source` and `step` as one integer (`step * 4 + source`), or undefined when the
+ * source is not one of the engine's or the step not an integer of at most 2^26.
  */
-export function sharesBase(metadata: CheckpointMetadata, base: CheckpointMetadata): boolean {
-  if (metadata === base || !Object.isFrozen(metadata) || !Object.isFrozen(base)) return false;
-  if (typeof metadata.source !== "string" || Object.getPrototypeOf(metadata) !== Object.prototype) return false;
-  const keys = Object.keys(metadata);
-  const baseKeys = Object.keys(base);
-  if (keys.length !== baseKeys.length) return false;
-  const m = metadata as unknown as Record<string, unknown>;
-  const b = base as unknown as Record<string, unknown>;
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i]!;
-    if (key !== baseKeys[i] || key === "__proto__") return false;
-    if (!OWN_KEYS.has(key) && m[key] !== b[key]) return false;
-  }
-  return true;
+function sourceStep(metadata: Readonly<Record<string, unknown>>): number | undefined {
+  const source = SOURCES.indexOf(metadata.source as string);
+  const step = metadata.step;
+  if (source < 0 || typeof step !== "number" || !Number.isInteger(step) || Math.abs(step) > MAX_STEP) return undefined;
+  return step * 4 + source;
 }
 
-/** The metadata `base` with its own `source`, `step` and `writes` (see `sharesBase`), frozen. */
-export function metadataOn(base: CheckpointMetadata, source: unknown, step: unknown, writes: unknown): CheckpointMetadata {
+/**
+ * `metadata` kept on `base`: its `source` and `step` in one number (see `sourceStep`), when both
+ * are frozen plain objects with the same keys in the same order, `source` and `step` among them
+ * and every value but the own keys' the same (`Object.is`: objects by reference); else undefined.
+ */
+export function onBase(metadata: CheckpointMetadata, base: CheckpointMetadata): number | undefined {
+  if (!Object.isFrozen(metadata) || !Object.isFrozen(base) || Object.getPrototypeOf(metadata) !== Object.prototype) return undefined;
+  const m = metadata as unknown as Record<string, unknown>;
   const b = base as unknown as Record<string, unknown>;
+  if (!Object.hasOwn(m, "source") || !Object.hasOwn(m, "step")) return undefined;
+  const packed = sourceStep(m);
+  if (packed === undefined) return undefined;
+  const keys = Object.keys(m);
+  const baseKeys = Object.keys(b);
+  if (keys.length !== baseKeys.length) return undefined;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    if (key !== baseKeys[i] || key === "__proto__") return undefined;
+    if (!OWN_KEYS.has(key) && !Object.is(m[key], b[key])) return undefined;
+  }
+  return packed;
+}
+
+/** The metadata kept on `base` (see `onBase`), frozen. */
+export function metadataOn(base: CheckpointMetadata, packed: number, writes: unknown, runId: unknown): CheckpointMetadata {
+  const b = base as unknown as Record<string, unknown>;
+  const source = packed & 3;
+  const step = (packed - source) / 4;
   const out: Record<string, unknown> = {};
-  for (const key in b) out[key] = key === "source" ? source : key === "step" ? step : key === "writes" ? writes : b[key];
+  for (const key in b) {
+    out[key] = key === "source" ? SOURCES[source] : key === "step" ? step : key === "writes" ? writes : key === "run_id" ? runId : b[key];
+  }
   return Object.freeze(out) as unknown as CheckpointMetadata;
 }
 
