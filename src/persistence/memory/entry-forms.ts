@@ -60,13 +60,13 @@ export function onBase(metadata: CheckpointMetadata, base: CheckpointMetadata): 
 
 /** The metadata kept on `base` (see `onBase`), frozen. */
 export function metadataOn(base: CheckpointMetadata, packed: number, writes: unknown, runId: unknown): CheckpointMetadata {
-  const b = base as unknown as Record<string, unknown>;
   const source = packed & 3;
-  const step = (packed - source) / 4;
-  const out: Record<string, unknown> = {};
-  for (const key in b) {
-    out[key] = key === "source" ? SOURCES[source] : key === "step" ? step : key === "writes" ? writes : key === "run_id" ? runId : b[key];
-  }
+  // A copy of the base (its keys in order: a spread copies its shape at once), own values set.
+  const out: Record<string, unknown> = { ...(base as unknown as Record<string, unknown>) };
+  out.source = SOURCES[source];
+  out.step = (packed - source) / 4;
+  if (Object.hasOwn(out, "writes")) out.writes = writes;
+  if (Object.hasOwn(out, "run_id")) out.run_id = runId;
   return Object.freeze(out) as unknown as CheckpointMetadata;
 }
 
