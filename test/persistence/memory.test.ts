@@ -283,6 +283,7 @@ describe("memory store: checkpoint metadata", () => {
       { ...run("r2"), source: "elsewhere", step: 3, parents, writes: null },
       { ...run("r2"), source: "loop", step: 3.5, parents, writes: null },
       { ...run("r2"), source: "loop", step: 2 ** 40, parents, writes: null },
+      { ...run("r2"), source: "loop", step: -0, parents, writes: null },
       // Not frozen: kept as given.
       { ...run("r2"), source: "loop", step: 3, parents, writes: null },
     ];
@@ -299,6 +300,7 @@ describe("memory store: checkpoint metadata", () => {
     for (let i = 0; i < puts.length; i++) {
       const read = (await store.getCheckpoint({ thread_id: "t1", checkpoint_id: cpId(i) }))!;
       expect(JSON.stringify(read.metadata)).toBe(JSON.stringify(puts[i]!.metadata));
+      expect(Object.is(read.metadata.step, puts[i]!.metadata.step)).toBe(true);
       expect(Object.isFrozen(read.metadata)).toBe(Object.isFrozen(puts[i]!.metadata));
     }
     const loops = await store.listCheckpoints("t1", { filter: { source: "loop", run_id: "r1" } });

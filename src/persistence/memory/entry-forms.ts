@@ -31,7 +31,7 @@ const MAX_STEP = 2 ** 26;
 function sourceStep(metadata: Readonly<Record<string, unknown>>): number | undefined {
   const source = SOURCES.indexOf(metadata.source as string);
   const step = metadata.step;
-  if (source < 0 || typeof step !== "number" || !Number.isInteger(step) || Math.abs(step) > MAX_STEP) return undefined;
+  if (source < 0 || typeof step !== "number" || !Number.isInteger(step) || Math.abs(step) > MAX_STEP || Object.is(step, -0)) return undefined;
   return step * 4 + source;
 }
 
