@@ -6,6 +6,7 @@
  * checkpoint is kept as a reference `{log, n}` into an append-only log, so consecutive
  * checkpoints share their common prefix and a checkpoint costs memory for its new items only.
  * Reads materialize `log.slice(0, n)` (frozen); the last reads of each namespace are cached.
+ * Metadata, pending writes and ids are kept in the compact forms of ./entry-forms.ts.
  */
 import { notFound } from "../../errors.js";
 import { MAX_DEPTH, checkJson, contains, jsonEqual } from "../../json.js";
@@ -207,9 +208,6 @@ function metadataOf(e: Entry): StoredCheckpoint["metadata"] {
   return e.sourceStep === undefined ? e.meta : metadataOn(e.meta, e.sourceStep, e.writes, e.runId);
 }
 
-/** The full metadata object an entry's metadata is kept in or based on. */
-const baseOf = (e: Entry) => e.meta;
-
 /** The keys of the engine's checkpoints, in its order. */
 const CHECKPOINT_KEYS = ["v", "id", "ts", "channel_values", "channel_versions", "versions_seen"];
 
@@ -335,7 +333,7 @@ export class MemoryCheckpoints {
     const pending = packWrites(given);
     // Metadata that shares the parent's base (the thread's) keeps its own values only.
     const metadata = input.metadata;
-    const base = parent && baseOf(parent);
+    const base = parent?.meta;
     const sourceStep = base === undefined || base === metadata ? undefined : onBase(metadata, base);
     const shared = sourceStep !== undefined;
     const meta = shared ? base! : metadata;
@@ -388,7 +386,7 @@ export class MemoryCheckpoints {
     if (Object.isFrozen(cp) && frozenValues(values)) {
       const cache = nc.cache;
       if (cache.length >= READ_CACHE) cache.pop();
-      cache.unshift({ entry, checkpoint: cp, read: undefined, pending: undefined, metadata: Object.isFrozen(metadata) ? metadata : undefined });
+      cache.unshift({ entry, checkpoint: cp, read: undefined, pending: undefined, metadata });
     }
   }
 
