@@ -308,6 +308,30 @@ describe("memory store: checkpoint metadata", () => {
   });
 });
 
+describe("memory store: checkpoint times", () => {
+  it("hands back every time as put: the engine's form, others, years apart", async () => {
+    const store = new InspectableStore();
+    const times = [
+      "2026-01-01T00:00:00.000Z",
+      "2026-01-01T00:00:00.007Z",
+      "2025-12-31T23:59:59.999Z",
+      "2031-06-15T12:00:00.000Z",
+      "1970-01-01T00:00:00.000Z",
+      "2026-01-01 00:00:00.000Z",
+      "2026-01-01T00:00:00Z",
+      "not a time at all, 24 ch",
+      "",
+    ];
+    for (const [i, ts] of times.entries()) {
+      const cp = checkpoint("t1", cpId(i), i === 0 ? null : cpId(i - 1), { messages: messages(i + 1) });
+      await store.commit([{ op: "checkpoint.put", checkpoint: { ...cp, checkpoint: { ...cp.checkpoint, ts } } }]);
+    }
+    expect(typeof store.inner.checkpoints.get("t1")!.list[1]!.ts).toBe("number");
+    const listed = await store.listCheckpoints("t1");
+    expect(listed.map((c) => c.checkpoint.ts)).toEqual([...times].reverse());
+  });
+});
+
 describe("memory store: pending writes", () => {
   it("hands back every task id as written, and replaces only that task's writes", async () => {
     const store = new InspectableStore();

@@ -122,6 +122,11 @@ export interface NamespaceCheckpoints {
    */
   compact: boolean;
   /**
+   * Epoch ms of the first checkpoint time kept as a number: times are kept as milliseconds from
+   * it (`timeKey`), undefined until then.
+   */
+  epoch: number | undefined;
+  /**
    * checkpoint id -> index in `list`, once a put broke the ascending order of ids. Until then
    * (the engine's ids ascend: they are time-ordered) `find` searches `list` by id, and a
    * checkpoint costs no index entry.
@@ -144,7 +149,8 @@ export class Entry {
   constructor(
     /** The id: compact in a `compact` namespace. */
     readonly id: string,
-    readonly ts: string | undefined,
+    /** The time: a string as given, or (`timeKey`) milliseconds from the namespace's `epoch`. */
+    readonly ts: string | number | undefined,
     readonly channel_values: Record<string, unknown>,
     readonly channel_versions: Checkpoint["channel_versions"] | undefined,
     readonly versions_seen: Checkpoint["versions_seen"] | undefined,
@@ -188,6 +194,24 @@ class WholeEntry extends Entry {
     return new WholeEntry(id, this.channel_values, parent, this.pending, this.meta, this.sourceStep, this.writes, this.runId, this.whole);
   }
 }
+
+/**
+ * `ts` as `nc` keeps it: a time in the engine's form (`Date.toISOString`, 24 characters) as
+ * milliseconds from the namespace's epoch (a small integer within ±12 days of it: 40 bytes of
+ * string saved per checkpoint), any other string as given.
+ */
+function timeKey(nc: NamespaceCheckpoints, ts: string): string | number {
+  if (typeof ts !== "string" || ts.length !== 24) return ts;
+  const ms = Date.parse(ts);
+  if (!Number.isFinite(ms) || new Date(ms).toISOString() !== ts) return ts;
+  // Kept even if this put fails: any epoch will do.
+  nc.epoch ??= ms;
+  return ms - nc.epoch;
+}
+
+/** The time of an entry of `nc` as given. */
+const timeOf = (nc: NamespaceCheckpoints, e: Entry): string =>
+  typeof e.ts === "number" ? new Date(nc.epoch! + e.ts).toISOString() : e.ts!;
 
 /** The id of an entry of `nc` as given. */
 const idOf = (nc: NamespaceCheckpoints, e: Entry): string => (nc.compact ? expandUuid(e.id) : e.id);
@@ -265,14 +289,14 @@ function indexFor(list: readonly Entry[]): Map<string, number> | undefined {
   return undefined;
 }
 
-/** The checkpoint of an entry (of id `id`) as handed out: plain JSON, frozen. */
-function checkpointOf(e: Entry, id: string): Checkpoint {
+/** The checkpoint of an entry (of id `id`) of `nc` as handed out: plain JSON, frozen. */
+function checkpointOf(nc: NamespaceCheckpoints, e: Entry, id: string): Checkpoint {
   const values = hasRefs(e.channel_values) ? unpackValues(e.channel_values) : e.channel_values;
   if (e instanceof WholeEntry) return values === e.channel_values ? e.whole : frozenCopy(e.whole, { channel_values: values });
   return Object.freeze({
     v: 1,
     id,
-    ts: e.ts!,
+    ts: timeOf(nc, e),
     channel_values: values,
     channel_versions: e.channel_versions!,
     versions_seen: e.versions_seen!,
@@ -295,7 +319,7 @@ export class MemoryCheckpoints {
     const ns = input.checkpoint_ns ?? "";
     let nc = this.space(threadId, ns);
     if (!nc) {
-      nc = { threadId, ns, list: [], compact: true, index: undefined, cache: [] };
+      nc = { threadId, ns, list: [], compact: true, epoch: undefined, index: undefined, cache: [] };
       this.setSpace(threadId, ns, nc, undo);
     }
     let id = input.checkpoint.id;
@@ -348,7 +372,7 @@ export class MemoryCheckpoints {
         : (compactUuid(givenParent) ?? Object.freeze([givenParent] as const));
     const entry =
       hasCheckpointKeys(cp) && cp.v === 1
-        ? new Entry(id, cp.ts, packed ?? values, cp.channel_versions, cp.versions_seen, parentId, pending, meta, sourceStep, writes, runId)
+        ? new Entry(id, timeKey(nc, cp.ts), packed ?? values, cp.channel_versions, cp.versions_seen, parentId, pending, meta, sourceStep, writes, runId)
         : new WholeEntry(
             id,
             packed ?? values,
@@ -398,14 +422,14 @@ export class MemoryCheckpoints {
     const drop = new Set(op.checkpoint_ids);
     const list = prev.list.filter((c) => !drop.has(idOf(prev, c)));
     if (list.length === prev.list.length) return;
-    const next = { threadId: op.thread_id, ns, list, compact: prev.compact, index: indexFor(list), cache: [] };
+    const next = { threadId: op.thread_id, ns, list, compact: prev.compact, epoch: prev.epoch, index: indexFor(list), cache: [] };
     this.setSpace(op.thread_id, ns, list.length > 0 ? next : undefined, undo);
   }
 
   /** `nc` with its entries' ids as given, in place of it (its first id that is not a canonical UUID). */
   private idsAsGiven(nc: NamespaceCheckpoints, undo: Array<() => void>): NamespaceCheckpoints {
     const list = nc.list.map((e) => e.withIds(idOf(nc, e), parentOf(nc, e)));
-    const next = { threadId: nc.threadId, ns: nc.ns, list, compact: false, index: indexFor(list), cache: [] };
+    const next = { threadId: nc.threadId, ns: nc.ns, list, compact: false, epoch: nc.epoch, index: indexFor(list), cache: [] };
     this.setSpace(nc.threadId, nc.ns, next, undo);
     return next;
   }
@@ -457,7 +481,7 @@ export class MemoryCheckpoints {
     let hit: CachedRead | undefined;
     for (let i = 0; i < cache.length; i++) if (cache[i]!.entry === e) hit = cache[i];
     if (!hit) {
-      hit = { entry: e, checkpoint: checkpointOf(e, idOf(nc, e)), read: undefined, pending: undefined, metadata: undefined };
+      hit = { entry: e, checkpoint: checkpointOf(nc, e, idOf(nc, e)), read: undefined, pending: undefined, metadata: undefined };
       if (cache.length >= READ_CACHE) cache.pop();
       cache.unshift(hit);
     }
