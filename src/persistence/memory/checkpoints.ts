@@ -196,9 +196,9 @@ class WholeEntry extends Entry {
 }
 
 /**
- * `ts` as `nc` keeps it: a time in the engine's form (`Date.toISOString`, 24 characters) as
- * milliseconds from the namespace's epoch (a small integer within ±12 days of it: 40 bytes of
- * string saved per checkpoint), any other string as given.
+ * `ts` as `nc` keeps it: a time in the engine's form (`Date.toISOString`, 24 characters) within
+ * 12 days of the namespace's epoch as milliseconds from it (a small integer: 40 bytes of string
+ * saved per checkpoint), any other as given.
  */
 function timeKey(nc: NamespaceCheckpoints, ts: string): string | number {
   if (typeof ts !== "string" || ts.length !== 24) return ts;
@@ -206,8 +206,15 @@ function timeKey(nc: NamespaceCheckpoints, ts: string): string | number {
   if (!Number.isFinite(ms) || new Date(ms).toISOString() !== ts) return ts;
   // Kept even if this put fails: any epoch will do.
   nc.epoch ??= ms;
-  return ms - nc.epoch;
+  const delta = ms - nc.epoch;
+  // A small integer (31 bits: V8's with pointer compression) is kept in the entry itself, any
+  // other number in a heap number of its own as large as the string; `| 0` makes the
+  // difference of two heap numbers a small integer.
+  return delta >= -SMALL_MS && delta < SMALL_MS ? delta | 0 : ts;
 }
+
+/** Times kept as numbers are within this many ms of their namespace's epoch (2^30: 12.4 days). */
+const SMALL_MS = 2 ** 30;
 
 /** The time of an entry of `nc` as given. */
 const timeOf = (nc: NamespaceCheckpoints, e: Entry): string =>
