@@ -17,6 +17,8 @@ import { exactObject } from "../../exact-objects.js";
 import {
   compactUuid,
   expandUuid,
+  isoMs,
+  isoTime,
   metadataOn,
   onBase,
   packWrites,
@@ -201,9 +203,8 @@ class WholeEntry extends Entry {
  * saved per checkpoint), any other as given.
  */
 function timeKey(nc: NamespaceCheckpoints, ts: string): string | number {
-  if (typeof ts !== "string" || ts.length !== 24) return ts;
-  const ms = Date.parse(ts);
-  if (!Number.isFinite(ms) || new Date(ms).toISOString() !== ts) return ts;
+  const ms = typeof ts === "string" ? isoMs(ts) : undefined;
+  if (ms === undefined) return ts;
   // Kept even if this put fails: any epoch will do.
   nc.epoch ??= ms;
   const delta = ms - nc.epoch;
@@ -218,7 +219,7 @@ const SMALL_MS = 2 ** 30;
 
 /** The time of an entry of `nc` as given. */
 const timeOf = (nc: NamespaceCheckpoints, e: Entry): string =>
-  typeof e.ts === "number" ? new Date(nc.epoch! + e.ts).toISOString() : e.ts!;
+  typeof e.ts === "number" ? isoTime(nc.epoch! + e.ts) : e.ts!;
 
 /** The id of an entry of `nc` as given. */
 const idOf = (nc: NamespaceCheckpoints, e: Entry): string => (nc.compact ? expandUuid(e.id) : e.id);

@@ -149,7 +149,7 @@ export function unpackWrites(packed: PackedWrites): readonly PendingWrite[] {
 // -------------------------------------------------------------------------------------------
 // UUIDs in 8 UTF-16 code units (32 bytes in V8 instead of 56): the task ids of pending writes.
 
-const HEX = "0123456789abcdef";
+const HEX_CODES = Array.from("0123456789abcdef", (c) => c.charCodeAt(0));
 /** The char codes of a UUID being formatted (filled, then read at once: no rope). */
 const uuidCodes: number[] = new Array<number>(36).fill(45);
 
@@ -188,15 +188,121 @@ export function compactUuid(id: string): string | undefined {
   return String.fromCharCode.apply(null, units);
 }
 
+/** Where the 4 digits of each code unit of a compact id go in its UUID. */
+const UNIT_AT = [0, 4, 9, 14, 19, 24, 28, 32];
+
 /** The UUID of a compact id (`compactUuid`). */
 export function expandUuid(compact: string): string {
-  let at = 0;
   for (let u = 0; u < 8; u++) {
     const unit = compact.charCodeAt(u);
-    for (let shift = 12; shift >= 0; shift -= 4) {
-      if (at === 8 || at === 13 || at === 18 || at === 23) at++;
-      uuidCodes[at++] = HEX.charCodeAt((unit >> shift) & 15);
-    }
+    const at = UNIT_AT[u]!;
+    uuidCodes[at] = HEX_CODES[unit >> 12]!;
+    uuidCodes[at + 1] = HEX_CODES[(unit >> 8) & 15]!;
+    uuidCodes[at + 2] = HEX_CODES[(unit >> 4) & 15]!;
+    uuidCodes[at + 3] = HEX_CODES[unit & 15]!;
   }
   return String.fromCharCode.apply(null, uuidCodes);
+}
+
+// -------------------------------------------------------------------------------------------
+// Times in `Date.toISOString` form (`YYYY-MM-DDTHH:mm:ss.sssZ`, years 0000-9999) as epoch ms,
+// read and written by hand: `Date.parse` and `toISOString` took ~0.35 and ~0.75 µs each.
+
+const MS_PER_DAY = 86_400_000;
+/** The char codes of a time being formatted (filled, then read at once: no rope). */
+const isoCodes: number[] = Array.from("0000-00-00T00:00:00.000Z", (c) => c.charCodeAt(0));
+
+/** Days from 1970-01-01 to a date of the proleptic Gregorian calendar (month 1-12). */
+function daysFromCivil(y: number, m: number, d: number): number {
+  const yy = m <= 2 ? y - 1 : y;
+  const era = Math.floor(yy / 400);
+  const yoe = yy - era * 400;
+  const doy = Math.floor((153 * (m + (m > 2 ? -3 : 9)) + 2) / 5) + d - 1;
+  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
+  return era * 146097 + doe - 719468;
+}
+
+const isLeap = (y: number) => (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
+const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** The number of `n` digits at `at` of `s`, or -1 if one is not a digit. */
+function digits(s: string, at: number, n: number): number {
+  let v = 0;
+  for (let i = at; i < at + n; i++) {
+    const c = s.charCodeAt(i) - 48;
+    if (c < 0 || c > 9) return -1;
+    v = v * 10 + c;
+  }
+  return v;
+}
+
+/**
+ * The epoch ms of `ts` when it is a time exactly as `toISOString` writes it (so that
+ * `isoTime(ms) === ts`), else undefined.
+ */
+export function isoMs(ts: string): number | undefined {
+  if (ts.length !== 24) return undefined;
+  for (const [at, c] of SEPARATORS) if (ts.charCodeAt(at) !== c) return undefined;
+  const y = digits(ts, 0, 4);
+  const mo = digits(ts, 5, 2);
+  const d = digits(ts, 8, 2);
+  const h = digits(ts, 11, 2);
+  const mi = digits(ts, 14, 2);
+  const s = digits(ts, 17, 2);
+  const ms = digits(ts, 20, 3);
+  if (y < 0 || mo < 1 || mo > 12 || d < 1 || h < 0 || h > 23 || mi < 0 || mi > 59 || s < 0 || s > 59 || ms < 0) return undefined;
+  if (d > (mo === 2 && isLeap(y) ? 29 : MONTH_DAYS[mo - 1]!)) return undefined;
+  return daysFromCivil(y, mo, d) * MS_PER_DAY + ((h * 60 + mi) * 60 + s) * 1000 + ms;
+}
+
+/** The separators of the form, by position. */
+const SEPARATORS: ReadonlyArray<readonly [number, number]> = [
+  [4, 45],
+  [7, 45],
+  [10, 84],
+  [13, 58],
+  [16, 58],
+  [19, 46],
+  [23, 90],
+];
+
+/** Writes `v` (0-99) in 2 digits at `at` of `isoCodes`. */
+function put2(v: number, at: number): void {
+  const tens = (v / 10) | 0;
+  isoCodes[at] = 48 + tens;
+  isoCodes[at + 1] = 48 + v - tens * 10;
+}
+
+/** `new Date(ms).toISOString()` for a time `isoMs` read (years 0000-9999). */
+export function isoTime(ms: number): string {
+  const days = Math.floor(ms / MS_PER_DAY);
+  let rest = ms - days * MS_PER_DAY;
+  // The civil date of a day number (the inverse of `daysFromCivil`).
+  const z = days + 719468;
+  const era = Math.floor(z / 146097);
+  const doe = z - era * 146097;
+  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365);
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const d = doy - Math.floor((153 * mp + 2) / 5) + 1;
+  const m = mp < 10 ? mp + 3 : mp - 9;
+  const y = yoe + era * 400 + (m <= 2 ? 1 : 0);
+  const century = (y / 100) | 0;
+  put2(century, 0);
+  put2(y - century * 100, 2);
+  put2(m, 5);
+  put2(d, 8);
+  const h = (rest / 3_600_000) | 0;
+  rest -= h * 3_600_000;
+  const mi = (rest / 60_000) | 0;
+  rest -= mi * 60_000;
+  const sec = (rest / 1000) | 0;
+  rest -= sec * 1000;
+  put2(h, 11);
+  put2(mi, 14);
+  put2(sec, 17);
+  const hundreds = (rest / 100) | 0;
+  isoCodes[20] = 48 + hundreds;
+  put2(rest - hundreds * 100, 21);
+  return String.fromCharCode.apply(null, isoCodes);
 }
