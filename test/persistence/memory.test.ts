@@ -300,7 +300,7 @@ describe("memory store: checkpoint metadata", () => {
     for (let i = 0; i < puts.length; i++) {
       const read = (await store.getCheckpoint({ thread_id: "t1", checkpoint_id: cpId(i) }))!;
       expect(JSON.stringify(read.metadata)).toBe(JSON.stringify(puts[i]!.metadata));
-      expect(Object.is(read.metadata.step, puts[i]!.metadata.step)).toBe(true);
+      expect(Object.is(read.metadata.step, metas[i]!.step)).toBe(true);
       expect(Object.isFrozen(read.metadata)).toBe(Object.isFrozen(puts[i]!.metadata));
     }
     const loops = await store.listCheckpoints("t1", { filter: { source: "loop", run_id: "r1" } });
