@@ -15,18 +15,30 @@ import { MAX_DEPTH } from "./json.js";
 /** The characters read, kept so that no compiler drops the reads as unused. */
 let sink = 0;
 
-/** Flattens, in place, every string inside `value` (plain objects and arrays, to `MAX_DEPTH` levels). */
-export function flattenStrings(value: unknown, depth = 0): void {
+/**
+ * Flattens, in place, every string inside `value` (plain objects and arrays, to `MAX_DEPTH`
+ * levels). Only an optimization: a value it cannot walk (a getter that throws) is left for the
+ * checks that follow to judge.
+ */
+export function flattenStrings(value: unknown): void {
+  try {
+    flatten(value, 0);
+  } catch {
+    // Judged (and refused, if invalid) by the run's input checks.
+  }
+}
+
+function flatten(value: unknown, depth: number): void {
   if (typeof value === "string") {
     if (value.length > 0) sink ^= value.charCodeAt(0);
     return;
   }
   if (typeof value !== "object" || value === null || depth >= MAX_DEPTH) return;
   if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) flattenStrings(value[i], depth + 1);
+    for (let i = 0; i < value.length; i++) flatten(value[i], depth + 1);
     return;
   }
   const proto = Object.getPrototypeOf(value);
   if (proto !== Object.prototype && proto !== null) return;
-  for (const key in value) flattenStrings((value as Record<string, unknown>)[key], depth + 1);
+  for (const key in value) flatten((value as Record<string, unknown>)[key], depth + 1);
 }
