@@ -75,7 +75,26 @@ async function heapPerTurn(from: number, to: number): Promise<number> {
   }
 }
 
+/** Only the heap figures (`AGENTDOCK_BENCH_HEAP_ONLY=1`): the runs/s, search and history parts take a while. */
+async function heapFigures(): Promise<void> {
+  // Three trials each, the median kept: a collection can leave unrelated garbage behind, or
+  // free some during a window.
+  const early = await median3(() => heapPerTurn(20, 120));
+  const late = await median3(() => heapPerTurn(300, 400));
+  line("heap per 2-message chat turn, turns 20-120 (B)", fmt(early, 0), "<= 3072", early <= 3072);
+  line("heap per 2-message chat turn, turns 300-400 (B)", fmt(late, 0), "<= 3072", late <= 3072);
+}
+
 export default async function (): Promise<void> {
+  if (process.env.AGENTDOCK_BENCH_HEAP_ONLY === "1") {
+    // The same JIT warm-up as the full bench's.
+    const warm = await createRuntime({ graphs: { echo } });
+    const t = await warm.threads.create();
+    for (let i = 0; i < 200; i++) await warm.runs.wait(t.thread_id, "echo", { input: hi });
+    await warm.close();
+    await heapFigures();
+    return;
+  }
   // A counter: its state stays the same size however long its history, so history timings
   // compare history lengths only.
   const counter = new StateGraph({ n: { default: () => 0 } })
@@ -142,12 +161,7 @@ export default async function (): Promise<void> {
     line(`history(limit 10) on a ${small.len}-checkpoint thread (ms)`, fmt(small.ms), "", true);
     const ratio = large.ms / small.ms;
     line("history cost ratio 1000 vs 100 checkpoints", fmt(ratio, 2), "~1", ratio < 2);
-    // Three trials each, the median kept: a collection can leave unrelated garbage behind, or
-    // free some during a window.
-    const early = await median3(() => heapPerTurn(20, 120));
-    const late = await median3(() => heapPerTurn(300, 400));
-    line("heap per 2-message chat turn, turns 20-120 (B)", fmt(early, 0), "<= 3072", early <= 3072);
-    line("heap per 2-message chat turn, turns 300-400 (B)", fmt(late, 0), "<= 3072", late <= 3072);
+    await heapFigures();
   } finally {
     await runtime.close();
   }

@@ -5,6 +5,7 @@
  */
 import { matchesAuthFilter } from "../auth/types.js";
 import { conflict, invalidInput, notFound } from "../errors.js";
+import { flattenStrings } from "../flat-strings.js";
 import { Command, Send } from "../graph/constants.js";
 import type { Breakpoints, CompiledGraph, RunnableConfig } from "../graph/types.js";
 import { isPlainObject } from "../json.js";
@@ -232,6 +233,8 @@ export async function admitRun(
   withOps?: () => Promise<readonly WriteOp[]>,
 ): Promise<Admitted> {
   const strategy: MultitaskStrategy = p.multitaskStrategy ?? core.defaultStrategy;
+  // Kept with the run and (its messages) the thread: ropes become flat strings (../flat-strings.ts).
+  flattenStrings(p.input);
   const kwargs: Record<string, unknown> = {
     input: p.input ?? null,
     command: p.command ?? null,

@@ -166,6 +166,35 @@ describe("memory store: shared array prefixes", () => {
 describe("memory store: checkpoint ids", () => {
   const ids = (cps: readonly { checkpoint: { id: string } }[]) => cps.map((c) => c.checkpoint.id);
 
+  it("keeps canonical UUID ids short until another id is put, and hands back every id as given", async () => {
+    const store = new InspectableStore();
+    const space = () => store.inner.checkpoints.get("t1")!;
+    // A parent that is not stored, in a form other than canonical.
+    const upper = cpId(99).toUpperCase();
+    await store.commit([{ op: "checkpoint.put", checkpoint: checkpoint("t1", cpId(0), upper, { messages: messages(1) }) }]);
+    for (let i = 1; i < 3; i++) await store.commit([{ op: "checkpoint.put", checkpoint: checkpoint("t1", cpId(i), cpId(i - 1), { messages: messages(i + 1) }) }]);
+    expect(space().compact).toBe(true);
+    expect(space().list[1]!.id).toHaveLength(8);
+    expect(await store.getCheckpoint({ thread_id: "t1", checkpoint_id: cpId(1).toUpperCase() })).toBeUndefined();
+    expect(await store.getCheckpoint({ thread_id: "t1", checkpoint_id: space().list[1]!.id })).toBeUndefined();
+    // A failed put of another id changes nothing.
+    await expect(
+      store.commit([
+        { op: "checkpoint.put", checkpoint: checkpoint("t1", "odd", cpId(2), { messages: messages(4) }) },
+        { op: "writes.put", thread_id: "t1", checkpoint_id: "no-such", task_id: "task", writes: [] },
+      ]),
+    ).rejects.toThrow(/no such checkpoint/);
+    expect(space().compact).toBe(true);
+    await store.commit([{ op: "checkpoint.put", checkpoint: checkpoint("t1", "odd", cpId(2), { messages: messages(4) }) }]);
+    await store.commit([{ op: "checkpoint.put", checkpoint: checkpoint("t1", cpId(3), "odd", { messages: messages(5) }) }]);
+    expect(space().compact).toBe(false);
+    const listed = await store.listCheckpoints("t1");
+    expect(ids(listed)).toEqual([cpId(3), "odd", cpId(2), cpId(1), cpId(0)]);
+    expect(listed.map((c) => c.parent_checkpoint_id)).toEqual(["odd", cpId(2), cpId(1), cpId(0), upper]);
+    expect((await store.getCheckpoint({ thread_id: "t1", checkpoint_id: cpId(1) }))?.checkpoint.id).toBe(cpId(1));
+    expect(ids(await store.listCheckpoints("t1", { before: cpId(2) }))).toEqual([cpId(1), cpId(0)]);
+  });
+
   it("finds checkpoints by id with no index while ids ascend, and with one once they do not", async () => {
     const store = new InspectableStore();
     for (let i = 0; i < 4; i++) await store.commit([{ op: "checkpoint.put", checkpoint: checkpoint("t1", cpId(i), i === 0 ? null : cpId(i - 1), { messages: messages(i + 1) }) }]);
@@ -234,6 +263,101 @@ describe("memory store: checkpoint ids", () => {
   });
 });
 
+describe("memory store: checkpoint metadata", () => {
+  it("keeps the metadata a thread's checkpoints share once, and hands back each checkpoint's as put", async () => {
+    const store = new InspectableStore();
+    const parents = Object.freeze({});
+    const run = (runId: string, by = "system") => ({ created_by: by, run_id: runId, run_attempt: 1 });
+    const metas = [
+      { ...run("r1"), source: "input", step: -1, parents, writes: { __start__: { messages: [] } } },
+      { ...run("r1"), source: "loop", step: 0, parents, writes: null },
+      { ...run("r1"), source: "loop", step: 1, parents, writes: { echo: { n: 1 } } },
+      // Another run: the same base.
+      { ...run("r2"), source: "input", step: 2, parents, writes: null },
+      // Children of the last with their keys in another order, an extra key, an object equal but
+      // not the same, another value, a source or a step the engine does not write: kept whole.
+      { run_id: "r2", created_by: "system", run_attempt: 1, source: "loop", step: 3, parents, writes: null },
+      { ...run("r2"), source: "loop", step: 3, parents, writes: null, extra: true },
+      { ...run("r2"), source: "loop", step: 3, parents: {}, writes: null },
+      { ...run("r2", "user"), source: "loop", step: 3, parents, writes: null },
+      { ...run("r2"), source: "elsewhere", step: 3, parents, writes: null },
+      { ...run("r2"), source: "loop", step: 3.5, parents, writes: null },
+      { ...run("r2"), source: "loop", step: 2 ** 40, parents, writes: null },
+      { ...run("r2"), source: "loop", step: -0, parents, writes: null },
+      // Not frozen: kept as given.
+      { ...run("r2"), source: "loop", step: 3, parents, writes: null },
+    ];
+    const puts = metas.map((m, i) => ({
+      ...checkpoint("t1", cpId(i), i === 0 ? null : cpId(Math.min(i - 1, 3)), { messages: messages(i + 1) }),
+      metadata: (i === metas.length - 1 ? m : Object.freeze(m)) as never,
+    }));
+    for (const cp of puts) await store.commit([{ op: "checkpoint.put", checkpoint: cp }]);
+    const list = store.inner.checkpoints.get("t1")!.list;
+    expect(list[1]!.meta).toBe(puts[0]!.metadata);
+    expect(list[2]!.meta).toBe(puts[0]!.metadata);
+    expect(list[3]!.meta).toBe(puts[0]!.metadata);
+    for (let i = 4; i < puts.length; i++) expect(list[i]!.meta).toBe(puts[i]!.metadata);
+    for (let i = 0; i < puts.length; i++) {
+      const read = (await store.getCheckpoint({ thread_id: "t1", checkpoint_id: cpId(i) }))!;
+      expect(JSON.stringify(read.metadata)).toBe(JSON.stringify(puts[i]!.metadata));
+      expect(Object.is(read.metadata.step, metas[i]!.step)).toBe(true);
+      expect(Object.isFrozen(read.metadata)).toBe(Object.isFrozen(puts[i]!.metadata));
+    }
+    const loops = await store.listCheckpoints("t1", { filter: { source: "loop", run_id: "r1" } });
+    expect(loops.map((c) => c.metadata.step)).toEqual([1, 0]);
+  });
+});
+
+describe("memory store: checkpoint times", () => {
+  it("hands back every time as put: the engine's form, others, years apart", async () => {
+    const store = new InspectableStore();
+    const times = [
+      "2026-01-01T00:00:00.000Z",
+      "2026-01-01T00:00:00.007Z",
+      "2025-12-31T23:59:59.999Z",
+      "2031-06-15T12:00:00.000Z",
+      "1970-01-01T00:00:00.000Z",
+      "2026-01-01 00:00:00.000Z",
+      "2026-01-01T00:00:00Z",
+      "not a time at all, 24 ch",
+      "",
+    ];
+    for (const [i, ts] of times.entries()) {
+      const cp = checkpoint("t1", cpId(i), i === 0 ? null : cpId(i - 1), { messages: messages(i + 1) });
+      await store.commit([{ op: "checkpoint.put", checkpoint: { ...cp, checkpoint: { ...cp.checkpoint, ts } } }]);
+    }
+    expect(typeof store.inner.checkpoints.get("t1")!.list[1]!.ts).toBe("number");
+    const listed = await store.listCheckpoints("t1");
+    expect(listed.map((c) => c.checkpoint.ts)).toEqual([...times].reverse());
+  });
+});
+
+describe("memory store: pending writes", () => {
+  it("hands back every task id as written, and replaces only that task's writes", async () => {
+    const store = new InspectableStore();
+    await store.commit([{ op: "checkpoint.put", checkpoint: checkpoint("t1", cpId(0), null, { messages: messages(1) }) }]);
+    const uuid = "0a1b2c3d-4e5f-6789-abcd-ef0123456789";
+    // The same UUID in other forms, and an id of 8 characters whose code units are those of the UUID's digits.
+    const lookalike = String.fromCharCode(0x0a1b, 0x2c3d, 0x4e5f, 0x6789, 0xabcd, 0xef01, 0x2345, 0x6789);
+    const tasks = [uuid, uuid.toUpperCase(), uuid.replaceAll("-", ""), lookalike, "00000000-0000-0000-0000-000000000000"];
+    for (const [i, task] of tasks.entries()) {
+      await store.commit([{ op: "writes.put", thread_id: "t1", checkpoint_id: cpId(0), task_id: task, writes: [[task, "x", i], [task, "y", i]] }]);
+    }
+    await store.commit([{ op: "writes.put", thread_id: "t1", checkpoint_id: cpId(0), task_id: lookalike, writes: [[lookalike, "z", 9]] }]);
+    await store.commit([{ op: "writes.put", thread_id: "t1", checkpoint_id: cpId(0), task_id: uuid, writes: [] }]);
+    const read = (await store.getCheckpoint({ thread_id: "t1" }))!.pending_writes;
+    expect(read).toEqual([
+      [tasks[1], "x", 1],
+      [tasks[1], "y", 1],
+      [tasks[2], "x", 2],
+      [tasks[2], "y", 2],
+      [tasks[4], "x", 4],
+      [tasks[4], "y", 4],
+      [lookalike, "z", 9],
+    ]);
+  });
+});
+
 describe("MemoryData.apply", () => {
   it("replays ops accepted before without their expectations, still all or nothing", () => {
     const data = new MemoryData();
@@ -268,7 +392,7 @@ describe("memory store: indexes", () => {
     for (let i = 0; i < 200; i++) ops.push({ op: "run.put" as const, run: { ...runRecord(`r${i}`, `t${i % 10}`), status: i % 50 === 0 ? ("pending" as const) : ("success" as const) } });
     await store.commit(ops);
     expect([...store.inner.activeRuns.keys()]).toEqual(["r0", "r50", "r100", "r150"]);
-    expect([...store.inner.runsByThread.get("t0")!.keys()]).toHaveLength(20);
+    expect(store.inner.runsByThread.get("t0")!.map((e) => e.run.run_id)).toHaveLength(20);
     await store.commit([{ op: "run.put", run: { ...runRecord("r50", "t0"), status: "success" } }]);
     expect((await store.queryRuns({ status: "pending", sortBy: "queue" })).map((r) => r.run_id)).toEqual(["r0", "r100", "r150"]);
   });

@@ -6,6 +6,7 @@
  * checkpoint is kept as a reference `{log, n}` into an append-only log, so consecutive
  * checkpoints share their common prefix and a checkpoint costs memory for its new items only.
  * Reads materialize `log.slice(0, n)` (frozen); the last reads of each namespace are cached.
+ * Metadata, pending writes and ids are kept in the compact forms of ./entry-forms.ts.
  */
 import { notFound } from "../../errors.js";
 import { MAX_DEPTH, checkJson, contains, jsonEqual } from "../../json.js";
@@ -13,6 +14,18 @@ import type { ThreadRecord } from "../../types.js";
 import type { CheckpointKey, ListCheckpointsOptions, StoredCheckpoint, WriteOp } from "../types.js";
 import { checkRecord, frozenCopy, setIn } from "./records.js";
 import { exactObject } from "../../exact-objects.js";
+import {
+  compactUuid,
+  expandUuid,
+  isoMs,
+  isoTime,
+  metadataOn,
+  onBase,
+  packWrites,
+  replaceTaskWrites,
+  unpackWrites,
+  type PackedWrites,
+} from "./entry-forms.js";
 
 /** A stored channel value: the first `n` items of an append-only log shared with other checkpoints. */
 class ArrayRef {
@@ -105,6 +118,17 @@ export interface NamespaceCheckpoints {
   /** The checkpoints in put order; the last is the latest. */
   list: Entry[];
   /**
+   * True while every checkpoint id put is a canonical UUID (the engine's): entries keep ids in 8
+   * code units (`compactUuid`: 32 bytes instead of 56), which sort as the UUIDs do. The first
+   * other id turns the namespace's entries to ids as given, for good.
+   */
+  compact: boolean;
+  /**
+   * Epoch ms of the first checkpoint time kept as a number: times are kept as milliseconds from
+   * it (`timeKey`), undefined until then.
+   */
+  epoch: number | undefined;
+  /**
    * checkpoint id -> index in `list`, once a put broke the ascending order of ids. Until then
    * (the engine's ids ascend: they are time-ordered) `find` searches `list` by id, and a
    * checkpoint costs no index entry.
@@ -119,21 +143,101 @@ type Checkpoint = StoredCheckpoint["checkpoint"];
 /**
  * A stored checkpoint as kept: one object with the record's fields and the checkpoint's inline
  * (the record and the checkpoint as handed out are built on read), `channel_values` in stored
- * form (channel arrays may be `ArrayRef`s into shared logs). A checkpoint whose keys are not
- * the engine's six in the engine's order is kept `whole` (with stored-form values) instead.
+ * form (channel arrays may be `ArrayRef`s into shared logs), metadata and pending writes in the
+ * compact forms of ./entry-forms.ts. A checkpoint whose keys are not the engine's six in the
+ * engine's order, or whose `v` is not the engine's 1, is a `WholeEntry`.
  */
-export interface Entry {
-  id: string;
-  v: Checkpoint["v"] | undefined;
-  ts: string | undefined;
-  channel_values: Record<string, unknown>;
-  channel_versions: Checkpoint["channel_versions"] | undefined;
-  versions_seen: Checkpoint["versions_seen"] | undefined;
-  whole: Checkpoint | undefined;
-  metadata: StoredCheckpoint["metadata"];
-  parent_checkpoint_id: string | null;
-  /** Replaced (not changed) by `writes.put`, in place: the entry is internal. */
-  pending_writes: StoredCheckpoint["pending_writes"];
+export class Entry {
+  constructor(
+    /** The id: compact in a `compact` namespace. */
+    readonly id: string,
+    /** The time: a string as given, or (`timeKey`) milliseconds from the namespace's `epoch`. */
+    readonly ts: string | number | undefined,
+    readonly channel_values: Record<string, unknown>,
+    readonly channel_versions: Checkpoint["channel_versions"] | undefined,
+    readonly versions_seen: Checkpoint["versions_seen"] | undefined,
+    /** In a `compact` namespace, compact or (any other id) in an array of one. */
+    readonly parent_checkpoint_id: StoredParent,
+    /** The pending writes, flat (./entry-forms.ts). Replaced (not changed) by `writes.put`, in place: the entry is internal. */
+    public pending: PackedWrites,
+    /** The metadata; with `sourceStep`, the base whose other values this metadata shares (./entry-forms.ts). */
+    readonly meta: StoredCheckpoint["metadata"],
+    readonly sourceStep: number | undefined,
+    readonly writes: unknown,
+    readonly runId: unknown,
+  ) {}
+
+  /** This entry with other ids (in stored form). */
+  withIds(id: string, parent: StoredParent): Entry {
+    return new Entry(id, this.ts, this.channel_values, this.channel_versions, this.versions_seen, parent, this.pending, this.meta, this.sourceStep, this.writes, this.runId);
+  }
+}
+
+/** A parent checkpoint id in stored form (see `Entry`). */
+type StoredParent = string | readonly [string] | null;
+
+/** A checkpoint kept whole (with stored-form values): not of the engine's form. */
+class WholeEntry extends Entry {
+  constructor(
+    id: string,
+    channel_values: Record<string, unknown>,
+    parent_checkpoint_id: StoredParent,
+    pending: PackedWrites,
+    meta: StoredCheckpoint["metadata"],
+    sourceStep: number | undefined,
+    writes: unknown,
+    runId: unknown,
+    readonly whole: Checkpoint,
+  ) {
+    super(id, undefined, channel_values, undefined, undefined, parent_checkpoint_id, pending, meta, sourceStep, writes, runId);
+  }
+
+  override withIds(id: string, parent: StoredParent): Entry {
+    return new WholeEntry(id, this.channel_values, parent, this.pending, this.meta, this.sourceStep, this.writes, this.runId, this.whole);
+  }
+}
+
+/**
+ * `ts` as `nc` keeps it: a time in the engine's form (`Date.toISOString`, 24 characters) within
+ * 12 days of the namespace's epoch as milliseconds from it (a small integer: 40 bytes of string
+ * saved per checkpoint), any other as given.
+ */
+function timeKey(nc: NamespaceCheckpoints, ts: string): string | number {
+  const ms = typeof ts === "string" ? isoMs(ts) : undefined;
+  if (ms === undefined) return ts;
+  // Kept even if this put fails: any epoch will do.
+  nc.epoch ??= ms;
+  const delta = ms - nc.epoch;
+  // A small integer (31 bits: V8's with pointer compression) is kept in the entry itself, any
+  // other number in a heap number of its own as large as the string; `| 0` makes the
+  // difference of two heap numbers a small integer.
+  return delta >= -SMALL_MS && delta < SMALL_MS ? delta | 0 : ts;
+}
+
+/** Times kept as numbers are within this many ms of their namespace's epoch (2^30: 12.4 days). */
+const SMALL_MS = 2 ** 30;
+
+/** The time of an entry of `nc` as given. */
+const timeOf = (nc: NamespaceCheckpoints, e: Entry): string =>
+  typeof e.ts === "number" ? isoTime(nc.epoch! + e.ts) : e.ts!;
+
+/** The id of an entry of `nc` as given. */
+const idOf = (nc: NamespaceCheckpoints, e: Entry): string => (nc.compact ? expandUuid(e.id) : e.id);
+
+/** The parent id of an entry of `nc` as given. */
+function parentOf(nc: NamespaceCheckpoints, e: Entry): string | null {
+  const p = e.parent_checkpoint_id;
+  if (p === null) return null;
+  if (typeof p !== "string") return p[0];
+  return nc.compact ? expandUuid(p) : p;
+}
+
+/** Checkpoint id `id` as `nc` keeps it, or undefined when no entry of `nc` can have it. */
+const keyOf = (nc: NamespaceCheckpoints, id: string): string | undefined => (nc.compact ? compactUuid(id) : id);
+
+/** The metadata of an entry as handed out. */
+function metadataOf(e: Entry): StoredCheckpoint["metadata"] {
+  return e.sourceStep === undefined ? e.meta : metadataOn(e.meta, e.sourceStep, e.writes, e.runId);
 }
 
 /** The keys of the engine's checkpoints, in its order. */
@@ -150,6 +254,10 @@ interface CachedRead {
   entry: Entry;
   checkpoint: Checkpoint;
   read: StoredCheckpoint | undefined;
+  /** The entry's pending writes `read` was built from. */
+  pending: PackedWrites | undefined;
+  /** The entry's metadata as handed out (as given when the read was cached by its put). */
+  metadata: StoredCheckpoint["metadata"] | undefined;
 }
 
 /**
@@ -159,8 +267,14 @@ interface CachedRead {
  */
 const READ_CACHE = 1;
 
-/** The position of checkpoint `id` in `nc.list`. */
+/** The position of checkpoint `id` (as given) in `nc.list`. */
 function find(nc: NamespaceCheckpoints, id: string): number | undefined {
+  const key = keyOf(nc, id);
+  return key === undefined ? undefined : findKey(nc, key);
+}
+
+/** The position of checkpoint `id` (as kept) in `nc.list`. */
+function findKey(nc: NamespaceCheckpoints, id: string): number | undefined {
   if (nc.index) return nc.index.get(id);
   const list = nc.list;
   let lo = 0;
@@ -183,17 +297,14 @@ function indexFor(list: readonly Entry[]): Map<string, number> | undefined {
   return undefined;
 }
 
-/** The pending writes of the checkpoints that have none (most: the engine puts them after). */
-const NO_WRITES: StoredCheckpoint["pending_writes"] = Object.freeze([]);
-
-/** The checkpoint of an entry as handed out: plain JSON, frozen. */
-function checkpointOf(e: Entry): Checkpoint {
+/** The checkpoint of an entry (of id `id`) of `nc` as handed out: plain JSON, frozen. */
+function checkpointOf(nc: NamespaceCheckpoints, e: Entry, id: string): Checkpoint {
   const values = hasRefs(e.channel_values) ? unpackValues(e.channel_values) : e.channel_values;
-  if (e.whole) return values === e.channel_values ? e.whole : frozenCopy(e.whole, { channel_values: values });
+  if (e instanceof WholeEntry) return values === e.channel_values ? e.whole : frozenCopy(e.whole, { channel_values: values });
   return Object.freeze({
-    v: e.v!,
-    id: e.id,
-    ts: e.ts!,
+    v: 1,
+    id,
+    ts: timeOf(nc, e),
     channel_values: values,
     channel_versions: e.channel_versions!,
     versions_seen: e.versions_seen!,
@@ -216,10 +327,15 @@ export class MemoryCheckpoints {
     const ns = input.checkpoint_ns ?? "";
     let nc = this.space(threadId, ns);
     if (!nc) {
-      nc = { threadId, ns, list: [], index: undefined, cache: [] };
+      nc = { threadId, ns, list: [], compact: true, epoch: undefined, index: undefined, cache: [] };
       this.setSpace(threadId, ns, nc, undo);
     }
-    const id = input.checkpoint.id;
+    let id = input.checkpoint.id;
+    if (nc.compact) {
+      const key = compactUuid(id);
+      if (key === undefined) nc = this.idsAsGiven(nc, undo);
+      else id = key;
+    }
     const parentAt = input.parent_checkpoint_id === null ? undefined : find(nc, input.parent_checkpoint_id);
     const parent = parentAt === undefined ? undefined : nc.list[parentAt]!;
     const parentValues = parent?.channel_values;
@@ -229,7 +345,7 @@ export class MemoryCheckpoints {
     const values = cp.channel_values;
     if (checking) {
       checkRecord(input, undefined, "checkpoint", isCheckpointKey);
-      checkRecord(cp, parent?.whole ?? parent, "checkpoint.checkpoint", isChannelValuesKey);
+      checkRecord(cp, parent instanceof WholeEntry ? parent.whole : parent, "checkpoint.checkpoint", isChannelValuesKey);
       checkRecord(values, undefined, "checkpoint.checkpoint.channel_values", (key, v) => Array.isArray(v) || v === parentValues?.[key]);
     }
 
@@ -246,22 +362,38 @@ export class MemoryCheckpoints {
       }
     }
     const given = input.pending_writes;
-    const standard = hasCheckpointKeys(cp);
-    const entry: Entry = {
-      id,
-      v: standard ? cp.v : undefined,
-      ts: standard ? cp.ts : undefined,
-      channel_values: packed ?? values,
-      channel_versions: standard ? cp.channel_versions : undefined,
-      versions_seen: standard ? cp.versions_seen : undefined,
-      whole: standard ? undefined : packed ? Object.assign({}, cp, { channel_values: packed }) : cp,
-      metadata: input.metadata,
-      // The parent's own id string when it is stored (equal, and one string instead of two).
-      parent_checkpoint_id: parent ? parent.id : input.parent_checkpoint_id,
-      pending_writes: given.length === 0 ? NO_WRITES : Object.isFrozen(given) ? given : Object.freeze(given.slice()),
-    };
+    const pending = packWrites(given);
+    // Metadata that shares the parent's base (the thread's) keeps its own values only.
+    const metadata = input.metadata;
+    const base = parent?.meta;
+    const sourceStep = base === undefined || base === metadata ? undefined : onBase(metadata, base);
+    const shared = sourceStep !== undefined;
+    const meta = shared ? base! : metadata;
+    const writes = shared ? metadata.writes : undefined;
+    const runId = shared ? (metadata as { run_id?: unknown }).run_id : undefined;
+    // The parent's own id string when it is stored (equal, and one string instead of two).
+    const givenParent = input.parent_checkpoint_id;
+    const parentId: StoredParent = parent
+      ? parent.id
+      : givenParent === null || !nc.compact
+        ? givenParent
+        : (compactUuid(givenParent) ?? Object.freeze([givenParent] as const));
+    const entry =
+      hasCheckpointKeys(cp) && cp.v === 1
+        ? new Entry(id, timeKey(nc, cp.ts), packed ?? values, cp.channel_versions, cp.versions_seen, parentId, pending, meta, sourceStep, writes, runId)
+        : new WholeEntry(
+            id,
+            packed ?? values,
+            parentId,
+            pending,
+            meta,
+            sourceStep,
+            writes,
+            runId,
+            packed ? Object.assign({}, cp, { channel_values: packed }) : cp,
+          );
 
-    const at = find(nc, id);
+    const at = findKey(nc, id);
     const list = nc.list;
     if (at === undefined) {
       // The hot path: append in place, undone by popping.
@@ -286,7 +418,7 @@ export class MemoryCheckpoints {
     if (Object.isFrozen(cp) && frozenValues(values)) {
       const cache = nc.cache;
       if (cache.length >= READ_CACHE) cache.pop();
-      cache.unshift({ entry, checkpoint: cp, read: undefined });
+      cache.unshift({ entry, checkpoint: cp, read: undefined, pending: undefined, metadata });
     }
   }
 
@@ -296,9 +428,18 @@ export class MemoryCheckpoints {
     const prev = this.space(op.thread_id, ns);
     if (!prev) return;
     const drop = new Set(op.checkpoint_ids);
-    const list = prev.list.filter((c) => !drop.has(c.id));
+    const list = prev.list.filter((c) => !drop.has(idOf(prev, c)));
     if (list.length === prev.list.length) return;
-    this.setSpace(op.thread_id, ns, list.length > 0 ? { threadId: op.thread_id, ns, list, index: indexFor(list), cache: [] } : undefined, undo);
+    const next = { threadId: op.thread_id, ns, list, compact: prev.compact, epoch: prev.epoch, index: indexFor(list), cache: [] };
+    this.setSpace(op.thread_id, ns, list.length > 0 ? next : undefined, undo);
+  }
+
+  /** `nc` with its entries' ids as given, in place of it (its first id that is not a canonical UUID). */
+  private idsAsGiven(nc: NamespaceCheckpoints, undo: Array<() => void>): NamespaceCheckpoints {
+    const list = nc.list.map((e) => e.withIds(idOf(nc, e), parentOf(nc, e)));
+    const next = { threadId: nc.threadId, ns: nc.ns, list, compact: false, epoch: nc.epoch, index: indexFor(list), cache: [] };
+    this.setSpace(nc.threadId, nc.ns, next, undo);
+    return next;
   }
 
   /** Sets a task's pending writes on a stored checkpoint (replacing the task's earlier ones). */
@@ -311,14 +452,10 @@ export class MemoryCheckpoints {
       throw notFound(`writes for checkpoint ${op.checkpoint_id} (namespace "${ns}") of thread ${op.thread_id}: no such checkpoint`);
     }
     const entry = nc.list[at]!;
-    // Arrays of their exact length (a spread into a new array keeps room for 17 items).
-    const had = entry.pending_writes;
-    let pending: StoredCheckpoint["pending_writes"];
-    if (had.length === 0) pending = Object.isFrozen(op.writes) ? op.writes : Object.freeze(op.writes.slice());
-    else pending = Object.freeze((had.some((w) => w[0] === op.task_id) ? had.filter((w) => w[0] !== op.task_id) : had).concat(op.writes));
-    entry.pending_writes = pending;
+    const had = entry.pending;
+    entry.pending = replaceTaskWrites(had, op.task_id, op.writes);
     undo.push(() => {
-      entry.pending_writes = had;
+      entry.pending = had;
     });
   }
 
@@ -352,19 +489,20 @@ export class MemoryCheckpoints {
     let hit: CachedRead | undefined;
     for (let i = 0; i < cache.length; i++) if (cache[i]!.entry === e) hit = cache[i];
     if (!hit) {
-      hit = { entry: e, checkpoint: checkpointOf(e), read: undefined };
+      hit = { entry: e, checkpoint: checkpointOf(nc, e, idOf(nc, e)), read: undefined, pending: undefined, metadata: undefined };
       if (cache.length >= READ_CACHE) cache.pop();
       cache.unshift(hit);
     }
-    if (hit.read?.pending_writes !== e.pending_writes) {
+    if (hit.read === undefined || hit.pending !== e.pending) {
       hit.read = Object.freeze({
         thread_id: nc.threadId,
         checkpoint_ns: nc.ns,
         checkpoint: hit.checkpoint,
-        metadata: e.metadata,
-        parent_checkpoint_id: e.parent_checkpoint_id,
-        pending_writes: e.pending_writes,
+        metadata: (hit.metadata ??= metadataOf(e)),
+        parent_checkpoint_id: parentOf(nc, e),
+        pending_writes: unpackWrites(e.pending),
       });
+      hit.pending = e.pending;
     }
     return hit.read;
   }
@@ -410,7 +548,7 @@ export class MemoryCheckpoints {
     const out: StoredCheckpoint[] = [];
     for (let i = start; i >= 0 && out.length < limit; i--) {
       const cp = nc.list[i]!;
-      if (options.filter && !contains(cp.metadata, options.filter)) continue;
+      if (options.filter && !contains(metadataOf(cp), options.filter)) continue;
       out.push(this.read(nc, cp));
     }
     return out;

@@ -53,6 +53,7 @@ const freezeItem = (item: StoredItem): StoredItem =>
 const ACTIVE: ReadonlySet<RunStatus> = new Set<RunStatus>(["pending", "running"]);
 
 interface RunEntry {
+  /** Replaced in place by a put of the run (undone in place): every index holds the one entry. */
   run: RunRecord;
   /** Position in the queue: the order the store first accepted the run. */
   seq: number;
@@ -79,8 +80,11 @@ export class MemoryData {
   }
   /** Every run in queue order. */
   runs = new Map<string, RunEntry>();
-  /** Thread id -> its runs in queue order. */
-  runsByThread = new Map<string, Map<string, RunEntry>>();
+  /**
+   * Thread id -> its runs in queue order: an array, not a map by id (a chat's thread has a run
+   * per turn, and a map's table costs ~36 bytes per run more); a run is found by id in `runs`.
+   */
+  runsByThread = new Map<string, RunEntry[]>();
   /** Runs whose status is pending or running. */
   activeRuns = new Map<string, RunEntry>();
   cancels = new Map<string, CancelRequest>();
@@ -184,7 +188,8 @@ export class MemoryData {
         setIn(this.subCheckpoints, id, undefined, undo);
         const runs = this.runsByThread.get(id);
         if (runs) {
-          for (const runId of runs.keys()) {
+          for (const { run } of runs) {
+            const runId = run.run_id;
             setIn(this.runs, runId, undefined, undo);
             setIn(this.activeRuns, runId, undefined, undo);
             setIn(this.cancels, runId, undefined, undo);
@@ -220,14 +225,24 @@ export class MemoryData {
         if (had && had.run.thread_id !== run.thread_id) {
           throw invalidInput(`${describeOp(op)}: a run cannot move from thread ${had.run.thread_id} to ${run.thread_id}`);
         }
-        const entry: RunEntry = { run, seq: had ? had.seq : this.nextRunSeq++ };
+        if (had) {
+          const before = had.run;
+          had.run = run;
+          undo.push(() => (had.run = before));
+          setIn(this.activeRuns, id, ACTIVE.has(run.status) ? had : undefined, undo);
+          return;
+        }
+        const entry: RunEntry = { run, seq: this.nextRunSeq++ };
         setIn(this.runs, id, entry, undo);
         let byThread = this.runsByThread.get(run.thread_id);
         if (!byThread) {
-          byThread = new Map();
+          byThread = [];
           setIn(this.runsByThread, run.thread_id, byThread, undo);
         }
-        setIn(byThread, id, entry, undo);
+        // The newest run of all: last in its thread's queue order.
+        const list = byThread;
+        list.push(entry);
+        undo.push(() => list.splice(list.lastIndexOf(entry), 1));
         setIn(this.activeRuns, id, ACTIVE.has(run.status) ? entry : undefined, undo);
         return;
       }
@@ -246,9 +261,11 @@ export class MemoryData {
         setIn(this.runs, op.run_id, undefined, undo);
         setIn(this.activeRuns, op.run_id, undefined, undo);
         const byThread = this.runsByThread.get(had.run.thread_id);
-        if (byThread) {
-          setIn(byThread, op.run_id, undefined, undo);
-          if (byThread.size === 0) setIn(this.runsByThread, had.run.thread_id, undefined, undo);
+        const at = byThread ? byThread.lastIndexOf(had) : -1;
+        if (byThread && at >= 0) {
+          byThread.splice(at, 1);
+          undo.push(() => byThread.splice(at, 0, had));
+          if (byThread.length === 0) setIn(this.runsByThread, had.run.thread_id, undefined, undo);
         }
         undo.push(() => (this.runOrderDirty = true));
         return;
@@ -377,7 +394,7 @@ export class MemoryData {
     const bySeq = (m: Map<string, RunEntry>) => new Map([...m].sort((a, b) => a[1].seq - b[1].seq));
     this.runs = bySeq(this.runs);
     this.activeRuns = bySeq(this.activeRuns);
-    for (const [t, m] of this.runsByThread) this.runsByThread.set(t, bySeq(m));
+    // A thread's array is put back in order by its undos.
   }
 
   // -------------------------------------------------------------------------------------------
@@ -404,7 +421,7 @@ export class MemoryData {
       if (!mine) return [];
       // A long chat's thread has many ended runs: its in-flight ones are among the few in flight
       // anywhere (the caller's filter keeps this thread's).
-      if (!activeOnly || mine.size <= this.activeRuns.size) return mine.values();
+      if (!activeOnly || mine.length <= this.activeRuns.size) return mine;
     }
     if (activeOnly) {
       const list = [...this.activeRuns.values()];
