@@ -4,25 +4,12 @@
  * checkpoint still reads back exactly the prefix of the log it was put with, from another store
  * instance too; a chunk full by count or by bytes is followed by a new one.
  */
-import pg from "pg";
-import { afterEach, expect, inject, it } from "vitest";
-import { postgresStore, type PostgresStore } from "../../src/postgres/index.js";
+import { expect, it } from "vitest";
+import { pgTestStores } from "./stores.js";
 import { CHUNK_BYTES, CHUNK_ITEMS } from "../../src/postgres/chunks.js";
 import type { StoredCheckpoint } from "../../src/persistence/types.js";
 
-const url = inject("pgUrl");
-const opened: PostgresStore[] = [];
-const clients: pg.Client[] = [];
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((c) => c.end()));
-  await Promise.all(opened.splice(0).map((s) => s.close()));
-});
-const open = async (schema: string) => {
-  const s = postgresStore({ connectionString: url, schema, max: 3 });
-  opened.push(s);
-  await s.open();
-  return s;
-};
+const { open, sql } = pgTestStores({ max: 3 });
 
 const msg = (i: number, size = 20) => ({ id: `m${i}`, type: i % 2 ? "ai" : "human", content: `message ${i} `.padEnd(size, "x") });
 const cp = (i: number, messages: unknown[]): StoredCheckpoint => ({
@@ -48,9 +35,7 @@ it("extends a log's last chunk up to its size limits and reads every checkpoint'
   }
   for (let i = 0; i < turns; i++) expect(await b.getCheckpoint({ thread_id: "t", checkpoint_id: `cp${i}` })).toEqual(puts[i]);
   expect(await b.listCheckpoints("t")).toEqual([...puts].reverse());
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  clients.push(c);
+  const c = await sql();
   const { rows } = await c.query<{ start: number; n: number; bytes: number }>(
     `SELECT start, json_array_length(items) AS n, octet_length(items::text) AS bytes FROM "${schema}".cp_chunks ORDER BY start`,
   );

@@ -3,37 +3,19 @@
  * `FOR UPDATE SKIP LOCKED`, so claimers never wait for each other; and leases are judged at the
  * database's clock, so processes with skewed clocks cannot take each other's live leases.
  */
-import pg from "pg";
-import { afterEach, describe, expect, inject, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { AgentdockError } from "../../src/errors.js";
-import { postgresStore, type PostgresStore, type PostgresStoreOptions } from "../../src/postgres/index.js";
+import { postgresStore } from "../../src/postgres/index.js";
 import type { RunClaim } from "../../src/persistence/types.js";
 import type { RunRecord } from "../../src/types.js";
 import { createRuntime } from "../../src/runtime/index.js";
 import { ordered } from "./fixtures/graphs.js";
 import { until } from "./procs.js";
+import { pgTestStores } from "./stores.js";
 
-const url = inject("pgUrl");
 let n = 0;
 const fresh = () => `cl_${process.pid}_${n++}`;
-const opened: PostgresStore[] = [];
-const clients: pg.Client[] = [];
-const open = async (schema: string, options: Partial<PostgresStoreOptions> = {}) => {
-  const s = postgresStore({ connectionString: url, schema, max: 4, eventPollMs: 200, ...options });
-  opened.push(s);
-  await s.open();
-  return s;
-};
-const sql = async () => {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  clients.push(c);
-  return c;
-};
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((c) => c.end()));
-  await Promise.all(opened.splice(0).map((s) => s.close()));
-});
+const { url, open, sql } = pgTestStores({ max: 4, eventPollMs: 200 });
 
 const run = (runId: string, threadId: string, over: Partial<RunRecord> = {}): RunRecord => ({
   run_id: runId,

@@ -4,24 +4,15 @@
  * instances (as two processes) share items.
  */
 import pg from "pg";
-import { afterEach, describe, expect, inject, it } from "vitest";
-import { postgresStore, PG_SCHEMA_VERSION, type PostgresStore } from "../../src/postgres/index.js";
+import { describe, expect, it } from "vitest";
+import { PG_SCHEMA_VERSION } from "../../src/postgres/index.js";
 import { migrate } from "../../src/postgres/schema.js";
 import { createRuntime } from "../../src/runtime/index.js";
+import { pgTestStores } from "./stores.js";
 
-const url = inject("pgUrl");
 let n = 0;
 const fresh = () => `pitems_${process.pid}_${n++}`;
-const opened: PostgresStore[] = [];
-const open = async (schema: string) => {
-  const s = postgresStore({ connectionString: url, schema, max: 4, eventPollMs: 200 });
-  opened.push(s);
-  await s.open();
-  return s;
-};
-afterEach(async () => {
-  await Promise.all(opened.splice(0).map((s) => s.close()));
-});
+const { url, open } = pgTestStores({ max: 4, eventPollMs: 200 });
 
 describe("postgresStore: items", () => {
   it("migrates a version-2 schema (no items) on open and keeps its data", async () => {

@@ -4,24 +4,15 @@
  * and run events read across instances.
  */
 import pg from "pg";
-import { afterEach, describe, expect, inject, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { AgentdockError } from "../../src/errors.js";
-import { postgresStore, PG_SCHEMA_VERSION, type PostgresStore } from "../../src/postgres/index.js";
+import { postgresStore, PG_SCHEMA_VERSION } from "../../src/postgres/index.js";
 import type { RunEventRecord } from "../../src/persistence/types.js";
+import { pgTestStores } from "./stores.js";
 
-const url = inject("pgUrl");
 let n = 0;
 const fresh = () => `px_${process.pid}_${n++}`;
-const opened: PostgresStore[] = [];
-const open = async (schema: string) => {
-  const s = postgresStore({ connectionString: url, schema, max: 4, eventPollMs: 200 });
-  opened.push(s);
-  await s.open();
-  return s;
-};
-afterEach(async () => {
-  await Promise.all(opened.splice(0).map((s) => s.close()));
-});
+const { url, open } = pgTestStores({ max: 4, eventPollMs: 200 });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

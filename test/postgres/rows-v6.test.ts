@@ -4,24 +4,11 @@
  * kind of version, step and run id a checkpointer may write reads back as written, from another
  * store instance, and metadata filters (run id included) select the same checkpoints.
  */
-import pg from "pg";
-import { afterEach, expect, inject, it } from "vitest";
-import { postgresStore, type PostgresStore } from "../../src/postgres/index.js";
+import { expect, it } from "vitest";
+import { pgTestStores } from "./stores.js";
 import type { StoredCheckpoint } from "../../src/persistence/types.js";
 
-const url = inject("pgUrl");
-const opened: PostgresStore[] = [];
-const clients: pg.Client[] = [];
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((c) => c.end()));
-  await Promise.all(opened.splice(0).map((s) => s.close()));
-});
-const open = async (schema: string) => {
-  const s = postgresStore({ connectionString: url, schema, max: 3 });
-  opened.push(s);
-  await s.open();
-  return s;
-};
+const { open, sql } = pgTestStores({ max: 3 });
 
 const uuid = (i: number) => `0192f0d0-0000-7000-8000-${String(i).padStart(12, "0")}`;
 
@@ -72,9 +59,7 @@ it("reads back every kind of version, step and run id exactly, and filters on th
   expect(await ids({ run_id: uuid(8), graph_id: "g", source: "loop" })).toEqual(["cp13"]);
   expect(await ids({ source: "input" })).toEqual(["cp0"]);
   // Some rows did store their versions relative and their run id in the column.
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  clients.push(c);
+  const c = await sql();
   const { rows } = await c.query<{ id: string; vrel: boolean; run: string | null }>(`SELECT "${schema}".cp_key_text(checkpoint_id) AS id, vrel, run_id::text AS run FROM "${schema}".checkpoints ORDER BY seq`);
   const byId = new Map(rows.map((r) => [r.id, r]));
   expect(byId.get("cp2")).toEqual({ id: "cp2", vrel: true, run: uuid(2) });
@@ -118,9 +103,7 @@ it("keeps apart and reads back checkpoint keys of every form: UUIDs, upper-case 
   expect(await b.getCheckpoint({ thread_id: "sixteen-byte-id!", checkpoint_id: ids[2] })).toBeUndefined();
   expect((await b.getCheckpoint({ thread_id: "sixteen-byte-id!", checkpoint_id: ids[3] }))!.parent_checkpoint_id).toBe(ids[2]);
   // A lower-case UUID takes 16 bytes; the others their text, a 16-byte one with a zero byte after it.
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  clients.push(c);
+  const c = await sql();
   const { rows } = await c.query<{ n: number }>(
     `SELECT octet_length(checkpoint_id) AS n FROM "${schema}".checkpoints WHERE thread_id = "${schema}".cp_key($1) ORDER BY seq`,
     [lower],

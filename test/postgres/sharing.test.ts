@@ -3,25 +3,12 @@
  * metadata, pending writes and the thread's values refer to them. What another store instance
  * (another process) reads back is exactly what was written, marker-like user objects included.
  */
-import pg from "pg";
-import { afterEach, expect, inject, it } from "vitest";
-import { postgresStore, type PostgresStore } from "../../src/postgres/index.js";
+import { expect, it } from "vitest";
+import { pgTestStores } from "./stores.js";
 import type { StoredCheckpoint, WriteOp } from "../../src/persistence/types.js";
 import type { ThreadRecord } from "../../src/types.js";
 
-const url = inject("pgUrl");
-const opened: PostgresStore[] = [];
-const clients: pg.Client[] = [];
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((c) => c.end()));
-  await Promise.all(opened.splice(0).map((s) => s.close()));
-});
-const open = async (schema: string) => {
-  const s = postgresStore({ connectionString: url, schema, max: 3 });
-  opened.push(s);
-  await s.open();
-  return s;
-};
+const { open, sql } = pgTestStores({ max: 3 });
 
 const SECRET = "a long message body that must be stored only once";
 const msg = (i: number) => ({ id: `m${i}`, type: i % 2 ? "ai" : "human", content: `${SECRET} #${i}` });
@@ -98,9 +85,7 @@ it("stores each message once and reads every checkpoint, pending write and threa
   expect(await b.listCheckpoints("t", { filter: { run_id: "r1", odd: lookalikes } })).toEqual([expected[3], expected[2]]);
 
   // Each message's text is in the list log only: not in metadata, pending writes or the thread row.
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  clients.push(c);
+  const c = await sql();
   const s = `"${schema}"`;
   const { rows } = await c.query<{ n: number }>(
     `SELECT (SELECT count(*) FROM ${s}.checkpoints WHERE metadata::text LIKE $1 OR checkpoint::text LIKE $1 OR writes::text LIKE $1)
