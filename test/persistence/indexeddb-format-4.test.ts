@@ -2,19 +2,14 @@
 // before it leaves the parent id out; reads, deletes and the migration from format 3 keep every
 // checkpoint's parent.
 import "fake-indexeddb/auto";
-import { readFileSync } from "node:fs";
 import { openDB } from "idb";
 import { describe, expect, it } from "vitest";
-import { DB_VERSION, indexedDbStore, INDEXEDDB_FORMAT } from "../../src/persistence/indexeddb/index.js";
-import type { Store, StoredCheckpoint, WriteOp } from "../../src/persistence/types.js";
+import { DB_VERSION, INDEXEDDB_FORMAT } from "../../src/persistence/indexeddb/index.js";
+import type { StoredCheckpoint, WriteOp } from "../../src/persistence/types.js";
 import { chain, checkpoint, cpId, messages, run, thread } from "./contract.js";
+import { olderDatabase, openAt, readFixture } from "./indexeddb-fixtures.js";
 
 let n = 0;
-async function openAt(name: string): Promise<Store> {
-  const store = indexedDbStore(name);
-  await store.open();
-  return store;
-}
 const puts = (cps: StoredCheckpoint[]): WriteOp[] => cps.map((c) => ({ op: "checkpoint.put", checkpoint: c }));
 const parents = (cps: StoredCheckpoint[]) => cps.map((c) => [c.checkpoint.id, c.parent_checkpoint_id]);
 
@@ -116,45 +111,12 @@ describe("indexedDbStore format 4 pending writes", () => {
 });
 
 describe("indexedDbStore migration from schema 4 (format 3)", () => {
-  const fixture = JSON.parse(readFileSync(new URL("./fixtures/indexeddb-format-3.json", import.meta.url), "utf8")) as {
-    rows: Record<string, Array<[IDBValidKey | null, unknown]>>;
-    expected: { threads: unknown[]; checkpoints: Record<string, StoredCheckpoint[]>; runs: Array<{ run_id: string }> };
-  };
+  const fixture = readFixture("indexeddb-format-3.json");
 
-  /** Recreates the schema-4 database as the previous release created it, with the fixture's rows. */
-  async function schema4(name: string) {
-    const db = await openDB(name, 4, {
-      upgrade(db) {
-        db.createObjectStore("meta", { keyPath: "key" });
-        db.createObjectStore("assistants", { keyPath: "assistant_id" }).createIndex("by_graph", "graph_id");
-        db.createObjectStore("versions", { keyPath: ["assistant_id", "version"] });
-        db.createObjectStore("threads", { keyPath: "thread_id" }).createIndex("by_status", "status");
-        db.createObjectStore("docs", { keyPath: ["collection", "id"] }).createIndex("by_seq", ["collection", "seq"]);
-        db.createObjectStore("cps").createIndex("by_id", "id");
-        db.createObjectStore("bases");
-        db.createObjectStore("items");
-        const runs = db.createObjectStore("runs", { keyPath: "run_id" });
-        runs.createIndex("by_thread", ["thread_id", "q"]);
-        runs.createIndex("by_q", "q");
-        runs.createIndex("by_status", ["status", "q"]);
-        runs.createIndex("by_thread_status", ["thread_id", "status", "q"]);
-        db.createObjectStore("cancels", { keyPath: "run_id" }).createIndex("by_thread", "thread_id");
-        db.createObjectStore("leases", { keyPath: "key" });
-        db.createObjectStore("logs", { keyPath: "run_id" });
-        db.createObjectStore("events");
-        db.createObjectStore("store_items", { keyPath: ["ns", "key"] }).createIndex("by_expiry", "expires_at");
-        db.createObjectStore("crons", { keyPath: "cron_id" }).createIndex("by_due", "$due");
-      },
-    });
-    for (const [store, rows] of Object.entries(fixture.rows)) {
-      for (const [key, value] of rows) await (key === null ? db.put(store as never, value) : db.put(store as never, value, key as never));
-    }
-    db.close();
-  }
 
   it("reads back everything a format-3 database held, marks it format 4, and keeps writing to it", async () => {
     const name = `migrate4-${n++}`;
-    await schema4(name);
+    await olderDatabase(name, 4, fixture);
     const store = await openAt(name);
     const { expected } = fixture;
     expect(await store.queryThreads({ sortBy: "thread_id", sortOrder: "asc" })).toEqual(expected.threads);

@@ -2,33 +2,21 @@
 // their base by shifts, new bases keep the leaf paths of the previous base, and the upgrade from
 // format 4 diffs every row again against its base, reading back exactly what format 4 read.
 import "fake-indexeddb/auto";
-import { readFileSync } from "node:fs";
 import { openDB } from "idb";
 import { describe, expect, it } from "vitest";
-import { DB_VERSION, indexedDbStore, INDEXEDDB_FORMAT } from "../../src/persistence/indexeddb/index.js";
+import { DB_VERSION, INDEXEDDB_FORMAT } from "../../src/persistence/indexeddb/index.js";
 import { diffLeaves, leavesOf, patchLeaves, resolveItems, shareItems, unionBase } from "../../src/persistence/indexeddb/rows.js";
-import type { Store, StoredCheckpoint } from "../../src/persistence/types.js";
+import type { StoredCheckpoint } from "../../src/persistence/types.js";
 import { echoTurn, newChat, saidShort } from "../../bench/echo-workload.js";
 import { chain, run } from "./contract.js";
 import { jsonGenerator } from "./generate.js";
+import { olderDatabase, openAt, rawValues, readFixture } from "./indexeddb-fixtures.js";
 
 /** What IndexedDB hands back: a structured clone. */
 const stored = <T>(v: T): T => structuredClone(v);
 
 let n = 0;
-async function openAt(name: string): Promise<Store> {
-  const store = indexedDbStore(name);
-  await store.open();
-  return store;
-}
 
-/** The stored values of an object store, as JSON text. */
-async function rawValues(name: string, storeName: string): Promise<string[]> {
-  const db = await openDB(name);
-  const out = (await db.getAll(storeName)).map((v) => JSON.stringify(v));
-  db.close();
-  return out;
-}
 
 describe("IndexedDB rows, format 5 shifts", () => {
   const times = ["2026-01-01T00:00:00.000Z", "2026-01-01T00:00:00.250Z", "2025-12-31T23:59:59.999Z", "2026-03-01T10:00:00.000Z"];
@@ -235,45 +223,12 @@ describe("indexedDbStore format 5 runs", () => {
 });
 
 describe("indexedDbStore migration from schema 5 (format 4)", () => {
-  const fixture = JSON.parse(readFileSync(new URL("./fixtures/indexeddb-format-4.json", import.meta.url), "utf8")) as {
-    rows: Record<string, Array<[IDBValidKey | null, unknown]>>;
-    expected: { threads: unknown[]; checkpoints: Record<string, StoredCheckpoint[]>; runs: Array<{ run_id: string }> };
-  };
+  const fixture = readFixture("indexeddb-format-4.json");
 
-  /** Recreates the schema-5 database as the previous release created it, with the fixture's rows. */
-  async function schema5(name: string) {
-    const db = await openDB(name, 5, {
-      upgrade(db) {
-        db.createObjectStore("meta", { keyPath: "key" });
-        db.createObjectStore("assistants", { keyPath: "assistant_id" }).createIndex("by_graph", "graph_id");
-        db.createObjectStore("versions", { keyPath: ["assistant_id", "version"] });
-        db.createObjectStore("threads", { keyPath: "thread_id" }).createIndex("by_status", "status");
-        db.createObjectStore("docs", { keyPath: ["collection", "id"] }).createIndex("by_seq", ["collection", "seq"]);
-        db.createObjectStore("cps").createIndex("by_id", "id");
-        db.createObjectStore("bases");
-        db.createObjectStore("items");
-        const runs = db.createObjectStore("runs", { keyPath: "run_id" });
-        runs.createIndex("by_thread", ["thread_id", "q"]);
-        runs.createIndex("by_q", "q");
-        runs.createIndex("by_status", ["status", "q"]);
-        runs.createIndex("by_thread_status", ["thread_id", "status", "q"]);
-        db.createObjectStore("cancels", { keyPath: "run_id" }).createIndex("by_thread", "thread_id");
-        db.createObjectStore("leases", { keyPath: "key" });
-        db.createObjectStore("logs", { keyPath: "run_id" });
-        db.createObjectStore("events");
-        db.createObjectStore("store_items", { keyPath: ["ns", "key"] }).createIndex("by_expiry", "expires_at");
-        db.createObjectStore("crons", { keyPath: "cron_id" }).createIndex("by_due", "$due");
-      },
-    });
-    for (const [store, rows] of Object.entries(fixture.rows)) {
-      for (const [key, value] of rows) await (key === null ? db.put(store as never, value) : db.put(store as never, value, key as never));
-    }
-    db.close();
-  }
 
   it("reads back everything a format-4 database held, diffs its rows again (smaller), marks it format 5, and keeps writing to it", async () => {
     const name = `migrate5-${n++}`;
-    await schema5(name);
+    await olderDatabase(name, 5, fixture);
     const before = (await rawValues(name, "cps")).join("").length + (await rawValues(name, "runs")).join("").length;
     const store = await openAt(name);
     const { expected } = fixture;
