@@ -63,6 +63,7 @@ const END = "__end__";
 const CHECKPOINTER = "__pregel_checkpointer";
 
 const ENGINE_MODES: readonly EngineStreamMode[] = ["values", "updates", "messages", "custom", "tasks", "checkpoints", "debug"];
+const NO_MODES: ReadonlySet<EngineStreamMode> = new Set();
 
 /**
  * A chat model chunk of LangGraph's `messages` mode (`[message, metadata]` in wire form) as the
@@ -89,6 +90,9 @@ function emitAt(emit: NonNullable<ExecuteOptions["emit"]>, mode: EngineStreamMod
   if (ns.length > 0) emit(mode, data, ns);
   else emit(mode, data);
 }
+
+/** Whether breakpoints name any node (`"*"` or a non-empty list). */
+const hasBreakpoints = (b: unknown): boolean => b === "*" || (Array.isArray(b) && b.length > 0);
 
 const isCompiled = (g: unknown): g is LangGraphPregel =>
   typeof g === "object" && g !== null && (g as { lg_is_pregel?: unknown }).lg_is_pregel === true && typeof (g as { stream?: unknown }).stream === "function";
@@ -119,6 +123,10 @@ const toInterrupt = (i: Any): Interrupt => ({ id: String(i?.id ?? ""), value: to
 export class LangGraphAdapter implements CompiledGraph {
   readonly nodeNames: readonly string[];
   private readonly items: ItemStoreLike | undefined;
+  /** The `BaseStore` lent over each item store (it keeps no state of its own: one per item store). */
+  private readonly lentStores = new WeakMap<ItemStoreLike, AgentdockItemStore>();
+  /** Whether the graph was compiled with breakpoints (a run of it may pause without an interrupt). */
+  private readonly compiledBreakpoints: boolean;
 
   constructor(
     readonly graph: LangGraphPregel,
@@ -126,6 +134,14 @@ export class LangGraphAdapter implements CompiledGraph {
   ) {
     this.nodeNames = Object.keys(graph.nodes).filter((n) => n !== START);
     this.items = options.items;
+    this.compiledBreakpoints = hasBreakpoints(graph.interruptBefore) || hasBreakpoints(graph.interruptAfter);
+  }
+
+  /** LangGraph's `BaseStore` over an item store, made once per item store. */
+  private lentStore(items: ItemStoreLike): AgentdockItemStore {
+    let lent = this.lentStores.get(items);
+    if (!lent) this.lentStores.set(items, (lent = new AgentdockItemStore(items)));
+    return lent;
   }
 
   /** A config addressing the thread (at a checkpoint) with a saver over `store` lent to the graph. */
@@ -143,7 +159,7 @@ export class LangGraphAdapter implements CompiledGraph {
 
   async execute(options: ExecuteOptions): Promise<ExecuteResult> {
     const { store, threadId, config, emit, listening } = options;
-    const modes = new Set<EngineStreamMode>(options.streamModes ?? []);
+    const modes: ReadonlySet<EngineStreamMode> = options.streamModes ?? NO_MODES;
     const saver = new AgentdockSaver(store, config.metadata ? { metadata: config.metadata } : {});
     const { configurable, recursion_limit, tags, metadata, ...rest } = config;
     // Values are always streamed (the result needs them), the rest only when asked for.
@@ -172,7 +188,7 @@ export class LangGraphAdapter implements CompiledGraph {
       subgraphs: true,
     };
     const items = options.itemStore ?? this.items;
-    if (items) lgConfig.store = new AgentdockItemStore(items);
+    if (items) lgConfig.store = this.lentStore(items);
     // The last root values, converted once at the end (a long chat's state is large).
     let values: unknown = {};
     let interruptsSeen = false;
@@ -200,8 +216,7 @@ export class LangGraphAdapter implements CompiledGraph {
     }
     // Only a run that may have paused needs the snapshot: an interrupt was reported, or
     // breakpoints were set (at compile time or for this run).
-    const breakpoints = [options.interruptBefore, options.interruptAfter, this.graph.interruptBefore, this.graph.interruptAfter];
-    const mayHavePaused = interruptsSeen || breakpoints.some((b) => b === "*" || (Array.isArray(b) && b.length > 0));
+    const mayHavePaused = interruptsSeen || this.compiledBreakpoints || hasBreakpoints(options.interruptBefore) || hasBreakpoints(options.interruptAfter);
     if (!mayHavePaused) {
       // The last root checkpoint holds these values and no node ran since it was put: its
       // messages' serialized form is reused.

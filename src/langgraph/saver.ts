@@ -87,29 +87,23 @@ export class AgentdockSaver extends BaseCheckpointSaver<number> {
    * (JSON serialization calls `toJSON`), made once so the run's result can reuse it.
    */
   private withSerializedMessages(values: Record<string, unknown>, into: WeakMap<object, SerializedMessage>): Record<string, unknown> {
-    const serialize = (v: unknown): unknown => {
-      if (!isMessageInstance(v) || typeof (v as { toJSON?: unknown }).toJSON !== "function") return v;
-      let json: unknown;
-      try {
-        json = (v as unknown as { toJSON(): unknown }).toJSON();
-      } catch {
-        return v; // the serializer meets the failure as it would have
-      }
-      if (isRecord(json) && isRecord(json.kwargs)) into.set(v, json as unknown as SerializedMessage);
-      return json;
-    };
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(values)) out[k] = Array.isArray(v) ? v.map(serialize) : serialize(v);
+    for (const [k, v] of Object.entries(values)) out[k] = serializedMessages(v, into);
     return out;
+  }
+
+  /**
+   * A value's serde form made at once, without the serializer, or `NOT_PLAIN`: plain JSON (a
+   * chat's state once its messages are in their toJSON form) is its own serde form.
+   */
+  private dumpNow(value: unknown): unknown {
+    return this.defaultSerde ? plainJsonCopy(value) : NOT_PLAIN;
   }
 
   /** A value as JSON the store can hold (its serde form). */
   private async dump(value: unknown): Promise<unknown> {
-    if (this.defaultSerde) {
-      // Plain JSON (a chat's state once its messages are in their toJSON form) is its own serde form.
-      const copy = plainJsonCopy(value);
-      if (copy !== NOT_PLAIN) return copy;
-    }
+    const copy = this.dumpNow(value);
+    if (copy !== NOT_PLAIN) return copy;
     const [type, bytes] = await this.serde.dumpsTyped(value);
     if (type !== "json") throw new Error(`agentdock: AgentdockSaver stores JSON; the serializer produced "${type}".`);
     return JSON.parse(typeof bytes === "string" ? bytes : decoder.decode(bytes));
@@ -217,15 +211,20 @@ export class AgentdockSaver extends BaseCheckpointSaver<number> {
       channelValues = this.withSerializedMessages(channelValues, messages);
       if (checkpoint_ns === "") this.lastPutMessages = messages;
     }
+    let dumpedValues = this.dumpNow(channelValues);
+    if (dumpedValues === NOT_PLAIN) dumpedValues = await this.dump(channelValues);
     const stored: Checkpoint = {
       v: 1,
       id: checkpoint.id,
       ts: checkpoint.ts,
-      channel_values: (await this.dump(channelValues)) as Record<string, unknown>,
+      channel_values: dumpedValues as Record<string, unknown>,
       channel_versions: versions(checkpoint.channel_versions),
       versions_seen: Object.fromEntries(Object.entries(checkpoint.versions_seen).map(([node, seen]) => [node, versions(seen)])),
     };
-    const meta = (await this.dump({ ...this.extraMetadata, ...metadata })) as Record<string, unknown>;
+    const merged = { ...this.extraMetadata, ...metadata };
+    let dumpedMeta = this.dumpNow(merged);
+    if (dumpedMeta === NOT_PLAIN) dumpedMeta = await this.dump(merged);
+    const meta = dumpedMeta as Record<string, unknown>;
     const storedMeta: CheckpointMetadata = {
       ...meta,
       source: SOURCES.find((s) => s === meta.source) ?? "loop",
@@ -253,7 +252,17 @@ export class AgentdockSaver extends BaseCheckpointSaver<number> {
     const { thread_id, checkpoint_ns, checkpoint_id } = keyOf(config);
     if (thread_id === undefined || !checkpoint_id) throw invalidInput("agentdock: AgentdockSaver.putWrites needs configurable.thread_id and checkpoint_id.");
     const key = cpKey(thread_id, checkpoint_ns, checkpoint_id);
-    const dumped = await Promise.all(writes.map(async ([channel, value]) => [taskId, channel, await this.dump(value)] as const));
+    // A write's messages go in their toJSON form (what the serializer makes of them), so a node's
+    // usual write (a list of messages) takes the plain-JSON path too.
+    let dumped: PendingWrite[] = [];
+    for (const [channel, value] of writes) {
+      const now = this.dumpNow(this.defaultSerde ? serializedMessages(value) : value);
+      if (now === NOT_PLAIN) {
+        dumped = await Promise.all(writes.map(async ([c, v]) => [taskId, c, await this.dump(v)] as PendingWrite));
+        break;
+      }
+      dumped.push([taskId, channel, now]);
+    }
     await this.serially(key, async () => {
       let byTask = this.own.get(key) ?? this.unplaced.get(key);
       const placed = !this.unplaced.has(key);
@@ -293,6 +302,27 @@ export class AgentdockSaver extends BaseCheckpointSaver<number> {
     }
     if (ops.length) await this.store.commit(ops);
   }
+}
+
+/**
+ * A channel value with each message (the value itself, or an item of a list) replaced by its
+ * `toJSON()` form, recorded in `into` when given: what LangGraph's serializer would produce from
+ * it anyway (JSON serialization calls `toJSON`). A message whose `toJSON` fails is left as is:
+ * the serializer meets the failure as it would have.
+ */
+function serializedMessages(value: unknown, into?: WeakMap<object, SerializedMessage>): unknown {
+  const serialize = (v: unknown): unknown => {
+    if (!isMessageInstance(v) || typeof (v as { toJSON?: unknown }).toJSON !== "function") return v;
+    let json: unknown;
+    try {
+      json = (v as unknown as { toJSON(): unknown }).toJSON();
+    } catch {
+      return v;
+    }
+    if (into && isRecord(json) && isRecord(json.kwargs)) into.set(v, json as unknown as SerializedMessage);
+    return json;
+  };
+  return Array.isArray(value) ? value.map(serialize) : serialize(value);
 }
 
 function keyOf(config: RunnableConfig): { thread_id: string | undefined; checkpoint_ns: string; checkpoint_id: string | undefined } {

@@ -140,6 +140,8 @@ export class Core {
    */
   async graph(graphId: string, config?: Partial<RunnableConfig>): Promise<CompiledGraph> {
     const entry = this.requireGraph(graphId);
+    // A compiled graph is the same for every use: no config is made for it.
+    if (entry.kind === "compiled") return entry.graph;
     return instantiate(graphId, entry, { ...config, configurable: { ...config?.configurable } });
   }
 }

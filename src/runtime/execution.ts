@@ -38,6 +38,10 @@ import type { CancelAction, RunResult } from "./types.js";
 import { Pipeline, pipelined } from "./durability.js";
 
 type ErrorInfo = { error: string; message: string };
+type WritesPutOp = Extract<WriteOp, { op: "writes.put" }>;
+
+/** A task's writes on a checkpoint, as `LocalRun.replacedWrites` keys them. */
+const writesKey = (op: WritesPutOp) => `${op.checkpoint_ns ?? ""}\u0000${op.checkpoint_id}\u0000${op.task_id}`;
 
 /** The longest delay `setTimeout` honours. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -338,27 +342,44 @@ export class Executor {
     return pending;
   }
 
-  /** One commit of the run's, recording what it wrote for a rollback (D9). */
-  private async commitFor(local: LocalRun, ops: readonly WriteOp[]): Promise<void> {
-    const { store } = this.core;
-    if (local.lost) throw new Error(`agentdock: run ${local.run.run_id} lost its lease; its writes are refused.`);
-    if (local.ended && local.cancel === "rollback") return;
+  /**
+   * One commit of the run's, recording what it wrote for a rollback (D9). Only the original
+   * writes of a task on a checkpoint the run did not write need a read first (they are kept to be
+   * put back); a commit without such writes goes to the store at once.
+   */
+  private commitFor(local: LocalRun, ops: readonly WriteOp[]): Promise<void> {
+    if (local.lost) return Promise.reject(new Error(`agentdock: run ${local.run.run_id} lost its lease; its writes are refused.`));
+    if (local.ended && local.cancel === "rollback") return Promise.resolve();
+    let replacing: WritesPutOp[] | undefined;
     for (const op of ops) {
       if (op.op === "checkpoint.put") {
         local.written.add(op.checkpoint.checkpoint.id);
         const ns = op.checkpoint.checkpoint_ns;
-        local.writtenByNs.set(ns, [...(local.writtenByNs.get(ns) ?? []), op.checkpoint.checkpoint.id]);
-      } else if (op.op === "writes.put" && !local.written.has(op.checkpoint_id)) {
-        const ns = op.checkpoint_ns ?? "";
-        const key = `${ns}\u0000${op.checkpoint_id}\u0000${op.task_id}`;
-        if (!local.replacedWrites.has(key)) {
-          const cp = await store.getCheckpoint({ thread_id: op.thread_id, checkpoint_ns: ns, checkpoint_id: op.checkpoint_id });
-          const writes = (cp?.pending_writes ?? []).filter((w) => w[0] === op.task_id);
-          local.replacedWrites.set(key, { checkpointNs: ns, checkpointId: op.checkpoint_id, taskId: op.task_id, writes });
-        }
+        const ids = local.writtenByNs.get(ns);
+        if (ids) ids.push(op.checkpoint.checkpoint.id);
+        else local.writtenByNs.set(ns, [op.checkpoint.checkpoint.id]);
+      } else if (op.op === "writes.put" && !local.written.has(op.checkpoint_id) && !local.replacedWrites.has(writesKey(op))) {
+        (replacing ??= []).push(op);
       }
     }
-    await store.commit(ops);
+    if (replacing) return this.keepReplacedWrites(local, replacing).then(() => this.core.store.commit(ops));
+    try {
+      return this.core.store.commit(ops);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  /** Reads and keeps the original writes that `writes.put` ops of the run replace (for a rollback). */
+  private async keepReplacedWrites(local: LocalRun, ops: readonly WritesPutOp[]): Promise<void> {
+    for (const op of ops) {
+      const key = writesKey(op);
+      if (local.replacedWrites.has(key)) continue;
+      const ns = op.checkpoint_ns ?? "";
+      const cp = await this.core.store.getCheckpoint({ thread_id: op.thread_id, checkpoint_ns: ns, checkpoint_id: op.checkpoint_id });
+      const writes = (cp?.pending_writes ?? []).filter((w) => w[0] === op.task_id);
+      local.replacedWrites.set(key, { checkpointNs: ns, checkpointId: op.checkpoint_id, taskId: op.task_id, writes });
+    }
   }
 
   /**

@@ -7,6 +7,7 @@
  */
 import { AIMessage, HumanMessage } from "@langchain/core/messages";
 import { Command, emptyCheckpoint, END, interrupt, MessagesAnnotation, START, StateGraph, type Checkpoint } from "@langchain/langgraph";
+import { JsonPlusSerializer } from "@langchain/langgraph-checkpoint";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { AgentdockSaver } from "../../src/langgraph/index.js";
 import type { Store } from "../../src/persistence/types.js";
@@ -117,6 +118,34 @@ export function saverContract(name: string, makeStore: () => Store): void {
       // Writes against the same checkpoint from another saver object are merged the same way.
       await reader.putWrites(config, [["__error__", { message: "boom" }]], "task-c");
       expect((await saver.getTuple(config))!.pendingWrites!.map(([t, c]) => `${t}:${c}`)).toEqual(["task-a:messages", "task-a:count", "task-b:__interrupt__", "task-c:__error__"]);
+    });
+
+    it("stores a task's writes as LangGraph's serializer writes them: messages alone or in lists, and values that are not plain JSON", async () => {
+      const cp = checkpoint({}, {});
+      const config = await saver.put({ configurable: { thread_id: "s", checkpoint_ns: "" } }, cp, { source: "loop", step: 0, parents: {} }, {});
+      const when = new Date("2024-05-06T07:08:09.000Z");
+      const writes: Array<[string, unknown]> = [
+        ["messages", [new HumanMessage({ content: "hi", id: "h1" }), new AIMessage({ content: "hello", id: "a1", tool_calls: [{ id: "c1", name: "look", args: { q: "x" } }] })]],
+        ["last", new AIMessage({ content: "alone", id: "a2", additional_kwargs: { extra: { n: 1 } } })],
+        ["plain", { n: 1, list: ["a", null, true] }],
+      ];
+      await saver.putWrites(config, writes, "task-plain");
+      await saver.putWrites(config, [["messages", [new AIMessage({ content: "x", id: "a3" })]], ["maybe", { at: when, gone: undefined }]], "task-mixed");
+      const serde = new JsonPlusSerializer();
+      const serdeForm = async (value: unknown) => JSON.parse(new TextDecoder().decode((await serde.dumpsTyped(value))[1] as Uint8Array)) as unknown;
+      const stored = (await store.getCheckpoint({ thread_id: "s", checkpoint_id: cp.id }))!.pending_writes;
+      const expected = [...writes.map(([c, v]) => ["task-plain", c, v] as const), ["task-mixed", "messages", [new AIMessage({ content: "x", id: "a3" })]] as const, ["task-mixed", "maybe", { at: when, gone: undefined }] as const];
+      expect(stored.map(([task, channel]) => `${task}:${channel}`)).toEqual(expected.map(([task, channel]) => `${task}:${channel}`));
+      for (const [i, [, , value]] of expected.entries()) expect(stored[i]![2]).toEqual(await serdeForm(value));
+      // And they come back as LangGraph's objects.
+      const back = (await new AgentdockSaver(store).getTuple(config))!.pendingWrites!;
+      const [human, ai] = back[0]![2] as [HumanMessage, AIMessage];
+      expect(human).toBeInstanceOf(HumanMessage);
+      expect(ai).toBeInstanceOf(AIMessage);
+      expect(ai.tool_calls).toEqual([expect.objectContaining({ id: "c1", name: "look", args: { q: "x" } })]);
+      expect((back[1]![2] as AIMessage).additional_kwargs).toEqual({ extra: { n: 1 } });
+      // As LangGraph's serializer does: a Date comes back as its ISO string, undefined as undefined.
+      expect(back[4]![2]).toEqual({ at: when.toISOString(), gone: undefined });
     });
 
     it("deletes a thread's checkpoints in every namespace, and no other thread's", async () => {
