@@ -9,18 +9,10 @@
  */
 import { createHook } from "node:async_hooks";
 import { Session } from "node:inspector/promises";
-import { AIMessage } from "@langchain/core/messages";
-import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
 import { createRuntime, memoryStore, type Store } from "../src/index.js";
 import { AgentdockSaver, fromLangGraph } from "../src/langgraph/index.js";
+import { builder, input } from "./langgraph-chat.js";
 
-const answer = (text: string) => new AIMessage(`${"y".repeat(190)} ${text.slice(-8)}`);
-const builder = () =>
-  new StateGraph(MessagesAnnotation)
-    .addNode("reply", (state) => ({ messages: [answer(String(state.messages[state.messages.length - 1]?.content ?? ""))] }))
-    .addEdge(START, "reply")
-    .addEdge("reply", END);
-const input = (i: number) => ({ messages: [{ role: "user", content: `${"x".repeat(190)} turn ${i}` }] });
 
 /** A store that counts its calls by name (`commit` by its ops' kinds). */
 function counted(store: Store, calls: Map<string, number>): Store {

@@ -18,18 +18,11 @@
 import { performance } from "node:perf_hooks";
 import v8 from "node:v8";
 import vm from "node:vm";
-import { AIMessage } from "@langchain/core/messages";
-import { END, InMemoryStore, MemorySaver, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
+import { InMemoryStore, MemorySaver } from "@langchain/langgraph";
 import { createRuntime, memoryStore } from "../src/index.js";
 import { AgentdockSaver } from "../src/langgraph/index.js";
+import { builder, input } from "./langgraph-chat.js";
 
-const answer = (text: string) => new AIMessage(`${"y".repeat(190)} ${text.slice(-8)}`);
-const builder = () =>
-  new StateGraph(MessagesAnnotation)
-    .addNode("reply", (state) => ({ messages: [answer(String(state.messages[state.messages.length - 1]?.content ?? ""))] }))
-    .addEdge(START, "reply")
-    .addEdge("reply", END);
-const input = (i: number) => ({ messages: [{ role: "user", content: `${"x".repeat(190)} turn ${i}` }] });
 
 v8.setFlagsFromString("--expose-gc");
 const gc = vm.runInNewContext("gc") as () => void;
