@@ -7,6 +7,7 @@ import { indexedDbStore } from "../../src/persistence/indexeddb/index.js";
 import { GroupCommit } from "../../src/persistence/indexeddb/group-commit.js";
 import type { Store, WriteOp } from "../../src/persistence/types.js";
 import { chain, thread } from "./contract.js";
+import { openedTransactions } from "./idb-transactions.js";
 
 let n = 0;
 const open = async () => {
@@ -16,21 +17,8 @@ const open = async () => {
 };
 
 /** Counts readwrite transactions opened on any IndexedDB database while `fn` runs. */
-async function countWrites(fn: () => Promise<unknown>): Promise<number> {
-  const proto = IDBDatabase.prototype as { transaction: (...a: unknown[]) => IDBTransaction };
-  const original = proto.transaction;
-  let count = 0;
-  proto.transaction = function (this: IDBDatabase, ...args: unknown[]) {
-    if (args[1] === "readwrite") count++;
-    return original.apply(this, args);
-  };
-  try {
-    await fn();
-  } finally {
-    proto.transaction = original;
-  }
-  return count;
-}
+const countWrites = async (fn: () => Promise<unknown>): Promise<number> =>
+  (await openedTransactions(fn))[0].filter((t) => t.mode === "readwrite").length;
 
 const stores: Store[] = [];
 afterEach(async () => {
@@ -133,21 +121,8 @@ describe("indexedDbStore group commit", () => {
 
 describe("indexedDbStore durability hint", () => {
   /** The options of the readwrite transactions opened while `fn` runs. */
-  async function writeOptions(fn: () => Promise<unknown>): Promise<unknown[]> {
-    const proto = IDBDatabase.prototype as { transaction: (...a: unknown[]) => IDBTransaction };
-    const original = proto.transaction;
-    const seen: unknown[] = [];
-    proto.transaction = function (this: IDBDatabase, ...args: unknown[]) {
-      if (args[1] === "readwrite") seen.push(args[2]);
-      return original.apply(this, args);
-    };
-    try {
-      await fn();
-    } finally {
-      proto.transaction = original;
-    }
-    return seen;
-  }
+  const writeOptions = async (fn: () => Promise<unknown>): Promise<unknown[]> =>
+    (await openedTransactions(fn))[0].filter((t) => t.mode === "readwrite").map((t) => t.options);
 
   it("opens commit transactions with the browser's default unless told otherwise", async () => {
     const plain = indexedDbStore(`durability-${n++}`);

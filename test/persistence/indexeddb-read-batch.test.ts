@@ -6,6 +6,7 @@ import { indexedDbStore } from "../../src/persistence/indexeddb/index.js";
 import { ReadBatch } from "../../src/persistence/indexeddb/read-batch.js";
 import type { Store } from "../../src/persistence/types.js";
 import { thread } from "./contract.js";
+import { openedTransactions } from "./idb-transactions.js";
 
 let n = 0;
 const stores: Store[] = [];
@@ -21,19 +22,8 @@ afterEach(async () => {
 
 /** Counts readonly transactions opened on any IndexedDB database while `fn` runs. */
 async function countReads<T>(fn: () => Promise<T>): Promise<[number, T]> {
-  const proto = IDBDatabase.prototype as { transaction: (...a: unknown[]) => IDBTransaction };
-  const original = proto.transaction;
-  let count = 0;
-  proto.transaction = function (this: IDBDatabase, ...args: unknown[]) {
-    if (args[1] !== "readwrite") count++;
-    return original.apply(this, args);
-  };
-  try {
-    const out = await fn();
-    return [count, out];
-  } finally {
-    proto.transaction = original;
-  }
+  const [opened, out] = await openedTransactions(fn);
+  return [opened.filter((t) => t.mode === "readonly").length, out];
 }
 
 describe("indexedDbStore read batching", () => {

@@ -8,23 +8,10 @@ import { createRuntime } from "../../src/index.js";
 import { indexedDbStore } from "../../src/persistence/indexeddb/index.js";
 import type { Runtime } from "../../src/runtime/types.js";
 import { chainGraph } from "./graphs.js";
+import { openedTransactions, type OpenedTransaction } from "../persistence/idb-transactions.js";
 
 /** The transactions opened while `fn` runs: mode and object stores. */
-async function transactions(fn: () => Promise<unknown>): Promise<Array<{ mode: string; names: string[] }>> {
-  const proto = IDBDatabase.prototype as { transaction: (...a: unknown[]) => IDBTransaction };
-  const original = proto.transaction;
-  const opened: Array<{ mode: string; names: string[] }> = [];
-  proto.transaction = function (this: IDBDatabase, ...args: unknown[]) {
-    opened.push({ mode: args[1] === "readwrite" ? "readwrite" : "readonly", names: ([] as string[]).concat(args[0] as string | string[]).sort() });
-    return original.apply(this, args);
-  };
-  try {
-    await fn();
-  } finally {
-    proto.transaction = original;
-  }
-  return opened;
-}
+const transactions = async (fn: () => Promise<unknown>): Promise<OpenedTransaction[]> => (await openedTransactions(fn))[0];
 
 const runtimes: Runtime[] = [];
 afterEach(async () => {
