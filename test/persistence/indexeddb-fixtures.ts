@@ -1,7 +1,7 @@
 /**
  * Helpers of the IndexedDB format tests (fake-indexeddb): opening a store, reading the raw
  * values of an object store, and recreating a database of an earlier format from a fixture
- * written by that format's store (./fixtures/make-indexeddb-format-*.ts).
+ * written by that format's store (./fixtures/make-indexeddb-fixture.ts).
  */
 import "fake-indexeddb/auto";
 import { readFileSync } from "node:fs";
