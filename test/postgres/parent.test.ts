@@ -3,17 +3,12 @@
  * what is put reads back exactly (ids and times included), also after parents are deleted, from
  * another store instance (no cache), and for parents that were never stored.
  */
-import pg from "pg";
-import { afterEach, expect, inject, it } from "vitest";
+import { expect, it } from "vitest";
 import { uuid6 } from "@langchain/langgraph-checkpoint";
-import { postgresStore } from "../../src/postgres/index.js";
 import type { StoredCheckpoint } from "../../src/persistence/types.js";
+import { pgTestStores } from "./stores.js";
 
-const url = inject("pgUrl");
-const closers: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const c of closers.splice(0)) await c();
-});
+const { open, sql } = pgTestStores();
 
 const cp = (id: string, parent: string | null, step: number, ts = new Date().toISOString()): StoredCheckpoint => ({
   thread_id: "t",
@@ -26,11 +21,7 @@ const cp = (id: string, parent: string | null, step: number, ts = new Date().toI
 
 it("reads parents and ts back exactly, after deletes and from another instance", async () => {
   const schema = `parent_${process.pid}`;
-  const a = postgresStore({ connectionString: url, schema });
-  const b = postgresStore({ connectionString: url, schema });
-  await a.open();
-  await b.open();
-  closers.push(() => a.close(), () => b.close());
+  const [a, b] = [await open(schema), await open(schema)];
   const ids = Array.from({ length: 6 }, () => uuid6(-1));
   const put: StoredCheckpoint[] = [
     cp(ids[0]!, null, 0),
@@ -73,9 +64,7 @@ it("reads parents and ts back exactly, after deletes and from another instance",
   expect((await b.getCheckpoint({ thread_id: "t", checkpoint_id: child.checkpoint.id }))?.pending_writes).toEqual([["task1", "n", 10]]);
 
   // Parents present when put are stored as 8-byte seqs, the others as their ids.
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  closers.push(() => c.end());
+  const c = await sql();
   const { rows } = await c.query<{ id: string; parent_id: string | null; by_seq: boolean }>(
     // Keys are bytes (schema 6, src/postgres/cp-keys.ts), read as text through the schema's function.
     `SELECT "${schema}".cp_key_text(checkpoint_id) AS id, "${schema}".cp_key_text(parent_id) AS parent_id, parent_seq IS NOT NULL AS by_seq
@@ -92,18 +81,12 @@ it("reads parents and ts back exactly, after deletes and from another instance",
 
 it("stores a row's pending writes with each task's id once when its writes are together, and reads any order back exactly", async () => {
   const schema = `pwrites_${process.pid}`;
-  const a = postgresStore({ connectionString: url, schema });
-  const b = postgresStore({ connectionString: url, schema });
-  await a.open();
-  await b.open();
-  closers.push(() => a.close(), () => b.close());
+  const [a, b] = [await open(schema), await open(schema)];
   const together = { ...cp(uuid6(-1), null, 0), pending_writes: [["t1", "a", 1], ["t1", "b", { id: "m" }], ["t2", "a", null]] as StoredCheckpoint["pending_writes"] };
   const apart = { ...cp(uuid6(-1), null, 1), pending_writes: [["t1", "a", 1], ["t2", "b", 2], ["t1", "c", 3]] as StoredCheckpoint["pending_writes"] };
   for (const c of [together, apart]) await a.commit([{ op: "checkpoint.put", checkpoint: c }]);
   for (const c of [together, apart]) expect(await b.getCheckpoint({ thread_id: "t", checkpoint_id: c.checkpoint.id })).toEqual(c);
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  closers.push(() => c.end());
+  const c = await sql();
   const { rows } = await c.query<{ id: string; writes: string }>(`SELECT "${schema}".cp_key_text(checkpoint_id) AS id, writes::text AS writes FROM "${schema}".checkpoints`);
   const stored = Object.fromEntries(rows.map((r) => [r.id, r.writes]));
   expect(stored[together.checkpoint.id]).toBe(`{"t1":[["a",1],["b",{"id":"m"}]],"t2":[["a",null]]}`);
