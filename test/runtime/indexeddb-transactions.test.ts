@@ -18,13 +18,19 @@ afterEach(async () => {
   for (const r of runtimes.splice(0)) await r.close();
 });
 
+/** A thread's second run on a new IndexedDB runtime, with the transactions it opened. */
+async function secondRun() {
+  const runtime = await createRuntime({ graphs: { chain: chainGraph() }, store: indexedDbStore(`tx-${Math.random()}`) });
+  runtimes.push(runtime);
+  const thread = await runtime.threads.create();
+  await runtime.runs.wait(thread.thread_id, "chain", { input: {} });
+  const opened = await transactions(() => runtime.runs.wait(thread.thread_id, "chain", { input: {} }));
+  return { runtime, thread, opened };
+}
+
 describe("a run on IndexedDB through the runtime", () => {
   it("reads the assistant and the thread in one transaction, and the outcome's reads in one", async () => {
-    const runtime = await createRuntime({ graphs: { chain: chainGraph() }, store: indexedDbStore(`tx-${Math.random()}`) });
-    runtimes.push(runtime);
-    const thread = await runtime.threads.create();
-    await runtime.runs.wait(thread.thread_id, "chain", { input: {} });
-    const opened = await transactions(() => runtime.runs.wait(thread.thread_id, "chain", { input: {} }));
+    const { runtime, thread, opened } = await secondRun();
     const reads = opened.filter((t) => t.mode === "readonly");
     // Admission: the assistant with the thread, never the assistant alone.
     expect(reads.some((t) => t.names.includes("assistants") && t.names.includes("threads"))).toBe(true);
@@ -35,11 +41,7 @@ describe("a run on IndexedDB through the runtime", () => {
   });
 
   it("writes a run in at most three commits: admission with claim, the first checkpoint, the rest with the outcome", async () => {
-    const runtime = await createRuntime({ graphs: { chain: chainGraph() }, store: indexedDbStore(`tx-${Math.random()}`) });
-    runtimes.push(runtime);
-    const thread = await runtime.threads.create();
-    await runtime.runs.wait(thread.thread_id, "chain", { input: {} });
-    const opened = await transactions(() => runtime.runs.wait(thread.thread_id, "chain", { input: {} }));
+    const { runtime, thread, opened } = await secondRun();
     expect(opened.filter((t) => t.mode === "readwrite").length).toBeLessThanOrEqual(3);
     const history = await runtime.threads.getHistory(thread.thread_id);
     // Both runs' checkpoints (input, then steps a, b, c, end: five each) are all stored.
