@@ -13,7 +13,9 @@
 //   IndexedDB transactions and requests per run (by scope and by kind and object store with
 //   AGENTDOCK_BENCH_TX_SCOPES=1;
 //   AGENTDOCK_BENCH_ONLY_RUNTIME=1 leaves out the page's store-level figures). `chromium()` is
-//   exported to run the Chromium figures alone.
+//   exported to run the Chromium figures alone;
+// - in Chromium, the floor: what raw IndexedDB costs per transaction and per request without
+//   agentdock, and the time per run that 0.25x of memory leaves, in those units.
 // AGENTDOCK_BENCH_IDB_PARTS (a comma list of rate, size, open, history, chromium; default all)
 // runs only those parts, e.g. `AGENTDOCK_BENCH_IDB_PARTS=size npm run bench -- indexeddb`.
 import "fake-indexeddb/auto";
@@ -125,6 +127,44 @@ async function runtimeRate(store, callers, countTx = false) {
   }
   return rate;
 }
+/**
+ * What raw IndexedDB costs in this browser, without agentdock: the floor under any store built on
+ * it. Sequential: ms per transaction holding one put (readwrite) or one get (readonly), one after
+ * another. Throughput: ms per put and per get with 32 requests per transaction and 20
+ * transactions at once. Records of ~350 bytes, like a run record.
+ */
+async function rawFloor() {
+  const db = await new Promise((resolve, reject) => {
+    const r = indexedDB.open("bench-raw-floor", 1);
+    r.onupgradeneeded = () => r.result.createObjectStore("s");
+    r.onsuccess = () => resolve(r.result);
+    r.onerror = () => reject(r.error);
+  });
+  const done = (tx) => new Promise((resolve, reject) => { tx.oncomplete = resolve; tx.onerror = tx.onabort = () => reject(tx.error); });
+  const rec = (i) => ({ id: i, text: "x".repeat(300), tags: [1, 2, 3], at: { n: i } });
+  const timed = async (n, body) => { const t0 = performance.now(); await body(); return (performance.now() - t0) / n; };
+  const one = (mode, i) => {
+    const tx = db.transaction("s", mode);
+    if (mode === "readwrite") tx.objectStore("s").put(rec(i), i); else tx.objectStore("s").get(i);
+    return done(tx);
+  };
+  const batches = (mode) => Promise.all(Array.from({ length: 20 }, async (_, c) => {
+    for (let b = 0; b < 16; b++) {
+      const tx = db.transaction("s", mode);
+      const s = tx.objectStore("s");
+      for (let k = 0; k < 32; k++) if (mode === "readwrite") s.put(rec(k), c * 1000 + b * 32 + k); else s.get(c * 1000 + b * 32 + k);
+      await done(tx);
+    }
+  }));
+  const floor = {
+    readwriteTx: await timed(400, async () => { for (let i = 0; i < 400; i++) await one("readwrite", i); }),
+    readonlyTx: await timed(400, async () => { for (let i = 0; i < 400; i++) await one("readonly", i); }),
+    put: await timed(20 * 16 * 32, () => batches("readwrite")),
+    get: await timed(20 * 16 * 32, () => batches("readonly")),
+  };
+  db.close();
+  return floor;
+}
 const only = new URLSearchParams(location.search).get("only");
 const out = {};
 (async () => {
@@ -141,6 +181,7 @@ const out = {};
       out["rtindexeddb" + callers + "_" + round] = await runtimeRate(indexedDbStore("bench-rt-" + callers + "-" + round), callers, round === 0);
     }
   }
+  out.floor = await rawFloor();
   window.__bench = out;
 })().catch((e) => { window.__bench = { error: String(e && e.stack || e) }; });
 `,
@@ -185,6 +226,18 @@ const out = {};
         for (const [kind, count] of Object.entries(req.kinds).sort((a, b) => b[1] - a[1])) console.log(`    ${fmt(count / 200, 2)} ${kind}`);
       }
     }
+    const floor = out.floor as unknown as { readwriteTx: number; readonlyTx: number; put: number; get: number };
+    console.log("raw IndexedDB in this Chromium, without agentdock (the floor under any IndexedDB store):");
+    console.log(
+      `  one after another: ${fmt(floor.readwriteTx, 2)} ms per readwrite transaction of one put, ${fmt(floor.readonlyTx, 2)} ms per readonly one of one get`,
+    );
+    console.log(`  throughput (32 per transaction, 20 transactions at once): ${fmt(floor.put * 1000, 0)} µs per put, ${fmt(floor.get * 1000, 0)} µs per get`);
+    const budget0 = 1000 / (0.25 * best("rtmemory0_"));
+    const budget20 = 1000 / (0.25 * best("rtmemory20_"));
+    console.log(
+      `  0.25x of memory leaves a sequential run ${fmt(budget0, 2)} ms (${fmt(budget0 / floor.readwriteTx, 1)} readwrite transactions and nothing else) ` +
+        `and a run among 20 callers ${fmt(budget20, 2)} ms (${fmt(budget20 / floor.put, 1)} puts and nothing else)`,
+    );
   } finally {
     await browser.close();
     await server.close();
