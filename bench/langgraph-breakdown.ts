@@ -5,14 +5,15 @@
  * - `MemorySaver`: `graph.invoke` with LangGraph's in-memory checkpointer;
  * - `+ InMemoryStore`: the same with a store; LangGraph wraps any store given to a run in its
  *   `AsyncBatchedStore`, whose loop waits on a 0 ms timer per iteration while the run goes
- *   (and `stop()` waits for the last one), whether a node uses the store or not;
+ *   (and `stop()` waits for the last one), whether a node uses the store or not: a run whose
+ *   work takes under a millisecond waits for that timer;
  * - `adapter.execute`: the hosted graph's adapter run without the runtime, with the runtime's
  *   item store and a runtime run's config (configurable and metadata: what nodes see);
  * - `runtime, no-op graph`: `runs.wait` on a graph that does nothing (admission, thread and run
  *   records, lease, event log, outcome commit: the hosting itself);
  * - `hosted`: `runs.wait` of the LangGraph.js graph (./langgraph.bench.ts's hosted line).
  * Each line gives CPU time per run (process.cpuUsage: steadier than wall time on a loaded
- * machine) and runs per second. Run: `npx tsx bench/langgraph-breakdown.ts [runs]` (not part
+ * machine) and runs per second; each timed run starts on a new turn of the event loop. Run: `npx tsx bench/langgraph-breakdown.ts [runs]` (not part
  * of `npm run bench`).
  */
 import { performance } from "node:perf_hooks";
@@ -86,6 +87,8 @@ try {
   const cpu = hosts.map(() => 0);
   for (let i = 0; i < runs; i++) {
     for (const [k, [, turn]] of hosts.entries()) {
+      // On a new turn of the event loop, as in ./langgraph.bench.ts (see there).
+      await new Promise((resolve) => setImmediate(resolve));
       const c = process.cpuUsage();
       const w = performance.now();
       await turn(i);
