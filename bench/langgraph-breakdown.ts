@@ -13,8 +13,8 @@
  *   records, lease, event log, outcome commit: the hosting itself);
  * - `hosted`: `runs.wait` of the LangGraph.js graph (./langgraph.bench.ts's hosted line).
  * Each line gives CPU time per run (process.cpuUsage: steadier than wall time on a loaded
- * machine) and runs per second; each timed run starts on a new turn of the event loop. Run: `npx tsx bench/langgraph-breakdown.ts [runs]` (not part
- * of `npm run bench`).
+ * machine) and runs per second; each timed run starts on a new turn of the event loop.
+ * Run: `npx tsx bench/langgraph-breakdown.ts [runs]` (not part of `npm run bench`).
  */
 import { performance } from "node:perf_hooks";
 import { InMemoryStore, MemorySaver } from "@langchain/langgraph";
@@ -100,7 +100,8 @@ try {
   for (const [k, [name]] of hosts.entries()) {
     console.log(`${name.padEnd(40)} ${(cpu[k]! / runs).toFixed(3)} ms CPU/run   ${(runs / (wall[k]! / 1000)).toFixed(0).padStart(6)} runs/s`);
   }
-  const [saver, , adapted, hosting, hosted] = cpu.map((ms) => ms / runs) as [number, number, number, number, number];
+  const perRun = (k: number) => cpu[k]! / runs;
+  const [saver, adapted, hosting, hosted] = [perRun(0), perRun(2), perRun(3), perRun(4)];
   console.log(
     `  hosted - MemorySaver = ${(hosted - saver).toFixed(3)} ms CPU/run: adapter.execute ${(adapted - saver).toFixed(3)} ` +
       `(store loop, run config, adapter), runtime alone ${hosting.toFixed(3)}, the two together ${(hosted - adapted - hosting).toFixed(3)}`,
