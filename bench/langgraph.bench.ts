@@ -5,7 +5,8 @@
  * - `MemorySaver`: `graph.invoke` with LangGraph's in-memory checkpointer (what hosting replaces);
  * - `MemorySaver + InMemoryStore`: the same with LangGraph's in-memory store, as a hosted graph
  *   always has one (`getStore()`); LangGraph runs a store-batching loop (a 0 ms timer per
- *   iteration) for every run given a store, which costs a run about 0.5 ms;
+ *   iteration) for every run given a store, and a run ends only once its timer fired: a run
+ *   whose work takes under a millisecond waits for it;
  * - `AgentdockSaver`: `graph.invoke` with the saver over agentdock's memory store (the checkpointer alone);
  * - hosted: `runtime.runs.wait` on a runtime over the memory store (runs, threads, events included;
  *   a thread is created by its first run), with the runtime's item store lent to the graph as
@@ -13,7 +14,9 @@
  * Figures: runs per second (a fresh thread each run), time per turn late in a 300-turn chat
  * (wall and CPU time: on a loaded machine the CPU time compares better)
  * (turns 280-300 on one thread), memory retained per turn (JS heap and byte arrays, turns 100-300).
- * The hosts' timed turns are interleaved, so they share whatever load the machine has.
+ * The hosts' timed turns are interleaved, so they share whatever load the machine has, and each
+ * starts on a new turn of the event loop, as a request does in a server.
+ * Where a hosted run's time goes: bench/langgraph-breakdown.ts.
  */
 import { performance } from "node:perf_hooks";
 import v8 from "node:v8";
@@ -81,7 +84,13 @@ export default async function (): Promise<void> {
     // the other, a busy neighbour made any of them look slower.
     const wall = all.map(() => 0);
     const cpu = all.map(() => 0);
+    // Each timed turn starts on a new turn of the event loop (a request's run does). Run back to
+    // back inside one task, a run given a store waited for LangGraph's store-loop timer (due 1 ms
+    // after the loop's cached clock, which goes stale while the task runs) anywhere from not at
+    // all to a millisecond, depending on how long the task had run, and the process's CPU time
+    // (all threads) grew during that wait: the store hosts' figures swung by 0.1-0.5 ms per run.
     const timed = async (k: number, turn: () => Promise<unknown>) => {
+      await new Promise((resolve) => setImmediate(resolve));
       const c = process.cpuUsage();
       const w = performance.now();
       await turn();

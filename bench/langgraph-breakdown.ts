@@ -1,0 +1,112 @@
+/**
+ * Where the time of a hosted LangGraph.js run goes (./langgraph.bench.ts's hosted graph against
+ * `MemorySaver`), from hosts that each add one layer, timed with their turns interleaved (a fresh
+ * thread each run) so they share whatever load the machine has:
+ * - `MemorySaver`: `graph.invoke` with LangGraph's in-memory checkpointer;
+ * - `+ InMemoryStore`: the same with a store; LangGraph wraps any store given to a run in its
+ *   `AsyncBatchedStore`, whose loop waits on a 0 ms timer per iteration while the run goes
+ *   (and `stop()` waits for the last one), whether a node uses the store or not: a run whose
+ *   work takes under a millisecond waits for that timer;
+ * - `adapter.execute`: the hosted graph's adapter run without the runtime, with the runtime's
+ *   item store and a runtime run's config (configurable and metadata: what nodes see);
+ * - `runtime, no-op graph`: `runs.wait` on a graph that does nothing (admission, thread and run
+ *   records, lease, event log, outcome commit: the hosting itself);
+ * - `hosted`: `runs.wait` of the LangGraph.js graph (./langgraph.bench.ts's hosted line).
+ * Each line gives CPU time per run (process.cpuUsage: steadier than wall time on a loaded
+ * machine) and runs per second; each timed run starts on a new turn of the event loop.
+ * Run: `npx tsx bench/langgraph-breakdown.ts [runs]` (not part of `npm run bench`).
+ */
+import { performance } from "node:perf_hooks";
+import { InMemoryStore, MemorySaver } from "@langchain/langgraph";
+import { createRuntime, memoryStore, systemClock, type CompiledGraph, type StateSnapshot } from "../src/index.js";
+import { fromLangGraph } from "../src/langgraph/index.js";
+import { builder, input } from "./langgraph-chat.js";
+
+const empty: StateSnapshot = {
+  values: {},
+  next: [],
+  tasks: [],
+  metadata: null,
+  created_at: null,
+  checkpoint: null,
+  parent_checkpoint: null,
+  checkpoint_id: null,
+  parent_checkpoint_id: null,
+  interrupts: [],
+};
+/** A graph whose runs do nothing and write no checkpoint. */
+const noop = {
+  nodeNames: ["noop"],
+  execute: async () => ({ status: "done" as const, values: {}, interrupts: [], checkpointId: null }),
+  validateInput: async () => undefined,
+  getState: async () => empty,
+  getHistory: async () => [],
+  bulkUpdateState: async () => {
+    throw new Error("the no-op graph has no state to update");
+  },
+  getGraph: () => ({ nodes: [], edges: [] }),
+  getSchemas: () => ({ input_schema: null, output_schema: null, state_schema: null, config_schema: null, context_schema: null }),
+} satisfies CompiledGraph;
+
+const runs = Number(process.argv[2] ?? 2000);
+const withMemorySaver = builder().compile({ checkpointer: new MemorySaver() });
+const withStore = builder().compile({ checkpointer: new MemorySaver(), store: new InMemoryStore() });
+const runtime = await createRuntime({ graphs: { chat: builder().compile(), noop } });
+const adapter = fromLangGraph(builder().compile());
+const store = memoryStore();
+await store.open();
+const invoke = (graph: typeof withMemorySaver) => (i: number) => graph.invoke(input(i), { configurable: { thread_id: crypto.randomUUID() } });
+const hosts: Array<[string, (i: number) => Promise<unknown>]> = [
+  ["LangGraph MemorySaver", invoke(withMemorySaver)],
+  ["LangGraph MemorySaver + InMemoryStore", invoke(withStore)],
+  [
+    "adapter.execute (no runtime)",
+    (i) => {
+      const threadId = crypto.randomUUID();
+      const runId = crypto.randomUUID();
+      const ids = { graph_id: "chat", assistant_id: "eb6db400-e3c8-5d06-a834-015cb89efe69", run_id: runId, thread_id: threadId };
+      return adapter.execute({
+        store,
+        threadId,
+        input: input(i),
+        config: { configurable: { ...ids }, metadata: { created_by: "system", ...ids, run_attempt: 1 } },
+        signal: new AbortController().signal,
+        ids: { uuid: () => crypto.randomUUID(), checkpointId: () => crypto.randomUUID() },
+        clock: systemClock,
+        // Nodes do not use it: lent, it starts LangGraph's store loop, as a hosted run's does.
+        itemStore: runtime.store,
+      });
+    },
+  ],
+  ["runtime, no-op graph (runs.wait)", () => runtime.runs.wait(crypto.randomUUID(), "noop", { input: {}, ifNotExists: "create" })],
+  ["hosted (runs.wait)", (i) => runtime.runs.wait(crypto.randomUUID(), "chat", { input: input(i), ifNotExists: "create" })],
+];
+try {
+  for (let i = 0; i < 100; i++) for (const [, turn] of hosts) await turn(i);
+  const wall = hosts.map(() => 0);
+  const cpu = hosts.map(() => 0);
+  for (let i = 0; i < runs; i++) {
+    for (const [k, [, turn]] of hosts.entries()) {
+      // On a new turn of the event loop, as in ./langgraph.bench.ts (see there).
+      await new Promise((resolve) => setImmediate(resolve));
+      const c = process.cpuUsage();
+      const w = performance.now();
+      await turn(i);
+      wall[k]! += performance.now() - w;
+      const used = process.cpuUsage(c);
+      cpu[k]! += (used.user + used.system) / 1000;
+    }
+  }
+  for (const [k, [name]] of hosts.entries()) {
+    console.log(`${name.padEnd(40)} ${(cpu[k]! / runs).toFixed(3)} ms CPU/run   ${(runs / (wall[k]! / 1000)).toFixed(0).padStart(6)} runs/s`);
+  }
+  const perRun = (k: number) => cpu[k]! / runs;
+  const [saver, adapted, hosting, hosted] = [perRun(0), perRun(2), perRun(3), perRun(4)];
+  console.log(
+    `  hosted - MemorySaver = ${(hosted - saver).toFixed(3)} ms CPU/run: adapter.execute ${(adapted - saver).toFixed(3)} ` +
+      `(store loop, run config, adapter), runtime alone ${hosting.toFixed(3)}, the two together ${(hosted - adapted - hosting).toFixed(3)}`,
+  );
+} finally {
+  await runtime.close();
+  await store.close();
+}
