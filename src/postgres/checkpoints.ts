@@ -22,7 +22,7 @@ import { setOwn } from "../persistence/item-refs.js";
 import { indexItems, needs, reshare, resolve, share, type ItemIndex } from "./share.js";
 import { Params, page, where } from "./sql.js";
 import { appendCtes } from "./chunks.js";
-import { keySql, keysSql, textSql } from "./cp-keys.js";
+import { keySql, keysSql, keyText } from "./cp-keys.js";
 import { putRunId, RUN_ID_JSONB, takeRunId } from "./cp-run-id.js";
 import { absoluteVersions, relativeVersions, stepOf } from "./cp-versions.js";
 import { readTs, storeTs } from "./ts.js";
@@ -445,14 +445,17 @@ export class PgCheckpoints {
       ctes.push(`bs AS (SELECT 1 FROM ${s}.cp_meta WHERE thread_id = $1 AND base_id = ${p$(exists.id)}::bigint FOR SHARE)`);
       checks.push(`(SELECT count(*) FROM bs)`);
     }
-    if (parentWrites) {
-      // The parent must exist (locked against a concurrent delete), as `writes.put` requires.
-      ctes.push(`pe AS (SELECT 1 FROM ${s}.checkpoints WHERE thread_id = ${keySql(s, "$1")} AND ns = $2 AND checkpoint_id = ${keySql(s, "$4")} FOR SHARE)`);
-      checks.push(`(SELECT count(*) FROM pe)`);
-    }
     // The parent row, when it exists, is named by its seq (8 bytes, not its id's text), locked
     // against a delete (which gives the row its parent's id first, ./checkpoints.ts `delete`).
-    if (parentId !== null) ctes.push(`pp AS (SELECT seq FROM ${s}.checkpoints WHERE thread_id = ${keySql(s, "$1")} AND ns = $2 AND checkpoint_id = ${keySql(s, "$4")} FOR SHARE)`);
+    // Newest first: the parent is nearly always the thread's latest row. Until PostgreSQL has
+    // statistics on the table (autovacuum's first ANALYZE), it rates the primary key and the
+    // (thread_id, ns, seq) index alike for a lookup by id and may take the latter, reading the
+    // whole thread's rows; in seq order from the newest, that way also stops at the first row.
+    if (parentId !== null) {
+      ctes.push(`pp AS (SELECT seq FROM ${s}.checkpoints WHERE thread_id = ${keySql(s, "$1")} AND ns = $2 AND checkpoint_id = ${keySql(s, "$4")} ORDER BY seq DESC LIMIT 1 FOR SHARE)`);
+    }
+    // With a task's writes on the parent, it must exist, as `writes.put` requires.
+    if (parentWrites) checks.push(`(SELECT count(*) FROM pp)`);
     // Read in `ok`, which the parent's UPDATE below waits for: a row updated by the same statement
     // is no longer seen by a locking read.
     const parentSeq = parentId === null ? "NULL::bigint" : "(SELECT pseq FROM ok)";
@@ -506,7 +509,8 @@ export class PgCheckpoints {
     } else if (others && changed.hit) {
       sets.push(`writes = CASE WHEN writes::text IS NOT DISTINCT FROM ${old()}::text THEN ${p$(writesText(others))}::text::json ELSE writes END`);
     }
-    if (sets.length) ctes.push(`pr AS (UPDATE ${s}.checkpoints SET ${sets.join(", ")} WHERE thread_id = ${keySql(s, "$1")} AND ns = $2 AND checkpoint_id = ${keySql(s, "$4")} AND ${ok})`);
+    // By its seq too: one row whichever index serves it (see `pp`).
+    if (sets.length) ctes.push(`pr AS (UPDATE ${s}.checkpoints SET ${sets.join(", ")} WHERE thread_id = ${keySql(s, "$1")} AND ns = $2 AND seq = (SELECT pseq FROM ok) AND checkpoint_id = ${keySql(s, "$4")} AND ${ok})`);
     if (batch && fast) batch.addChecked(`WITH ${ctes.join(",\n")}`, params);
     else {
       const { rows } = await this.core.q<{ ok: boolean }>(c, `WITH ${ctes.join(",\n")}\nSELECT ok FROM ok`, params);
@@ -519,17 +523,19 @@ export class PgCheckpoints {
     return true;
   }
 
-  private checkpointSelect(): string {
+  /** The rows of one thread, whose id (text) is `thread` (a parameter). */
+  private checkpointSelect(thread: string): string {
     const s = this.core.s;
     const parent = `COALESCE(c.parent_id, (SELECT p.checkpoint_id FROM ${s}.checkpoints p WHERE p.thread_id = c.thread_id AND p.ns = c.ns AND p.seq = c.parent_seq))`;
-    return `SELECT ${textSql(s, "c.thread_id")} AS thread_id, c.ns, ${textSql(s, "c.checkpoint_id")} AS checkpoint_id, ${textSql(s, parent)} AS parent_id, c.metadata, c.checkpoint, c.refs, c.shared, c.cp_shared, ${this.metaBase()} AS base,
-              ${this.metaBase("cp")} AS base_cp, c.writes, c.vrel, c.run_id AS run_uuid
+    // The keys as stored (bytea), decoded by `assemble` (./cp-keys.ts).
+    return `SELECT c.thread_id, c.ns, c.checkpoint_id, ${parent} AS parent_id, c.metadata, c.checkpoint, c.refs, c.shared, c.cp_shared, ${this.metaBase(thread)} AS base,
+              ${this.metaBase(thread, "cp")} AS base_cp, c.writes, c.vrel, c.run_id AS run_uuid
               FROM ${s}.checkpoints c`;
   }
 
-  /** The metadata base of checkpoint row `c` (jsonb; NULL without one). */
-  private metaBase(column: "record" | "cp" = "record"): string {
-    return `(SELECT b.${column} FROM ${this.core.s}.cp_meta b WHERE b.thread_id = ${textSql(this.core.s, "c.thread_id")} AND b.base_id = c.meta_base)`;
+  /** The metadata base of checkpoint row `c` of the thread whose id (text) is `thread` (jsonb; NULL without one). */
+  private metaBase(thread: string, column: "record" | "cp" = "record"): string {
+    return `(SELECT b.${column} FROM ${this.core.s}.cp_meta b WHERE b.thread_id = ${thread} AND b.base_id = c.meta_base)`;
   }
 
   /** The log items a checkpoint row needs: its array channels' and those its shared values refer to. */
@@ -562,13 +568,14 @@ export class PgCheckpoints {
   /** A checkpoint row with its arrays put back from the items of their logs, and its shared values resolved. */
   private assemble(row: Row, items: Map<number, unknown[]>): StoredCheckpoint {
     let stored = this.storedCheckpoint(row);
+    const id = keyText(row.checkpoint_id)!;
     const own = putRunId(unfactor(row.base as Record<string, unknown> | null, row.metadata as Record<string, unknown>), row.run_uuid);
     const metadata = resolve(own, row.shared ? items : undefined) as StoredCheckpoint["metadata"];
     if (row.vrel === true) stored = absoluteVersions(stored, stepOf(metadata));
-    if (row.cp_shared && Object.hasOwn(stored, "ts")) stored = { ...stored, ts: readTs(stored.ts, row.checkpoint_id as string) };
+    if (row.cp_shared && Object.hasOwn(stored, "ts")) stored = { ...stored, ts: readTs(stored.ts, id) };
     if (row.cp_shared) stored = resolve(stored, items) as Record<string, unknown>;
     // Schema 2 leaves the id (the row's key) out of the stored checkpoint.
-    const cp = ("id" in stored ? stored : { v: stored.v, id: row.checkpoint_id, ...stored }) as unknown as StoredCheckpoint["checkpoint"];
+    const cp = ("id" in stored ? stored : { v: stored.v, id, ...stored }) as unknown as StoredCheckpoint["checkpoint"];
     const r = row.refs as Record<string, [number | string, number]> | null;
     if (r) {
       const values = cp.channel_values;
@@ -576,11 +583,11 @@ export class PgCheckpoints {
     }
     const writes = writesOf(row.writes).map((w): PendingWrite => [w[0] as string, w[1] as string, w.length === 3 ? resolve(w[2], items) : w[2]]);
     return {
-      thread_id: row.thread_id as string,
+      thread_id: keyText(row.thread_id)!,
       checkpoint_ns: row.ns as string,
       checkpoint: cp,
       metadata,
-      parent_checkpoint_id: (row.parent_id as string | null) ?? null,
+      parent_checkpoint_id: keyText(row.parent_id),
       pending_writes: writes,
     };
   }
@@ -591,7 +598,7 @@ export class PgCheckpoints {
     const chunks = `(SELECT json_agg(json_build_array(ch.log_id, ch.start, ch.items) ORDER BY ch.log_id, ch.start)
                        FROM json_each(c.refs) r, ${this.core.s}.cp_chunks ch
                       WHERE ch.log_id = (r.value ->> 0)::bigint AND ch.start < (r.value ->> 1)::int) AS chunks`;
-    const select = this.checkpointSelect().replace("c.writes", `c.writes, ${chunks}`);
+    const select = this.checkpointSelect("$1").replace("c.writes", `c.writes, ${chunks}`);
     const { rows } =
       key.checkpoint_id === undefined
         ? await this.core.q(this.core.pool, `${select} WHERE c.thread_id = ${keySql(this.core.s, "$1")} AND c.ns = $2 ORDER BY c.seq DESC LIMIT 1`, [key.thread_id, ns])
@@ -630,9 +637,9 @@ export class PgCheckpoints {
     // So is a filter holding objects that look like the store's markers (stored escaped).
     const lookalike = options.filter !== undefined && JSON.stringify(options.filter).includes("\\u0001");
     const inJs = options.filter !== undefined && (Object.hasOwn(options.filter, "writes") || lookalike);
-    if (options.filter && !lookalike) parts.push(`(COALESCE(${this.metaBase()}, '{}'::jsonb) || c.metadata::jsonb || ${RUN_ID_JSONB}) @> ${ps.jsonb(sqlFilter)}`);
+    if (options.filter && !lookalike) parts.push(`(COALESCE(${this.metaBase(t)}, '{}'::jsonb) || c.metadata::jsonb || ${RUN_ID_JSONB}) @> ${ps.jsonb(sqlFilter)}`);
     const { rows } = await this.core.pool.query(
-      `${this.checkpointSelect()}${where(parts)} ORDER BY c.seq DESC${inJs ? "" : page(ps, { limit: options.limit })}`,
+      `${this.checkpointSelect(t)}${where(parts)} ORDER BY c.seq DESC${inJs ? "" : page(ps, { limit: options.limit })}`,
       ps.values,
     );
     const out = await this.toCheckpoints(rows);
