@@ -30,6 +30,8 @@ export function literal(v: unknown): string {
     if (!Number.isFinite(v)) throw new NotInlinable();
     text = String(v);
   } else if (typeof v === "boolean" || typeof v === "bigint") text = String(v);
+  // A bytea (a checkpoint key, ./cp-keys.ts) in the hex input format.
+  else if (Buffer.isBuffer(v)) text = `\\x${v.toString("hex")}`;
   else if (Array.isArray(v)) text = `{${v.map(arrayElement).join(",")}}`;
   else throw new NotInlinable();
   if (text.includes("\u0000")) throw new NotInlinable();

@@ -21,8 +21,8 @@ import { baseOf, factor, lastingDiffers, unfactor } from "./meta.js";
 import { setOwn } from "../persistence/item-refs.js";
 import { indexItems, needs, reshare, resolve, share, type ItemIndex } from "./share.js";
 import { Params, page, where } from "./sql.js";
-import { appendCtes } from "./chunks.js";
-import { keySql, keysSql, keyText } from "./cp-keys.js";
+import { appendCtes, refChunksFrom } from "./chunks.js";
+import { cpKey, keySql, keysSql, keyText } from "./cp-keys.js";
 import { putRunId, RUN_ID_JSONB, takeRunId } from "./cp-run-id.js";
 import { absoluteVersions, relativeVersions, stepOf } from "./cp-versions.js";
 import { readTs, storeTs } from "./ts.js";
@@ -199,8 +199,8 @@ export class PgCheckpoints {
     const r = await this.core.q<{ mine: boolean }>(
       c,
       `UPDATE ${s}.checkpoints SET writes = CASE WHEN $6::boolean AND writes::text IS NOT DISTINCT FROM $7::text THEN $8::text::json ELSE ${this.mergeWritesSql("$4", "$5")} END
-        WHERE thread_id = ${keySql(s, "$1")} AND ns = $2 AND checkpoint_id = ${keySql(s, "$3")} RETURNING $6::boolean AND writes::text IS NOT DISTINCT FROM $8::text AS mine`,
-      [op.thread_id, ns, op.checkpoint_id, op.task_id, JSON.stringify(mine), next !== undefined, known?.text ?? null, next ? writesText(next) : null],
+        WHERE thread_id = $1::bytea AND ns = $2 AND checkpoint_id = $3::bytea RETURNING $6::boolean AND writes::text IS NOT DISTINCT FROM $8::text AS mine`,
+      [cpKey(op.thread_id), ns, cpKey(op.checkpoint_id), op.task_id, JSON.stringify(mine), next !== undefined, known?.text ?? null, next ? writesText(next) : null],
     );
     if (r.rowCount === 0) {
       throw notFound(`writes for checkpoint ${op.checkpoint_id} (namespace "${ns}") of thread ${op.thread_id}: no such checkpoint`);
@@ -247,8 +247,8 @@ export class PgCheckpoints {
     const hit = staged.get(key) ?? this.lastPut.get(key);
     if (hit && hit.id === parentId) return hit;
     const { rows } = await c.query<{ refs: Record<string, [number | string, number]> | null }>(
-      `SELECT refs FROM ${this.core.s}.checkpoints WHERE thread_id = ${keySql(this.core.s, "$1")} AND ns = $2 AND checkpoint_id = ${keySql(this.core.s, "$3")}`,
-      [threadId, ns, parentId],
+      `SELECT refs FROM ${this.core.s}.checkpoints WHERE thread_id = $1::bytea AND ns = $2 AND checkpoint_id = $3::bytea`,
+      [cpKey(threadId), ns, cpKey(parentId)],
     );
     const refs = rows[0]?.refs;
     if (!refs) return undefined;
@@ -307,8 +307,11 @@ export class PgCheckpoints {
     const last = parentId === null ? undefined : (staged.get(cacheKey) ?? this.lastPut.get(cacheKey));
     if (fast && parentId !== null && last?.id !== parentId) return false;
     const parent = parentId === null ? undefined : last?.id === parentId ? last : await this.parentArrays(c, threadId, ns, parentId, staged);
-    const params: unknown[] = [threadId, ns, input.checkpoint.id, parentId];
+    // The thread's id ($1, text: list logs and bases are keyed by it), the namespace, and the
+    // checkpoint's and its parent's keys (bytea, ./cp-keys.ts); then the thread's key.
+    const params: unknown[] = [threadId, ns, cpKey(input.checkpoint.id), parentId === null ? null : cpKey(parentId)];
     const p$ = (v: unknown) => `$${params.push(v)}`;
+    const threadKey = `${p$(cpKey(threadId))}::bytea`;
     /** Fast: CTEs that check and append the lists, and how many rows they must see. */
     const ctes: string[] = [];
     const checks: string[] = [];
@@ -452,7 +455,7 @@ export class PgCheckpoints {
     // (thread_id, ns, seq) index alike for a lookup by id and may take the latter, reading the
     // whole thread's rows; in seq order from the newest, that way also stops at the first row.
     if (parentId !== null) {
-      ctes.push(`pp AS (SELECT seq FROM ${s}.checkpoints WHERE thread_id = ${keySql(s, "$1")} AND ns = $2 AND checkpoint_id = ${keySql(s, "$4")} ORDER BY seq DESC LIMIT 1 FOR SHARE)`);
+      ctes.push(`pp AS (SELECT seq FROM ${s}.checkpoints WHERE thread_id = ${threadKey} AND ns = $2 AND checkpoint_id = $4::bytea ORDER BY seq DESC LIMIT 1 FOR SHARE)`);
     }
     // With a task's writes on the parent, it must exist, as `writes.put` requires.
     if (parentWrites) checks.push(`(SELECT count(*) FROM pp)`);
@@ -471,7 +474,7 @@ export class PgCheckpoints {
     const meta = p$(metaText);
     ctes.push(
       `cp AS (INSERT INTO ${s}.checkpoints (thread_id, ns, checkpoint_id, seq, parent_id, parent_seq, metadata, checkpoint, refs, shared, meta_base, cp_shared, writes, vrel, run_id)
-              SELECT ${keySql(s, "$1")}, $2, ${keySql(s, "$3")}, nextval('${s}.cp_seq'), CASE WHEN ${parentSeq} IS NULL THEN ${keySql(s, "$4::text")} END, ${parentSeq}, ${meta}::text::json, ${p$(cpText)}::json,
+              SELECT ${threadKey}, $2, $3::bytea, nextval('${s}.cp_seq'), CASE WHEN ${parentSeq} IS NULL THEN $4::bytea END, ${parentSeq}, ${meta}::text::json, ${p$(cpText)}::json,
                 ${p$(anyRef ? JSON.stringify(refs) : null)}::json, true, ${p$(base.id)}::bigint, true, ${p$(pendingText)}::text::json, ${p$(relative !== undefined)}::boolean, ${p$(taken.runId)}::uuid
                WHERE ${ok} AND ${meta}::text::jsonb IS NOT NULL
               ON CONFLICT (thread_id, ns, checkpoint_id) DO UPDATE SET parent_id = EXCLUDED.parent_id, parent_seq = EXCLUDED.parent_seq, metadata = EXCLUDED.metadata,
@@ -510,7 +513,7 @@ export class PgCheckpoints {
       sets.push(`writes = CASE WHEN writes::text IS NOT DISTINCT FROM ${old()}::text THEN ${p$(writesText(others))}::text::json ELSE writes END`);
     }
     // By its seq too: one row whichever index serves it (see `pp`).
-    if (sets.length) ctes.push(`pr AS (UPDATE ${s}.checkpoints SET ${sets.join(", ")} WHERE thread_id = ${keySql(s, "$1")} AND ns = $2 AND seq = (SELECT pseq FROM ok) AND checkpoint_id = ${keySql(s, "$4")} AND ${ok})`);
+    if (sets.length) ctes.push(`pr AS (UPDATE ${s}.checkpoints SET ${sets.join(", ")} WHERE thread_id = ${threadKey} AND ns = $2 AND seq = (SELECT pseq FROM ok) AND checkpoint_id = $4::bytea AND ${ok})`);
     if (batch && fast) batch.addChecked(`WITH ${ctes.join(",\n")}`, params);
     else {
       const { rows } = await this.core.q<{ ok: boolean }>(c, `WITH ${ctes.join(",\n")}\nSELECT ok FROM ok`, params);
@@ -596,16 +599,17 @@ export class PgCheckpoints {
     const ns = key.checkpoint_ns ?? "";
     // One query: the row, its pending writes and the chunks of its arrays.
     const chunks = `(SELECT json_agg(json_build_array(ch.log_id, ch.start, ch.items) ORDER BY ch.log_id, ch.start)
-                       FROM json_each(c.refs) r, ${this.core.s}.cp_chunks ch
-                      WHERE ch.log_id = (r.value ->> 0)::bigint AND ch.start < (r.value ->> 1)::int) AS chunks`;
+                       FROM ${refChunksFrom(this.core.s, "c.refs")}) AS chunks`;
     const select = this.checkpointSelect("$1").replace("c.writes", `c.writes, ${chunks}`);
     const { rows } =
       key.checkpoint_id === undefined
-        ? await this.core.q(this.core.pool, `${select} WHERE c.thread_id = ${keySql(this.core.s, "$1")} AND c.ns = $2 ORDER BY c.seq DESC LIMIT 1`, [key.thread_id, ns])
-        : await this.core.q(this.core.pool, `${select} WHERE c.thread_id = ${keySql(this.core.s, "$1")} AND c.ns = $2 AND c.checkpoint_id = ${keySql(this.core.s, "$3")}`, [
+        ? await this.core.q(this.core.pool, `${select} WHERE c.thread_id = $3::bytea AND c.ns = $2 ORDER BY c.seq DESC LIMIT 1`, [key.thread_id, ns, cpKey(key.thread_id)])
+        : // Newest first, as the parent of a put (`putCheckpoint`): one row read whichever index serves it.
+          await this.core.q(this.core.pool, `${select} WHERE c.thread_id = $3::bytea AND c.ns = $2 AND c.checkpoint_id = $4::bytea ORDER BY c.seq DESC LIMIT 1`, [
             key.thread_id,
             ns,
-            key.checkpoint_id,
+            cpKey(key.thread_id),
+            cpKey(key.checkpoint_id),
           ]);
     const row = rows[0];
     if (!row) return undefined;

@@ -39,6 +39,15 @@ export const keySql = (_s: string, expr: string) => `(SELECT ${keyExpr(`(${expr}
 /** SQL: the keys of the ids of `expr` (a text[] parameter), as a bytea[]. */
 export const keysSql = (_s: string, expr: string) => `ARRAY(SELECT ${keyExpr("x")} FROM unnest(${expr}::text[]) AS x)`;
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** The key of the id `id` (a `Buffer`, passed as a `bytea` parameter): the encoding of `cp_key`, computed here. */
+export function cpKey(id: string): Buffer {
+  if (UUID.test(id)) return Buffer.from(id.replace(/-/g, ""), "hex");
+  const b = Buffer.from(id, "utf8");
+  return b.length === 16 ? Buffer.concat([b, Buffer.from([0])]) : b;
+}
+
 /**
  * The id (text) of a key column as read (a `Buffer`; null stays null): statements read the key
  * columns as they are and decode them here, the database's work (and `cp_key_text`'s calls) saved.
