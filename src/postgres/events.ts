@@ -341,6 +341,19 @@ export class PgRunEvents implements RunEventPort {
       } else ended.push(item.runId);
     }
     const s = this.s;
+    if (runIds.length === 0 && touched.size === 1) {
+      // The common batch: one run's end, none of its events for the table (a non-resumable log no
+      // other process reads). A statement without arrays, whose generic plan PostgreSQL keeps
+      // (for the arrays' one it plans every call again).
+      const [runId] = touched;
+      await this.pool().query(
+        prepared(
+          `WITH ended AS (UPDATE ${s}.run_logs SET ended_at = now() WHERE run_id = $1 AND ended_at IS NULL) SELECT pg_notify($2, 'e' || $1::text)`,
+          [runId, this.channel],
+        ),
+      );
+      return;
+    }
     await this.pool().query(
       prepared(
         `WITH ins AS (
