@@ -312,7 +312,7 @@ export class PgCheckpoints {
     const params: unknown[] = [threadId, ns, cpKey(input.checkpoint.id), parentId === null ? null : cpKey(parentId)];
     const p$ = (v: unknown) => `$${params.push(v)}`;
     const threadKey = `${p$(cpKey(threadId))}::bytea`;
-    /** Fast: CTEs that check and append the lists, and how many rows they must see. */
+    /** Fast: CTEs that check and append the lists; and the CTEs that must each see their (one) row. */
     const ctes: string[] = [];
     const checks: string[] = [];
     const index: ItemIndex = new Map();
@@ -338,7 +338,7 @@ export class PgCheckpoints {
             // A prefix of the parent's items: share them, if the log still exists (a thread deleted elsewhere drops its logs).
             if (fast) {
               ctes.push(`l${k} AS (SELECT 1 FROM ${s}.cp_logs WHERE log_id = ${p$(p.log)}::bigint FOR SHARE)`);
-              checks.push(`(SELECT count(*) FROM l${k})`);
+              checks.push(`l${k}`);
               ref = { log: p.log, n: v.length };
             } else {
               const r = await this.core.q(c, `SELECT 1 FROM ${s}.cp_logs WHERE log_id = $1 FOR SHARE`, [p.log]);
@@ -346,7 +346,7 @@ export class PgCheckpoints {
             }
           } else if (fast) {
             ctes.push(...appendCtes(s, String(k), p$, p.log, p.n, v.length, JSON.stringify(v.slice(p.n))));
-            checks.push(`(SELECT count(*) FROM l${k})`);
+            checks.push(`l${k}`);
             ref = { log: p.log, n: v.length };
           } else {
             // Append the new items when nobody appended to the log after the parent's prefix.
@@ -424,7 +424,7 @@ export class PgCheckpoints {
           `nb AS (INSERT INTO ${s}.cp_meta (thread_id, base_id, record, cp) VALUES ($1, ${p$(id)}::bigint, ${p$(JSON.stringify(record))}::jsonb, ${p$(cpText)}::json)
                   ON CONFLICT DO NOTHING RETURNING 1)`,
         );
-        checks.push(`(SELECT count(*) FROM nb)`);
+        checks.push(`nb`);
         inline = true;
       } else {
         const r = await this.core.q<{ base_id: string }>(
@@ -446,7 +446,7 @@ export class PgCheckpoints {
     const exists = inline ? guard : base;
     if (exists) {
       ctes.push(`bs AS (SELECT 1 FROM ${s}.cp_meta WHERE thread_id = $1 AND base_id = ${p$(exists.id)}::bigint FOR SHARE)`);
-      checks.push(`(SELECT count(*) FROM bs)`);
+      checks.push(`bs`);
     }
     // The parent row, when it exists, is named by its seq (8 bytes, not its id's text), locked
     // against a delete (which gives the row its parent's id first, ./checkpoints.ts `delete`).
@@ -458,12 +458,15 @@ export class PgCheckpoints {
       ctes.push(`pp AS (SELECT seq FROM ${s}.checkpoints WHERE thread_id = ${threadKey} AND ns = $2 AND checkpoint_id = $4::bytea ORDER BY seq DESC LIMIT 1 FOR SHARE)`);
     }
     // With a task's writes on the parent, it must exist, as `writes.put` requires.
-    if (parentWrites) checks.push(`(SELECT count(*) FROM pp)`);
+    if (parentWrites) checks.push(`pp`);
     // Read in `ok`, which the parent's UPDATE below waits for: a row updated by the same statement
     // is no longer seen by a locking read.
     const parentSeq = parentId === null ? "NULL::bigint" : "(SELECT pseq FROM ok)";
     // Every list checked or appended saw its row, or nothing else is written.
-    ctes.push(`ok AS (SELECT ${checks.length ? `${checks.join(" + ")} = ${checks.length}` : "true"} AS ok${parentId === null ? "" : ", (SELECT seq FROM pp) AS pseq"})`);
+    // (Each checked CTE has at most one row; one count over all of them, not one per CTE: an
+    // aggregate is costly to set up at every execution.)
+    const counted = checks.map((cte) => `SELECT 1 FROM ${cte}`).join(" UNION ALL ");
+    ctes.push(`ok AS (SELECT ${checks.length ? `(SELECT count(*) FROM (${counted}) c) = ${checks.length}` : "true"} AS ok${parentId === null ? "" : ", (SELECT seq FROM pp) AS pseq"})`);
     const ok = `(SELECT ok FROM ok)`;
     // Metadata is stored as json text (schema 5) but must read as jsonb (a metadata filter casts it): what jsonb refuses (\u0000) is refused here.
     // The run id in its uuid column (schema 6, ./cp-run-id.ts) when it can be.
