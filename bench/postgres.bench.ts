@@ -16,9 +16,12 @@
  *
  * The machine is shared: the load average is printed, and the 2-vs-1 process ratio is given per
  * round (each round measures both back to back) as well as from the best rounds. CPU time per run
- * is split between the server processes, this process (the SDK clients) and the rest of the
- * machine (PostgreSQL's backends, mostly), with how busy the machine's cores were: when they are
- * all busy with one server process, a second one can only share them.
+ * is split between the server processes (S), this process (the SDK clients, C), PostgreSQL's
+ * processes (D, when the bench started the server itself) and the rest of the machine (other
+ * work on it), with how busy the machine's cores were: when they are all busy with one server
+ * process, a second one can only share them. From S, D and C of the 1-process round follows the
+ * most 2 processes can give on this machine's cores, whatever the load balancing:
+ * cores / (S + D + C) runs/s against 1 / S for one process's single thread.
  *
  * `AGENTDOCK_BENCH_PG_PARTS=storage` (a comma list of http, trips, history, storage) runs only
  * those parts.
@@ -27,7 +30,7 @@
  * tests do (needs Debian's `postgresql` package).
  */
 import { Client } from "@langchain/langgraph-sdk";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
 import pg from "pg";
@@ -58,8 +61,30 @@ function processCpuMs(pid: number): number {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime in clock ticks (USER_HZ 100)
 }
 
-/** Where the CPU of the last `throughput` call went, in ms per run. */
-const cpuPerRun = { servers: 0, client: 0, rest: 0, busy: 0 };
+/** CPU time (ms) of PostgreSQL's processes so far: the postmaster of `dataDir` and its children (live ones, and those it reaped). */
+function postgresCpuMs(dataDir: string): number {
+  const postmaster = Number(readFileSync(`${dataDir}/postmaster.pid`, "utf8").split("\n")[0]);
+  const fields = (pid: number) => readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  const own = fields(postmaster);
+  // utime, stime and the reaped children's cutime, cstime, in clock ticks (USER_HZ 100).
+  let ticks = Number(own[11]) + Number(own[12]) + Number(own[13]) + Number(own[14]);
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const f = fields(Number(entry));
+      if (Number(f[1]) === postmaster) ticks += Number(f[11]) + Number(f[12]);
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return ticks * 10;
+}
+
+/** The cluster the bench started (its CPU is measured), if it did. */
+let pgDataDir: string | undefined;
+
+/** Where the CPU of the last `throughput` call went, in ms per run (`database`: NaN when not measured). */
+const cpuPerRun = { servers: 0, client: 0, database: NaN, rest: 0, busy: 0 };
 
 /** Runs/s of `ordered` runs through `runs.wait`, callers spread round-robin over the servers. */
 async function throughput(servers: Server[]): Promise<number> {
@@ -70,7 +95,8 @@ async function throughput(servers: Server[]): Promise<number> {
   let done = 0;
   const end = performance.now() + SECONDS * 1000;
   const serversCpu = () => servers.reduce((sum, s) => sum + processCpuMs(s.child.pid!), 0);
-  const before = { machine: machineBusyMs(), servers: serversCpu(), client: process.cpuUsage() };
+  const databaseCpu = () => (pgDataDir ? postgresCpuMs(pgDataDir) : NaN);
+  const before = { machine: machineBusyMs(), servers: serversCpu(), client: process.cpuUsage(), database: databaseCpu() };
   const start = performance.now();
   await Promise.all(
     threads.map(async (t, i) => {
@@ -86,7 +112,8 @@ async function throughput(servers: Server[]): Promise<number> {
   const client = process.cpuUsage(before.client);
   cpuPerRun.servers = (serversCpu() - before.servers) / done;
   cpuPerRun.client = (client.user + client.system) / 1000 / done;
-  cpuPerRun.rest = machine / done - cpuPerRun.servers - cpuPerRun.client;
+  cpuPerRun.database = (databaseCpu() - before.database) / done;
+  cpuPerRun.rest = machine / done - cpuPerRun.servers - cpuPerRun.client - (Number.isNaN(cpuPerRun.database) ? 0 : cpuPerRun.database);
   cpuPerRun.busy = machine / (wall * cpus().length);
   return done / (wall / 1000);
 }
@@ -110,6 +137,7 @@ const cp = (i: number, values: Record<string, unknown>): StoredCheckpoint => ({
 export default async function (): Promise<void> {
   const external = process.env.AGENTDOCK_BENCH_PG;
   const server = external ? undefined : await startPgServer();
+  pgDataDir = server?.dataDir;
   const url = external ?? server!.url;
   const tag = `${process.pid}_${Date.now() % 100000}`;
   try {
@@ -150,9 +178,18 @@ export default async function (): Promise<void> {
       const c = cpu[key]!;
       line(
         `  CPU per run, ${key === "memory" ? "memory store" : key === "one" ? "postgres, 1 process" : "postgres, 2 processes"} (ms)`,
-        `${(c.servers + c.client + c.rest).toFixed(2)}`,
-        `servers ${c.servers.toFixed(2)}, client ${c.client.toFixed(2)}, database and rest ${c.rest.toFixed(2)}; machine ${(c.busy * 100).toFixed(0)}% busy`,
+        `${(c.servers + c.client + (Number.isNaN(c.database) ? 0 : c.database) + c.rest).toFixed(2)}`,
+        Number.isNaN(c.database)
+          ? `servers ${c.servers.toFixed(2)}, client ${c.client.toFixed(2)}, database and rest ${c.rest.toFixed(2)}; machine ${(c.busy * 100).toFixed(0)}% busy`
+          : `servers ${c.servers.toFixed(2)}, client ${c.client.toFixed(2)}, database ${c.database.toFixed(2)}, rest of the machine ${c.rest.toFixed(2)}; machine ${(c.busy * 100).toFixed(0)}% busy`,
       );
+    }
+    // The most a second process can give here: all cores busy with servers, database and clients
+    // (cores / (S + D + C) runs/s) against one process's single thread (1 / S runs/s).
+    const o = cpu.one!;
+    if (!Number.isNaN(o.database)) {
+      const ceiling = (cpus().length * o.servers) / (o.servers + o.database + o.client);
+      line("  2 processes / 1 process at most, from the 1-process round's CPU", `${ceiling.toFixed(2)}x`, `cores*S/(S+D+C)`);
     }
     console.log(`load average after: ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
     }

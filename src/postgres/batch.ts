@@ -30,6 +30,8 @@ export function literal(v: unknown): string {
     if (!Number.isFinite(v)) throw new NotInlinable();
     text = String(v);
   } else if (typeof v === "boolean" || typeof v === "bigint") text = String(v);
+  // A bytea (a checkpoint key, ./cp-keys.ts) in the hex input format.
+  else if (Buffer.isBuffer(v)) text = `\\x${v.toString("hex")}`;
   else if (Array.isArray(v)) text = `{${v.map(arrayElement).join(",")}}`;
   else throw new NotInlinable();
   if (text.includes("\u0000")) throw new NotInlinable();
@@ -63,9 +65,13 @@ export class PgBatch {
     }
   }
 
-  /** A data-modifying statement (no RETURNING of its own) that must touch exactly one row, or the transaction fails. */
+  /**
+   * A data-modifying statement (no RETURNING of its own) that must touch its row, or the
+   * transaction fails. At most one row: its key (a primary key) is given. (EXISTS, not a count:
+   * an aggregate is costly to set up at every execution.)
+   */
   addOneRow(text: string, values: readonly unknown[] = []): void {
-    this.add(`WITH x AS (${text} RETURNING 1) SELECT ${this.s}.commit_expect(count(*) = 1) FROM x`, values);
+    this.add(`WITH x AS (${text} RETURNING 1) SELECT ${this.s}.commit_expect(EXISTS (SELECT 1 FROM x))`, values);
   }
 
   /** A statement that fails the transaction unless the boolean column `ok` of its one row is true: `WITH ... SELECT ok FROM ok` -> `... SELECT commit_expect(ok) FROM ok`. */

@@ -21,8 +21,8 @@ import { baseOf, factor, lastingDiffers, unfactor } from "./meta.js";
 import { setOwn } from "../persistence/item-refs.js";
 import { indexItems, needs, reshare, resolve, share, type ItemIndex } from "./share.js";
 import { Params, page, where } from "./sql.js";
-import { appendCtes } from "./chunks.js";
-import { keySql, keysSql, textSql } from "./cp-keys.js";
+import { appendCtes, refChunksFrom } from "./chunks.js";
+import { cpKey, keySql, keysSql, keyText } from "./cp-keys.js";
 import { putRunId, RUN_ID_JSONB, takeRunId } from "./cp-run-id.js";
 import { absoluteVersions, relativeVersions, stepOf } from "./cp-versions.js";
 import { readTs, storeTs } from "./ts.js";
@@ -199,8 +199,8 @@ export class PgCheckpoints {
     const r = await this.core.q<{ mine: boolean }>(
       c,
       `UPDATE ${s}.checkpoints SET writes = CASE WHEN $6::boolean AND writes::text IS NOT DISTINCT FROM $7::text THEN $8::text::json ELSE ${this.mergeWritesSql("$4", "$5")} END
-        WHERE thread_id = ${keySql(s, "$1")} AND ns = $2 AND checkpoint_id = ${keySql(s, "$3")} RETURNING $6::boolean AND writes::text IS NOT DISTINCT FROM $8::text AS mine`,
-      [op.thread_id, ns, op.checkpoint_id, op.task_id, JSON.stringify(mine), next !== undefined, known?.text ?? null, next ? writesText(next) : null],
+        WHERE thread_id = $1::bytea AND ns = $2 AND checkpoint_id = $3::bytea RETURNING $6::boolean AND writes::text IS NOT DISTINCT FROM $8::text AS mine`,
+      [cpKey(op.thread_id), ns, cpKey(op.checkpoint_id), op.task_id, JSON.stringify(mine), next !== undefined, known?.text ?? null, next ? writesText(next) : null],
     );
     if (r.rowCount === 0) {
       throw notFound(`writes for checkpoint ${op.checkpoint_id} (namespace "${ns}") of thread ${op.thread_id}: no such checkpoint`);
@@ -247,8 +247,8 @@ export class PgCheckpoints {
     const hit = staged.get(key) ?? this.lastPut.get(key);
     if (hit && hit.id === parentId) return hit;
     const { rows } = await c.query<{ refs: Record<string, [number | string, number]> | null }>(
-      `SELECT refs FROM ${this.core.s}.checkpoints WHERE thread_id = ${keySql(this.core.s, "$1")} AND ns = $2 AND checkpoint_id = ${keySql(this.core.s, "$3")}`,
-      [threadId, ns, parentId],
+      `SELECT refs FROM ${this.core.s}.checkpoints WHERE thread_id = $1::bytea AND ns = $2 AND checkpoint_id = $3::bytea`,
+      [cpKey(threadId), ns, cpKey(parentId)],
     );
     const refs = rows[0]?.refs;
     if (!refs) return undefined;
@@ -307,9 +307,12 @@ export class PgCheckpoints {
     const last = parentId === null ? undefined : (staged.get(cacheKey) ?? this.lastPut.get(cacheKey));
     if (fast && parentId !== null && last?.id !== parentId) return false;
     const parent = parentId === null ? undefined : last?.id === parentId ? last : await this.parentArrays(c, threadId, ns, parentId, staged);
-    const params: unknown[] = [threadId, ns, input.checkpoint.id, parentId];
+    // The thread's id ($1, text: list logs and bases are keyed by it), the namespace, and the
+    // checkpoint's and its parent's keys (bytea, ./cp-keys.ts); then the thread's key.
+    const params: unknown[] = [threadId, ns, cpKey(input.checkpoint.id), parentId === null ? null : cpKey(parentId)];
     const p$ = (v: unknown) => `$${params.push(v)}`;
-    /** Fast: CTEs that check and append the lists, and how many rows they must see. */
+    const threadKey = `${p$(cpKey(threadId))}::bytea`;
+    /** Fast: CTEs that check and append the lists; and the CTEs that must each see their (one) row. */
     const ctes: string[] = [];
     const checks: string[] = [];
     const index: ItemIndex = new Map();
@@ -335,7 +338,7 @@ export class PgCheckpoints {
             // A prefix of the parent's items: share them, if the log still exists (a thread deleted elsewhere drops its logs).
             if (fast) {
               ctes.push(`l${k} AS (SELECT 1 FROM ${s}.cp_logs WHERE log_id = ${p$(p.log)}::bigint FOR SHARE)`);
-              checks.push(`(SELECT count(*) FROM l${k})`);
+              checks.push(`l${k}`);
               ref = { log: p.log, n: v.length };
             } else {
               const r = await this.core.q(c, `SELECT 1 FROM ${s}.cp_logs WHERE log_id = $1 FOR SHARE`, [p.log]);
@@ -343,7 +346,7 @@ export class PgCheckpoints {
             }
           } else if (fast) {
             ctes.push(...appendCtes(s, String(k), p$, p.log, p.n, v.length, JSON.stringify(v.slice(p.n))));
-            checks.push(`(SELECT count(*) FROM l${k})`);
+            checks.push(`l${k}`);
             ref = { log: p.log, n: v.length };
           } else {
             // Append the new items when nobody appended to the log after the parent's prefix.
@@ -421,7 +424,7 @@ export class PgCheckpoints {
           `nb AS (INSERT INTO ${s}.cp_meta (thread_id, base_id, record, cp) VALUES ($1, ${p$(id)}::bigint, ${p$(JSON.stringify(record))}::jsonb, ${p$(cpText)}::json)
                   ON CONFLICT DO NOTHING RETURNING 1)`,
         );
-        checks.push(`(SELECT count(*) FROM nb)`);
+        checks.push(`nb`);
         inline = true;
       } else {
         const r = await this.core.q<{ base_id: string }>(
@@ -443,21 +446,27 @@ export class PgCheckpoints {
     const exists = inline ? guard : base;
     if (exists) {
       ctes.push(`bs AS (SELECT 1 FROM ${s}.cp_meta WHERE thread_id = $1 AND base_id = ${p$(exists.id)}::bigint FOR SHARE)`);
-      checks.push(`(SELECT count(*) FROM bs)`);
-    }
-    if (parentWrites) {
-      // The parent must exist (locked against a concurrent delete), as `writes.put` requires.
-      ctes.push(`pe AS (SELECT 1 FROM ${s}.checkpoints WHERE thread_id = ${keySql(s, "$1")} AND ns = $2 AND checkpoint_id = ${keySql(s, "$4")} FOR SHARE)`);
-      checks.push(`(SELECT count(*) FROM pe)`);
+      checks.push(`bs`);
     }
     // The parent row, when it exists, is named by its seq (8 bytes, not its id's text), locked
     // against a delete (which gives the row its parent's id first, ./checkpoints.ts `delete`).
-    if (parentId !== null) ctes.push(`pp AS (SELECT seq FROM ${s}.checkpoints WHERE thread_id = ${keySql(s, "$1")} AND ns = $2 AND checkpoint_id = ${keySql(s, "$4")} FOR SHARE)`);
+    // Newest first: the parent is nearly always the thread's latest row. Until PostgreSQL has
+    // statistics on the table (autovacuum's first ANALYZE), it rates the primary key and the
+    // (thread_id, ns, seq) index alike for a lookup by id and may take the latter, reading the
+    // whole thread's rows; in seq order from the newest, that way also stops at the first row.
+    if (parentId !== null) {
+      ctes.push(`pp AS (SELECT seq FROM ${s}.checkpoints WHERE thread_id = ${threadKey} AND ns = $2 AND checkpoint_id = $4::bytea ORDER BY seq DESC LIMIT 1 FOR SHARE)`);
+    }
+    // With a task's writes on the parent, it must exist, as `writes.put` requires.
+    if (parentWrites) checks.push(`pp`);
     // Read in `ok`, which the parent's UPDATE below waits for: a row updated by the same statement
     // is no longer seen by a locking read.
     const parentSeq = parentId === null ? "NULL::bigint" : "(SELECT pseq FROM ok)";
     // Every list checked or appended saw its row, or nothing else is written.
-    ctes.push(`ok AS (SELECT ${checks.length ? `${checks.join(" + ")} = ${checks.length}` : "true"} AS ok${parentId === null ? "" : ", (SELECT seq FROM pp) AS pseq"})`);
+    // (Each checked CTE has at most one row; one count over all of them, not one per CTE: an
+    // aggregate is costly to set up at every execution.)
+    const counted = checks.map((cte) => `SELECT 1 FROM ${cte}`).join(" UNION ALL ");
+    ctes.push(`ok AS (SELECT ${checks.length ? `(SELECT count(*) FROM (${counted}) c) = ${checks.length}` : "true"} AS ok${parentId === null ? "" : ", (SELECT seq FROM pp) AS pseq"})`);
     const ok = `(SELECT ok FROM ok)`;
     // Metadata is stored as json text (schema 5) but must read as jsonb (a metadata filter casts it): what jsonb refuses (\u0000) is refused here.
     // The run id in its uuid column (schema 6, ./cp-run-id.ts) when it can be.
@@ -468,7 +477,7 @@ export class PgCheckpoints {
     const meta = p$(metaText);
     ctes.push(
       `cp AS (INSERT INTO ${s}.checkpoints (thread_id, ns, checkpoint_id, seq, parent_id, parent_seq, metadata, checkpoint, refs, shared, meta_base, cp_shared, writes, vrel, run_id)
-              SELECT ${keySql(s, "$1")}, $2, ${keySql(s, "$3")}, nextval('${s}.cp_seq'), CASE WHEN ${parentSeq} IS NULL THEN ${keySql(s, "$4::text")} END, ${parentSeq}, ${meta}::text::json, ${p$(cpText)}::json,
+              SELECT ${threadKey}, $2, $3::bytea, nextval('${s}.cp_seq'), CASE WHEN ${parentSeq} IS NULL THEN $4::bytea END, ${parentSeq}, ${meta}::text::json, ${p$(cpText)}::json,
                 ${p$(anyRef ? JSON.stringify(refs) : null)}::json, true, ${p$(base.id)}::bigint, true, ${p$(pendingText)}::text::json, ${p$(relative !== undefined)}::boolean, ${p$(taken.runId)}::uuid
                WHERE ${ok} AND ${meta}::text::jsonb IS NOT NULL
               ON CONFLICT (thread_id, ns, checkpoint_id) DO UPDATE SET parent_id = EXCLUDED.parent_id, parent_seq = EXCLUDED.parent_seq, metadata = EXCLUDED.metadata,
@@ -506,7 +515,8 @@ export class PgCheckpoints {
     } else if (others && changed.hit) {
       sets.push(`writes = CASE WHEN writes::text IS NOT DISTINCT FROM ${old()}::text THEN ${p$(writesText(others))}::text::json ELSE writes END`);
     }
-    if (sets.length) ctes.push(`pr AS (UPDATE ${s}.checkpoints SET ${sets.join(", ")} WHERE thread_id = ${keySql(s, "$1")} AND ns = $2 AND checkpoint_id = ${keySql(s, "$4")} AND ${ok})`);
+    // By its seq too: one row whichever index serves it (see `pp`).
+    if (sets.length) ctes.push(`pr AS (UPDATE ${s}.checkpoints SET ${sets.join(", ")} WHERE thread_id = ${threadKey} AND ns = $2 AND seq = (SELECT pseq FROM ok) AND checkpoint_id = $4::bytea AND ${ok})`);
     if (batch && fast) batch.addChecked(`WITH ${ctes.join(",\n")}`, params);
     else {
       const { rows } = await this.core.q<{ ok: boolean }>(c, `WITH ${ctes.join(",\n")}\nSELECT ok FROM ok`, params);
@@ -519,17 +529,19 @@ export class PgCheckpoints {
     return true;
   }
 
-  private checkpointSelect(): string {
+  /** The rows of one thread, whose id (text) is `thread` (a parameter). */
+  private checkpointSelect(thread: string): string {
     const s = this.core.s;
     const parent = `COALESCE(c.parent_id, (SELECT p.checkpoint_id FROM ${s}.checkpoints p WHERE p.thread_id = c.thread_id AND p.ns = c.ns AND p.seq = c.parent_seq))`;
-    return `SELECT ${textSql(s, "c.thread_id")} AS thread_id, c.ns, ${textSql(s, "c.checkpoint_id")} AS checkpoint_id, ${textSql(s, parent)} AS parent_id, c.metadata, c.checkpoint, c.refs, c.shared, c.cp_shared, ${this.metaBase()} AS base,
-              ${this.metaBase("cp")} AS base_cp, c.writes, c.vrel, c.run_id AS run_uuid
+    // The keys as stored (bytea), decoded by `assemble` (./cp-keys.ts).
+    return `SELECT c.thread_id, c.ns, c.checkpoint_id, ${parent} AS parent_id, c.metadata, c.checkpoint, c.refs, c.shared, c.cp_shared, ${this.metaBase(thread)} AS base,
+              ${this.metaBase(thread, "cp")} AS base_cp, c.writes, c.vrel, c.run_id AS run_uuid
               FROM ${s}.checkpoints c`;
   }
 
-  /** The metadata base of checkpoint row `c` (jsonb; NULL without one). */
-  private metaBase(column: "record" | "cp" = "record"): string {
-    return `(SELECT b.${column} FROM ${this.core.s}.cp_meta b WHERE b.thread_id = ${textSql(this.core.s, "c.thread_id")} AND b.base_id = c.meta_base)`;
+  /** The metadata base of checkpoint row `c` of the thread whose id (text) is `thread` (jsonb; NULL without one). */
+  private metaBase(thread: string, column: "record" | "cp" = "record"): string {
+    return `(SELECT b.${column} FROM ${this.core.s}.cp_meta b WHERE b.thread_id = ${thread} AND b.base_id = c.meta_base)`;
   }
 
   /** The log items a checkpoint row needs: its array channels' and those its shared values refer to. */
@@ -562,13 +574,14 @@ export class PgCheckpoints {
   /** A checkpoint row with its arrays put back from the items of their logs, and its shared values resolved. */
   private assemble(row: Row, items: Map<number, unknown[]>): StoredCheckpoint {
     let stored = this.storedCheckpoint(row);
+    const id = keyText(row.checkpoint_id)!;
     const own = putRunId(unfactor(row.base as Record<string, unknown> | null, row.metadata as Record<string, unknown>), row.run_uuid);
     const metadata = resolve(own, row.shared ? items : undefined) as StoredCheckpoint["metadata"];
     if (row.vrel === true) stored = absoluteVersions(stored, stepOf(metadata));
-    if (row.cp_shared && Object.hasOwn(stored, "ts")) stored = { ...stored, ts: readTs(stored.ts, row.checkpoint_id as string) };
+    if (row.cp_shared && Object.hasOwn(stored, "ts")) stored = { ...stored, ts: readTs(stored.ts, id) };
     if (row.cp_shared) stored = resolve(stored, items) as Record<string, unknown>;
     // Schema 2 leaves the id (the row's key) out of the stored checkpoint.
-    const cp = ("id" in stored ? stored : { v: stored.v, id: row.checkpoint_id, ...stored }) as unknown as StoredCheckpoint["checkpoint"];
+    const cp = ("id" in stored ? stored : { v: stored.v, id, ...stored }) as unknown as StoredCheckpoint["checkpoint"];
     const r = row.refs as Record<string, [number | string, number]> | null;
     if (r) {
       const values = cp.channel_values;
@@ -576,11 +589,11 @@ export class PgCheckpoints {
     }
     const writes = writesOf(row.writes).map((w): PendingWrite => [w[0] as string, w[1] as string, w.length === 3 ? resolve(w[2], items) : w[2]]);
     return {
-      thread_id: row.thread_id as string,
+      thread_id: keyText(row.thread_id)!,
       checkpoint_ns: row.ns as string,
       checkpoint: cp,
       metadata,
-      parent_checkpoint_id: (row.parent_id as string | null) ?? null,
+      parent_checkpoint_id: keyText(row.parent_id),
       pending_writes: writes,
     };
   }
@@ -589,16 +602,17 @@ export class PgCheckpoints {
     const ns = key.checkpoint_ns ?? "";
     // One query: the row, its pending writes and the chunks of its arrays.
     const chunks = `(SELECT json_agg(json_build_array(ch.log_id, ch.start, ch.items) ORDER BY ch.log_id, ch.start)
-                       FROM json_each(c.refs) r, ${this.core.s}.cp_chunks ch
-                      WHERE ch.log_id = (r.value ->> 0)::bigint AND ch.start < (r.value ->> 1)::int) AS chunks`;
-    const select = this.checkpointSelect().replace("c.writes", `c.writes, ${chunks}`);
+                       FROM ${refChunksFrom(this.core.s, "c.refs")}) AS chunks`;
+    const select = this.checkpointSelect("$1").replace("c.writes", `c.writes, ${chunks}`);
     const { rows } =
       key.checkpoint_id === undefined
-        ? await this.core.q(this.core.pool, `${select} WHERE c.thread_id = ${keySql(this.core.s, "$1")} AND c.ns = $2 ORDER BY c.seq DESC LIMIT 1`, [key.thread_id, ns])
-        : await this.core.q(this.core.pool, `${select} WHERE c.thread_id = ${keySql(this.core.s, "$1")} AND c.ns = $2 AND c.checkpoint_id = ${keySql(this.core.s, "$3")}`, [
+        ? await this.core.q(this.core.pool, `${select} WHERE c.thread_id = $3::bytea AND c.ns = $2 ORDER BY c.seq DESC LIMIT 1`, [key.thread_id, ns, cpKey(key.thread_id)])
+        : // Newest first, as the parent of a put (`putCheckpoint`): one row read whichever index serves it.
+          await this.core.q(this.core.pool, `${select} WHERE c.thread_id = $3::bytea AND c.ns = $2 AND c.checkpoint_id = $4::bytea ORDER BY c.seq DESC LIMIT 1`, [
             key.thread_id,
             ns,
-            key.checkpoint_id,
+            cpKey(key.thread_id),
+            cpKey(key.checkpoint_id),
           ]);
     const row = rows[0];
     if (!row) return undefined;
@@ -630,9 +644,9 @@ export class PgCheckpoints {
     // So is a filter holding objects that look like the store's markers (stored escaped).
     const lookalike = options.filter !== undefined && JSON.stringify(options.filter).includes("\\u0001");
     const inJs = options.filter !== undefined && (Object.hasOwn(options.filter, "writes") || lookalike);
-    if (options.filter && !lookalike) parts.push(`(COALESCE(${this.metaBase()}, '{}'::jsonb) || c.metadata::jsonb || ${RUN_ID_JSONB}) @> ${ps.jsonb(sqlFilter)}`);
+    if (options.filter && !lookalike) parts.push(`(COALESCE(${this.metaBase(t)}, '{}'::jsonb) || c.metadata::jsonb || ${RUN_ID_JSONB}) @> ${ps.jsonb(sqlFilter)}`);
     const { rows } = await this.core.pool.query(
-      `${this.checkpointSelect()}${where(parts)} ORDER BY c.seq DESC${inJs ? "" : page(ps, { limit: options.limit })}`,
+      `${this.checkpointSelect(t)}${where(parts)} ORDER BY c.seq DESC${inJs ? "" : page(ps, { limit: options.limit })}`,
       ps.values,
     );
     const out = await this.toCheckpoints(rows);

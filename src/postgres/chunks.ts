@@ -42,3 +42,13 @@ export function appendCtes(s: string, k: string, p$: (v: unknown) => string, log
     `c${k} AS (INSERT INTO ${s}.cp_chunks (log_id, start, items) SELECT log_id, ${fr}::int, ${it}::text::json FROM l${k} WHERE NOT EXISTS (SELECT 1 FROM t${k}))`,
   ];
 }
+
+/**
+ * SQL: a FROM clause of the chunks `ch` (`log_id`, `start`, `items`) that the list references in
+ * the json `refs` (`{channel: [log, n]}`) need. Each reference's chunks are read by the primary
+ * key (`OFFSET 0` keeps the subquery a per-reference index scan): as a plain join, PostgreSQL may
+ * hash it against a scan of every chunk of the schema.
+ */
+export const refChunksFrom = (s: string, refs: string) =>
+  `json_each(${refs}) r CROSS JOIN LATERAL (SELECT x.log_id, x.start, x.items FROM ${s}.cp_chunks x
+     WHERE x.log_id = (r.value ->> 0)::bigint AND x.start < (r.value ->> 1)::int OFFSET 0) ch`;

@@ -11,14 +11,25 @@ export type Row = Record<string, unknown>;
 /** A bigint column as read by the driver (a string) or a number, as a number. */
 export const num = (v: unknown) => (typeof v === "number" ? v : Number(v));
 
+/** Statement text -> prepared statement name (the fixed statements of commits and point reads). */
+const names = new Map<string, string>();
+
+/**
+ * The name of the prepared statement of a fixed statement's text (parsed and planned once per
+ * connection, not at every call): named by the text's hash, so that stores sharing a pool (other
+ * schemas, or the same one) never clash.
+ */
+export function statementName(text: string): string {
+  let name = names.get(text);
+  if (!name) names.set(text, (name = `agentdock_${createHash("sha1").update(text).digest("hex").slice(0, 24)}`));
+  return name;
+}
+
 export class PgCore {
   /** Thread records this store returned -> their revision (for `sameAs`). */
   readonly revisions = new WeakMap<object, number>();
   /** The caller's clock minus `Date.now()`, learned from the last `now` passed (database lease clock). */
   private callerOffset = 0;
-  /** Statement text -> prepared statement name (the fixed statements of commits and point reads). */
-  private readonly names = new Map<string, string>();
-
   constructor(
     /** The schema, quoted. */
     readonly s: string,
@@ -33,10 +44,7 @@ export class PgCore {
 
   /** Runs a fixed statement as a named prepared statement (parsed once per connection). */
   q<R extends Row = Row>(c: Pick<PoolClient, "query">, text: string, values: unknown[] = []): Promise<pg.QueryResult<R>> {
-    let name = this.names.get(text);
-    // Named by the text's hash: stores sharing a pool (other schemas, or the same one) never clash.
-    if (!name) this.names.set(text, (name = `agentdock_${createHash("sha1").update(text).digest("hex").slice(0, 24)}`));
-    return c.query<R>({ name, text, values });
+    return c.query<R>({ name: statementName(text), text, values });
   }
 
   /** The caller's clock now, as last learned (database lease clock). */

@@ -18,6 +18,10 @@
 import type { Pool } from "pg";
 import type { RunEventPort, RunEventReadOptions, RunEventRecord } from "../persistence/types.js";
 import { WakeSignal } from "../persistence/common.js";
+import { statementName } from "./core.js";
+
+/** A fixed statement as a named prepared statement (parsed and planned once per connection). */
+const prepared = (text: string, values: unknown[]) => ({ name: statementName(text), text, values });
 
 /** A log this process publishes: every event since it opened the log here. */
 class LocalLog {
@@ -129,9 +133,11 @@ export class PgRunEvents implements RunEventPort {
     const s = this.s;
     // The common case in one statement: a log never opened before.
     const fast = await this.pool().query<{ inserted: boolean }>(
-      `WITH ins AS (INSERT INTO ${s}.run_logs (run_id, resumable) VALUES ($1, $2) ON CONFLICT (run_id) DO NOTHING RETURNING run_id)
+      prepared(
+        `WITH ins AS (INSERT INTO ${s}.run_logs (run_id, resumable) VALUES ($1, $2) ON CONFLICT (run_id) DO NOTHING RETURNING run_id)
        SELECT EXISTS (SELECT 1 FROM ins) AS inserted, pg_notify($3, $4)`,
-      [runId, options.resumable, this.channel, `e${runId}`],
+        [runId, options.resumable, this.channel, `e${runId}`],
+      ),
     );
     if (fast.rows[0]?.inserted) {
       const current = this.local.get(runId);
@@ -335,14 +341,29 @@ export class PgRunEvents implements RunEventPort {
       } else ended.push(item.runId);
     }
     const s = this.s;
+    if (runIds.length === 0 && touched.size === 1) {
+      // The common batch: one run's end, none of its events for the table (a non-resumable log no
+      // other process reads). A statement without arrays, whose generic plan PostgreSQL keeps
+      // (for the arrays' one it plans every call again).
+      const [runId] = touched;
+      await this.pool().query(
+        prepared(
+          `WITH ended AS (UPDATE ${s}.run_logs SET ended_at = now() WHERE run_id = $1 AND ended_at IS NULL) SELECT pg_notify($2, 'e' || $1::text)`,
+          [runId, this.channel],
+        ),
+      );
+      return;
+    }
     await this.pool().query(
-      `WITH ins AS (
+      prepared(
+        `WITH ins AS (
          INSERT INTO ${s}.run_events (run_id, seq, event, data)
          SELECT r, q, e, d::json FROM unnest($1::text[], $2::int[], $3::text[], $4::text[]) AS u(r, q, e, d)
          ON CONFLICT (run_id, seq) DO NOTHING),
        ended AS (UPDATE ${s}.run_logs SET ended_at = now() WHERE run_id = ANY($5::text[]) AND ended_at IS NULL)
        SELECT pg_notify($6, 'e' || r) FROM unnest($7::text[]) AS r`,
-      [runIds, seqs, names, data, ended, this.channel, [...touched]],
+        [runIds, seqs, names, data, ended, this.channel, [...touched]],
+      ),
     );
   }
 

@@ -160,7 +160,8 @@ export class PgRuns {
 
   async countRuns(q: RunQuery): Promise<number> {
     const ps = new Params();
-    const { rows } = await this.core.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${this.core.s}.runs${this.runWhere(q, ps)}`, ps.values);
+    // Prepared (a run's outcome counts its thread's runs in flight): one statement per shape of query.
+    const { rows } = await this.core.q<{ n: number }>(this.core.pool, `SELECT count(*)::int AS n FROM ${this.core.s}.runs${this.runWhere(q, ps)}`, ps.values);
     return rows[0]!.n;
   }
 

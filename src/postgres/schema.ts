@@ -16,9 +16,10 @@ import type { PoolClient } from "pg";
 import { itemsSchema } from "./items.js";
 import { cronMigration } from "./crons.js";
 import { v6Migration } from "./schema-v6.js";
+import { v7Migration } from "./schema-v7.js";
 
 /** The schema version this code reads and writes. */
-export const PG_SCHEMA_VERSION = 6;
+export const PG_SCHEMA_VERSION = 7;
 
 export const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
@@ -180,6 +181,8 @@ function migrations(s: string): string[][] {
     compactRows(s),
     // 6: smaller checkpoint rows (./schema-v6.ts).
     v6Migration(s),
+    // 7: an index of each thread's runs in flight (./schema-v7.ts).
+    v7Migration(s),
   ];
 }
 

@@ -14,6 +14,7 @@ import type { PgBatch } from "./batch.js";
 import type { PgCheckpoints, Staged } from "./checkpoints.js";
 import { num, type PgCore, type Row } from "./core.js";
 import { keySql } from "./cp-keys.js";
+import { refChunksFrom } from "./chunks.js";
 import { authWhere, dir, page, Params, where } from "./sql.js";
 
 export class PgThreads {
@@ -191,8 +192,7 @@ export class PgThreads {
       this.core.pool,
       `SELECT t.doc, t.metadata, t.vals, t.revision, t.vals_refs,
               (SELECT json_agg(json_build_array(ch.log_id, ch.items) ORDER BY ch.log_id, ch.start)
-                 FROM json_each(t.vals_refs) r, ${this.core.s}.cp_chunks ch
-                WHERE ch.log_id = (r.value ->> 0)::bigint AND ch.start < (r.value ->> 1)::int) AS chunks
+                 FROM ${refChunksFrom(this.core.s, "t.vals_refs")}) AS chunks
          FROM ${this.core.s}.threads t WHERE t.thread_id = $1`,
       [threadId],
     );

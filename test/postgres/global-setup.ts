@@ -59,6 +59,8 @@ function asPostgres(cmd: string, args: string[]): void {
 
 export interface PgServer {
   url: string;
+  /** The cluster's data directory (its `postmaster.pid` names the server's process). */
+  dataDir: string;
   stop(): void;
 }
 
@@ -88,6 +90,7 @@ export async function startPgServer(): Promise<PgServer> {
   let stopped = false;
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    dataDir: data,
     stop() {
       if (stopped) return;
       stopped = true;
