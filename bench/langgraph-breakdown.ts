@@ -18,28 +18,17 @@
  */
 import { performance } from "node:perf_hooks";
 import { InMemoryStore, MemorySaver } from "@langchain/langgraph";
-import { createRuntime, memoryStore, systemClock, type CompiledGraph, type StateSnapshot } from "../src/index.js";
+import { createRuntime, memoryStore, systemClock, type CompiledGraph } from "../src/index.js";
+import { EMPTY_SNAPSHOT } from "../src/graph/state.js";
 import { fromLangGraph } from "../src/langgraph/index.js";
 import { builder, input } from "./langgraph-chat.js";
 
-const empty: StateSnapshot = {
-  values: {},
-  next: [],
-  tasks: [],
-  metadata: null,
-  created_at: null,
-  checkpoint: null,
-  parent_checkpoint: null,
-  checkpoint_id: null,
-  parent_checkpoint_id: null,
-  interrupts: [],
-};
 /** A graph whose runs do nothing and write no checkpoint. */
 const noop = {
   nodeNames: ["noop"],
   execute: async () => ({ status: "done" as const, values: {}, interrupts: [], checkpointId: null }),
   validateInput: async () => undefined,
-  getState: async () => empty,
+  getState: async () => EMPTY_SNAPSHOT(),
   getHistory: async () => [],
   bulkUpdateState: async () => {
     throw new Error("the no-op graph has no state to update");

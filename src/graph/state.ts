@@ -18,7 +18,8 @@ export const ref = (threadId: string, checkpointId: string, ns = ""): Checkpoint
   checkpoint_map: null,
 });
 
-const EMPTY_SNAPSHOT = (): StateSnapshot => ({
+/** The state of a thread with no checkpoint. */
+export const EMPTY_SNAPSHOT = (): StateSnapshot => ({
   values: {},
   next: [],
   tasks: [],
