@@ -173,13 +173,13 @@ export class PgCheckpoints {
     // Children name a parent row by its seq (`parent_seq`): they get its id before it goes. The
     // rows are locked first (a child being put holds its parent FOR SHARE until it commits), so
     // the next statement sees every child.
-    const ids = keysSql(s, "$3");
-    await this.core.q(c, `SELECT 1 FROM ${s}.checkpoints WHERE thread_id = ${keySql(s, "$1")} AND ns = $2 AND checkpoint_id = ANY(${ids}) FOR UPDATE`, params);
+    const ids = keysSql("$3");
+    await this.core.q(c, `SELECT 1 FROM ${s}.checkpoints WHERE thread_id = ${keySql("$1")} AND ns = $2 AND checkpoint_id = ANY(${ids}) FOR UPDATE`, params);
     await this.core.q(c,
-      `WITH d AS (SELECT seq, checkpoint_id FROM ${s}.checkpoints WHERE thread_id = ${keySql(s, "$1")} AND ns = $2 AND checkpoint_id = ANY(${ids})),
+      `WITH d AS (SELECT seq, checkpoint_id FROM ${s}.checkpoints WHERE thread_id = ${keySql("$1")} AND ns = $2 AND checkpoint_id = ANY(${ids})),
             u AS (UPDATE ${s}.checkpoints ch SET parent_id = d.checkpoint_id, parent_seq = NULL FROM d
-                   WHERE ch.thread_id = ${keySql(s, "$1")} AND ch.ns = $2 AND ch.parent_seq = d.seq AND NOT (ch.checkpoint_id = ANY(${ids})))
-       DELETE FROM ${s}.checkpoints WHERE thread_id = ${keySql(s, "$1")} AND ns = $2 AND checkpoint_id = ANY(${ids})`,
+                   WHERE ch.thread_id = ${keySql("$1")} AND ch.ns = $2 AND ch.parent_seq = d.seq AND NOT (ch.checkpoint_id = ANY(${ids})))
+       DELETE FROM ${s}.checkpoints WHERE thread_id = ${keySql("$1")} AND ns = $2 AND checkpoint_id = ANY(${ids})`,
       params,
     );
   }
@@ -635,9 +635,9 @@ export class PgCheckpoints {
     const ps = new Params();
     const t = ps.p(threadId);
     const ns = ps.p(options.checkpoint_ns ?? "");
-    const parts = [`c.thread_id = ${keySql(this.core.s, t)}`, `c.ns = ${ns}`];
+    const parts = [`c.thread_id = ${keySql(t)}`, `c.ns = ${ns}`];
     if (options.before !== undefined) {
-      parts.push(`c.seq < (SELECT b.seq FROM ${this.core.s}.checkpoints b WHERE b.thread_id = ${keySql(this.core.s, t)} AND b.ns = ${ns} AND b.checkpoint_id = ${keySql(this.core.s, ps.p(options.before))})`);
+      parts.push(`c.seq < (SELECT b.seq FROM ${this.core.s}.checkpoints b WHERE b.thread_id = ${keySql(t)} AND b.ns = ${ns} AND b.checkpoint_id = ${keySql(ps.p(options.before))})`);
     }
     // `writes` of shared metadata hold references: a filter on it is judged on the read checkpoints.
     const { writes: _w, ...sqlFilter } = options.filter ?? {};
@@ -656,7 +656,7 @@ export class PgCheckpoints {
   }
 
   async listCheckpointNamespaces(threadId: string): Promise<string[]> {
-    const { rows } = await this.core.q<{ ns: string }>(this.core.pool, `SELECT DISTINCT ns FROM ${this.core.s}.checkpoints WHERE thread_id = ${keySql(this.core.s, "$1")} ORDER BY ns`, [threadId]);
+    const { rows } = await this.core.q<{ ns: string }>(this.core.pool, `SELECT DISTINCT ns FROM ${this.core.s}.checkpoints WHERE thread_id = ${keySql("$1")} ORDER BY ns`, [threadId]);
     return rows.map((r) => r.ns);
   }
 }

@@ -34,10 +34,10 @@ const textExpr = (k: string) => `CASE WHEN length(${k}) = 16 THEN encode(${k}, '
  * InitPlan): a plan that filters a thread's rows by it (the planner may read a thread's rows by
  * the (thread_id, ns, seq) index and filter them by id) must not compute it for every row.
  */
-export const keySql = (_s: string, expr: string) => `(SELECT ${keyExpr(`(${expr})::text`)})`;
+export const keySql = (expr: string) => `(SELECT ${keyExpr(`(${expr})::text`)})`;
 
 /** SQL: the keys of the ids of `expr` (a text[] parameter), as a bytea[]. */
-export const keysSql = (_s: string, expr: string) => `ARRAY(SELECT ${keyExpr("x")} FROM unnest(${expr}::text[]) AS x)`;
+export const keysSql = (expr: string) => `ARRAY(SELECT ${keyExpr("x")} FROM unnest(${expr}::text[]) AS x)`;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 

@@ -139,7 +139,7 @@ export class PgThreads {
     if (op.expect) await this.checkThread(c, op, op.thread_id, op.expect);
     await this.core.q(c, 
       `WITH t AS (DELETE FROM ${s}.threads WHERE thread_id = $1),
-            cp AS (DELETE FROM ${s}.checkpoints WHERE thread_id = ${keySql(s, "$1")}),
+            cp AS (DELETE FROM ${s}.checkpoints WHERE thread_id = ${keySql("$1")}),
             l AS (DELETE FROM ${s}.cp_logs WHERE thread_id = $1 RETURNING log_id),
             ch AS (DELETE FROM ${s}.cp_chunks WHERE log_id IN (SELECT log_id FROM l)),
             mb AS (DELETE FROM ${s}.cp_meta WHERE thread_id = $1),
