@@ -2,6 +2,7 @@
  * Where the time of a hosted LangGraph.js run goes (./langgraph.bench.ts's hosted graph against
  * `MemorySaver`), from hosts that each add one layer, timed with their turns interleaved (a fresh
  * thread each run) so they share whatever load the machine has:
+ * - `no checkpointer`: `graph.invoke` without one (LangGraph's own work, common to every host);
  * - `MemorySaver`: `graph.invoke` with LangGraph's in-memory checkpointer;
  * - `+ InMemoryStore`: the same with a store; LangGraph wraps any store given to a run in its
  *   `AsyncBatchedStore`, whose loop waits on a 0 ms timer per iteration while the run goes
@@ -11,7 +12,12 @@
  *   item store and a runtime run's config (configurable and metadata: what nodes see);
  * - `runtime, no-op graph`: `runs.wait` on a graph that does nothing (admission, thread and run
  *   records, lease, event log, outcome commit: the hosting itself);
- * - `hosted`: `runs.wait` of the LangGraph.js graph (./langgraph.bench.ts's hosted line).
+ * - `hosted`: `runs.wait` of the LangGraph.js graph (./langgraph.bench.ts's hosted line);
+ * - `hosted, saver free`: the same with `AgentdockSaver`'s calls made free (they return at once
+ *   and store nothing): what hosting costs besides the saver, so how much any saver could gain.
+ *   LangGraph's own checkpoint work (it builds and copies each checkpoint, then calls the saver)
+ *   still happens, as with `MemorySaver`. If this host is slower than `MemorySaver`, no saver,
+ *   however fast, makes a hosted run as cheap as `graph.invoke` on `MemorySaver`.
  * Each line gives CPU time per run (process.cpuUsage: steadier than wall time on a loaded
  * machine) and runs per second; each timed run starts on a new turn of the event loop.
  * Run: `npx tsx bench/langgraph-breakdown.ts [runs]` (not part of `npm run bench`).
@@ -20,7 +26,7 @@ import { performance } from "node:perf_hooks";
 import { InMemoryStore, MemorySaver } from "@langchain/langgraph";
 import { createRuntime, memoryStore, systemClock, type CompiledGraph } from "../src/index.js";
 import { EMPTY_SNAPSHOT } from "../src/graph/state.js";
-import { fromLangGraph } from "../src/langgraph/index.js";
+import { AgentdockSaver, fromLangGraph } from "../src/langgraph/index.js";
 import { builder, input } from "./langgraph-chat.js";
 
 /** A graph whose runs do nothing and write no checkpoint. */
@@ -37,7 +43,24 @@ const noop = {
   getSchemas: () => ({ input_schema: null, output_schema: null, state_schema: null, config_schema: null, context_schema: null }),
 } satisfies CompiledGraph;
 
+/** While set, `AgentdockSaver`'s calls return at once and store nothing (the `saver free` host). */
+let saverFree = false;
+const saver = AgentdockSaver.prototype;
+const real = { put: saver.put, putWrites: saver.putWrites, getTuple: saver.getTuple };
+saver.put = function (this: AgentdockSaver, config, checkpoint, ...rest) {
+  if (!saverFree) return real.put.call(this, config, checkpoint, ...rest);
+  return Promise.resolve({ configurable: { ...config.configurable, checkpoint_id: checkpoint.id } });
+};
+saver.putWrites = function (this: AgentdockSaver, ...args) {
+  return saverFree ? Promise.resolve() : real.putWrites.apply(this, args);
+};
+// The runs are on new threads: the store has no checkpoint for them either.
+saver.getTuple = function (this: AgentdockSaver, ...args) {
+  return saverFree ? Promise.resolve(undefined) : real.getTuple.apply(this, args);
+};
+
 const runs = Number(process.argv[2] ?? 2000);
+const withoutCheckpointer = builder().compile();
 const withMemorySaver = builder().compile({ checkpointer: new MemorySaver() });
 const withStore = builder().compile({ checkpointer: new MemorySaver(), store: new InMemoryStore() });
 const runtime = await createRuntime({ graphs: { chat: builder().compile(), noop } });
@@ -45,7 +68,9 @@ const adapter = fromLangGraph(builder().compile());
 const store = memoryStore();
 await store.open();
 const invoke = (graph: typeof withMemorySaver) => (i: number) => graph.invoke(input(i), { configurable: { thread_id: crypto.randomUUID() } });
+const hosted = (i: number) => runtime.runs.wait(crypto.randomUUID(), "chat", { input: input(i), ifNotExists: "create" });
 const hosts: Array<[string, (i: number) => Promise<unknown>]> = [
+  ["LangGraph, no checkpointer", (i) => withoutCheckpointer.invoke(input(i))],
   ["LangGraph MemorySaver", invoke(withMemorySaver)],
   ["LangGraph MemorySaver + InMemoryStore", invoke(withStore)],
   [
@@ -68,7 +93,18 @@ const hosts: Array<[string, (i: number) => Promise<unknown>]> = [
     },
   ],
   ["runtime, no-op graph (runs.wait)", () => runtime.runs.wait(crypto.randomUUID(), "noop", { input: {}, ifNotExists: "create" })],
-  ["hosted (runs.wait)", (i) => runtime.runs.wait(crypto.randomUUID(), "chat", { input: input(i), ifNotExists: "create" })],
+  ["hosted (runs.wait)", hosted],
+  [
+    "hosted, saver free (runs.wait)",
+    async (i) => {
+      saverFree = true;
+      try {
+        return await hosted(i);
+      } finally {
+        saverFree = false;
+      }
+    },
+  ],
 ];
 try {
   for (let i = 0; i < 100; i++) for (const [, turn] of hosts) await turn(i);
@@ -90,10 +126,15 @@ try {
     console.log(`${name.padEnd(40)} ${(cpu[k]! / runs).toFixed(3)} ms CPU/run   ${(runs / (wall[k]! / 1000)).toFixed(0).padStart(6)} runs/s`);
   }
   const perRun = (k: number) => cpu[k]! / runs;
-  const [saver, adapted, hosting, hosted] = [perRun(0), perRun(2), perRun(3), perRun(4)];
+  const [bare, memorySaver, adapted, hosting, full, free] = [perRun(0), perRun(1), perRun(3), perRun(4), perRun(5), perRun(6)];
   console.log(
-    `  hosted - MemorySaver = ${(hosted - saver).toFixed(3)} ms CPU/run: adapter.execute ${(adapted - saver).toFixed(3)} ` +
-      `(store loop, run config, adapter), runtime alone ${hosting.toFixed(3)}, the two together ${(hosted - adapted - hosting).toFixed(3)}`,
+    `  hosted - MemorySaver = ${(full - memorySaver).toFixed(3)} ms CPU/run: adapter.execute ${(adapted - memorySaver).toFixed(3)} ` +
+      `(store loop, run config, adapter), runtime alone ${hosting.toFixed(3)}, the two together ${(full - adapted - hosting).toFixed(3)}`,
+  );
+  console.log(
+    `  checkpointing with MemorySaver (its calls and LangGraph's own checkpoint work) ${(memorySaver - bare).toFixed(3)} ms CPU/run; ` +
+      `hosting besides the saver ${(free - bare).toFixed(3)}; with a free saver, hosted / MemorySaver = ${(memorySaver / free).toFixed(2)}x per CPU-s, ` +
+      `${(wall[1]! / wall[6]!).toFixed(2)}x runs/s (the best any saver could do)`,
   );
 } finally {
   await runtime.close();
