@@ -135,6 +135,15 @@ export class Core {
   }
 
   /**
+   * The graph of `graphId` when it is compiled (the same for every use: what `graph` resolves
+   * to), at once and with no config to build; undefined for a factory. `not_found` as `graph`.
+   */
+  compiledGraph(graphId: string): CompiledGraph | undefined {
+    const entry = this.requireGraph(graphId);
+    return entry.kind === "compiled" ? entry.graph : undefined;
+  }
+
+  /**
    * The compiled graph of `graphId` for one use; a factory is called with `config` (a run's
    * merged config, or the thread's / assistant's config with its ids for reads).
    */

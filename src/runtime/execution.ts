@@ -269,7 +269,7 @@ export class Executor {
     for (let turn = 0; turn < READER_TURNS; turn++) await undefined;
     try {
       // A graph factory is called with the run's merged config (graph-source.ts); its failure is the run's.
-      const graph = await core.graph(exec.graph_id, exec.config);
+      const graph = core.compiledGraph(exec.graph_id) ?? (await core.graph(exec.graph_id, exec.config));
       if (!local.cancel) {
         const checkpointId = typeof run.kwargs.checkpoint_id === "string" ? run.kwargs.checkpoint_id : undefined;
         const requested = asModes(run.kwargs.stream_mode as Parameters<typeof asModes>[0]);
@@ -437,7 +437,7 @@ export class Executor {
             queued = inFlight > 1;
             if (thread) {
               const graphId = core.graphs.has(graphIdOf(thread) ?? "") ? graphIdOf(thread)! : run.execution!.graph_id;
-              const graph = await core.graph(graphId, run.execution!.config);
+              const graph = core.compiledGraph(graphId) ?? (await core.graph(graphId, run.execution!.config));
               // A run that finished without pausing needs no snapshot: its result has the values
               // (also when cancelled after it finished with its last checkpoints folded in here).
               const state =
