@@ -244,7 +244,11 @@ export function parse<S extends z.ZodMiniType>(schema: S, input: unknown, what: 
       { path: "", message: `nested deeper than ${MAX_JSON_DEPTH} levels` },
     ]);
   }
-  // English messages per parse, whatever locale the app's own zod is configured with.
+  // The locale only words the issues: a parse that succeeds is parsed once, without it (zod
+  // copies the options of every parse given some); a failing one again, for English messages
+  // whatever locale the app's own zod is configured with. (The schemas are pure.)
+  const first = schema.safeParse(input);
+  if (first.success) return first.data;
   const result = schema.safeParse(input, { error: english });
   if (result.success) return result.data;
   const problems = result.error.issues.map((issue) => ({
