@@ -5,6 +5,9 @@
  * conditional commits, never from this lock. The LangGraph.js saver orders one checkpoint's put
  * and writes with it. Core-safe.
  */
+/** What a settled `fn` leaves in the tail (one function for all: none made per call). */
+const settled = (): undefined => undefined;
+
 export class KeyedMutex {
   private readonly tails = new Map<string, Promise<unknown>>();
 
@@ -16,10 +19,7 @@ export class KeyedMutex {
   run<T>(key: string, fn: () => Promise<T>): Promise<T> {
     const prev = this.tails.get(key);
     const result = prev ? prev.then(fn, fn) : fn();
-    const tail = result.then(
-      () => undefined,
-      () => undefined,
-    );
+    const tail = result.then(settled, settled);
     this.tails.set(key, tail);
     void tail.then(() => {
       if (this.tails.get(key) === tail) this.tails.delete(key);

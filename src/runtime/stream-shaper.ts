@@ -31,6 +31,37 @@ export function streamShaper(requested: readonly StreamMode[], subgraphs: boolea
     else if (mode === "messages") modes.add("events").add("values");
     else if (mode !== "tools" && mode !== "lifecycle") modes.add(mode);
   }
+  const { legacyChunk, legacyComplete } = legacy ? legacyShaper(publish) : NO_LEGACY;
+
+  return {
+    modes,
+    emit(mode, data, namespace) {
+      const nested = namespace !== undefined && namespace.length > 0;
+      if (mode === "events") {
+        if (wanted.has("events")) publish("events", data);
+        if (legacy && isPlainObject(data)) legacyChunk(data);
+        return;
+      }
+      if (legacy && mode === "values" && !nested) legacyComplete(data);
+      if (!wanted.has(mode === "messages" ? "messages-tuple" : mode)) return;
+      if (nested && !subgraphs) return;
+      publish(nested ? `${mode}|${namespace.join("|")}` : mode, data);
+    },
+  };
+}
+
+interface LegacyShaper {
+  /** Publishes `messages/metadata` and `messages/partial` for a streamed chunk (`on_chat_model_stream`). */
+  legacyChunk(event: Rec): void;
+  /** Publishes `messages/complete` for the root graph's values' messages not reported before. */
+  legacyComplete(values: unknown): void;
+}
+
+/** A run without the legacy mode builds none of its state. */
+const NO_LEGACY: LegacyShaper = { legacyChunk: () => undefined, legacyComplete: () => undefined };
+
+/** The legacy `messages` mode of one run. */
+function legacyShaper(publish: (event: string, data: unknown) => void): LegacyShaper {
   /** Legacy mode: messages streamed so far (accumulated) and messages already reported complete. */
   const partial = new Map<string, Rec>();
   const completed = new Set<string>();
@@ -54,20 +85,5 @@ export function streamShaper(requested: readonly StreamMode[], subgraphs: boolea
     for (const m of fresh) completed.add(m.id as string);
     if (fresh.length > 0) publish("messages/complete", fresh);
   };
-
-  return {
-    modes,
-    emit(mode, data, namespace) {
-      const nested = namespace !== undefined && namespace.length > 0;
-      if (mode === "events") {
-        if (wanted.has("events")) publish("events", data);
-        if (legacy && isPlainObject(data)) legacyChunk(data);
-        return;
-      }
-      if (legacy && mode === "values" && !nested) legacyComplete(data);
-      if (!wanted.has(mode === "messages" ? "messages-tuple" : mode)) return;
-      if (nested && !subgraphs) return;
-      publish(nested ? `${mode}|${namespace.join("|")}` : mode, data);
-    },
-  };
+  return { legacyChunk, legacyComplete };
 }
