@@ -125,7 +125,9 @@ export class TopicListeners {
 
   /** Calls the topic's current listeners. */
   deliver(topic: string, payload: string | undefined): void {
-    for (const listener of [...(this.topics.get(topic) ?? [])]) {
+    const set = this.topics.get(topic);
+    if (set === undefined) return;
+    for (const listener of [...set]) {
       try {
         listener(payload);
       } catch (err) {

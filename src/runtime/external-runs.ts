@@ -20,9 +20,10 @@ export const runCreatedNotice = (core: Core, threadId: string, runId: string) =>
 /** Emits `run.created.external` for runs other runtimes create; returns the unsubscribe function. */
 export function listenExternalRuns(core: Core): () => void {
   return core.store.subscribe(RUN_CREATED_TOPIC, (payload) => {
+    // Nobody listening (no v2 session, no app listener): no read of the run per notice (nor a split of it).
+    if (core.closed || !core.listening) return;
     const [threadId, runId, owner] = (payload ?? "").split(" ");
-    // Nobody listening (no v2 session, no app listener): no read of the run per notice.
-    if (!threadId || !runId || owner === core.owner || core.closed || !core.listening) return;
+    if (!threadId || !runId || owner === core.owner) return;
     core.store.getRun(runId).then(
       (run) => {
         if (run && !core.closed) core.emit({ type: "run.created.external", run: publicRun(run) });

@@ -31,8 +31,8 @@ export function frozenCopy<T extends object>(record: T, changes?: Partial<T>): T
 
 /** Sets (or with `undefined` deletes) `key` of `map`, pushing the undo of that change. */
 export function setIn<K, V>(map: Map<K, V>, key: K, value: V | undefined, undo: Array<() => void>): void {
-  const had = map.has(key);
   const prev = map.get(key);
+  const had = prev !== undefined || map.has(key);
   if (value === undefined) {
     if (!had) return;
     map.delete(key);
