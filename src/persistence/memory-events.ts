@@ -19,6 +19,7 @@
  */
 import type { RunEventPort, RunEventReadOptions, RunEventRecord } from "./types.js";
 import { WakeSignal } from "./common.js";
+import { RecentIds } from "./recent-ids.js";
 
 export interface MemoryRunEventsOptions {
   /** Ended resumable logs kept for replay. Default 256. */
@@ -212,12 +213,13 @@ export class MemoryRunEvents implements RunEventPort {
   private readonly endedLogs = new Map<string, EventLog>();
   private endedBytes = 0;
   /** Ids of logs that ended and are no longer kept (insertion order, bounded). */
-  private readonly endedIds = new Set<string>();
+  private readonly endedIds: RecentIds;
   /** Readers waiting for a log to open. */
   private readonly pending = new Map<string, Set<LogReader>>();
 
   constructor(options: MemoryRunEventsOptions = {}) {
     this.options = { ...RUN_EVENT_DEFAULTS, ...options };
+    this.endedIds = new RecentIds(this.options.maxEndedIds);
   }
 
   open(runId: string, options: { resumable: boolean }): void {
@@ -335,8 +337,5 @@ export class MemoryRunEvents implements RunEventPort {
 
   private rememberEnded(runId: string): void {
     this.endedIds.add(runId);
-    if (this.endedIds.size > this.options.maxEndedIds) {
-      this.endedIds.delete(this.endedIds.values().next().value as string);
-    }
   }
 }
