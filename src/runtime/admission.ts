@@ -47,6 +47,9 @@ function carriedConfig(config: RunnableConfig): Config {
   };
 }
 
+/** Marks a rejection handled (the promise is awaited, or dropped, later). */
+const ignore = (): undefined => undefined;
+
 export const asModes = (m: StreamMode | StreamMode[] | undefined): StreamMode[] => (m === undefined ? ["values"] : Array.isArray(m) ? m : [m]);
 
 /** The engine input of a run: its `input`, or a `Command` built from `command`. */
@@ -276,7 +279,7 @@ export async function admitRun(
   // anyone else fails the commit's `sameAs` expectation, and the next attempt reads it again.
   const threadKeyArg = threadIdArg === null ? undefined : threadKey(threadIdArg);
   let early = threadKeyArg !== undefined && !core.mutex.held(threadKeyArg) ? core.store.getThread(threadIdArg!) : undefined;
-  early?.catch(() => undefined);
+  early?.catch(ignore);
   const { assistant, graph, input, breakpoints } = await checkRun(core, caller, threadIdArg, assistantIdArg, p, what);
   const threadId = threadIdArg ?? core.ids.uuid();
   const temporary = threadIdArg === null && (p.onCompletion ?? "delete") !== "keep" && p.onCompletion !== "continue";

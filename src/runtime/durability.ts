@@ -70,13 +70,15 @@ export class Pipeline {
   /**
    * For the run's outcome commit: waits for the commit in flight, then hands over the ops still
    * queued (never handed to the store), for the caller to write in its own commit, and queues
-   * nothing more. Undefined when a commit failed (see `failed`; nothing queued is written).
+   * nothing more. Undefined when a commit failed (see `failed`; nothing queued is written). At
+   * once (no promise) when no commit is in flight.
    */
-  async takeQueued(): Promise<WriteOp[] | undefined> {
+  takeQueued(): WriteOp[] | undefined | Promise<WriteOp[] | undefined> {
     this.holding = true;
-    while (this.flight) await this.flight;
-    const ops = this.queued.splice(0).flat();
-    for (const w of this.waiters.splice(0)) w();
+    // With nothing in flight (a run that wrote nothing, or whose writes are all in), at once.
+    if (this.flight) return this.flight.then(() => this.takeQueued());
+    const ops = this.queued.length ? this.queued.splice(0).flat() : [];
+    if (this.waiters.length) for (const w of this.waiters.splice(0)) w();
     return this.failed === undefined ? ops : undefined;
   }
 

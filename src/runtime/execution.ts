@@ -310,7 +310,10 @@ export class Executor {
     let folded: WriteOp[] | undefined;
     // (Not for a temporary thread: its outcome deletes it, and its checkpoints go first, on their own.)
     const fold = done?.status === "done" && !error && !local.cancel && !local.lost && !run.execution?.temporary;
-    if (local.pipeline && fold) folded = await local.pipeline.takeQueued();
+    if (local.pipeline && fold) {
+      const taken = local.pipeline.takeQueued();
+      folded = taken instanceof Promise ? await taken : taken;
+    }
     else if (local.pipeline?.busy) await local.pipeline.settled();
     if (!error && local.pipeline?.failed && !local.cancel && !local.lost) error = errorInfo(local.pipeline.failed);
     if (error) core.store.events.publish(run.run_id, "error", error);
@@ -430,8 +433,12 @@ export class Executor {
                 ops.push({ op: "writes.put", thread_id: threadId, ...ns, checkpoint_id: r.checkpointId, task_id: r.taskId, writes: r.writes });
               }
             } else {
-              // An ended run needs no execution part any more: it is not kept.
-              final = { ...withoutExecution(stored), status, updated_at: now };
+              // An ended run needs no execution part any more: it is not kept. (One copy: the run's
+              // keys in order, status and updated_at changed in place.)
+              const ended: RunRecord = withoutExecution(stored);
+              ended.status = status;
+              ended.updated_at = now;
+              final = ended;
               ops.push({ op: "run.put", run: final, expect: { status: ["running"] } });
             }
             queued = inFlight > 1;
@@ -476,8 +483,10 @@ export class Executor {
       console.error("agentdock: recording the outcome of run", runId, "failed", err);
       result = { __error__: errorInfo(err) };
     }
-    // Readers drain what was published; a rolled-back run's events go with it.
-    await store.events.end(runId);
+    // Readers drain what was published; a rolled-back run's events go with it. (A port that ends a
+    // log synchronously, memory's, is not awaited.)
+    const ending = store.events.end(runId);
+    if (ending) await ending;
     if (local.cancel === "rollback") await store.events.drop(runId);
     this.local.delete(runId);
     local.resolve(result);
