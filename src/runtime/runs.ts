@@ -83,9 +83,14 @@ export function runsApi(core: Core, caller: Caller, control: RunControl): RunsAp
   const start = (t: string | null, a: string, p: RunOptions, what: string, runId?: string) => startRun(core, caller, control, t, a, p, what, runId);
 
   /** The run's result once it has ended: from this runtime when it executes it, else from the store. */
-  async function outcome(run: RunRecord, signal: AbortSignal | undefined): Promise<RunResult> {
+  function outcome(run: RunRecord, signal: AbortSignal | undefined): Promise<RunResult> {
     const local = executor.getLocal(run.run_id);
+    // The run's own result promise when no signal is given (no wrapper, no extra turn).
     if (local) return abortable(local.result, signal);
+    return storedOutcomeOf(run, signal);
+  }
+
+  async function storedOutcomeOf(run: RunRecord, signal: AbortSignal | undefined): Promise<RunResult> {
     const ended = await runEnded(core, run.run_id, signal);
     return ended ? storedOutcome(core, ended) : {};
   }
