@@ -77,14 +77,26 @@ export class Pipeline {
     this.holding = true;
     // With nothing in flight (a run that wrote nothing, or whose writes are all in), at once.
     if (this.flight) return this.flight.then(() => this.takeQueued());
-    const ops = this.queued.length ? this.queued.splice(0).flat() : [];
+    const ops = this.takeAll();
     if (this.waiters.length) for (const w of this.waiters.splice(0)) w();
     return this.failed === undefined ? ops : undefined;
   }
 
+  /** Empties the queue into one list of ops (a single queued commit is that list: `push` copied it). */
+  private takeAll(): WriteOp[] {
+    const queued = this.queued;
+    if (queued.length === 0) return [];
+    if (queued.length === 1) {
+      const only = queued[0]!;
+      queued.length = 0;
+      return only;
+    }
+    return queued.splice(0).flat();
+  }
+
   private drain(): void {
     if (this.flight || this.holding || this.queued.length === 0) return;
-    const ops = this.queued.splice(0).flat();
+    const ops = this.takeAll();
     let flight!: Promise<void>;
     try {
       flight = this.commit(ops);
