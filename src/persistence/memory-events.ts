@@ -276,7 +276,7 @@ export class MemoryRunEvents implements RunEventPort {
     if (!log.resumable) {
       // Attached readers keep the log object until they drain; new readers just end.
       this.logs.delete(runId);
-      this.rememberEnded(runId);
+      this.endedIds.add(runId);
       return;
     }
     let bytes = 0;
@@ -288,7 +288,7 @@ export class MemoryRunEvents implements RunEventPort {
     while (this.endedLogs.size > 1 && (this.endedLogs.size > maxEndedLogs || this.endedBytes > maxEndedBytes)) {
       const [oldId, old] = this.endedLogs.entries().next().value as [string, EventLog];
       this.forgetLog(oldId, old);
-      this.rememberEnded(oldId);
+      this.endedIds.add(oldId);
     }
   }
 
@@ -333,9 +333,5 @@ export class MemoryRunEvents implements RunEventPort {
       this.endedLogs.delete(runId);
       this.endedBytes -= log.bytes;
     }
-  }
-
-  private rememberEnded(runId: string): void {
-    this.endedIds.add(runId);
   }
 }

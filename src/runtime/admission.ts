@@ -176,20 +176,18 @@ export async function checkRun(core: Core, caller: Caller, threadIdArg: string |
   const assistant = await runnableAssistant(core, caller, assistantIdArg);
   // A graph factory gets the assistant's config under the request's (the run's own config,
   // with its ids, is what the factory gets when the run executes).
-  // (A compiled graph needs no config: none is built.)
-  const graph =
-    core.compiledGraph(assistant.graph_id) ??
-    (await core.graph(assistant.graph_id, {
-      ...assistant.config,
-      ...p.config,
-      configurable: {
-        ...withoutAuthKeys(assistant.config?.configurable),
-        ...withoutAuthKeys(p.config?.configurable),
-        graph_id: assistant.graph_id,
-        assistant_id: assistant.assistant_id,
-        ...(threadIdArg !== null ? { thread_id: threadIdArg } : {}),
-      },
-    }));
+  // (Built only for a factory: a compiled graph needs no config.)
+  const graph = await core.graph(assistant.graph_id, () => ({
+    ...assistant.config,
+    ...p.config,
+    configurable: {
+      ...withoutAuthKeys(assistant.config?.configurable),
+      ...withoutAuthKeys(p.config?.configurable),
+      graph_id: assistant.graph_id,
+      assistant_id: assistant.assistant_id,
+      ...(threadIdArg !== null ? { thread_id: threadIdArg } : {}),
+    },
+  }));
   if (threadIdArg === null && p.command?.resume !== undefined) {
     throw invalidInput(`agentdock: ${what}: a resume command needs a thread id; a stateless run has no interrupt to resume.`);
   }
@@ -313,7 +311,7 @@ export async function admitRun(
         values: {},
         interrupts: {},
       };
-      if (checkpointId !== undefined) await core.requireCheckpoint(threadId, checkpointId);
+      await core.requireCheckpoint(threadId, checkpointId);
       // A thread has runs in flight exactly while it is busy (every commit that changes one
       // changes the other), so an idle thread needs no look at the queue.
       const inFlight = thread?.status === "busy" ? await core.store.queryRuns({ thread_id: threadId, status: IN_FLIGHT, sortBy: "queue" }) : [];

@@ -135,23 +135,16 @@ export class Core {
   }
 
   /**
-   * The graph of `graphId` when it is compiled (the same for every use: what `graph` resolves
-   * to), at once and with no config to build; undefined for a factory. `not_found` as `graph`.
-   */
-  compiledGraph(graphId: string): CompiledGraph | undefined {
-    const entry = this.requireGraph(graphId);
-    return entry.kind === "compiled" ? entry.graph : undefined;
-  }
-
-  /**
    * The compiled graph of `graphId` for one use; a factory is called with `config` (a run's
-   * merged config, or the thread's / assistant's config with its ids for reads).
+   * merged config, or the thread's / assistant's config with its ids for reads). `config` may be
+   * a function making it: it is called only for a factory.
    */
-  async graph(graphId: string, config?: Partial<RunnableConfig>): Promise<CompiledGraph> {
+  async graph(graphId: string, config?: Partial<RunnableConfig> | (() => Partial<RunnableConfig>)): Promise<CompiledGraph> {
     const entry = this.requireGraph(graphId);
     // A compiled graph is the same for every use: no config is made for it.
     if (entry.kind === "compiled") return entry.graph;
-    return instantiate(graphId, entry, { ...config, configurable: { ...config?.configurable } });
+    const made = typeof config === "function" ? config() : config;
+    return instantiate(graphId, entry, { ...made, configurable: { ...made?.configurable } });
   }
 }
 

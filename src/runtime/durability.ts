@@ -70,33 +70,19 @@ export class Pipeline {
   /**
    * For the run's outcome commit: waits for the commit in flight, then hands over the ops still
    * queued (never handed to the store), for the caller to write in its own commit, and queues
-   * nothing more. Undefined when a commit failed (see `failed`; nothing queued is written). At
-   * once (no promise) when no commit is in flight.
+   * nothing more. Undefined when a commit failed (see `failed`; nothing queued is written).
    */
-  takeQueued(): WriteOp[] | undefined | Promise<WriteOp[] | undefined> {
+  async takeQueued(): Promise<WriteOp[] | undefined> {
     this.holding = true;
-    // With nothing in flight (a run that wrote nothing, or whose writes are all in), at once.
-    if (this.flight) return this.flight.then(() => this.takeQueued());
-    const ops = this.takeAll();
-    if (this.waiters.length) for (const w of this.waiters.splice(0)) w();
+    while (this.flight) await this.flight;
+    const ops = this.queued.splice(0).flat();
+    for (const w of this.waiters.splice(0)) w();
     return this.failed === undefined ? ops : undefined;
-  }
-
-  /** Empties the queue into one list of ops (a single queued commit is that list: `push` copied it). */
-  private takeAll(): WriteOp[] {
-    const queued = this.queued;
-    if (queued.length === 0) return [];
-    if (queued.length === 1) {
-      const only = queued[0]!;
-      queued.length = 0;
-      return only;
-    }
-    return queued.splice(0).flat();
   }
 
   private drain(): void {
     if (this.flight || this.holding || this.queued.length === 0) return;
-    const ops = this.takeAll();
+    const ops = this.queued.splice(0).flat();
     let flight!: Promise<void>;
     try {
       flight = this.commit(ops);

@@ -269,7 +269,7 @@ export class Executor {
     for (let turn = 0; turn < READER_TURNS; turn++) await undefined;
     try {
       // A graph factory is called with the run's merged config (graph-source.ts); its failure is the run's.
-      const graph = core.compiledGraph(exec.graph_id) ?? (await core.graph(exec.graph_id, exec.config));
+      const graph = await core.graph(exec.graph_id, exec.config);
       if (!local.cancel) {
         const checkpointId = typeof run.kwargs.checkpoint_id === "string" ? run.kwargs.checkpoint_id : undefined;
         const requested = asModes(run.kwargs.stream_mode as Parameters<typeof asModes>[0]);
@@ -310,10 +310,7 @@ export class Executor {
     let folded: WriteOp[] | undefined;
     // (Not for a temporary thread: its outcome deletes it, and its checkpoints go first, on their own.)
     const fold = done?.status === "done" && !error && !local.cancel && !local.lost && !run.execution?.temporary;
-    if (local.pipeline && fold) {
-      const taken = local.pipeline.takeQueued();
-      folded = taken instanceof Promise ? await taken : taken;
-    }
+    if (local.pipeline && fold) folded = await local.pipeline.takeQueued();
     else if (local.pipeline?.busy) await local.pipeline.settled();
     if (!error && local.pipeline?.failed && !local.cancel && !local.lost) error = errorInfo(local.pipeline.failed);
     if (error) core.store.events.publish(run.run_id, "error", error);
@@ -433,18 +430,14 @@ export class Executor {
                 ops.push({ op: "writes.put", thread_id: threadId, ...ns, checkpoint_id: r.checkpointId, task_id: r.taskId, writes: r.writes });
               }
             } else {
-              // An ended run needs no execution part any more: it is not kept. (One copy: the run's
-              // keys in order, status and updated_at changed in place.)
-              const ended: RunRecord = withoutExecution(stored);
-              ended.status = status;
-              ended.updated_at = now;
-              final = ended;
+              // An ended run needs no execution part any more: it is not kept.
+              final = { ...withoutExecution(stored), status, updated_at: now };
               ops.push({ op: "run.put", run: final, expect: { status: ["running"] } });
             }
             queued = inFlight > 1;
             if (thread) {
               const graphId = core.graphs.has(graphIdOf(thread) ?? "") ? graphIdOf(thread)! : run.execution!.graph_id;
-              const graph = core.compiledGraph(graphId) ?? (await core.graph(graphId, run.execution!.config));
+              const graph = await core.graph(graphId, run.execution!.config);
               // A run that finished without pausing needs no snapshot: its result has the values
               // (also when cancelled after it finished with its last checkpoints folded in here).
               const state =
@@ -483,10 +476,8 @@ export class Executor {
       console.error("agentdock: recording the outcome of run", runId, "failed", err);
       result = { __error__: errorInfo(err) };
     }
-    // Readers drain what was published; a rolled-back run's events go with it. (A port that ends a
-    // log synchronously, memory's, is not awaited.)
-    const ending = store.events.end(runId);
-    if (ending) await ending;
+    // Readers drain what was published; a rolled-back run's events go with it.
+    await store.events.end(runId);
     if (local.cancel === "rollback") await store.events.drop(runId);
     this.local.delete(runId);
     local.resolve(result);
