@@ -2,9 +2,9 @@ import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
-  // The core loads `agentdock/langgraph` by name when given a LangGraph.js graph (graph-port.ts):
+  // The core loads `graphdock/langgraph` by name when given a LangGraph.js graph (graph-port.ts):
   // in the tests that is the source, not a build.
-  resolve: { alias: [{ find: /^agentdock\/langgraph$/, replacement: fileURLToPath(new URL("./src/langgraph/index.ts", import.meta.url)) }] },
+  resolve: { alias: [{ find: /^graphdock\/langgraph$/, replacement: fileURLToPath(new URL("./src/langgraph/index.ts", import.meta.url)) }] },
   test: {
     testTimeout: 20_000,
     hookTimeout: 120_000,

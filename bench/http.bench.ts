@@ -1,7 +1,7 @@
 /**
  * HTTP adapter figures on loopback (`npm run bench -- http`): requests/s for thread creation and
  * for `runs.wait` on the echo graph, time to the first SSE event of a streamed run, and `GET /ok`
- * through agentdock against the same trivial endpoint on raw node:http (target: >= 50%).
+ * through graphdock against the same trivial endpoint on raw node:http (target: >= 50%).
  */
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -49,10 +49,10 @@ export default async function (): Promise<void> {
     await rate(300, async () => ok(await fetch(`${rawUrl}/ok`)));
 
     // Alternating rounds, best of each, so load from other processes hits both sides alike.
-    let okAgentdock = 0;
+    let okGraphdock = 0;
     let okRaw = 0;
     for (let round = 0; round < 4; round++) {
-      okAgentdock = Math.max(okAgentdock, await rate(2000, async () => ok(await fetch(`${server.url}/ok`))));
+      okGraphdock = Math.max(okGraphdock, await rate(2000, async () => ok(await fetch(`${server.url}/ok`))));
       okRaw = Math.max(okRaw, await rate(2000, async () => ok(await fetch(`${rawUrl}/ok`))));
     }
     const threads = await rate(2000, async () => ok(await post(`${server.url}/threads`, { metadata: { bench: true } })));
@@ -74,8 +74,8 @@ export default async function (): Promise<void> {
       while (!(await reader.read()).done);
     }
 
-    const ratio = okAgentdock / okRaw;
-    console.log(`GET /ok agentdock         ${fmt(okAgentdock)} req/s`);
+    const ratio = okGraphdock / okRaw;
+    console.log(`GET /ok graphdock         ${fmt(okGraphdock)} req/s`);
     console.log(`GET /ok raw node:http     ${fmt(okRaw)} req/s   ratio ${(ratio * 100).toFixed(0)}% (target >= 50%: ${ratio >= 0.5 ? "met" : "MISSED"})`);
     console.log(`POST /threads             ${fmt(threads)} req/s`);
     console.log(`POST /runs/wait (echo)    ${fmt(waits)} req/s`);

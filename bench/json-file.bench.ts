@@ -47,7 +47,7 @@ async function runner(store: Store) {
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 export default async function (): Promise<void> {
-  const root = await mkdtemp(join(tmpdir(), "agentdock-bench-json-"));
+  const root = await mkdtemp(join(tmpdir(), "graphdock-bench-json-"));
   try {
     // The machine is shared: alternate the two stores in short rounds and report the median of
     // the per-round ratios (each round's two figures were taken a moment apart).

@@ -13,7 +13,7 @@
  * - `runtime, no-op graph`: `runs.wait` on a graph that does nothing (admission, thread and run
  *   records, lease, event log, outcome commit: the hosting itself);
  * - `hosted`: `runs.wait` of the LangGraph.js graph (./langgraph.bench.ts's hosted line);
- * - `hosted, saver free`: the same with `AgentdockSaver`'s calls made free (they return at once
+ * - `hosted, saver free`: the same with `GraphdockSaver`'s calls made free (they return at once
  *   and store nothing): what hosting costs besides the saver, so how much any saver could gain.
  *   LangGraph's own checkpoint work (it builds and copies each checkpoint, then calls the saver)
  *   still happens, as with `MemorySaver`. If this host is slower than `MemorySaver`, no saver,
@@ -26,7 +26,7 @@ import { performance } from "node:perf_hooks";
 import { InMemoryStore, MemorySaver } from "@langchain/langgraph";
 import { createRuntime, memoryStore, systemClock, type CompiledGraph } from "../src/index.js";
 import { EMPTY_SNAPSHOT } from "../src/graph/state.js";
-import { AgentdockSaver, fromLangGraph } from "../src/langgraph/index.js";
+import { GraphdockSaver, fromLangGraph } from "../src/langgraph/index.js";
 import { builder, input } from "./langgraph-chat.js";
 
 /** A graph whose runs do nothing and write no checkpoint. */
@@ -43,19 +43,19 @@ const noop = {
   getSchemas: () => ({ input_schema: null, output_schema: null, state_schema: null, config_schema: null, context_schema: null }),
 } satisfies CompiledGraph;
 
-/** While set, `AgentdockSaver`'s calls return at once and store nothing (the `saver free` host). */
+/** While set, `GraphdockSaver`'s calls return at once and store nothing (the `saver free` host). */
 let saverFree = false;
-const saver = AgentdockSaver.prototype;
+const saver = GraphdockSaver.prototype;
 const real = { put: saver.put, putWrites: saver.putWrites, getTuple: saver.getTuple };
-saver.put = function (this: AgentdockSaver, config, checkpoint, ...rest) {
+saver.put = function (this: GraphdockSaver, config, checkpoint, ...rest) {
   if (!saverFree) return real.put.call(this, config, checkpoint, ...rest);
   return Promise.resolve({ configurable: { ...config.configurable, checkpoint_id: checkpoint.id } });
 };
-saver.putWrites = function (this: AgentdockSaver, ...args) {
+saver.putWrites = function (this: GraphdockSaver, ...args) {
   return saverFree ? Promise.resolve() : real.putWrites.apply(this, args);
 };
 // The runs are on new threads: the store has no checkpoint for them either.
-saver.getTuple = function (this: AgentdockSaver, ...args) {
+saver.getTuple = function (this: GraphdockSaver, ...args) {
   return saverFree ? Promise.resolve(undefined) : real.getTuple.apply(this, args);
 };
 

@@ -3,14 +3,14 @@
  * overhead can be followed on a busy machine (where run times are noise): per run, the promises
  * made (each costs more while LangChain's AsyncLocalStorage is active), the store calls, and the
  * bytes allocated (V8's sampling heap profiler, collected objects included), for `graph.invoke`
- * with `AgentdockSaver` over a memory store and for the same graph hosted (`runs.wait`, a fresh
+ * with `GraphdockSaver` over a memory store and for the same graph hosted (`runs.wait`, a fresh
  * thread each run). Run: `npx tsx bench/langgraph-costs.ts [runs]` (not part of `npm run bench`).
  * For where the time goes, profile the same loops: `node --cpu-prof --import tsx bench/langgraph-costs.ts`.
  */
 import { createHook } from "node:async_hooks";
 import { Session } from "node:inspector/promises";
 import { createRuntime, memoryStore, type Store } from "../src/index.js";
-import { AgentdockSaver, fromLangGraph } from "../src/langgraph/index.js";
+import { GraphdockSaver, fromLangGraph } from "../src/langgraph/index.js";
 import { builder, input } from "./langgraph-chat.js";
 
 
@@ -62,8 +62,8 @@ const runs = Number(process.argv[2] ?? 500);
 const saverCalls = new Map<string, number>();
 const saverStore = counted(memoryStore(), saverCalls);
 await saverStore.open();
-const withSaver = builder().compile({ checkpointer: new AgentdockSaver(saverStore) });
-await measure("graph.invoke + AgentdockSaver(memoryStore)", runs, (i) => withSaver.invoke(input(i), { configurable: { thread_id: crypto.randomUUID() } }), saverCalls);
+const withSaver = builder().compile({ checkpointer: new GraphdockSaver(saverStore) });
+await measure("graph.invoke + GraphdockSaver(memoryStore)", runs, (i) => withSaver.invoke(input(i), { configurable: { thread_id: crypto.randomUUID() } }), saverCalls);
 const hostedCalls = new Map<string, number>();
 const runtime = await createRuntime({ graphs: { chat: fromLangGraph(builder().compile()) }, store: counted(memoryStore(), hostedCalls) });
 try {

@@ -1,5 +1,5 @@
 /**
- * LangGraph.js graphs hosted by agentdock (D23) against the same graph on LangGraph's own
+ * LangGraph.js graphs hosted by graphdock (D23) against the same graph on LangGraph's own
  * `MemorySaver`. One `StateGraph` over `MessagesAnnotation` whose node answers with a ~200-character
  * AI message, run three ways:
  * - `MemorySaver`: `graph.invoke` with LangGraph's in-memory checkpointer (what hosting replaces);
@@ -7,7 +7,7 @@
  *   always has one (`getStore()`); LangGraph runs a store-batching loop (a 0 ms timer per
  *   iteration) for every run given a store, and a run ends only once its timer fired: a run
  *   whose work takes under a millisecond waits for it;
- * - `AgentdockSaver`: `graph.invoke` with the saver over agentdock's memory store (the checkpointer alone);
+ * - `GraphdockSaver`: `graph.invoke` with the saver over graphdock's memory store (the checkpointer alone);
  * - hosted: `runtime.runs.wait` on a runtime over the memory store (runs, threads, events included;
  *   a thread is created by its first run), with the runtime's item store lent to the graph as
  *   its `getStore()` (so LangGraph's store-batching loop runs, as for `MemorySaver + InMemoryStore`).
@@ -23,7 +23,7 @@ import v8 from "node:v8";
 import vm from "node:vm";
 import { InMemoryStore, MemorySaver } from "@langchain/langgraph";
 import { createRuntime, memoryStore } from "../src/index.js";
-import { AgentdockSaver } from "../src/langgraph/index.js";
+import { GraphdockSaver } from "../src/langgraph/index.js";
 import { builder, input } from "./langgraph-chat.js";
 
 
@@ -49,7 +49,7 @@ interface Host {
 async function hosts(): Promise<Host[]> {
   const withMemorySaver = builder().compile({ checkpointer: new MemorySaver() });
   const withMemorySaverAndStore = builder().compile({ checkpointer: new MemorySaver(), store: new InMemoryStore() });
-  const withAgentdockSaver = builder().compile({ checkpointer: new AgentdockSaver(memoryStore()) });
+  const withGraphdockSaver = builder().compile({ checkpointer: new GraphdockSaver(memoryStore()) });
   const runtime = await createRuntime({ graphs: { chat: builder().compile() } });
   return [
     { name: "LangGraph MemorySaver", turn: (t, i) => withMemorySaver.invoke(input(i), { configurable: { thread_id: t } }), close: async () => undefined },
@@ -58,9 +58,9 @@ async function hosts(): Promise<Host[]> {
       turn: (t, i) => withMemorySaverAndStore.invoke(input(i), { configurable: { thread_id: t } }),
       close: async () => undefined,
     },
-    { name: "LangGraph + AgentdockSaver(memoryStore)", turn: (t, i) => withAgentdockSaver.invoke(input(i), { configurable: { thread_id: t } }), close: async () => undefined },
+    { name: "LangGraph + GraphdockSaver(memoryStore)", turn: (t, i) => withGraphdockSaver.invoke(input(i), { configurable: { thread_id: t } }), close: async () => undefined },
     {
-      name: "hosted by agentdock (runs.wait, memory store)",
+      name: "hosted by graphdock (runs.wait, memory store)",
       // A new thread id is created by its first run (`ifNotExists: "create"`), as a client of the
       // agent server does: the thread record is written all the same.
       turn: (t, i) => runtime.runs.wait(t, "chat", { input: input(i), ifNotExists: "create" }),
@@ -72,7 +72,7 @@ async function hosts(): Promise<Host[]> {
 const fmt = (n: number, d = 2) => n.toFixed(d);
 
 export default async function (): Promise<void> {
-  const quick = process.env.AGENTDOCK_BENCH_QUICK === "1";
+  const quick = process.env.GRAPHDOCK_BENCH_QUICK === "1";
   const runs = quick ? 100 : 1000;
   const turns = quick ? 120 : 300;
   const late = [turns - 20, turns] as const;

@@ -11,13 +11,13 @@
 //   caller, one run at a time: latency-bound) and concurrent (8 and 20 callers at once, each doing
 //   its runs one after another on its own thread: throughput), each with its ratio and the
 //   IndexedDB transactions and requests per run (by scope and by kind and object store with
-//   AGENTDOCK_BENCH_TX_SCOPES=1;
-//   AGENTDOCK_BENCH_ONLY_RUNTIME=1 leaves out the page's store-level figures). `chromium()` is
+//   GRAPHDOCK_BENCH_TX_SCOPES=1;
+//   GRAPHDOCK_BENCH_ONLY_RUNTIME=1 leaves out the page's store-level figures). `chromium()` is
 //   exported to run the Chromium figures alone;
 // - in Chromium, the floor: what raw IndexedDB costs per transaction and per request without
-//   agentdock, and the time per run that 0.25x of memory leaves, in those units.
-// AGENTDOCK_BENCH_IDB_PARTS (a comma list of rate, size, open, history, chromium; default all)
-// runs only those parts, e.g. `AGENTDOCK_BENCH_IDB_PARTS=size npm run bench -- indexeddb`.
+//   graphdock, and the time per run that 0.25x of memory leaves, in those units.
+// GRAPHDOCK_BENCH_IDB_PARTS (a comma list of rate, size, open, history, chromium; default all)
+// runs only those parts, e.g. `GRAPHDOCK_BENCH_IDB_PARTS=size npm run bench -- indexeddb`.
 import "fake-indexeddb/auto";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
@@ -29,7 +29,7 @@ import { echoRate, echoTurn, newChat, said, saidShort } from "./echo-workload.js
 
 const fmt = (x: number, d = 1) => x.toFixed(d);
 let n = 0;
-const PARTS = new Set((process.env.AGENTDOCK_BENCH_IDB_PARTS ?? "rate,size,open,history,chromium").split(",").map((p) => p.trim()));
+const PARTS = new Set((process.env.GRAPHDOCK_BENCH_IDB_PARTS ?? "rate,size,open,history,chromium").split(",").map((p) => p.trim()));
 
 async function storedBytes(name: string): Promise<number> {
   const db = await openDB(name);
@@ -128,7 +128,7 @@ async function runtimeRate(store, callers, countTx = false) {
   return rate;
 }
 /**
- * What raw IndexedDB costs in this browser, without agentdock: the floor under any store built on
+ * What raw IndexedDB costs in this browser, without graphdock: the floor under any store built on
  * it. Sequential: ms per transaction holding one put (readwrite) or one get (readonly), one after
  * another. Throughput: ms per put and per get with 32 requests per transaction and 20
  * transactions at once. Records of ~350 bytes, like a run record.
@@ -188,7 +188,7 @@ const out = {};
       join(dir.path, "page"),
     );
     const page = await browser.newPage();
-    const only = process.env.AGENTDOCK_BENCH_ONLY_RUNTIME ? "?only=runtime" : "";
+    const only = process.env.GRAPHDOCK_BENCH_ONLY_RUNTIME ? "?only=runtime" : "";
     await page.goto(`${server.url}/page/${only}`);
     await page.waitForFunction(() => (window as { __bench?: unknown }).__bench !== undefined, null, { timeout: 600_000 });
     const out = (await page.evaluate(() => (window as unknown as { __bench: Record<string, unknown> }).__bench)) as Record<string, number> & {
@@ -217,17 +217,17 @@ const out = {};
           `${[0, 1, 2].map((r) => fmt(out[`rtindexeddb${callers}_${r}`]! / out[`rtmemory${callers}_${r}`]!, 2)).join(", ")})`,
       );
       console.log(`  indexeddb: ${fmt(tx.readonly + tx.readwrite, 2)} transactions per echo run (${fmt(tx.readonly, 2)} readonly, ${fmt(tx.readwrite, 2)} readwrite)`);
-      if (process.env.AGENTDOCK_BENCH_TX_SCOPES) {
+      if (process.env.GRAPHDOCK_BENCH_TX_SCOPES) {
         for (const [scope, count] of Object.entries(tx.scopes).sort((a, b) => b[1] - a[1])) console.log(`    ${fmt(count / 200, 2)} ${scope}`);
       }
       const req = out[`req${callers}`] as unknown as { total: number; kinds: Record<string, number> };
-      console.log(`  indexeddb: ${fmt(req.total, 1)} requests per echo run (by kind with AGENTDOCK_BENCH_TX_SCOPES=1)`);
-      if (process.env.AGENTDOCK_BENCH_TX_SCOPES) {
+      console.log(`  indexeddb: ${fmt(req.total, 1)} requests per echo run (by kind with GRAPHDOCK_BENCH_TX_SCOPES=1)`);
+      if (process.env.GRAPHDOCK_BENCH_TX_SCOPES) {
         for (const [kind, count] of Object.entries(req.kinds).sort((a, b) => b[1] - a[1])) console.log(`    ${fmt(count / 200, 2)} ${kind}`);
       }
     }
     const floor = out.floor as unknown as { readwriteTx: number; readonlyTx: number; put: number; get: number };
-    console.log("raw IndexedDB in this Chromium, without agentdock (the floor under any IndexedDB store):");
+    console.log("raw IndexedDB in this Chromium, without graphdock (the floor under any IndexedDB store):");
     console.log(
       `  one after another: ${fmt(floor.readwriteTx, 2)} ms per readwrite transaction of one put, ${fmt(floor.readonlyTx, 2)} ms per readonly one of one get`,
     );

@@ -80,7 +80,7 @@ const ms = (t0: number) => performance.now() - t0;
 const fmt = (x: number, d = 1) => x.toFixed(d);
 
 export default async function (): Promise<void> {
-  const root = await mkdtemp(join(tmpdir(), "agentdock-bench-"));
+  const root = await mkdtemp(join(tmpdir(), "graphdock-bench-"));
   try {
     let memoryRate = 0;
     for (const kind of kinds(root)) {

@@ -1,12 +1,12 @@
 /**
  * Where PostgreSQL's CPU per run goes (a measurement aid, not part of `npm run bench`): the
  * postgres bench's HTTP workload (bench/postgres.bench.ts: 16 SDK callers, `runs.wait` of a
- * one-node graph) against AGENTDOCK_BENCH_PG, and per run: CPU of the server processes, of this
+ * one-node graph) against GRAPHDOCK_BENCH_PG, and per run: CPU of the server processes, of this
  * process (the clients), of PostgreSQL by kind of process (client backends, WAL writer,
  * autovacuum, ...), and, when the cluster preloads pg_stat_statements, each statement's calls,
  * execution and planning time.
  *
- *   PROBE_ROOTS=/path/a,/path/b  checkouts of agentdock to compare (default: this one), measured
+ *   PROBE_ROOTS=/path/a,/path/b  checkouts of graphdock to compare (default: this one), measured
  *                                in turns, each round (PROBE_ROUNDS, default 3) once each, so
  *                                that a busy machine disturbs them alike; the round with the
  *                                least PostgreSQL CPU per run of each is printed;
@@ -23,7 +23,7 @@ import { readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import pg from "pg";
 
-const url = process.env.AGENTDOCK_BENCH_PG!;
+const url = process.env.GRAPHDOCK_BENCH_PG!;
 const PGDATA = process.env.PROBE_PGDATA!;
 const ROOTS = (process.env.PROBE_ROOTS ?? new URL("..", import.meta.url).pathname).split(",");
 const PROCS = Number(process.env.PROBE_PROCS ?? 1);
@@ -68,12 +68,12 @@ interface Server {
   stop(): Promise<unknown>;
 }
 
-/** `agentdock serve` of checkout `root` (as test/postgres/procs.ts starts it). */
+/** `graphdock serve` of checkout `root` (as test/postgres/procs.ts starts it). */
 function startServer(root: string, store: string): Promise<Server> {
   const child = spawn(process.execPath, ["--import", "tsx", "src/node/cli.ts", "serve", "--config", "test/postgres/fixtures/graph.json", "--port", "0", "--store", store], {
     cwd: root,
     stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, AGENTDOCK_API_KEY: "test-key" },
+    env: { ...process.env, GRAPHDOCK_API_KEY: "test-key" },
   });
   let out = "";
   const exited = new Promise((resolve) => child.once("exit", resolve));
@@ -84,7 +84,7 @@ function startServer(root: string, store: string): Promise<Server> {
       if (m) resolve({ url: m[1]!, child, stop: () => (child.kill("SIGTERM"), exited) });
     });
     child.stderr!.on("data", (d: Buffer) => (out += d));
-    void exited.then(() => reject(new Error(`agentdock serve exited: ${out}`)));
+    void exited.then(() => reject(new Error(`graphdock serve exited: ${out}`)));
   });
 }
 
@@ -159,7 +159,7 @@ async function turn(setup: (typeof setups)[number]): Promise<Turn> {
         plan: r.total_plan_time / runs,
         rows: Number(r.rows) / Math.max(1, r.calls),
         top: r.toplevel,
-        q: (r.q as string).replaceAll(`"${setup.schema}".`, "").replace(/^PREPARE agentdock_b_\w+ AS /, "[batch] "),
+        q: (r.q as string).replaceAll(`"${setup.schema}".`, "").replace(/^PREPARE graphdock_b_\w+ AS /, "[batch] "),
       });
     }
   }

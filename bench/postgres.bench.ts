@@ -1,7 +1,7 @@
 /**
  * PostgreSQL figures (D22), `npm run bench -- postgres`:
  * - runs/s over HTTP (official SDK Client, `runs.wait` of a one-node graph, 16 concurrent
- *   callers each on its own thread) with 1 and 2 `agentdock serve` processes on one database
+ *   callers each on its own thread) with 1 and 2 `graphdock serve` processes on one database
  *   (target: 2 processes >= 1.4x of 1), and relative to 1 process on the memory store;
  * - history(limit 10) on 100- and 1,000-checkpoint threads (a state that does not grow, so only
  *   the history length differs: flat in thread length);
@@ -23,10 +23,10 @@
  * most 2 processes can give on this machine's cores, whatever the load balancing:
  * cores / (S + D + C) runs/s against 1 / S for one process's single thread.
  *
- * `AGENTDOCK_BENCH_PG_PARTS=storage` (a comma list of http, trips, history, storage) runs only
+ * `GRAPHDOCK_BENCH_PG_PARTS=storage` (a comma list of http, trips, history, storage) runs only
  * those parts.
  *
- * Uses AGENTDOCK_BENCH_PG=postgres://... when set; otherwise starts a throwaway server as the
+ * Uses GRAPHDOCK_BENCH_PG=postgres://... when set; otherwise starts a throwaway server as the
  * tests do (needs Debian's `postgresql` package).
  */
 import { Client } from "@langchain/langgraph-sdk";
@@ -46,9 +46,9 @@ const line = (label: string, value: string, target = "", ok?: boolean) =>
   console.log(`${label.padEnd(60)} ${value.padStart(14)}   ${target.padEnd(16)} ${ok === undefined ? "" : ok ? "ok" : "MISSED"}`);
 
 const CALLERS = 16;
-const SECONDS = Number(process.env.AGENTDOCK_BENCH_SECONDS ?? 5);
-const ROUNDS = Number(process.env.AGENTDOCK_BENCH_ROUNDS ?? 3);
-const PARTS = new Set((process.env.AGENTDOCK_BENCH_PG_PARTS ?? "http,trips,history,storage").split(",").map((p) => p.trim()));
+const SECONDS = Number(process.env.GRAPHDOCK_BENCH_SECONDS ?? 5);
+const ROUNDS = Number(process.env.GRAPHDOCK_BENCH_ROUNDS ?? 3);
+const PARTS = new Set((process.env.GRAPHDOCK_BENCH_PG_PARTS ?? "http,trips,history,storage").split(",").map((p) => p.trim()));
 
 /** CPU time (ms) the whole machine spent busy so far, over all cores. */
 function machineBusyMs(): number {
@@ -135,7 +135,7 @@ const cp = (i: number, values: Record<string, unknown>): StoredCheckpoint => ({
 });
 
 export default async function (): Promise<void> {
-  const external = process.env.AGENTDOCK_BENCH_PG;
+  const external = process.env.GRAPHDOCK_BENCH_PG;
   const server = external ? undefined : await startPgServer();
   pgDataDir = server?.dataDir;
   const url = external ?? server!.url;

@@ -75,7 +75,7 @@ async function heapPerTurn(from: number, to: number): Promise<number> {
   }
 }
 
-/** Only the heap figures (`AGENTDOCK_BENCH_HEAP_ONLY=1`): the runs/s, search and history parts take a while. */
+/** Only the heap figures (`GRAPHDOCK_BENCH_HEAP_ONLY=1`): the runs/s, search and history parts take a while. */
 async function heapFigures(): Promise<void> {
   // Three trials each, the median kept: a collection can leave unrelated garbage behind, or
   // free some during a window.
@@ -86,7 +86,7 @@ async function heapFigures(): Promise<void> {
 }
 
 export default async function (): Promise<void> {
-  if (process.env.AGENTDOCK_BENCH_HEAP_ONLY === "1") {
+  if (process.env.GRAPHDOCK_BENCH_HEAP_ONLY === "1") {
     // The same JIT warm-up as the full bench's.
     const warm = await createRuntime({ graphs: { echo } });
     const t = await warm.threads.create();

@@ -41,12 +41,12 @@ async function bundle(plugins: Plugin[], external: string[] = []): Promise<{ min
   return { minified: code.byteLength, gzip: gzipSync(code, { level: 9 }).byteLength, metafile: result.metafile };
 }
 
-/** Minified bytes each package (or agentdock's own src/) contributes to the bundle. */
+/** Minified bytes each package (or graphdock's own src/) contributes to the bundle. */
 function byPackage(metafile: Metafile): [string, number][] {
   const totals = new Map<string, number>();
   for (const output of Object.values(metafile.outputs)) {
     for (const [path, { bytesInOutput }] of Object.entries(output.inputs)) {
-      const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path)?.[1] ?? (path.startsWith("src/") ? "agentdock (src)" : path);
+      const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path)?.[1] ?? (path.startsWith("src/") ? "graphdock (src)" : path);
       totals.set(pkg, (totals.get(pkg) ?? 0) + bytesInOutput);
     }
   }

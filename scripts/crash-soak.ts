@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { crashCycles } from "./crash-harness.js";
 
 const kills = Number(process.argv[2] ?? 200);
-const dir = await mkdtemp(join(tmpdir(), "agentdock-soak-"));
+const dir = await mkdtemp(join(tmpdir(), "graphdock-soak-"));
 let done = 0;
 let acknowledged = 0;
 const failures: string[] = [];

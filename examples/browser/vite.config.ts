@@ -7,12 +7,12 @@ export default defineConfig({
   optimizeDeps: { esbuildOptions: { target: "es2022" } },
   plugins: [
     {
-      // The example imports agentdock from src/, and the repository's package.json declares its
-      // modules free of side effects except the built `agentdock/langgraph` entry
+      // The example imports graphdock from src/, and the repository's package.json declares its
+      // modules free of side effects except the built `graphdock/langgraph` entry
       // (dist/langgraph.js), whose import registers the LangGraph.js adapter. Give its source,
       // src/langgraph/index.ts, the same standing, or the bundle drops `import ".../langgraph/index"`.
-      // (An app importing the published "agentdock/langgraph" needs nothing of the kind.)
-      name: "agentdock-langgraph-entry-has-side-effects",
+      // (An app importing the published "graphdock/langgraph" needs nothing of the kind.)
+      name: "graphdock-langgraph-entry-has-side-effects",
       transform(code, id) {
         if (id.replace(/\\/g, "/").endsWith("/src/langgraph/index.ts")) return { code, map: null, moduleSideEffects: true };
         return undefined;

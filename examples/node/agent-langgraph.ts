@@ -1,8 +1,8 @@
 /**
- * The offline agent again, built with LangGraph.js instead of agentdock's engine: `createAgent`
+ * The offline agent again, built with LangGraph.js instead of graphdock's engine: `createAgent`
  * from `langchain` with a deterministic fake chat model (it streams its answer token by token and
  * calls a calculator tool) and a human approval (`interrupt()`) inside the tool. No network, no
- * API keys. agentdock hosts it as is (D23):
+ * API keys. graphdock hosts it as is (D23):
  *
  *   createRuntime({ graphs: { agent: graph } })      // or graph.json: "./node/agent-langgraph.ts:graph"
  *

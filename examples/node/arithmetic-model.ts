@@ -20,7 +20,7 @@ export class ArithmeticChatModel extends BaseChatModel {
   }
 
   _llmType(): string {
-    return "agentdock-arithmetic";
+    return "graphdock-arithmetic";
   }
 
   /** Tools are known by name (`calculator`); binding changes nothing. */

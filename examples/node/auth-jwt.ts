@@ -8,7 +8,7 @@ import { errors, jwtVerify, SignJWT } from "jose";
 import { Auth, HTTPException } from "../../src/index.js";
 
 /** The signing secret; a deployment reads it from its secret store. */
-const secret = new TextEncoder().encode(process.env.AGENTDOCK_JWT_SECRET ?? "dev-secret-change-me-please-32bytes!");
+const secret = new TextEncoder().encode(process.env.GRAPHDOCK_JWT_SECRET ?? "dev-secret-change-me-please-32bytes!");
 
 /** Issues a token (for demos and tests; an identity provider does this in production). */
 export function signToken(sub: string, scopes: string[] = [], expiresIn: string | number = "1h"): Promise<string> {

@@ -7,7 +7,7 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { createIds, createUploadApi, memoryStore, systemClock } from "../../src/index.js";
-import { compareCsv, compareReport } from "../../src/upload/report-entry.js"; // "agentdock/report" in an app
+import { compareCsv, compareReport } from "../../src/upload/report-entry.js"; // "graphdock/report" in an app
 
 const out = resolve(process.argv[2] ?? "compare-report.html");
 const api = createUploadApi({ store: memoryStore(), ids: createIds(), clock: systemClock });

@@ -3,7 +3,7 @@
  * of authorization handlers; the runtime calls it through the `AuthProvider` hook (D13) for every
  * method, in process and over HTTP alike.
  */
-import { AgentdockError, invalidInput } from "../errors.js";
+import { GraphdockError, invalidInput } from "../errors.js";
 import { HTTPException, httpExceptionToError } from "./http-exception.js";
 import { OWNER_USER } from "./types.js";
 import type { AuthAction, AuthEvent, AuthFilter, AuthProvider, AuthRequest, AuthResource, AuthUser } from "./types.js";
@@ -142,7 +142,7 @@ export type UserOf<R> = R extends string ? AuthUser : AuthUser & Omit<R, "permis
 
 /**
  * The user Studio traffic is given by deployments that verify it themselves (D13: no header
- * bypasses the authenticate handler, so agentdock never creates it on its own).
+ * bypasses the authenticate handler, so graphdock never creates it on its own).
  */
 export const STUDIO_USER: AuthUser = Object.freeze({
   kind: "StudioUser",
@@ -178,7 +178,7 @@ function normaliseUser(result: unknown): AuthUser {
   if (isPlainObject(result) && typeof result.identity === "string" && result.identity !== "") {
     const { permissions, is_authenticated, display_name } = result;
     if (permissions !== undefined && !(Array.isArray(permissions) && permissions.every((p) => typeof p === "string"))) {
-      throw new Error(`agentdock: the authenticate handler returned permissions ${JSON.stringify(permissions)}; return an array of strings`);
+      throw new Error(`graphdock: the authenticate handler returned permissions ${JSON.stringify(permissions)}; return an array of strings`);
     }
     return Object.freeze({
       ...result,
@@ -189,7 +189,7 @@ function normaliseUser(result: unknown): AuthUser {
     });
   }
   throw new Error(
-    `agentdock: the authenticate handler returned ${describe(result)}; return a non-empty string identity or an object with a non-empty string \`identity\``,
+    `graphdock: the authenticate handler returned ${describe(result)}; return a non-empty string identity or an object with a non-empty string \`identity\``,
   );
 }
 
@@ -211,7 +211,7 @@ function checkFilter(filter: Record<string, unknown>, event: string): AuthFilter
     const mixed = ops.length > 0 && Object.keys(cond).length > ops.length;
     if (ops.some((op) => op !== "$eq" && op !== "$contains") || ops.length > 1 || mixed) {
       throw new Error(
-        `agentdock: the "${event}" auth handler returned a filter with condition ${describe(cond)} on "${key}"; use a value, { $eq: v } or { $contains: v }`,
+        `graphdock: the "${event}" auth handler returned a filter with condition ${describe(cond)} on "${key}"; use a value, { $eq: v } or { $contains: v }`,
       );
     }
   }
@@ -220,11 +220,11 @@ function checkFilter(filter: Record<string, unknown>, event: string): AuthFilter
 
 /** Turns what a handler threw into the error that crosses the public surface. */
 function handlerFailure(err: unknown, what: string, fallback: "unauthenticated" | "forbidden"): Error {
-  if (AgentdockError.is(err)) return err;
+  if (GraphdockError.is(err)) return err;
   if (HTTPException.is(err)) return httpExceptionToError(err, fallback);
-  const message = (err instanceof Error ? err.message : String(err)).replace(/^agentdock: /, "");
+  const message = (err instanceof Error ? err.message : String(err)).replace(/^graphdock: /, "");
   // A bug in the handler: over HTTP a 500 whose body says nothing of it; the stack is in `cause`.
-  return new Error(`agentdock: ${what} threw: ${message}`, { cause: err });
+  return new Error(`graphdock: ${what} threw: ${message}`, { cause: err });
 }
 
 /**
@@ -257,7 +257,7 @@ export class Auth<U extends AuthUser = AuthUser> implements AuthProvider {
   authenticate(request: AuthRequest): Promise<AuthUser>;
   authenticate(arg: AuthenticateHandler | AuthRequest): Auth<AuthUser> | Promise<AuthUser> {
     if (typeof arg === "function") {
-      if (this.#authenticate) throw invalidInput("agentdock: Auth already has an authenticate handler; register exactly one");
+      if (this.#authenticate) throw invalidInput("graphdock: Auth already has an authenticate handler; register exactly one");
       this.#authenticate = arg;
       return this as Auth<AuthUser>;
     }
@@ -273,9 +273,9 @@ export class Auth<U extends AuthUser = AuthUser> implements AuthProvider {
     const list: readonly string[] = Array.isArray(keys) ? keys : [keys as string];
     for (const key of list) {
       if (!VALID_KEYS.has(key)) {
-        throw invalidInput(`agentdock: unknown auth event "${key}"; use "*", a resource, "resource:action" or "*:action" (${[...VALID_KEYS].join(", ")})`);
+        throw invalidInput(`graphdock: unknown auth event "${key}"; use "*", a resource, "resource:action" or "*:action" (${[...VALID_KEYS].join(", ")})`);
       }
-      if (this.#handlers.has(key)) throw invalidInput(`agentdock: an auth handler for "${key}" is already registered`);
+      if (this.#handlers.has(key)) throw invalidInput(`graphdock: an auth handler for "${key}" is already registered`);
     }
     for (const key of list) this.#handlers.set(key, handler as AuthHandler);
     return this;
@@ -294,10 +294,10 @@ export class Auth<U extends AuthUser = AuthUser> implements AuthProvider {
     }
     if (result === undefined || result === null || result === true) return undefined;
     if (result === false) {
-      throw new AgentdockError("forbidden", `Not authorized: the "${key}" auth handler denied "${event}" for user "${user.identity}"`);
+      throw new GraphdockError("forbidden", `Not authorized: the "${key}" auth handler denied "${event}" for user "${user.identity}"`);
     }
     if (isPlainObject(result)) return checkFilter(result, event);
-    throw new Error(`agentdock: the "${key}" auth handler returned ${describe(result)}; return nothing, true, false or a filter object`);
+    throw new Error(`graphdock: the "${key}" auth handler returned ${describe(result)}; return nothing, true, false or a filter object`);
   }
 
   async #identify(request: AuthRequest): Promise<AuthUser> {

@@ -1,4 +1,4 @@
-import { AgentdockError, type ErrorCode } from "../errors.js";
+import { GraphdockError, type ErrorCode } from "../errors.js";
 
 const REASONS: Record<number, string> = {
   400: "Bad Request",
@@ -13,7 +13,7 @@ const REASONS: Record<number, string> = {
 /**
  * What an auth handler throws to reject a call with a status (auth.md 4), e.g.
  * `throw new HTTPException(401, { message: "Invalid API key", headers: { "www-authenticate": "Bearer" } })`.
- * `Auth` turns it into an `AgentdockError` (see {@link httpExceptionToError}) whose message is
+ * `Auth` turns it into an `GraphdockError` (see {@link httpExceptionToError}) whose message is
  * `message` (the `detail` of the HTTP body) and whose `cause` is this exception, so the HTTP
  * adapter can send `headers` along.
  */
@@ -52,11 +52,11 @@ const CODES: Record<number, ErrorCode> = {
 };
 
 /**
- * Maps a thrown `HTTPException` to the `AgentdockError` that crosses the public surface (D3):
+ * Maps a thrown `HTTPException` to the `GraphdockError` that crosses the public surface (D3):
  * 401 unauthenticated, 403 forbidden, 404 not_found, 409 conflict, 400/422 invalid_input. Any
  * other status fails closed: `fallback` (unauthenticated while authenticating, forbidden while
  * authorizing). The message is kept verbatim; the exception is the `cause`.
  */
-export function httpExceptionToError(err: HTTPException, fallback: "unauthenticated" | "forbidden"): AgentdockError {
-  return new AgentdockError(CODES[err.status] ?? fallback, err.message, { cause: err });
+export function httpExceptionToError(err: HTTPException, fallback: "unauthenticated" | "forbidden"): GraphdockError {
+  return new GraphdockError(CODES[err.status] ?? fallback, err.message, { cause: err });
 }

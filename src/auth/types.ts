@@ -52,7 +52,7 @@ export type AuthFilter = Record<string, unknown>;
 
 export interface AuthProvider {
   /**
-   * Identifies the caller. Rejects with an `AgentdockError` `unauthenticated` (401) or with the
+   * Identifies the caller. Rejects with an `GraphdockError` `unauthenticated` (401) or with the
    * handler's own status error. Without an authenticate handler resolves the owner user.
    */
   authenticate(request: AuthRequest): Promise<AuthUser>;

@@ -89,7 +89,7 @@ export function drawGraph(graph: DrawSource, xray?: boolean | number): DrawableG
     out.nodes.push({
       id: name,
       type: "runnable",
-      data: { id: ["agentdock", "graph", name], name },
+      data: { id: ["graphdock", "graph", name], name },
       ...(interrupt ? { metadata: { __interrupt: interrupt } } : {}),
     });
     leaving.set(name, name);

@@ -127,7 +127,7 @@ export class StateGraph<S extends StateSpec = StateSpec, Ctx = any> {
   }
 
   /**
-   * Adds a node: a function, or a compiled agentdock graph run as a subgraph (it gets the
+   * Adds a node: a function, or a compiled graphdock graph run as a subgraph (it gets the
    * state, and its final values are the node's update; keys the parent lacks are dropped).
    * Names must be unique and not reserved (`__start__`, `__end__`, ...).
    */
@@ -139,7 +139,7 @@ export class StateGraph<S extends StateSpec = StateSpec, Ctx = any> {
     if (!Array.isArray(declared)) throw invalidInput(`addNode("${name}"): subgraphs must be a list of compiled graphs.`);
     for (const g of [fn, ...declared]) {
       if (typeof g === "object" && g !== null && !isCompiledStateGraph(g)) {
-        throw invalidInput(`Node "${name}": only graphs compiled with agentdock's StateGraph can be subgraphs.`);
+        throw invalidInput(`Node "${name}": only graphs compiled with graphdock's StateGraph can be subgraphs.`);
       }
     }
     if (isCompiledStateGraph(fn)) {

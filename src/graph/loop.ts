@@ -435,7 +435,7 @@ async function run(graph: CompiledStateGraph, o: ExecuteOptions, eventParents: r
           }
         },
         invoke: async <O>(sub: CompiledGraph, subInput: unknown): Promise<O> => {
-          if (!isCompiledStateGraph(sub)) throw invalidInput(`Node "${task.name}": ctx.invoke runs graphs compiled with agentdock's StateGraph only.`);
+          if (!isCompiledStateGraph(sub)) throw invalidInput(`Node "${task.name}": ctx.invoke runs graphs compiled with graphdock's StateGraph only.`);
           if (invoked) {
             throw new InvalidUpdateError(
               `Node "${task.name}" ran a second subgraph; a task runs at most one (its checkpoints live in namespace "${taskNs}"). Make each subgraph its own node.`,
@@ -659,7 +659,7 @@ function markSeen(graph: CompiledStateGraph, input: unknown, seen: Set<string>) 
 
 /** `ctx.store` of a graph executed outside a runtime: every method rejects, saying why. */
 const noItemStore = async (): Promise<never> => {
-  throw new Error("agentdock: ctx.store is the runtime's long-term memory; run the graph through createRuntime() to use it");
+  throw new Error("graphdock: ctx.store is the runtime's long-term memory; run the graph through createRuntime() to use it");
 };
 const NO_ITEM_STORE: ItemStore = { putItem: noItemStore, getItem: noItemStore, deleteItem: noItemStore, searchItems: noItemStore, listNamespaces: noItemStore };
 

@@ -23,7 +23,7 @@ export const nsSegments = (ns: string): string[] => (ns === "" ? [] : ns.split(N
 export const nodePath = (ns: string): string[] =>
   nsSegments(ns).map((segment) => (segment.includes(NS_END) ? segment.slice(0, segment.lastIndexOf(NS_END)) : segment));
 
-/** True for an agentdock compiled graph (also across bundle copies). */
+/** True for an graphdock compiled graph (also across bundle copies). */
 export function isCompiledStateGraph(value: unknown): value is CompiledStateGraph {
   return (
     typeof value === "object" &&

@@ -55,7 +55,7 @@ export interface NodeContext<Ctx = unknown> {
   /** Name of the node being run. */
   node: string;
   /**
-   * Runs a compiled agentdock graph as a subgraph of this task (namespace `node:task_id`) and
+   * Runs a compiled graphdock graph as a subgraph of this task (namespace `node:task_id`) and
    * resolves its final values. Its checkpoints, interrupts and stream events belong to this
    * run: an `interrupt()` inside it pauses this task, and a resume from the parent continues it.
    * One subgraph per task; declare it with `addNode(name, fn, { subgraphs: [graph] })` so state
@@ -257,7 +257,7 @@ export interface CompiledGraph {
   execute(options: ExecuteOptions): Promise<ExecuteResult>;
   /**
    * Checks a run's input before the run exists, writing nothing; `execute` makes the same checks.
-   * Rejects with `AgentdockError("invalid_input")` for: an input that is not null/undefined, an
+   * Rejects with `GraphdockError("invalid_input")` for: an input that is not null/undefined, an
    * object or a `Command`; input values a state key refuses (messages that cannot be coerced); a
    * `Command` whose `update` is not an object or a list of `[key, value]` pairs or whose `goto`
    * names an unknown node; breakpoints naming unknown nodes. With `state`, also for: a checkpoint
@@ -291,7 +291,7 @@ export interface CompiledGraph {
   getSchemas(): GraphSchemas | Promise<GraphSchemas>;
   /**
    * Checks a run's context (the assistant's merged under the run's) before the run exists;
-   * rejects with `AgentdockError("invalid_input")`. Optional: graphs without a context schema
+   * rejects with `GraphdockError("invalid_input")`. Optional: graphs without a context schema
    * need none.
    */
   validateContext?(context: unknown): Promise<void>;

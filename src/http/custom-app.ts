@@ -5,7 +5,7 @@
  * - A function `(request) => Response` or an object with `fetch(request)` (a Hono app, or anything
  *   with the same `fetch` contract): its answer wins unless it is a 404, which falls through to
  *   the built-in routes (the request body is kept for them).
- * - An app that also has Hono's `notFound(handler)` is wired deeper: agentdock installs itself as
+ * - An app that also has Hono's `notFound(handler)` is wired deeper: graphdock installs itself as
  *   the app's not-found handler, so requests no custom route matches reach the built-in routes
  *   *through the app's middleware*. Middleware then wraps the built-in routes too: it can answer
  *   instead of them, add headers to their answers, and change a JSON body before they read it
@@ -17,7 +17,7 @@
  */
 import { HttpError } from "./handler.js";
 
-/** What Hono hands a not-found handler: the parts agentdock reads. */
+/** What Hono hands a not-found handler: the parts graphdock reads. */
 export interface CustomAppContext {
   req: {
     /** The request as it arrived. */

@@ -4,7 +4,7 @@
  * returns the runtime's snake_case record unchanged (D2). The runtime validates (D4) and
  * authorizes (D13); this layer parses JSON, maps errors to statuses (D3) and speaks SSE (D11).
  */
-import { AgentdockError, invalidInput, notFound, unauthenticated, type ErrorCode } from "../errors.js";
+import { GraphdockError, invalidInput, notFound, unauthenticated, type ErrorCode } from "../errors.js";
 import { jsonTextDepth, MAX_JSON_DEPTH } from "../json.js";
 import { compareCsv, compareReport } from "../upload/report-entry.js";
 import { protocolV2Http, type ProtocolV2HttpOptions } from "../protocol-v2/http.js";
@@ -14,6 +14,7 @@ import { registerStoreRoutes } from "./store-routes.js";
 import { pick } from "./body.js";
 import type { HttpClient, HttpRuntime } from "./types.js";
 import type { FetchApp } from "./custom-app.js";
+import type { HttpEndpoint } from "./endpoints.js";
 
 /** Options of {@link createFetchHandler}. */
 export interface FetchHandlerOptions {
@@ -68,6 +69,12 @@ export interface FetchHandlerOptions {
    * (src/http/custom-app.ts).
    */
   app?: FetchApp;
+  /**
+   * Endpoints served beside the API (src/http/endpoints.ts): the protocols and the studio. A
+   * request under one of an endpoint's paths goes to it, after the custom app and before the
+   * built-in routes.
+   */
+  endpoints?: readonly HttpEndpoint[];
 }
 
 /** Default {@link FetchHandlerOptions.maxBodyBytes}: 16 MiB. */
@@ -81,7 +88,7 @@ export function resolveLimits(options: FetchHandlerOptions) {
   const positive = (name: string, value: number | undefined, fallback: number) => {
     if (value === undefined) return fallback;
     if (typeof value !== "number" || !(value > 0) || !Number.isSafeInteger(value)) {
-      throw invalidInput(`agentdock: the ${name} option must be a positive integer, got ${String(value)}`, [{ path: name, message: "expected a positive integer" }]);
+      throw invalidInput(`graphdock: the ${name} option must be a positive integer, got ${String(value)}`, [{ path: name, message: "expected a positive integer" }]);
     }
     return value;
   };
@@ -115,7 +122,7 @@ export function logInternalError(error: unknown, request?: Request): void {
   } catch {
     // an odd URL is no reason to lose the log line
   }
-  console.error(`agentdock: internal error${where}:`, error);
+  console.error(`graphdock: internal error${where}:`, error);
 }
 
 /**
@@ -340,7 +347,7 @@ export function createRouter(runtime: HttpRuntime, options: FetchHandlerOptions)
   on("GET", "/ok", async () => json({ ok: true }));
   on("GET", "/info", async () =>
     json({
-      version: "agentdock",
+      version: "graphdock",
       context: "js",
       flags: { assistants: true, crons: true, langsmith: false, langsmith_tracing_replicas: false },
       ...options.info,
@@ -736,13 +743,13 @@ function lowerCaseHeaders(headers: Headers): Record<string, string> {
 }
 
 /**
- * D3: AgentdockError codes to statuses with a JSON `detail`; the HTTP layer's own refusals
+ * D3: GraphdockError codes to statuses with a JSON `detail`; the HTTP layer's own refusals
  * (413, 400) as they are; anything else is a genuine fault: 500 with a fixed detail, and
  * `report` is called with the error (it is the caller's single place to log it).
  */
 export function errorResponse(err: unknown, report?: (err: unknown) => void): Response {
   if (err instanceof HttpError) return json({ detail: err.message }, err.status, new Headers(err.headers));
-  if (AgentdockError.is(err) && Object.hasOwn(STATUS, err.code)) {
+  if (GraphdockError.is(err) && Object.hasOwn(STATUS, err.code)) {
     const body: Record<string, unknown> = { detail: err.message };
     if (err.problems) {
       // Field names as the HTTP caller wrote them: the runtime validates the SDK's camelCase

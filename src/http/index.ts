@@ -1,6 +1,6 @@
 /**
- * `agentdock/http`: the runtime as the agent-server HTTP API, as a fetch handler
- * (`Request -> Response`) that mounts in Node (see `agentdock/node`), Deno, Bun, workers and
+ * `graphdock/http`: the runtime as the agent-server HTTP API, as a fetch handler
+ * (`Request -> Response`) that mounts in Node (see `graphdock/node`), Deno, Bun, workers and
  * service workers, or is passed to the official client as `callerOptions.fetch`. No Node built-ins.
  *
  * @example
@@ -13,7 +13,9 @@ import { applyCors, createRouter, errorResponse, logInternalError, preflight, ty
 import type { HttpRuntime } from "./types.js";
 import { invalidInput } from "../errors.js";
 import { isFetchApp, withCustomApp, type FetchApp } from "./custom-app.js";
+import { endpointFor } from "./endpoints.js";
 export type { FetchApp, FetchAppObject, CustomAppContext } from "./custom-app.js";
+export type { HttpEndpoint, EndpointContext } from "./endpoints.js";
 
 export type { FetchHandlerOptions } from "./handler.js";
 export { DEFAULT_MAX_BODY_BYTES, DEFAULT_SSE_BUFFER_BYTES, MAX_JSON_DEPTH, INTERNAL_ERROR_DETAIL, logInternalError } from "./handler.js";
@@ -31,6 +33,7 @@ export type FetchHandler = (request: Request) => Promise<Response>;
 export function createFetchHandler(runtime: HttpRuntime, options: FetchHandlerOptions = {}): FetchHandler {
   const router = createRouter(runtime, options);
   const base = (options.basePath ?? "").replace(/\/+$/, "");
+  const endpoints = options.endpoints ?? [];
   const report = (err: unknown, request: Request) => {
     try {
       (options.onError ?? logInternalError)(err, request);
@@ -42,6 +45,8 @@ export function createFetchHandler(runtime: HttpRuntime, options: FetchHandlerOp
     try {
       let path = new URL(request.url).pathname;
       if (base && (path === base || path.startsWith(`${base}/`))) path = path.slice(base.length) || "/";
+      const endpoint = endpoints.length ? endpointFor(endpoints, path) : undefined;
+      if (endpoint) return await endpoint.fetch(request, { runtime, path, basePath: base });
       return await router.route(request, path);
     } catch (err) {
       return errorResponse(err, (e) => report(e, request));
@@ -70,7 +75,7 @@ export function createFetchHandler(runtime: HttpRuntime, options: FetchHandlerOp
 
 function checkedApp(app: unknown): FetchApp {
   if (!isFetchApp(app)) {
-    throw invalidInput("agentdock: createFetchHandler: app must be a function (request) => Response or an object with fetch(request) (e.g. a Hono app)", [
+    throw invalidInput("graphdock: createFetchHandler: app must be a function (request) => Response or an object with fetch(request) (e.g. a Hono app)", [
       { path: "app", message: "expected a fetch-style app" },
     ]);
   }

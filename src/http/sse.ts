@@ -38,7 +38,7 @@ export interface SseOptions {
    * runtime drops what it holds for this reader) and the transport closes the connection.
    */
   maxBufferBytes?: number;
-  /** Called with an error the run's iterator threw that is not an `AgentdockError` (a fault). */
+  /** Called with an error the run's iterator threw that is not an `GraphdockError` (a fault). */
   onError?: (err: unknown) => void;
 }
 
@@ -54,14 +54,14 @@ export class SlowReaderError extends Error {
 const nextTurn = () =>
   new Promise<void>((resolve) => (typeof setImmediate === "function" ? setImmediate(resolve) : setTimeout(resolve, 0)));
 
-const isAgentdockError = (e: unknown): e is { name: string; message: string } =>
-  typeof e === "object" && e !== null && (e as { name?: unknown }).name === "AgentdockError";
+const isGraphdockError = (e: unknown): e is { name: string; message: string } =>
+  typeof e === "object" && e !== null && (e as { name?: unknown }).name === "GraphdockError";
 
 /**
  * Opens the stream of the iterator whose first result is already known. The first `next()` is
  * awaited by the caller before this is called, so errors raised before the run exists become
  * ordinary HTTP errors (api.md 5.1); an error thrown later is sent in-band as an `error` event
- * (an `AgentdockError` with its message, any other error as `Internal server error`, reported to
+ * (an `GraphdockError` with its message, any other error as `Internal server error`, reported to
  * `onError`). A run's own failure is an event of the run, not a throw, and keeps its message.
  *
  * The run's events are pulled as they come (the runtime would otherwise queue them for this
@@ -134,9 +134,9 @@ export function sseResponse(
           } catch (err) {
             if (closed) return;
             if (full()) return finish("slow");
-            // An AgentdockError is for the caller (its message names the fix); anything else is a
+            // An GraphdockError is for the caller (its message names the fix); anything else is a
             // fault: reported once, and the stream says no more than a 500 would.
-            const data = isAgentdockError(err)
+            const data = isGraphdockError(err)
               ? { error: err.name, message: err.message }
               : (opts.onError?.(err), { error: "InternalServerError", message: "Internal server error" });
             send(sseFrame({ event: "error", data }));

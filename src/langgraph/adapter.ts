@@ -1,7 +1,7 @@
 /**
  * `fromLangGraph`: gives a compiled LangGraph.js graph the surface the runtime drives every graph
  * through (`CompiledGraph`, src/graph/types.ts), so the runtime hosts it unchanged (D23). Runs and
- * state reads go through LangGraph's own Pregel loop with an `AgentdockSaver` lent through the
+ * state reads go through LangGraph's own Pregel loop with an `GraphdockSaver` lent through the
  * config (`__pregel_checkpointer`, as LangGraph lends a parent's checkpointer to subgraphs), so
  * the graph's object is never mutated and one graph can serve several runtimes and stores.
  */
@@ -27,8 +27,8 @@ import { isPlainObject } from "../json.js";
 import type { CheckpointStore } from "../persistence/types.js";
 import { isLangGraphGraph, langGraphOf, type LangGraphAgent, type LangGraphGraph } from "../runtime/graph-port.js";
 import type { Interrupt } from "../types.js";
-import { AgentdockItemStore, type ItemStoreLike } from "./item-store.js";
-import { AgentdockSaver } from "./saver.js";
+import { GraphdockItemStore, type ItemStoreLike } from "./item-store.js";
+import { GraphdockSaver } from "./saver.js";
 import { toLangGraphInput, toWire } from "./wire.js";
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- LangGraph's snapshots and chunks are read by shape */
@@ -52,7 +52,7 @@ export interface LangGraphPregel extends LangGraphGraph {
 export interface FromLangGraphOptions {
   /**
    * The item store nodes reach as `config.store` / `getStore()` (LangGraph's `BaseStore`, over
-   * agentdock's item store). A run's `itemStore` (the runtime's item store) takes precedence.
+   * graphdock's item store). A run's `itemStore` (the runtime's item store) takes precedence.
    */
   items?: ItemStoreLike;
 }
@@ -105,11 +105,11 @@ const isCompiled = (g: unknown): g is LangGraphPregel =>
  */
 export function fromLangGraph(graphOrAgent: LangGraphGraph | LangGraphAgent, options: FromLangGraphOptions = {}): CompiledGraph {
   const graph = isLangGraphGraph(graphOrAgent) ? langGraphOf(graphOrAgent) : graphOrAgent;
-  if (!isCompiled(graph)) throw invalidInput("agentdock: fromLangGraph expects a compiled LangGraph.js graph (StateGraph(...).compile(), createAgent(...)).");
+  if (!isCompiled(graph)) throw invalidInput("graphdock: fromLangGraph expects a compiled LangGraph.js graph (StateGraph(...).compile(), createAgent(...)).");
   return new LangGraphAdapter(graph, options);
 }
 
-/** A LangGraph error name and message as agentdock reports a node failure. */
+/** A LangGraph error name and message as graphdock reports a node failure. */
 function errorText(err: unknown): string | null {
   if (err === undefined || err === null) return null;
   if (typeof err === "string") return err;
@@ -124,7 +124,7 @@ export class LangGraphAdapter implements CompiledGraph {
   readonly nodeNames: readonly string[];
   private readonly items: ItemStoreLike | undefined;
   /** The `BaseStore` lent over each item store (it keeps no state of its own: one per item store). */
-  private readonly lentStores = new WeakMap<ItemStoreLike, AgentdockItemStore>();
+  private readonly lentStores = new WeakMap<ItemStoreLike, GraphdockItemStore>();
   /** Whether the graph was compiled with breakpoints (a run of it may pause without an interrupt). */
   private readonly compiledBreakpoints: boolean;
 
@@ -138,15 +138,15 @@ export class LangGraphAdapter implements CompiledGraph {
   }
 
   /** LangGraph's `BaseStore` over an item store, made once per item store. */
-  private lentStore(items: ItemStoreLike): AgentdockItemStore {
+  private lentStore(items: ItemStoreLike): GraphdockItemStore {
     let lent = this.lentStores.get(items);
-    if (!lent) this.lentStores.set(items, (lent = new AgentdockItemStore(items)));
+    if (!lent) this.lentStores.set(items, (lent = new GraphdockItemStore(items)));
     return lent;
   }
 
   /** A config addressing the thread (at a checkpoint) with a saver over `store` lent to the graph. */
   private config(store: CheckpointStore, threadId: string, extra: { checkpointId?: string; metadata?: Record<string, unknown> } = {}) {
-    const saver = new AgentdockSaver(store, extra.metadata ? { metadata: extra.metadata } : {});
+    const saver = new GraphdockSaver(store, extra.metadata ? { metadata: extra.metadata } : {});
     return {
       configurable: {
         thread_id: threadId,
@@ -160,7 +160,7 @@ export class LangGraphAdapter implements CompiledGraph {
   async execute(options: ExecuteOptions): Promise<ExecuteResult> {
     const { store, threadId, config, emit, listening } = options;
     const modes: ReadonlySet<EngineStreamMode> = options.streamModes ?? NO_MODES;
-    const saver = new AgentdockSaver(store, config.metadata ? { metadata: config.metadata } : {});
+    const saver = new GraphdockSaver(store, config.metadata ? { metadata: config.metadata } : {});
     const { configurable, recursion_limit, tags, metadata, ...rest } = config;
     // Values are always streamed (the result needs them), the rest only when asked for.
     // `events` (and the legacy `messages` mode the runtime derives from it): LangGraph's stream
@@ -227,7 +227,7 @@ export class LangGraphAdapter implements CompiledGraph {
     for (const t of state.tasks ?? []) for (const i of t.interrupts ?? []) interrupts.push(toInterrupt(i));
     const checkpointId = (state.config?.configurable?.checkpoint_id as string | undefined) ?? null;
     const paused = (state.next?.length ?? 0) > 0 || interrupts.length > 0;
-    // A static breakpoint ends LangGraph's stream without an `__interrupt__` chunk; agentdock's
+    // A static breakpoint ends LangGraph's stream without an `__interrupt__` chunk; graphdock's
     // engine (and the reference server) report it as `values {__interrupt__: []}`.
     if (paused && !interruptsSeen && emit && modes.has("values")) emit("values", { __interrupt__: interrupts });
     const finalValues = toWire(paused ? state.values : values) as Record<string, unknown>;
@@ -243,41 +243,41 @@ export class LangGraphAdapter implements CompiledGraph {
     const nodes = new Set(this.nodeNames);
     const named = (list: unknown, what: string) => {
       if (list === undefined || list === "*") return;
-      if (!Array.isArray(list)) throw invalidInput(`agentdock: ${what} must be "*" or a list of node names.`);
+      if (!Array.isArray(list)) throw invalidInput(`graphdock: ${what} must be "*" or a list of node names.`);
       const unknown = list.filter((n) => typeof n !== "string" || !nodes.has(n));
-      if (unknown.length) throw invalidInput(`agentdock: ${what} names unknown nodes ${unknown.map(String).join(", ")}; nodes: ${[...nodes].join(", ")}.`);
+      if (unknown.length) throw invalidInput(`graphdock: ${what} names unknown nodes ${unknown.map(String).join(", ")}; nodes: ${[...nodes].join(", ")}.`);
     };
     named(breakpoints?.interruptBefore, "interruptBefore");
     named(breakpoints?.interruptAfter, "interruptAfter");
     if (input !== null && input !== undefined && !Command.is(input) && !isPlainObject(input)) {
-      throw invalidInput("agentdock: run input must be an object of state values, null, or a command.");
+      throw invalidInput("graphdock: run input must be an object of state values, null, or a command.");
     }
     if (Command.is(input)) {
       const { update, goto } = input;
       if (update !== undefined && !isPlainObject(update) && !(Array.isArray(update) && update.every((p) => Array.isArray(p) && p.length === 2 && typeof p[0] === "string"))) {
-        throw invalidInput("agentdock: command.update must be an object of state values or a list of [key, value] pairs.");
+        throw invalidInput("graphdock: command.update must be an object of state values or a list of [key, value] pairs.");
       }
       for (const g of goto === undefined ? [] : Array.isArray(goto) ? goto : [goto]) {
         const node = Send.is(g) ? g.node : g;
-        if (typeof node !== "string" || (node !== END && !nodes.has(node))) throw invalidInput(`agentdock: command.goto names unknown node ${String(node)}; nodes: ${[...nodes].join(", ")}.`);
+        if (typeof node !== "string" || (node !== END && !nodes.has(node))) throw invalidInput(`graphdock: command.goto names unknown node ${String(node)}; nodes: ${[...nodes].join(", ")}.`);
       }
     }
     if (!state) return;
     if (state.checkpointId !== undefined && !(await state.store.getCheckpoint({ thread_id: state.threadId, checkpoint_id: state.checkpointId }))) {
-      throw notFound(`agentdock: checkpoint ${state.checkpointId} of thread ${state.threadId} not found.`);
+      throw notFound(`graphdock: checkpoint ${state.checkpointId} of thread ${state.threadId} not found.`);
     }
     if (Command.is(input) && input.resume !== undefined) {
       const config = this.config(state.store, state.threadId, state.checkpointId !== undefined ? { checkpointId: state.checkpointId } : {});
       const snapshot = await this.graph.getState(config);
       const pending: string[] = [];
       for (const t of snapshot.tasks ?? []) for (const i of t.interrupts ?? []) pending.push(String(i.id));
-      if (pending.length === 0) throw invalidInput(`agentdock: thread ${state.threadId} has no pending interrupt to resume.`);
+      if (pending.length === 0) throw invalidInput(`graphdock: thread ${state.threadId} has no pending interrupt to resume.`);
       const resume = input.resume;
       if (isPlainObject(resume) && Object.keys(resume).length > 0 && Object.keys(resume).every((k) => /^[0-9a-f]{32}$/.test(k))) {
         const unknown = Object.keys(resume).filter((k) => !pending.includes(k));
-        if (unknown.length) throw invalidInput(`agentdock: resume names interrupts ${unknown.join(", ")} that are not pending on thread ${state.threadId}.`);
+        if (unknown.length) throw invalidInput(`graphdock: resume names interrupts ${unknown.join(", ")} that are not pending on thread ${state.threadId}.`);
       } else if (pending.length > 1) {
-        throw invalidInput(`agentdock: thread ${state.threadId} has ${pending.length} pending interrupts; resume with a map of interrupt id -> value.`);
+        throw invalidInput(`graphdock: thread ${state.threadId} has ${pending.length} pending interrupts; resume with a map of interrupt id -> value.`);
       }
     }
   }
@@ -285,7 +285,7 @@ export class LangGraphAdapter implements CompiledGraph {
   async getState(store: CheckpointStore, threadId: string, options?: { checkpointId?: string; subgraphs?: boolean }): Promise<StateSnapshot> {
     const config = this.config(store, threadId, options?.checkpointId !== undefined ? { checkpointId: options.checkpointId } : {});
     if (options?.checkpointId !== undefined && !(await store.getCheckpoint({ thread_id: threadId, checkpoint_id: options.checkpointId }))) {
-      throw notFound(`agentdock: checkpoint ${options.checkpointId} of thread ${threadId} not found.`);
+      throw notFound(`graphdock: checkpoint ${options.checkpointId} of thread ${threadId} not found.`);
     }
     return toSnapshot(await this.graph.getState(config, options?.subgraphs ? { subgraphs: true } : undefined), threadId);
   }
@@ -297,7 +297,7 @@ export class LangGraphAdapter implements CompiledGraph {
     const config = this.config(store, threadId);
     for (const id of [options.before, options.checkpointId]) {
       if (id !== undefined && !(await store.getCheckpoint({ thread_id: threadId, checkpoint_id: id }))) {
-        throw notFound(`agentdock: checkpoint ${id} of thread ${threadId} not found.`);
+        throw notFound(`graphdock: checkpoint ${id} of thread ${threadId} not found.`);
       }
     }
     if (options.checkpointId !== undefined) {
@@ -333,7 +333,7 @@ export class LangGraphAdapter implements CompiledGraph {
     const steps = supersteps.map((s) => ({
       updates: s.updates.map((u) => {
         if (u.as_node !== undefined && u.as_node !== null && !nodes.has(u.as_node)) {
-          throw invalidInput(`agentdock: as_node names unknown node ${u.as_node}; nodes: ${this.nodeNames.join(", ")}.`);
+          throw invalidInput(`graphdock: as_node names unknown node ${u.as_node}; nodes: ${this.nodeNames.join(", ")}.`);
         }
         const values = u.command ? toLangGraphInput(new Command(u.command as ConstructorParameters<typeof Command>[0])) : u.values;
         return { values, ...(u.as_node ? { asNode: u.as_node } : {}) };
@@ -344,7 +344,7 @@ export class LangGraphAdapter implements CompiledGraph {
       next = await this.graph.bulkUpdateState(config, steps);
     } catch (err) {
       const e = err as { name?: string; message?: string };
-      if (e?.name === "InvalidUpdateError" || e?.name === "GraphValueError" || e?.name === "EmptyInputError") throw invalidInput(`agentdock: ${e.message}`);
+      if (e?.name === "InvalidUpdateError" || e?.name === "GraphValueError" || e?.name === "EmptyInputError") throw invalidInput(`graphdock: ${e.message}`);
       throw err;
     }
     const c = next?.configurable ?? {};
@@ -389,7 +389,7 @@ function ref(threadId: string, configurable: Any): CheckpointRef | null {
   return { thread_id: threadId, checkpoint_ns: configurable.checkpoint_ns ?? "", checkpoint_id: id, checkpoint_map: configurable.checkpoint_map ?? null };
 }
 
-/** A LangGraph `StateSnapshot` as agentdock's (engine.md 2 / the reference server's shape). */
+/** A LangGraph `StateSnapshot` as graphdock's (engine.md 2 / the reference server's shape). */
 function toSnapshot(s: Any, threadId: string): StateSnapshot {
   const checkpoint = ref(threadId, s.config?.configurable);
   const parent = ref(threadId, s.parentConfig?.configurable);

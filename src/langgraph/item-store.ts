@@ -1,12 +1,12 @@
 /**
- * `AgentdockItemStore`: LangGraph.js's `BaseStore` (what nodes reach as `config.store` /
- * `getStore()`) over agentdock's item store, so a hosted graph's long-term memory lives in the
+ * `GraphdockItemStore`: LangGraph.js's `BaseStore` (what nodes reach as `config.store` /
+ * `getStore()`) over graphdock's item store, so a hosted graph's long-term memory lives in the
  * runtime's store next to its threads (D23). The item store's interface is declared here by
  * shape (`ItemStoreLike`): this module depends on no particular store implementation.
  */
 import { BaseStore, type Item as LgItem, type Operation, type OperationResults } from "@langchain/langgraph/web";
 
-/** An item as an agentdock item store returns it (the SDK's `Item` shape; camelCase dates accepted too). */
+/** An item as an graphdock item store returns it (the SDK's `Item` shape; camelCase dates accepted too). */
 export interface StoredItemLike {
   namespace: string[];
   key: string;
@@ -18,7 +18,7 @@ export interface StoredItemLike {
   score?: number | null;
 }
 
-/** The item store methods this adapter uses (agentdock's `ItemStore`). */
+/** The item store methods this adapter uses (graphdock's `ItemStore`). */
 export interface ItemStoreLike {
   putItem(namespace: string[], key: string, value: Record<string, unknown>, options?: { index?: false | string[]; ttl?: number | null }): Promise<unknown>;
   getItem(namespace: string[], key: string, options?: { refreshTtl?: boolean }): Promise<StoredItemLike | null | undefined>;
@@ -44,8 +44,8 @@ function toItem(i: StoredItemLike): LgItem & { score?: number } {
   return item;
 }
 
-/** A LangGraph.js `BaseStore` over an agentdock item store. */
-export class AgentdockItemStore extends BaseStore {
+/** A LangGraph.js `BaseStore` over an graphdock item store. */
+export class GraphdockItemStore extends BaseStore {
   constructor(readonly items: ItemStoreLike) {
     super();
   }

@@ -1,5 +1,5 @@
 /**
- * A fast path for `AgentdockSaver`'s default serializer: a value made only of plain JSON (plain
+ * A fast path for `GraphdockSaver`'s default serializer: a value made only of plain JSON (plain
  * objects, arrays, strings, finite numbers, booleans, null) comes out of LangGraph's JSON
  * serializer (`JsonPlusSerializer`: a circular-safe `JSON.stringify` with a replacer) and
  * `JSON.parse` as a deep copy of itself. `plainJsonCopy` makes that copy in one walk, or says
@@ -7,7 +7,7 @@
  */
 
 /** Returned by `plainJsonCopy` for a value that is not plain JSON. */
-export const NOT_PLAIN: unique symbol = Symbol("agentdock.notPlainJson");
+export const NOT_PLAIN: unique symbol = Symbol("graphdock.notPlainJson");
 
 /** Deeper than this (or a cycle) goes the serializer's own way, which handles cycles. */
 const MAX_DEPTH = 200;

@@ -1,7 +1,7 @@
 /**
- * `AgentdockSaver`: a LangGraph.js `BaseCheckpointSaver` over agentdock's `Store` (D23). A
+ * `GraphdockSaver`: a LangGraph.js `BaseCheckpointSaver` over graphdock's `Store` (D23). A
  * LangGraph thread's checkpoints and pending writes live in the same store, under the same keys
- * (thread, checkpoint namespace, checkpoint id), as a thread run by agentdock's own engine, so
+ * (thread, checkpoint namespace, checkpoint id), as a thread run by graphdock's own engine, so
  * it is read, copied, forked, rolled back and listed the same way.
  *
  * Checkpoint and write values go through the saver's serde (LangChain messages and other
@@ -20,8 +20,8 @@ import { NOT_PLAIN, plainJsonCopy, revivePlainJson } from "./plain-json.js";
 import { isMessageInstance, type SerializedMessage } from "./wire.js";
 import type { Checkpoint, CheckpointMetadata, CheckpointStore, PendingWrite, StoredCheckpoint, WriteOp } from "../persistence/types.js";
 
-/** Options of `AgentdockSaver`. */
-export interface AgentdockSaverOptions {
+/** Options of `GraphdockSaver`. */
+export interface GraphdockSaverOptions {
   /**
    * Merged into the metadata of every checkpoint this saver writes (the runtime passes the run's
    * metadata: run_id, graph_id, assistant_id, ...), under what LangGraph writes.
@@ -44,8 +44,8 @@ type SerializerProtocol = NonNullable<ConstructorParameters<typeof BaseCheckpoin
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
-/** A LangGraph.js checkpointer storing in an agentdock `Store` (or the runtime's `CheckpointStore` view of one). */
-export class AgentdockSaver extends BaseCheckpointSaver<number> {
+/** A LangGraph.js checkpointer storing in an graphdock `Store` (or the runtime's `CheckpointStore` view of one). */
+export class GraphdockSaver extends BaseCheckpointSaver<number> {
   private readonly extraMetadata: Record<string, unknown>;
   /** Operations per checkpoint key, one at a time (see `serially`). */
   private readonly queues = new KeyedMutex();
@@ -66,7 +66,7 @@ export class AgentdockSaver extends BaseCheckpointSaver<number> {
 
   constructor(
     readonly store: CheckpointStore,
-    options: AgentdockSaverOptions = {},
+    options: GraphdockSaverOptions = {},
   ) {
     super(options.serde);
     this.extraMetadata = options.metadata ?? {};
@@ -105,7 +105,7 @@ export class AgentdockSaver extends BaseCheckpointSaver<number> {
     const copy = this.dumpNow(value);
     if (copy !== NOT_PLAIN) return copy;
     const [type, bytes] = await this.serde.dumpsTyped(value);
-    if (type !== "json") throw new Error(`agentdock: AgentdockSaver stores JSON; the serializer produced "${type}".`);
+    if (type !== "json") throw new Error(`graphdock: GraphdockSaver stores JSON; the serializer produced "${type}".`);
     return JSON.parse(typeof bytes === "string" ? bytes : decoder.decode(bytes));
   }
 
@@ -122,7 +122,7 @@ export class AgentdockSaver extends BaseCheckpointSaver<number> {
     const { thread_id, checkpoint_ns, checkpoint: cp } = stored;
     const channelValues = (await this.load(cp.channel_values)) as Record<string, unknown>;
     const checkpoint: LgCheckpoint = {
-      // agentdock's Checkpoint records version 1 of its own format; LangGraph's format 4 is what this saver writes.
+      // graphdock's Checkpoint records version 1 of its own format; LangGraph's format 4 is what this saver writes.
       v: 4,
       id: cp.id,
       ts: cp.ts,
@@ -161,7 +161,7 @@ export class AgentdockSaver extends BaseCheckpointSaver<number> {
     const configurable = (config.configurable ?? {}) as Record<string, unknown>;
     const threadId = configurable.thread_id;
     if (typeof threadId !== "string") {
-      throw invalidInput("agentdock: AgentdockSaver.list needs configurable.thread_id (a store lists checkpoints per thread).");
+      throw invalidInput("graphdock: GraphdockSaver.list needs configurable.thread_id (a store lists checkpoints per thread).");
     }
     const onlyId = typeof configurable.checkpoint_id === "string" && configurable.checkpoint_id ? configurable.checkpoint_id : undefined;
     const before = options?.before?.configurable?.checkpoint_id;
@@ -201,7 +201,7 @@ export class AgentdockSaver extends BaseCheckpointSaver<number> {
   /** Stores a checkpoint (`newVersions` is not needed: the whole checkpoint is stored). */
   async put(config: RunnableConfig, checkpoint: LgCheckpoint, metadata: LgCheckpointMetadata, _newVersions?: Record<string, number | string>): Promise<RunnableConfig> {
     const { thread_id, checkpoint_ns, checkpoint_id: parentId } = keyOf(config);
-    if (thread_id === undefined) throw invalidInput("agentdock: AgentdockSaver.put needs configurable.thread_id.");
+    if (thread_id === undefined) throw invalidInput("graphdock: GraphdockSaver.put needs configurable.thread_id.");
     const key = cpKey(thread_id, checkpoint_ns, checkpoint.id);
     let channelValues = checkpoint.channel_values;
     if (this.defaultSerde) {
@@ -250,7 +250,7 @@ export class AgentdockSaver extends BaseCheckpointSaver<number> {
   /** Records a task's writes against a checkpoint (stored in the order written; `taskPath` is not kept). */
   async putWrites(config: RunnableConfig, writes: LgPendingWrite[], taskId: string, _taskPath?: string): Promise<void> {
     const { thread_id, checkpoint_ns, checkpoint_id } = keyOf(config);
-    if (thread_id === undefined || !checkpoint_id) throw invalidInput("agentdock: AgentdockSaver.putWrites needs configurable.thread_id and checkpoint_id.");
+    if (thread_id === undefined || !checkpoint_id) throw invalidInput("graphdock: GraphdockSaver.putWrites needs configurable.thread_id and checkpoint_id.");
     const key = cpKey(thread_id, checkpoint_ns, checkpoint_id);
     // A write's messages go in their toJSON form (what the serializer makes of them), so a node's
     // usual write (a list of messages) takes the plain-JSON path too.
@@ -342,7 +342,7 @@ function versions(v: Record<string, number | string>): Record<string, number> {
   const out: Record<string, number> = {};
   for (const [k, x] of Object.entries(v)) {
     const n = typeof x === "number" ? x : Number(x);
-    if (!Number.isFinite(n)) throw new Error(`agentdock: AgentdockSaver stores numeric channel versions; channel "${k}" has version ${JSON.stringify(x)}.`);
+    if (!Number.isFinite(n)) throw new Error(`graphdock: GraphdockSaver stores numeric channel versions; channel "${k}" has version ${JSON.stringify(x)}.`);
     out[k] = n;
   }
   return out;

@@ -1,7 +1,7 @@
 /**
- * What crosses between a LangGraph.js graph and agentdock's wire: LangChain message objects
+ * What crosses between a LangGraph.js graph and graphdock's wire: LangChain message objects
  * become the reference server's dict form (`{ type: "human" | "ai" | "tool" | ..., content, id,
- * ... }`, chunks `type: "AIMessageChunk"`), and agentdock's run input (`Command`, `Send`) becomes
+ * ... }`, chunks `type: "AIMessageChunk"`), and graphdock's run input (`Command`, `Send`) becomes
  * LangGraph's.
  */
 import { Command as LgCommand, Send as LgSend } from "@langchain/langgraph/web";
@@ -12,7 +12,7 @@ export interface SerializedMessage {
   kwargs: Record<string, unknown>;
 }
 
-/** Looks up a message's `toJSON()` form already made (see `AgentdockSaver.serializedMessage`). */
+/** Looks up a message's `toJSON()` form already made (see `GraphdockSaver.serializedMessage`). */
 export type SerializedLookup = (m: object) => SerializedMessage | undefined;
 
 interface MessageLike {
@@ -95,7 +95,7 @@ export function toWire(value: unknown, asChunks = false, serialized?: Serialized
 
 const toLgSend = (g: string | Send): string | LgSend => (typeof g === "string" ? g : new LgSend(g.node, g.args));
 
-/** agentdock's run input (a value, or its `Command`) as LangGraph.js input. */
+/** graphdock's run input (a value, or its `Command`) as LangGraph.js input. */
 export function toLangGraphInput(input: unknown): unknown {
   if (!Command.is(input)) return input ?? null;
   const goto = input.goto;

@@ -26,7 +26,7 @@ const isProvider = (v: unknown): v is AuthProvider =>
  * config's directory), or `undefined` when the config has no `auth` (every caller is the owner).
  * `source` is the path of graph.json (paths then resolve against its directory unless `baseDir`
  * is given), or its parsed content with `baseDir` (default: the current directory). The export
- * must be an `Auth` instance (agentdock's, or the LangGraph SDK's, adapted by `fromLangGraphAuth`)
+ * must be an `Auth` instance (graphdock's, or the LangGraph SDK's, adapted by `fromLangGraphAuth`)
  * or any object implementing `AuthProvider`.
  */
 export async function loadAuth(source: string | AuthConfigFile, baseDir?: string): Promise<AuthProvider | undefined> {
@@ -38,13 +38,13 @@ export async function loadAuth(source: string | AuthConfigFile, baseDir?: string
     try {
       config = JSON.parse(await readFile(file, "utf8"));
     } catch (err) {
-      throw invalidInput(`agentdock: cannot read auth config from "${file}": ${(err as Error).message}`);
+      throw invalidInput(`graphdock: cannot read auth config from "${file}": ${(err as Error).message}`);
     }
   }
   const auth = (config as AuthConfigFile | null)?.auth;
   if (auth === undefined || auth === null) return undefined;
   if (typeof auth !== "object" || typeof auth.path !== "string" || auth.path === "") {
-    throw invalidInput(`agentdock: graph.json "auth" must be an object with "path": "<file>:<export>", got ${JSON.stringify(auth)}`, [
+    throw invalidInput(`graphdock: graph.json "auth" must be an object with "path": "<file>:<export>", got ${JSON.stringify(auth)}`, [
       { path: "auth.path", message: "expected a non-empty string such as \"./auth.ts:auth\"" },
     ]);
   }
@@ -53,7 +53,7 @@ export async function loadAuth(source: string | AuthConfigFile, baseDir?: string
   const provider = isLangGraphAuth(loaded) && !isProvider(loaded) ? fromLangGraphAuth(loaded) : loaded;
   if (!isProvider(provider)) {
     throw invalidInput(
-      `agentdock: "${auth.path}" must export an Auth instance (agentdock's or @langchain/langgraph-sdk/auth's) or an object with authenticate(request) and authorize(user, event) methods`,
+      `graphdock: "${auth.path}" must export an Auth instance (graphdock's or @langchain/langgraph-sdk/auth's) or an object with authenticate(request) and authorize(user, event) methods`,
     );
   }
   return provider;

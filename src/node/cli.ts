@@ -1,24 +1,25 @@
 /**
- * The `agentdock` command:
- *   agentdock serve --config graph.json [--store memory|json:<dir>|postgres://user@host:port/db] [--port 2024] [--host 127.0.0.1] [--verbose]
+ * The `graphdock` command:
+ *   graphdock serve --config graph.json [--store memory|json:<dir>|postgres://user@host:port/db] [--port 2024] [--host 127.0.0.1] [--verbose]
  * Built to dist/cli.js; it needs only the package's own dependencies (tsx is loaded only for
  * graph files written in TypeScript, when it is installed).
  */
 import { parseArgs } from "node:util";
 import { limitOptions, redact, serveConfig } from "./config.js";
+import { readEnv } from "./env.js";
 
-const USAGE = `usage: agentdock serve --config graph.json [options]
+const USAGE = `usage: graphdock serve --config graph.json [options]
   --config, -c FILE     graph.json: { "graphs": { "<id>": "./file.js:export" }, "auth"?: { "path": "./auth.js:auth" } }
                         (also "env": "./.env", "http": { "app": "./app.js:app" }, and graph entries
                         { "path", "config", "context" }; LANGGRAPH_CONFIG sets default-assistant config)
   --store SPEC          memory (default), json:<directory>, or postgres://user:pass@host:port/db[?schema=name]
-                        (agentdock/postgres; needs the pg package)
+                        (graphdock/postgres; needs the pg package)
   --lease-ms N          run lease: a run of a process that died ends error after this (default 30000)
   --port, -p N          port; a port in use is an error, as with serve() (0 picks a free one);
                         without it: 2024, or the next free port after it
   --host HOST           interface (default 127.0.0.1)
   --heartbeat-ms N      SSE heartbeat interval (default 5000; 0 disables)
-  --api-key KEY         x-api-key required by the experiment upload endpoints (or AGENTDOCK_API_KEY)
+  --api-key KEY         x-api-key required by the experiment upload endpoints (or GRAPHDOCK_API_KEY)
   --max-body-bytes N    larger request bodies are refused with 413 (default 16777216)
   --max-depth N         JSON nested deeper is refused with 422 (default 128)
   --sse-buffer-bytes N  a stream client that leaves this much unread is disconnected; it can
@@ -57,7 +58,7 @@ async function main(argv: string[]): Promise<void> {
   // --port, 2024 or the next free port after it.
   const port = values.port === undefined ? undefined : Number(values.port);
   if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) throw new Error(`--port must be an integer 0..65535, got "${values.port}"`);
-  const apiKey = values["api-key"] ?? process.env.AGENTDOCK_API_KEY;
+  const apiKey = values["api-key"] ?? readEnv("API_KEY");
   const server = await serveConfig({
     config: values.config,
     store: values.store,
@@ -70,12 +71,12 @@ async function main(argv: string[]): Promise<void> {
   });
   if (apiKey === undefined && !server.hasAuth) {
     console.log(
-      "agentdock: warning: the experiment upload endpoints (/api/v1/...) are open to anyone who can reach this server; set --api-key (or AGENTDOCK_API_KEY) or name an auth handler in graph.json",
+      "graphdock: warning: the experiment upload endpoints (/api/v1/...) are open to anyone who can reach this server; set --api-key (or GRAPHDOCK_API_KEY) or name an auth handler in graph.json",
     );
   }
-  console.log(`agentdock: serving graphs ${server.graphIds.join(", ")} on ${server.url} (store: ${redact(values.store)})`);
+  console.log(`graphdock: serving graphs ${server.graphIds.join(", ")} on ${server.url} (store: ${redact(values.store)})`);
   const stop = async () => {
-    console.log("agentdock: shutting down");
+    console.log("graphdock: shutting down");
     await server.close();
     process.exit(0);
   };
@@ -86,7 +87,7 @@ async function main(argv: string[]): Promise<void> {
 /** The error's message (once prefixed), and with --verbose its stack and the stacks of its causes. */
 function report(err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
-  let text = `agentdock: ${message.replace(/^agentdock: /, "")}`;
+  let text = `graphdock: ${message.replace(/^graphdock: /, "")}`;
   // serve() says which port is taken; the command's way to choose another is its flag.
   if (/\bis in use\b/.test(message)) text += " (--port)";
   if (!verbose) {

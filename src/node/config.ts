@@ -1,5 +1,5 @@
 /**
- * Starting a server from graph.json (D17), shared by the `agentdock serve` command and by
+ * Starting a server from graph.json (D17), shared by the `graphdock serve` command and by
  * programs that want the same behaviour: load the graphs and the auth handler the file names,
  * open the chosen store, create the runtime and serve it.
  */
@@ -34,7 +34,7 @@ export interface ServeConfigOptions extends ServeOptions {
   config: string;
   /**
    * `memory` (default), `json:<dir>` (the JSON-file store in that directory, relative to cwd), or
-   * `postgres://user@host:port/db` (`agentdock/postgres`; needs the `pg` package).
+   * `postgres://user@host:port/db` (`graphdock/postgres`; needs the `pg` package).
    */
   store?: string;
   /** The runtime's run lease in ms (`createRuntime`'s `leaseMs`). */
@@ -59,11 +59,11 @@ export async function openStore(spec: string | undefined): Promise<Store | undef
     try {
       mod = await import("../postgres/index.js");
     } catch (err) {
-      throw invalidInput(`agentdock: --store ${redact(spec)} needs the \`pg\` package (npm install pg): ${(err as Error).message}`);
+      throw invalidInput(`graphdock: --store ${redact(spec)} needs the \`pg\` package (npm install pg): ${(err as Error).message}`);
     }
     return mod.postgresStore({ connectionString: spec });
   }
-  throw invalidInput(`agentdock: unknown store "${redact(spec)}": use "memory", "json:<directory>" or "postgres://user@host:port/db"`, [
+  throw invalidInput(`graphdock: unknown store "${redact(spec)}": use "memory", "json:<directory>" or "postgres://user@host:port/db"`, [
     { path: "store", message: "memory | json:<dir> | postgres://..." },
   ]);
 }
@@ -92,7 +92,7 @@ export function limitOptions(flags: Partial<Record<keyof typeof LIMIT_FLAGS, str
     if (raw === undefined) continue;
     const n = Number(raw);
     if (!/^\s*\d+\s*$/.test(raw) || !Number.isSafeInteger(n) || n <= 0) {
-      throw invalidInput(`agentdock: --${flag} must be a positive integer, got "${raw}"`, [{ path: flag, message: "expected a positive integer" }]);
+      throw invalidInput(`graphdock: --${flag} must be a positive integer, got "${raw}"`, [{ path: flag, message: "expected a positive integer" }]);
     }
     out[option] = n;
   }
@@ -112,10 +112,10 @@ export async function loadGraphs(
   try {
     config = JSON.parse(await readFile(file, "utf8")) as GraphConfig;
   } catch (err) {
-    throw invalidInput(`agentdock: cannot read graph config "${file}": ${(err as Error).message}`);
+    throw invalidInput(`graphdock: cannot read graph config "${file}": ${(err as Error).message}`);
   }
   if (!config || typeof config.graphs !== "object" || config.graphs === null || Object.keys(config.graphs).length === 0) {
-    throw invalidInput(`agentdock: "${file}" must name at least one graph: { "graphs": { "<graph_id>": "./file.ts:export" } }`, [
+    throw invalidInput(`graphdock: "${file}" must name at least one graph: { "graphs": { "<graph_id>": "./file.ts:export" } }`, [
       { path: "graphs", message: "expected a non-empty object" },
     ]);
   }

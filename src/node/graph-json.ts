@@ -49,12 +49,12 @@ export async function applyEnv(env: unknown, dir: string, file: string): Promise
     try {
       vars = parseEnvFile(await readFile(path, "utf8"));
     } catch (err) {
-      throw invalidInput(`agentdock: "${file}" names env file "${env}", which cannot be read: ${(err as Error).message}`, [{ path: "env", message: "unreadable file" }]);
+      throw invalidInput(`graphdock: "${file}" names env file "${env}", which cannot be read: ${(err as Error).message}`, [{ path: "env", message: "unreadable file" }]);
     }
   } else if (isPlainObject(env)) {
     vars = env;
   } else {
-    throw invalidInput(`agentdock: "env" in "${file}" must be a path to a .env file or an object of variables`, [{ path: "env", message: "expected a path or an object" }]);
+    throw invalidInput(`graphdock: "env" in "${file}" must be a path to a .env file or an object of variables`, [{ path: "env", message: "expected a path or an object" }]);
   }
   for (const [name, value] of Object.entries(vars)) {
     if (process.env[name] === undefined && value !== undefined && value !== null) process.env[name] = String(value);
@@ -68,7 +68,7 @@ export type GraphEntrySpec = string | { path: string; config?: Record<string, un
 export function entryPath(id: string, spec: unknown, file: string): string {
   if (typeof spec === "string") return spec;
   if (isPlainObject(spec) && typeof spec.path === "string") return spec.path;
-  throw invalidInput(`agentdock: graph "${id}" in "${file}" must be a "<file>:<export>" string or { "path": "<file>:<export>", "config"?, "context"? }`, [
+  throw invalidInput(`graphdock: graph "${id}" in "${file}" must be a "<file>:<export>" string or { "path": "<file>:<export>", "config"?, "context"? }`, [
     { path: `graphs.${id}`, message: "expected a specifier" },
   ]);
 }
@@ -94,12 +94,12 @@ export function configuredDefaults(graphs: Record<string, unknown>): Record<stri
 /** Loads graph.json `http.app`, if any. */
 export async function loadHttpApp(http: unknown, dir: string, file: string): Promise<FetchApp | undefined> {
   if (http === undefined || http === null) return undefined;
-  if (!isPlainObject(http)) throw invalidInput(`agentdock: "http" in "${file}" must be an object: { "app": "./file.ts:export" }`, [{ path: "http", message: "expected an object" }]);
+  if (!isPlainObject(http)) throw invalidInput(`graphdock: "http" in "${file}" must be an object: { "app": "./file.ts:export" }`, [{ path: "http", message: "expected an object" }]);
   if (http.app === undefined || http.app === null) return undefined;
-  if (typeof http.app !== "string") throw invalidInput(`agentdock: "http.app" in "${file}" must be a "<file>:<export>" string`, [{ path: "http.app", message: "expected a specifier" }]);
+  if (typeof http.app !== "string") throw invalidInput(`graphdock: "http.app" in "${file}" must be a "<file>:<export>" string`, [{ path: "http.app", message: "expected a specifier" }]);
   const app = await loadExport(http.app, dir);
   if (!isFetchApp(app)) {
-    throw invalidInput(`agentdock: "http.app" in "${file}" (${http.app}) is not a fetch-style app: export a Hono app or a function (request) => Response`, [
+    throw invalidInput(`graphdock: "http.app" in "${file}" (${http.app}) is not a fetch-style app: export a Hono app or a function (request) => Response`, [
       { path: "http.app", message: "not a fetch-style app" },
     ]);
   }

@@ -1,6 +1,6 @@
 /**
- * `agentdock/node`: Node-only helpers around the runtime: `serve` (the HTTP adapter on
- * `node:http`), `serveConfig` (start from graph.json, as the `agentdock serve` command does) and
+ * `graphdock/node`: Node-only helpers around the runtime: `serve` (the HTTP adapter on
+ * `node:http`), `serveConfig` (start from graph.json, as the `graphdock serve` command does) and
  * the graph.json loaders.
  */
 export { serve, toNodeListener } from "./serve.js";

@@ -8,7 +8,7 @@ import { spawnSync } from "node:child_process";
 import { createRequire } from "node:module";
 import { isAbsolute, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { AgentdockError } from "../errors.js";
+import { GraphdockError } from "../errors.js";
 
 /** Splits `./auth.ts:auth` into path and export name (default export when no name is given). */
 export function parseSpecifier(spec: string): { path: string; exportName: string } {
@@ -28,8 +28,8 @@ const isModuleNotFound = (err: unknown) => {
 };
 
 /**
- * tsx's `tsImport`, found next to agentdock or, failing that, from the directory of the file being
- * loaded (a project that has tsx while agentdock is installed elsewhere). Undefined when neither has it.
+ * tsx's `tsImport`, found next to graphdock or, failing that, from the directory of the file being
+ * loaded (a project that has tsx while graphdock is installed elsewhere). Undefined when neither has it.
  */
 async function findTsImport(file: string): Promise<TsImport | undefined> {
   try {
@@ -59,7 +59,7 @@ export function errorLocation(err: unknown, file: string): string | undefined {
   if (own) return `${file}:${own[1]}${own[2] ? `:${own[2]}` : ""}`;
   for (const m of stack.matchAll(/(?<![\w:])(file:\/\/\/[^\s()]+|\/[^\s():]+):(\d+)(?::(\d+))?/g)) {
     const where = m[1]!.startsWith("file:") ? fileURLToPath(m[1]!) : m[1]!;
-    if (where.includes("/node_modules/") || where.includes("/agentdock/dist/")) continue;
+    if (where.includes("/node_modules/") || where.includes("/graphdock/dist/")) continue;
     return `${where}:${m[2]}${m[3] ? `:${m[3]}` : ""}`;
   }
   // An ES module with a syntax error carries no location in its stack: ask Node's syntax check.
@@ -80,9 +80,9 @@ export async function loadExport<T = unknown>(spec: string, baseDir: string): Pr
   if (TS_FILE.test(file)) {
     tsImport = await findTsImport(file);
     if (!tsImport) {
-      throw new AgentdockError(
+      throw new GraphdockError(
         "invalid_input",
-        `agentdock: cannot load "${spec}": ${file} is TypeScript and tsx is not installed. ` +
+        `graphdock: cannot load "${spec}": ${file} is TypeScript and tsx is not installed. ` +
           `Install tsx to load TypeScript graph files (npm install --save-dev tsx), or point graph.json at compiled .js files.`,
       );
     }
@@ -95,20 +95,20 @@ export async function loadExport<T = unknown>(spec: string, baseDir: string): Pr
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     if (isModuleNotFound(e) && typeof e.message === "string" && e.message.includes(`'${file}'`)) {
-      throw new AgentdockError("invalid_input", `agentdock: cannot load "${spec}": ${file} does not exist`, { cause: err });
+      throw new GraphdockError("invalid_input", `graphdock: cannot load "${spec}": ${file} does not exist`, { cause: err });
     }
     const where = errorLocation(err, file);
     const what = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
-    throw new AgentdockError(
+    throw new GraphdockError(
       "invalid_input",
-      `agentdock: cannot load "${spec}": importing ${file} failed${where ? ` at ${where}` : ""}: ${what}`,
+      `graphdock: cannot load "${spec}": importing ${file} failed${where ? ` at ${where}` : ""}: ${what}`,
       { cause: err },
     );
   }
   if (!(exportName in mod) || mod[exportName] === undefined) {
-    throw new AgentdockError(
+    throw new GraphdockError(
       "invalid_input",
-      `agentdock: "${file}" has no export "${exportName}" (from "${spec}"); exports: ${Object.keys(mod).join(", ") || "none"}`,
+      `graphdock: "${file}" has no export "${exportName}" (from "${spec}"); exports: ${Object.keys(mod).join(", ") || "none"}`,
     );
   }
   return mod[exportName] as T;

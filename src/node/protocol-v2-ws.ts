@@ -7,7 +7,7 @@
 import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocketServer, type WebSocket } from "ws";
-import { AgentdockError } from "../errors.js";
+import { GraphdockError } from "../errors.js";
 import type { HttpRuntime } from "../http/index.js";
 import { ProtocolConnection } from "../protocol-v2/connection.js";
 import { SessionRegistry, type ProtocolV2Options } from "../protocol-v2/session.js";
@@ -65,7 +65,7 @@ export function attachProtocolV2WebSocket(server: Server, runtime: HttpRuntime, 
       try {
         await client.threads.get(threadId);
       } catch (err) {
-        if (!AgentdockError.is(err, "not_found")) throw err;
+        if (!GraphdockError.is(err, "not_found")) throw err;
         verified = false;
       }
       if (ws.readyState !== ws.OPEN) return;
@@ -83,7 +83,7 @@ export function attachProtocolV2WebSocket(server: Server, runtime: HttpRuntime, 
       for (const text of early.splice(0)) conn.receive(text);
     } catch (err) {
       const own = (err as { status?: unknown } | null)?.status; // auth handlers throw HTTPException(status)
-      const status = AgentdockError.is(err) ? STATUS[err.code] : typeof own === "number" && own >= 400 && own < 500 ? own : 500;
+      const status = GraphdockError.is(err) ? STATUS[err.code] : typeof own === "number" && own >= 400 && own < 500 ? own : 500;
       ws.close(status >= 500 ? 1011 : 4000 + status, String((err as Error)?.message ?? err).slice(0, 120));
     }
   }

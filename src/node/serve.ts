@@ -1,5 +1,5 @@
 /**
- * `serve(runtime, options)`: the fetch handler of `agentdock/http` on `node:http`. The listener
+ * `serve(runtime, options)`: the fetch handler of `graphdock/http` on `node:http`. The listener
  * turns each `IncomingMessage` into a `Request` whose `signal` aborts when the client goes away
  * (so streams apply `on_disconnect`) and whose body streams from the socket (the handler caps
  * it), and writes the `Response` back, streams included, with backpressure.

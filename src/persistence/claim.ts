@@ -4,7 +4,7 @@
  * read the lease and the head of the thread's queue, then one conditional commit takes the lease
  * (only if free) and marks the run `running` (only if still pending). Core-safe.
  */
-import { AgentdockError } from "../errors.js";
+import { GraphdockError } from "../errors.js";
 import type { RunRecord } from "../types.js";
 import type { RunClaim, RunClaimResult, Store } from "./types.js";
 
@@ -33,7 +33,7 @@ export async function claimRun(store: Store, claim: RunClaim): Promise<RunClaimR
       ]);
     } catch (err) {
       // Someone else claimed it, or it was cancelled: look again.
-      if (AgentdockError.is(err, "conflict")) continue;
+      if (GraphdockError.is(err, "conflict")) continue;
       throw err;
     }
     return { outcome: "claimed", run: running };

@@ -55,7 +55,7 @@ export function checkOp(op: WriteOp): void {
       return;
     default: {
       const never: never = op;
-      throw invalidInput(`agentdock store: unknown write op ${JSON.stringify((never as { op?: unknown }).op)}`);
+      throw invalidInput(`graphdock store: unknown write op ${JSON.stringify((never as { op?: unknown }).op)}`);
     }
   }
 }
@@ -104,7 +104,7 @@ export class TopicListeners {
 
   /** `onError` receives what a listener threw (default: logged). */
   constructor(
-    private readonly onError: (err: unknown, topic: string) => void = (err, topic) => console.error(`agentdock: a listener of "${topic}" threw`, err),
+    private readonly onError: (err: unknown, topic: string) => void = (err, topic) => console.error(`graphdock: a listener of "${topic}" threw`, err),
   ) {}
 
   get size(): number {

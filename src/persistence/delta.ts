@@ -113,7 +113,7 @@ export function decodeValues(values: EncodedValues, lists: ListLookup): Record<s
     }
     const items = lists(enc.l);
     if (!items || items.length < enc.n) {
-      throw new Error(`agentdock store: list ${enc.l} of channel "${channel}" is missing or short (corrupt store)`);
+      throw new Error(`graphdock store: list ${enc.l} of channel "${channel}" is missing or short (corrupt store)`);
     }
     out[channel] = items.slice(0, enc.n);
   }
@@ -215,7 +215,7 @@ export function patchObject(base: Record<string, unknown>, diff: ObjectDiff | un
   for (const [k, v] of Object.entries(diff.s ?? {})) setKey(out, k, v);
   for (const [k, sub] of Object.entries(diff.p ?? {})) {
     const b = out[k];
-    if (!isPlainObject(b)) throw new Error(`agentdock store: diff patches key "${k}", which is not an object in its base (corrupt store)`);
+    if (!isPlainObject(b)) throw new Error(`graphdock store: diff patches key "${k}", which is not an object in its base (corrupt store)`);
     setKey(out, k, patchObject(b, sub));
   }
   return out;

@@ -250,7 +250,7 @@ export class MemoryRunEvents implements RunEventPort {
         if (seq - r.pos >= max) {
           r.fail(
             new Error(
-              `agentdock: a reader of run ${runId}'s events fell more than ${max} events behind and was stopped; ` +
+              `graphdock: a reader of run ${runId}'s events fell more than ${max} events behind and was stopped; ` +
                 `read again with \`after: ${r.pos - 1}\` if the run's stream is resumable`,
             ),
           );

@@ -89,7 +89,7 @@ export class PgBatch {
   text(prepared: ReadonlySet<string>, added: Set<string>): string {
     return this.items
       .map(({ text, args }) => {
-        const name = `agentdock_b_${createHash("sha1").update(text).digest("hex").slice(0, 24)}`;
+        const name = `graphdock_b_${createHash("sha1").update(text).digest("hex").slice(0, 24)}`;
         const execute = args.length ? `EXECUTE ${name}(${args.join(", ")})` : `EXECUTE ${name}`;
         if (prepared.has(name) || added.has(name)) return execute;
         added.add(name);

@@ -522,7 +522,7 @@ export class PgCheckpoints {
       const { rows } = await this.core.q<{ ok: boolean }>(c, `WITH ${ctes.join(",\n")}\nSELECT ok FROM ok`, params);
       if (!rows[0]?.ok) {
         if (fast) return false;
-        throw new Error("agentdock/postgres: a checkpoint's list log or base changed while it was written (its thread was deleted meanwhile)");
+        throw new Error("graphdock/postgres: a checkpoint's list log or base changed while it was written (its thread was deleted meanwhile)");
       }
     }
     staged.set(cacheKey, { id: input.checkpoint.id, arrays, bases, row: { meta: metadata!, metaText, cp: checkpoint, cpText, base }, writes: { entries: pending, text: pendingText }, puts });

@@ -11,7 +11,7 @@
  * commit runs statement by statement, as described above.
  */
 import type { PoolClient } from "pg";
-import { AgentdockError, invalidInput } from "../errors.js";
+import { GraphdockError, invalidInput } from "../errors.js";
 import { checkOp } from "../persistence/common.js";
 import type { WriteOp } from "../persistence/types.js";
 import type { PgAssistants } from "./assistants.js";
@@ -115,8 +115,8 @@ export class PgCommits {
           continue;
         }
         client.release(broken);
-        if (AgentdockError.is(err)) throw err;
-        if (code && INVALID.has(code)) throw invalidInput(`agentdock/postgres: a value cannot be stored: ${(err as Error).message}`);
+        if (GraphdockError.is(err)) throw err;
+        if (code && INVALID.has(code)) throw invalidInput(`graphdock/postgres: a value cannot be stored: ${(err as Error).message}`);
         throw err;
       }
       client.release();
@@ -241,7 +241,7 @@ export class PgCommits {
       // The server refused it (the implicit transaction rolled back): the other path says why.
       if (typeof (err as { code?: unknown }).code === "string" && (err as { severity?: unknown }).severity !== undefined) {
         // PREPARE is not undone by a rollback: which of this query's ran is asked (rare: a failed commit).
-        const { rows } = await c.query<{ name: string }>(`SELECT name FROM pg_prepared_statements WHERE starts_with(name, 'agentdock_b_')`);
+        const { rows } = await c.query<{ name: string }>(`SELECT name FROM pg_prepared_statements WHERE starts_with(name, 'graphdock_b_')`);
         this.prepared.set(c, new Set(rows.map((r) => r.name)));
         return fail();
       }

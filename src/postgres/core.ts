@@ -21,7 +21,7 @@ const names = new Map<string, string>();
  */
 export function statementName(text: string): string {
   let name = names.get(text);
-  if (!name) names.set(text, (name = `agentdock_${createHash("sha1").update(text).digest("hex").slice(0, 24)}`));
+  if (!name) names.set(text, (name = `graphdock_${createHash("sha1").update(text).digest("hex").slice(0, 24)}`));
   return name;
 }
 

@@ -22,7 +22,7 @@ export function takeRunId(own: Record<string, unknown>, base: Record<string, unk
 /** The metadata (unfactored) with the column's run id put back. */
 export function putRunId(metadata: Record<string, unknown>, runId: unknown): Record<string, unknown> {
   if (typeof runId !== "string") return metadata;
-  if (!Object.hasOwn(metadata, "run_id")) throw new Error("agentdock/postgres: a checkpoint row's run id is in its column, but its base has no run_id (corrupt store)");
+  if (!Object.hasOwn(metadata, "run_id")) throw new Error("graphdock/postgres: a checkpoint row's run id is in its column, but its base has no run_id (corrupt store)");
   metadata.run_id = runId;
   return metadata;
 }

@@ -56,7 +56,7 @@ export function relativeVersions(record: Record<string, unknown>, step: number |
 
 /** The record as put, from its stored form (see {@link relativeVersions}). */
 export function absoluteVersions(record: Record<string, unknown>, step: number | undefined): Record<string, unknown> {
-  if (step === undefined) throw new Error("agentdock/postgres: a checkpoint's versions are stored relative to its step, but its metadata has no step (corrupt store)");
+  if (step === undefined) throw new Error("graphdock/postgres: a checkpoint's versions are stored relative to its step, but its metadata has no step (corrupt store)");
   const out: Record<string, unknown> = { ...record };
   for (const key of MAPS) if (Object.hasOwn(record, key)) out[key] = shift(record[key], step);
   return out;

@@ -203,7 +203,7 @@ export class PgRunEvents implements RunEventPort {
       } catch (err) {
         if (!this.warnedJson) {
           this.warnedJson = true;
-          console.error(`agentdock/postgres: an event of run ${runId} is not JSON; stored as null for other processes`, err);
+          console.error(`graphdock/postgres: an event of run ${runId} is not JSON; stored as null for other processes`, err);
         }
         json = "null";
       }
@@ -289,12 +289,12 @@ export class PgRunEvents implements RunEventPort {
           await this.write(batch);
         } catch (err) {
           if (this.closed) {
-            console.error("agentdock/postgres: run events could not be written before close", err);
+            console.error("graphdock/postgres: run events could not be written before close", err);
             this.queue = [];
             this.written = this.queued;
             break;
           }
-          console.error("agentdock/postgres: writing run events failed; retrying", err);
+          console.error("graphdock/postgres: writing run events failed; retrying", err);
           await new Promise((r) => setTimeout(r, 200));
           continue;
         }

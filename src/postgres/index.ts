@@ -1,8 +1,8 @@
 /**
- * `agentdock/postgres`: the PostgreSQL store (D22), on the `pg` driver (an optional peer
+ * `graphdock/postgres`: the PostgreSQL store (D22), on the `pg` driver (an optional peer
  * dependency; the core entry never imports it).
  *
- *   import { postgresStore } from "agentdock/postgres";
+ *   import { postgresStore } from "graphdock/postgres";
  *   const runtime = await createRuntime({ graphs, store: postgresStore({ connectionString }) });
  */
 export { postgresStore, PostgresStore, type PostgresStoreOptions } from "./store.js";

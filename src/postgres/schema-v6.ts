@@ -1,5 +1,5 @@
 /**
- * Schema version 6 of `agentdock/postgres`: smaller checkpoint rows and list logs (a 500-turn
+ * Schema version 6 of `graphdock/postgres`: smaller checkpoint rows and list logs (a 500-turn
  * chat's rows went from 4.6x to 2.7x its final state's JSON, bench/postgres.bench.ts).
  * Rows written before read back as before; the migration adds columns and converts the key
  * columns of the checkpoints.

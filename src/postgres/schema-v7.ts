@@ -1,5 +1,5 @@
 /**
- * Schema version 7 of `agentdock/postgres`: an index of each thread's runs in flight.
+ * Schema version 7 of `graphdock/postgres`: an index of each thread's runs in flight.
  *
  * A run's outcome counts its thread's pending and running runs, and `claim_run` takes its
  * thread's first one. Without this index PostgreSQL answers them by combining the thread's index

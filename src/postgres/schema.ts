@@ -1,10 +1,10 @@
 /**
- * The PostgreSQL schema of `agentdock/postgres`, versioned in `<schema>.meta` and migrated on
+ * The PostgreSQL schema of `graphdock/postgres`, versioned in `<schema>.meta` and migrated on
  * open under a transaction-scoped advisory lock, so that several processes opening one database
  * at once migrate it once (the others wait for the lock, then find it current).
  *
  * Conventions:
- * - Every table lives in one schema (default `agentdock`); several stores can share a database
+ * - Every table lives in one schema (default `graphdock`); several stores can share a database
  *   under different schemas.
  * - Text columns that are sorted or compared as ids use `COLLATE "C"`: byte order, which is the
  *   code-point order the in-memory evaluator (src/persistence/query.ts) sorts by.
@@ -245,7 +245,7 @@ function compactRows(s: string): string[] {
 function expectFunction(s: string): string {
   return `CREATE FUNCTION ${s}.commit_expect(ok boolean) RETURNS boolean LANGUAGE plpgsql VOLATILE AS $$
     BEGIN
-      IF ok IS NOT TRUE THEN RAISE EXCEPTION 'agentdock: an expectation of the commit does not hold' USING ERRCODE = '${EXPECT_FAILED}'; END IF;
+      IF ok IS NOT TRUE THEN RAISE EXCEPTION 'graphdock: an expectation of the commit does not hold' USING ERRCODE = '${EXPECT_FAILED}'; END IF;
       RETURN true;
     END $$`;
 }
@@ -364,20 +364,20 @@ function claimFunction(s: string, version: 2 | 5 = 2): string {
 
 /**
  * Creates or migrates the schema in one transaction under an advisory lock. Refuses a database
- * written by a newer agentdock. `target` (tests only) stops at an older version.
+ * written by a newer graphdock. `target` (tests only) stops at an older version.
  */
 export async function migrate(client: PoolClient, schema: string, target = PG_SCHEMA_VERSION): Promise<void> {
   const s = quoteIdent(schema);
   await client.query("BEGIN");
   try {
-    await client.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [`agentdock:migrate:${schema}`]);
+    await client.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [`graphdock:migrate:${schema}`]);
     await client.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
     await client.query(`CREATE TABLE IF NOT EXISTS ${s}.meta (key text PRIMARY KEY, value text NOT NULL)`);
     const { rows } = await client.query<{ value: string }>(`SELECT value FROM ${s}.meta WHERE key = 'schema_version'`);
     const current = rows.length ? Number(rows[0]!.value) : 0;
     if (current > PG_SCHEMA_VERSION) {
       throw new Error(
-        `agentdock/postgres: schema "${schema}" is at version ${current}, newer than this agentdock understands (${PG_SCHEMA_VERSION}); upgrade agentdock`,
+        `graphdock/postgres: schema "${schema}" is at version ${current}, newer than this graphdock understands (${PG_SCHEMA_VERSION}); upgrade graphdock`,
       );
     }
     const steps = migrations(s);

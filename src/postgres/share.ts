@@ -13,7 +13,7 @@
 import { itemRefs, type ItemIndex as ItemIndexOf } from "../persistence/item-refs.js";
 
 /** Item references of this store (../persistence/item-refs.ts): markers start with `\u0001`, logs are numbered. */
-const refs = itemRefs<number>({ ref: "\u0001r", esc: "\u0001e", listOf: Number, store: "agentdock/postgres" });
+const refs = itemRefs<number>({ ref: "\u0001r", esc: "\u0001e", listOf: Number, store: "graphdock/postgres" });
 
 export const { REF, ESC, indexItems, share, reshare, needs } = refs;
 

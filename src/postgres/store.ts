@@ -59,7 +59,7 @@ export interface PostgresStoreOptions {
   connectionString?: string;
   /** A `pg` Pool to use (not ended by `close`). LISTEN uses one more connection with the pool's settings. */
   pool?: Pool;
-  /** The schema holding agentdock's tables (or `?schema=` in the URL). Default `agentdock`. */
+  /** The schema holding graphdock's tables (or `?schema=` in the URL). Default `graphdock`. */
   schema?: string;
   /** Size of the pool created from `connectionString`. Default 10. */
   max?: number;
@@ -86,10 +86,11 @@ export interface PostgresStoreOptions {
 export class PostgresStore implements Store {
   readonly kind = "postgres";
   readonly capabilities: StoreCapabilities;
-  readonly events: PgRunEvents;
-  readonly schema: string;
+  /** The schema holding the store's tables (settled by `open()` when none was named). */
+  schema: string;
   /** The NOTIFY channel of this schema. */
-  readonly channel: string;
+  channel!: string;
+  events!: PgRunEvents;
 
   private poolInstance: Pool | undefined;
   private readonly ownPool: boolean;
@@ -100,27 +101,34 @@ export class PostgresStore implements Store {
   private reconnecting: ReturnType<typeof setTimeout> | undefined;
   private pruner: ReturnType<typeof setInterval> | undefined;
   private readonly listeners = new TopicListeners();
-  private readonly core: PgCore;
-  private readonly commits: PgCommits;
-  private readonly assistants: PgAssistants;
-  private readonly threads: PgThreads;
-  private readonly checkpoints: PgCheckpoints;
-  private readonly runs: PgRuns;
-  private readonly leases: PgLeases;
-  private readonly docs: PgDocs;
-  private readonly crons: ReturnType<typeof cronReads>;
+  private core!: PgCore;
+  private commits!: PgCommits;
+  private assistants!: PgAssistants;
+  private threads!: PgThreads;
+  private checkpoints!: PgCheckpoints;
+  private runs!: PgRuns;
+  private leases!: PgLeases;
+  private docs!: PgDocs;
+  private crons!: ReturnType<typeof cronReads>;
 
   constructor(private readonly options: PostgresStoreOptions) {
     if (!options.pool && !options.connectionString) throw invalidInput("postgresStore: give `connectionString` or `pool`");
-    this.schema = options.schema ?? "agentdock";
+    this.schema = options.schema ?? DEFAULT_SCHEMA;
     if (!/^[A-Za-z_][A-Za-z0-9_]{0,40}$/.test(this.schema)) throw invalidInput(`postgresStore: schema "${this.schema}" must be an identifier of at most 41 characters`);
     if (/^pg_/i.test(this.schema)) throw invalidInput(`postgresStore: schema "${this.schema}": names starting with pg_ are reserved by PostgreSQL`);
-    this.channel = `agentdock_${this.schema}`;
     this.ownPool = !options.pool;
     const dbClock = (options.leaseClock ?? "database") === "database";
     this.capabilities = { persistent: true, shared: true, leaseClock: dbClock ? "store" : "caller" };
     this.poolInstance = options.pool;
-    this.core = new PgCore(quoteIdent(this.schema), dbClock, () => this.pool);
+    this.wire(this.schema);
+  }
+
+  /** Builds the store's parts over `schema` (again at open, when the default schema is settled). */
+  private wire(schema: string): void {
+    const options = this.options;
+    this.schema = schema;
+    this.channel = `graphdock_${schema}`;
+    this.core = new PgCore(quoteIdent(schema), this.capabilities.leaseClock === "store", () => this.pool);
     const checkpoints = new PgCheckpoints(this.core);
     this.checkpoints = checkpoints;
     this.threads = new PgThreads(this.core, checkpoints);
@@ -139,7 +147,7 @@ export class PostgresStore implements Store {
   }
 
   private get pool(): Pool {
-    if (!this.poolInstance) throw new Error("agentdock/postgres: the store is not open (call open())");
+    if (!this.poolInstance) throw new Error("graphdock/postgres: the store is not open (call open())");
     return this.poolInstance;
   }
 
@@ -161,11 +169,15 @@ export class PostgresStore implements Store {
     if (!this.poolInstance) {
       const pool = new pg.Pool({ connectionString: this.options.connectionString, max: this.options.max ?? 10 });
       // An idle client losing its connection must not crash the process; the next query reconnects.
-      pool.on("error", (err) => console.error("agentdock/postgres: an idle connection failed", err.message));
+      pool.on("error", (err) => console.error("graphdock/postgres: an idle connection failed", err.message));
       this.poolInstance = pool;
     }
     const client = await this.pool.connect();
     try {
+      if (this.options.schema === undefined) {
+        const legacy = await openedSchema(client);
+        if (legacy !== this.schema) this.wire(legacy);
+      }
       await migrate(client, this.schema);
     } finally {
       client.release();
@@ -174,7 +186,7 @@ export class PostgresStore implements Store {
     const every = this.options.pruneEveryMs ?? 60_000;
     this.pruner = setInterval(() => {
       this.events.prune().catch((err) => {
-        if (!this.closed) console.error("agentdock/postgres: pruning run events failed", err);
+        if (!this.closed) console.error("graphdock/postgres: pruning run events failed", err);
       });
     }, every);
     (this.pruner as { unref?: () => void }).unref?.();
@@ -193,7 +205,7 @@ export class PostgresStore implements Store {
       if (this.listener !== client) return;
       this.listener = undefined;
       if (this.closed) return;
-      console.error("agentdock/postgres: the LISTEN connection was lost; reconnecting", err?.message ?? "");
+      console.error("graphdock/postgres: the LISTEN connection was lost; reconnecting", err?.message ?? "");
       try {
         if ("release" in client) (client as PoolClient).release(true);
         else void (client as pg.Client).end().catch(() => undefined);
@@ -263,11 +275,11 @@ export class PostgresStore implements Store {
   async withLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
     try {
-      await client.query("SELECT pg_advisory_lock(hashtextextended($1, 0))", [`agentdock:${this.schema}:${key}`]);
+      await client.query("SELECT pg_advisory_lock(hashtextextended($1, 0))", [`graphdock:${this.schema}:${key}`]);
       try {
         return await fn();
       } finally {
-        await client.query("SELECT pg_advisory_unlock(hashtextextended($1, 0))", [`agentdock:${this.schema}:${key}`]);
+        await client.query("SELECT pg_advisory_unlock(hashtextextended($1, 0))", [`graphdock:${this.schema}:${key}`]);
       }
     } finally {
       client.release();
@@ -382,6 +394,24 @@ export class PostgresStore implements Store {
   listDocs<T = unknown>(collection: DocCollection, parent?: string): Promise<StoredDoc<T>[]> {
     return this.docs.listDocs<T>(collection, parent);
   }
+}
+
+/** The schema used when none is named. */
+const DEFAULT_SCHEMA = "graphdock";
+/** The default schema of the package's former name, agentdock: opened when it is all there is. */
+const LEGACY_SCHEMA = "agentdock";
+
+/**
+ * The schema a store given no schema opens: `graphdock`, unless the database holds only a schema
+ * written under the package's former name (`agentdock`), which then opens unchanged.
+ */
+async function openedSchema(client: PoolClient): Promise<string> {
+  const { rows } = await client.query<{ nspname: string }>(
+    `SELECT n.nspname FROM pg_namespace n JOIN pg_class c ON c.relnamespace = n.oid AND c.relname = 'meta' WHERE n.nspname = ANY($1)`,
+    [[DEFAULT_SCHEMA, LEGACY_SCHEMA]],
+  );
+  const names = new Set(rows.map((r) => r.nspname));
+  return names.has(LEGACY_SCHEMA) && !names.has(DEFAULT_SCHEMA) ? LEGACY_SCHEMA : DEFAULT_SCHEMA;
 }
 
 /**

@@ -35,7 +35,7 @@ export function storeTs(ts: unknown, id: string): unknown {
 export function readTs(stored: unknown, id: string): unknown {
   if (typeof stored === "number") {
     const at = uuid6Millis(id);
-    if (at === undefined) throw new Error(`agentdock/postgres: a checkpoint's ts is stored against its id, but ${id} is not a version-6 UUID (corrupt store)`);
+    if (at === undefined) throw new Error(`graphdock/postgres: a checkpoint's ts is stored against its id, but ${id} is not a version-6 UUID (corrupt store)`);
     return new Date(at + stored).toISOString();
   }
   if (Array.isArray(stored) && stored.length === 1) return stored[0];

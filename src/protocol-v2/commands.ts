@@ -3,7 +3,7 @@
  * transport): one function per method, each over the runtime's public API with the caller's
  * bound client, answering a typed `CommandResponse` or `ErrorResponse`.
  */
-import { AgentdockError } from "../errors.js";
+import { GraphdockError } from "../errors.js";
 import type { RuntimeClient } from "../runtime/index.js";
 import { type SessionRegistry, type ThreadSession, V2_STREAM_MODES } from "./session.js";
 import type { CommandError, CommandSuccess, ProtocolCommand, ProtocolErrorCode, SubscribeFilter } from "./types.js";
@@ -41,7 +41,7 @@ const fail = (code: ProtocolErrorCode, message: string): never => {
 /** Maps a runtime error onto a protocol error code (`notFound` names what was missing). */
 function toError(id: number | null, err: unknown, notFound: ProtocolErrorCode = "invalid_argument"): CommandError {
   if (err instanceof CommandFailure) return { type: "error", id, error: err.code, message: err.message };
-  if (AgentdockError.is(err)) {
+  if (GraphdockError.is(err)) {
     const code: ProtocolErrorCode =
       err.code === "not_found" ? notFound : err.code === "forbidden" || err.code === "unauthenticated" ? "permission_denied" : "invalid_argument";
     return { type: "error", id, error: code, message: err.message };
@@ -73,7 +73,7 @@ async function threadOf(ctx: CommandContext): Promise<Rec | undefined> {
   try {
     return (await ctx.client.threads.get(ctx.threadId)) as unknown as Rec;
   } catch (err) {
-    if (AgentdockError.is(err) && err.code === "not_found") return undefined;
+    if (GraphdockError.is(err) && err.code === "not_found") return undefined;
     throw err;
   }
 }
@@ -157,7 +157,7 @@ const handlers: Record<string, Handler> = {
   },
 
   async "input.inject"(ctx, session, p) {
-    // The protocol injects into the running graph; an agentdock graph reads its input once, when
+    // The protocol injects into the running graph; an graphdock graph reads its input once, when
     // its run starts, so the message is queued as the input of the thread's next run (it starts at
     // once when none runs). docs/protocol-v2.md, Limits, says why.
     const message = isRec(p.message) ? p.message : fail("invalid_argument", "message must be an object {role, content}");
@@ -202,7 +202,7 @@ const handlers: Record<string, Handler> = {
     try {
       await ctx.client.threads.getState(ctx.threadId, checkpointId);
     } catch (err) {
-      if (AgentdockError.is(err) && err.code === "not_found") fail("no_such_checkpoint", `checkpoint ${checkpointId} not found on thread ${ctx.threadId}`);
+      if (GraphdockError.is(err) && err.code === "not_found") fail("no_such_checkpoint", `checkpoint ${checkpointId} not found on thread ${ctx.threadId}`);
       throw err;
     }
     const { config } = splitConfig(p.config);

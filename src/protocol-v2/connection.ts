@@ -1,7 +1,7 @@
 /**
  * One WebSocket connection of the v2 protocol, independent of the socket library: commands and
  * events share the connection; subscriptions are in-band (`subscription.subscribe` /
- * `unsubscribe` / `reconnect`), live across runs and end with the connection. `agentdock/node`
+ * `unsubscribe` / `reconnect`), live across runs and end with the connection. `graphdock/node`
  * binds it to `ws`; any other WebSocket server can do the same with `receive`/`close`.
  */
 import type { RuntimeClient } from "../runtime/index.js";

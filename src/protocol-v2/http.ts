@@ -89,7 +89,7 @@ export function protocolV2Http(runtime: ProtocolRuntime, options: ProtocolV2Http
           // Headers first, so the client's `ready` resolves before any event.
           send(": connected\n\n");
           if (staleId !== undefined) {
-            signal({ ...missedFor(staleId), message: `agentdock: Last-Event-ID ${staleId} is not from this thread's current event log; events may have been missed. Reload the thread state.` });
+            signal({ ...missedFor(staleId), message: `graphdock: Last-Event-ID ${staleId} is not from this thread's current event log; events may have been missed. Reload the thread state.` });
           }
           const pending: ProtocolEvent[] = [];
           let replaying = true;

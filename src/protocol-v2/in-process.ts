@@ -17,7 +17,7 @@
  * const client = new Client({ apiUrl: "http://in-page", callerOptions: { fetch: (i, init) => handler(new Request(i, init)) } });
  * useStream({ assistantId: "agent", client, transport });
  */
-import { AgentdockError } from "../errors.js";
+import { GraphdockError } from "../errors.js";
 import type { ClientRequest, RuntimeClient } from "../runtime/index.js";
 import { dispatchCommand, filterOf } from "./commands.js";
 import { type ProtocolRuntime, type ProtocolV2Options, SessionRegistry, wire } from "./session.js";
@@ -77,7 +77,7 @@ export class Queue<T> {
 
 const withStatus = (err: unknown): Error => {
   const e = err instanceof Error ? err : new Error(String(err));
-  if (AgentdockError.is(err)) {
+  if (GraphdockError.is(err)) {
     const status = { not_found: 404, conflict: 409, invalid_input: 422, unauthenticated: 401, forbidden: 403 }[err.code];
     Object.assign(e, { status });
   }

@@ -1,8 +1,8 @@
 /**
  * The v2 streaming protocol (the Agent Streaming Protocol, D24) over a runtime's public API:
  * thread sessions with sequence-numbered, replayable events; the command dispatch; the HTTP
- * routes (mounted by `agentdock/http`); the connection logic of the WebSocket transport (mounted
- * by `agentdock/node`); and an in-process SDK transport. Core-safe: no Node built-ins.
+ * routes (mounted by `graphdock/http`); the connection logic of the WebSocket transport (mounted
+ * by `graphdock/node`); and an in-process SDK transport. Core-safe: no Node built-ins.
  */
 export { InProcessTransport, type InProcessTransportOptions, type InProcessEventStream } from "./in-process.js";
 export { ProtocolConnection, type ProtocolConnectionOptions } from "./connection.js";

@@ -88,7 +88,7 @@ export function missedSignal(since: number, oldest: number | undefined, missed: 
     id: null,
     error: "invalid_argument",
     message:
-      `agentdock: events after seq ${since} are no longer buffered (${missed} missed; oldest kept is ` +
+      `graphdock: events after seq ${since} are no longer buffered (${missed} missed; oldest kept is ` +
       `${oldest ?? "none"}). Reload the thread state (state.get or GET /threads/{id}/state) and subscribe again without since.`,
     missed_events: missed,
     ...(oldest !== undefined ? { oldest_seq: oldest } : {}),

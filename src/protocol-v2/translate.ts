@@ -9,7 +9,7 @@
  * their namespace (`["node:task id", ...]`; `[]` is the root). The first event of a subgraph
  * namespace opens it with a `lifecycle` `started` event; the parent's update for that node (or
  * the run's end) closes it with `completed` (or `interrupted` / `failed`). An interrupt raised in
- * a subgraph is reported once, by the root. agentdock graphs have no LangChain callbacks, so
+ * a subgraph is reported once, by the root. graphdock graphs have no LangChain callbacks, so
  * `tools` events are derived from the messages the graph writes (an AI message's tool calls,
  * then the tool messages answering them).
  */

@@ -1,6 +1,6 @@
 /**
  * Wire types of the Agent Streaming Protocol ("v2", `protocol-v2.md`), as the official SDK's
- * `client.threads.stream()` sends and reads them (snake_case fields). Only what agentdock
+ * `client.threads.stream()` sends and reads them (snake_case fields). Only what graphdock
  * produces or accepts is typed here; payloads the protocol leaves open stay `unknown`.
  */
 
@@ -37,15 +37,15 @@ export interface CommandError {
   id: number | null;
   error: ProtocolErrorCode;
   message: string;
-  /** agentdock extension on the missed-events signal (`id: null`): how many events were lost. */
+  /** graphdock extension on the missed-events signal (`id: null`): how many events were lost. */
   missed_events?: number;
-  /** agentdock extension on the missed-events signal: the oldest sequence number still buffered. */
+  /** graphdock extension on the missed-events signal: the oldest sequence number still buffered. */
   oldest_seq?: number;
 }
 
 export type Channel = string;
 
-/** The kinds of server -> client events agentdock sends (the protocol's event methods). */
+/** The kinds of server -> client events graphdock sends (the protocol's event methods). */
 export type EventMethod = "lifecycle" | "messages" | "tools" | "input.requested" | "input.answered" | "values" | "updates" | "checkpoints" | "tasks" | "custom";
 
 /** One server -> client event, with its per-thread sequence number and id. */
@@ -72,7 +72,7 @@ export type ProtocolMessage = CommandSuccess | CommandError | ProtocolEvent;
  */
 export type WireEvent = Omit<ProtocolEvent, "params"> & {
   params: Omit<ProtocolEvent["params"], "data"> & {
-    // `any`: the SDK types each channel's payload precisely; agentdock's are checked by the contract tests.
+    // `any`: the SDK types each channel's payload precisely; graphdock's are checked by the contract tests.
     data: any;
   };
 };

@@ -76,7 +76,7 @@ export const breakpointsOf = (kwargs: { interrupt_before?: unknown; interrupt_af
  */
 function allowedWebhook(core: Core, webhook: string, what: string): URL {
   if (!core.webhooks) {
-    throw invalidInput(`agentdock: ${what}: webhooks are disabled; pass createRuntime({ webhooks: { allow: (url) => ... } }) to send them, or drop "webhook".`);
+    throw invalidInput(`graphdock: ${what}: webhooks are disabled; pass createRuntime({ webhooks: { allow: (url) => ... } }) to send them, or drop "webhook".`);
   }
   let url: URL | undefined;
   try {
@@ -85,10 +85,10 @@ function allowedWebhook(core: Core, webhook: string, what: string): URL {
     // not a URL: refused below
   }
   if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) {
-    throw invalidInput(`agentdock: ${what}: webhook "${webhook}" is not an absolute http(s) URL.`);
+    throw invalidInput(`graphdock: ${what}: webhook "${webhook}" is not an absolute http(s) URL.`);
   }
   if (!core.webhooks.allow(url)) {
-    throw invalidInput(`agentdock: ${what}: webhook "${webhook}" is not allowed by createRuntime's webhooks.allow.`);
+    throw invalidInput(`graphdock: ${what}: webhook "${webhook}" is not allowed by createRuntime's webhooks.allow.`);
   }
   return url;
 }
@@ -189,11 +189,11 @@ export async function checkRun(core: Core, caller: Caller, threadIdArg: string |
     },
   }));
   if (threadIdArg === null && p.command?.resume !== undefined) {
-    throw invalidInput(`agentdock: ${what}: a resume command needs a thread id; a stateless run has no interrupt to resume.`);
+    throw invalidInput(`graphdock: ${what}: a resume command needs a thread id; a stateless run has no interrupt to resume.`);
   }
   if (checkpointNsOf(p.checkpoint) !== undefined) {
     throw invalidInput(
-      `agentdock: ${what}: runs start from a checkpoint of the root graph, and checkpoint_ns names a subgraph's. ` +
+      `graphdock: ${what}: runs start from a checkpoint of the root graph, and checkpoint_ns names a subgraph's. ` +
         `To continue a subgraph, run the parent (a null input, or Command({ resume })); to change its state, use threads.updateState with that checkpoint.`,
     );
   }
@@ -296,9 +296,9 @@ export async function admitRun(
       const existed = stored !== undefined;
       const thread = stored && matchesAuthFilter(stored.metadata, filter) ? stored : undefined;
       const now = core.now();
-      if (existed && !thread) throw notFound(`agentdock: thread ${threadId} not found.`);
+      if (existed && !thread) throw notFound(`graphdock: thread ${threadId} not found.`);
       if (!thread && threadIdArg !== null && (p.ifNotExists ?? "reject") !== "create") {
-        throw notFound(`agentdock: thread ${threadId} not found. Create it first or pass ifNotExists: "create".`);
+        throw notFound(`graphdock: thread ${threadId} not found. Create it first or pass ifNotExists: "create".`);
       }
       const base: ThreadRecord = thread ?? {
         thread_id: threadId,
@@ -323,7 +323,7 @@ export async function admitRun(
       }
       if (inFlight.length && strategy === "reject") {
         throw conflict(
-          `agentdock: thread ${threadId} is already running run ${inFlight[0]!.run_id}. Wait for it, cancel it, or choose multitaskStrategy "enqueue", "interrupt" or "rollback".`,
+          `graphdock: thread ${threadId} is already running run ${inFlight[0]!.run_id}. Wait for it, cancel it, or choose multitaskStrategy "enqueue", "interrupt" or "rollback".`,
         );
       }
       const config = runConfig(assistant, base, p, { runId, threadId, user, metadata: runMetadata });

@@ -25,10 +25,10 @@ export function checkAssistantDefaults(
 ): Map<string, { config: Config; context: unknown }> {
   const out = new Map<string, { config: Config; context: unknown }>();
   if (defaults === undefined) return out;
-  if (!isPlainObject(defaults)) throw invalidInput("agentdock: createRuntime: assistantDefaults must be an object: graph id -> { config?, context? }.");
+  if (!isPlainObject(defaults)) throw invalidInput("graphdock: createRuntime: assistantDefaults must be an object: graph id -> { config?, context? }.");
   for (const [graphId, value] of Object.entries(defaults)) {
     if (!graphs.has(graphId)) {
-      throw invalidInput(`agentdock: createRuntime: assistantDefaults names graph "${graphId}", which is not in graphs (${[...graphs.keys()].join(", ")}).`);
+      throw invalidInput(`graphdock: createRuntime: assistantDefaults names graph "${graphId}", which is not in graphs (${[...graphs.keys()].join(", ")}).`);
     }
     const p = parse(schemas.assistantDefaults, value ?? {}, `createRuntime assistantDefaults.${graphId}`);
     out.set(graphId, { config: p.config ?? {}, context: p.context ?? {} });
@@ -47,12 +47,12 @@ export function assistantDefaultsFromEnv(text: string | undefined, name = "LANGG
   try {
     parsed = JSON.parse(text);
   } catch (err) {
-    throw invalidInput(`agentdock: ${name} is not JSON: ${(err as Error).message}`);
+    throw invalidInput(`graphdock: ${name} is not JSON: ${(err as Error).message}`);
   }
-  if (!isPlainObject(parsed)) throw invalidInput(`agentdock: ${name} must be a JSON object: graph id -> {...config, "context": ...}.`);
+  if (!isPlainObject(parsed)) throw invalidInput(`graphdock: ${name} must be a JSON object: graph id -> {...config, "context": ...}.`);
   const out: Record<string, AssistantDefaults> = {};
   for (const [graphId, value] of Object.entries(parsed)) {
-    if (!isPlainObject(value)) throw invalidInput(`agentdock: ${name}.${graphId} must be an object ({...config, "context": ...}).`);
+    if (!isPlainObject(value)) throw invalidInput(`graphdock: ${name}.${graphId} must be an object ({...config, "context": ...}).`);
     const { context, ...config } = value;
     out[graphId] = { config: config as Config, ...(context !== undefined ? { context } : {}) };
   }

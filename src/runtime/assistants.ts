@@ -1,6 +1,6 @@
 /** `runtime.assistants` (api.md 1.2, 6; D5, D6). */
 import { matchesAuthFilter, type AuthFilter } from "../auth/types.js";
-import { AgentdockError, conflict, notFound } from "../errors.js";
+import { GraphdockError, conflict, notFound } from "../errors.js";
 import { defaultAssistantId } from "../ids.js";
 import type { AssistantQuery, WriteOp } from "../persistence/types.js";
 import type { AssistantRecord, AssistantVersionRecord, Config, Metadata } from "../types.js";
@@ -76,7 +76,7 @@ export function assistantsApi(core: Core, caller: Caller, control: RunControl): 
       const existing = await store.getAssistant(id);
       if (existing) {
         if (p.ifExists === "do_nothing" && matchesAuthFilter(existing.metadata, filter)) return asPublic(existing);
-        throw conflict(`agentdock: assistant ${id} already exists. Use another assistantId or ifExists: "do_nothing".`);
+        throw conflict(`graphdock: assistant ${id} already exists. Use another assistantId or ifExists: "do_nothing".`);
       }
       const now = core.now();
       const assistant: AssistantRecord = {
@@ -154,7 +154,7 @@ export function assistantsApi(core: Core, caller: Caller, control: RunControl): 
       if (core.isDefaultAssistant(assistant.assistant_id)) {
         // D5: every registered graph has its default assistant; without it the graph id names nothing.
         throw conflict(
-          `agentdock: assistant ${assistant.assistant_id} is the default assistant of graph "${assistant.graph_id}" and cannot be deleted; remove the graph from createRuntime's graphs instead.`,
+          `graphdock: assistant ${assistant.assistant_id} is the default assistant of graph "${assistant.graph_id}" and cannot be deleted; remove the graph from createRuntime's graphs instead.`,
         );
       }
       const ops: WriteOp[] = [{ op: "assistant.delete", assistant_id: assistant.assistant_id }];
@@ -182,7 +182,7 @@ export function assistantsApi(core: Core, caller: Caller, control: RunControl): 
         return undefined;
       };
       const refuse = (threadId: string) =>
-        conflict(`agentdock: a run was started on thread ${threadId} while assistant ${assistant.assistant_id} was being deleted with its threads; delete it again.`);
+        conflict(`graphdock: a run was started on thread ${threadId} while assistant ${assistant.assistant_id} was being deleted with its threads; delete it again.`);
       // Its crons, and those of the threads deleted with it, go too (issue 16).
       ops.push(...(await cronsOf(store, { assistant_id: assistant.assistant_id })));
       for (const threadId of threadIds) ops.push(...(await cronsOf(store, { thread_id: threadId })));
@@ -192,7 +192,7 @@ export function assistantsApi(core: Core, caller: Caller, control: RunControl): 
         await store.commit(ops);
       } catch (err) {
         // A run admitted meanwhile changed one of the threads (the conditional delete refused).
-        if (AgentdockError.is(err, "conflict") && threadIds.length) throw refuse((await restarted()) ?? threadIds[0]!);
+        if (GraphdockError.is(err, "conflict") && threadIds.length) throw refuse((await restarted()) ?? threadIds[0]!);
         throw err;
       }
     });
@@ -237,7 +237,7 @@ export function assistantsApi(core: Core, caller: Caller, control: RunControl): 
     const query = { assistant_id: resolved, ...(p.metadata !== undefined ? { metadata: p.metadata } : {}), ...(filter ? { auth: filter } : {}) };
     const versions = await store.queryAssistantVersions({ ...query, offset: p.offset ?? 0, limit: p.limit ?? 10 });
     if (versions.length === 0 && (await store.queryAssistantVersions({ ...query, limit: 1 })).length === 0) {
-      throw notFound(`agentdock: assistant "${id}" not found (no versions).`);
+      throw notFound(`graphdock: assistant "${id}" not found (no versions).`);
     }
     return versions as AssistantVersion[];
   }
@@ -250,7 +250,7 @@ export function assistantsApi(core: Core, caller: Caller, control: RunControl): 
     return core.mutex.run(`assistant:${core.resolveAssistantId(id)}`, async () => {
       const current = await core.visibleAssistant(id, filter);
       const row = (await store.queryAssistantVersions({ assistant_id: current.assistant_id })).find((x) => x.version === v);
-      if (!row) throw notFound(`agentdock: assistant ${current.assistant_id} has no version ${v}. List them with assistants.getVersions.`);
+      if (!row) throw notFound(`graphdock: assistant ${current.assistant_id} has no version ${v}. List them with assistants.getVersions.`);
       // Every versioned field of that version is restored (D6).
       const next: AssistantRecord = {
         ...current,

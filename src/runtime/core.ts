@@ -87,7 +87,7 @@ export class Core {
     value: Record<string, unknown>,
   ): Promise<AuthFilter | undefined> {
     // Every method authorizes first, so this is also where calls on a closed runtime stop.
-    if (this.closed) throw conflict(`agentdock: this runtime is closed; ${resource}:${action} needs a new createRuntime().`);
+    if (this.closed) throw conflict(`graphdock: this runtime is closed; ${resource}:${action} needs a new createRuntime().`);
     if (!this.auth) return undefined;
     const user = await caller.user();
     return this.auth.authorize(user, { resource, action, value });
@@ -108,7 +108,7 @@ export class Core {
     const id = this.resolveAssistantId(assistantId);
     const assistant = await this.store.getAssistant(id);
     if (!assistant || !matchesAuthFilter(assistant.metadata, filter)) {
-      throw notFound(`agentdock: assistant "${assistantId}" not found. Pass an assistant id or a registered graph id (${[...this.graphs.keys()].join(", ")}).`);
+      throw notFound(`graphdock: assistant "${assistantId}" not found. Pass an assistant id or a registered graph id (${[...this.graphs.keys()].join(", ")}).`);
     }
     return assistant;
   }
@@ -116,21 +116,21 @@ export class Core {
   /** The thread, or `not_found` when missing or hidden by the filter (auth.md 6). */
   async visibleThread(threadId: string, filter: AuthFilter | undefined): Promise<ThreadRecord> {
     const thread = await this.store.getThread(threadId);
-    if (!thread || !matchesAuthFilter(thread.metadata, filter)) throw notFound(`agentdock: thread ${threadId} not found.`);
+    if (!thread || !matchesAuthFilter(thread.metadata, filter)) throw notFound(`graphdock: thread ${threadId} not found.`);
     return thread;
   }
 
   /** `not_found` unless the thread has the checkpoint (a fork or state read from it). */
   async requireCheckpoint(threadId: string, checkpointId: string | undefined): Promise<void> {
     if (checkpointId !== undefined && !(await this.store.getCheckpoint({ thread_id: threadId, checkpoint_id: checkpointId }))) {
-      throw notFound(`agentdock: checkpoint ${checkpointId} of thread ${threadId} not found.`);
+      throw notFound(`graphdock: checkpoint ${checkpointId} of thread ${threadId} not found.`);
     }
   }
 
   /** `not_found` unless `graphId` is registered (nothing is built). */
   requireGraph(graphId: string): ResolvedEntry {
     const entry = this.graphs.get(graphId);
-    if (!entry) throw notFound(`agentdock: graph "${graphId}" not found. Registered graphs: ${[...this.graphs.keys()].join(", ") || "none"}.`);
+    if (!entry) throw notFound(`graphdock: graph "${graphId}" not found. Registered graphs: ${[...this.graphs.keys()].join(", ") || "none"}.`);
     return entry;
   }
 

@@ -28,8 +28,8 @@ export function parseSchedule(expression: string, timezone: string | null, endTi
     const tz = /timezone/i.test(message);
     throw invalidInput(
       tz
-        ? `agentdock: ${what}: timezone "${timezone}" is not an IANA time zone (e.g. "Europe/Paris", "America/New_York").`
-        : `agentdock: ${what}: schedule "${expression}" is not a cron expression of 5 fields (minute hour day month weekday) or 6 (second first): ${message}`,
+        ? `graphdock: ${what}: timezone "${timezone}" is not an IANA time zone (e.g. "Europe/Paris", "America/New_York").`
+        : `graphdock: ${what}: schedule "${expression}" is not a cron expression of 5 fields (minute hour day month weekday) or 6 (second first): ${message}`,
       [{ path: tz ? "timezone" : "schedule", message: tz ? "unknown IANA time zone" : message }],
     );
   }

@@ -151,14 +151,14 @@ export function cronsApi(core: Core, caller: Caller): CronsApi {
 
   async function visibleCron(cronId: string, filter: AuthFilter | undefined): Promise<CronRecord> {
     const cron = await store.getCron(cronId);
-    if (!cron || !matchesAuthFilter(cron.metadata, filter)) throw notFound(`agentdock: cron ${cronId} not found.`);
+    if (!cron || !matchesAuthFilter(cron.metadata, filter)) throw notFound(`graphdock: cron ${cronId} not found.`);
     return cron;
   }
 
   /** The run options of a create or update payload (checked as for `runs.create`). */
   function runPart(payload: unknown, what: string): RunOptions {
     const src = (payload ?? {}) as Record<string, unknown>;
-    if (typeof src !== "object" || Array.isArray(src)) throw invalidInput(`agentdock: ${what}: the payload must be an object.`);
+    if (typeof src !== "object" || Array.isArray(src)) throw invalidInput(`graphdock: ${what}: the payload must be an object.`);
     const given: Record<string, unknown> = {};
     for (const [camel] of RUN_FIELDS) if (src[camel] !== undefined) given[camel] = src[camel];
     return parse(schemas.run, given, what);
@@ -261,7 +261,7 @@ export function cronsApi(core: Core, caller: Caller): CronsApi {
       await commitIf(store, [{ op: "cron.delete", cron_id: cronId, expect: { exists: true } }, cronsChanged]);
     } catch (err) {
       // Deleted meanwhile (by its owner elsewhere): as if it was never there.
-      if (err instanceof LostRace) throw notFound(`agentdock: cron ${cronId} not found.`);
+      if (err instanceof LostRace) throw notFound(`graphdock: cron ${cronId} not found.`);
       throw err;
     }
   }

@@ -55,7 +55,7 @@ export class Pipeline {
   /** Queues a commit; resolves at once (rejects once a commit has failed, or after `takeQueued`). */
   push(ops: readonly WriteOp[]): Promise<void> {
     if (this.failed !== undefined) return Promise.reject(this.failed);
-    if (this.holding) return Promise.reject(new Error("agentdock: the run's outcome is being recorded; its commits are closed."));
+    if (this.holding) return Promise.reject(new Error("graphdock: the run's outcome is being recorded; its commits are closed."));
     this.queued.push([...ops]);
     this.drain();
     return Promise.resolve();
@@ -93,7 +93,7 @@ export class Pipeline {
       () => undefined,
       (err: unknown) => {
         if (this.failed === undefined) {
-          this.failed = err ?? new Error("agentdock: a commit of the run failed");
+          this.failed = err ?? new Error("graphdock: a commit of the run failed");
           this.stop();
         }
         this.queued.length = 0;

@@ -9,7 +9,7 @@
  * A sweeper (every half lease) ends runs whose lease expired (their runtime stopped: D10) and
  * picks up queued runs nobody is executing. Nothing scans the whole store.
  */
-import { AgentdockError } from "../errors.js";
+import { GraphdockError } from "../errors.js";
 import { threadGraphConfig } from "./graph-source.js";
 import type { ExecuteResult } from "../graph/types.js";
 import { claimRun } from "../persistence/claim.js";
@@ -121,7 +121,7 @@ export class Executor {
   claim(threadId: string): Promise<void> {
     if (this.closed) return Promise.resolve();
     return this.core.mutex.run(`claim:${threadId}`, () => this.claimNext(threadId)).catch((err) => {
-      if (!this.closed) console.error("agentdock: claiming the next run of thread", threadId, "failed", err);
+      if (!this.closed) console.error("graphdock: claiming the next run of thread", threadId, "failed", err);
     });
   }
 
@@ -166,7 +166,7 @@ export class Executor {
   /** Starts a run its admission claimed for this runtime (no cancel can be waiting for it yet). */
   async startClaimed(run: RunRecord): Promise<void> {
     if (this.closed) return; // the lease lapses; another runtime ends it
-    await this.execute(run, false).catch((err) => console.error("agentdock: starting run", run.run_id, "failed", err));
+    await this.execute(run, false).catch((err) => console.error("graphdock: starting run", run.run_id, "failed", err));
   }
 
   private later(ms: number, fn: () => void): void {
@@ -348,7 +348,7 @@ export class Executor {
    * put back); a commit without such writes goes to the store at once.
    */
   private commitFor(local: LocalRun, ops: readonly WriteOp[]): Promise<void> {
-    if (local.lost) return Promise.reject(new Error(`agentdock: run ${local.run.run_id} lost its lease; its writes are refused.`));
+    if (local.lost) return Promise.reject(new Error(`graphdock: run ${local.run.run_id} lost its lease; its writes are refused.`));
     if (local.ended && local.cancel === "rollback") return Promise.resolve();
     let replacing: WritesPutOp[] | undefined;
     for (const op of ops) {
@@ -461,7 +461,7 @@ export class Executor {
           });
           recorded = true;
         } catch (err) {
-          if (!fold || err instanceof LostRace || AgentdockError.is(err, "conflict")) throw err;
+          if (!fold || err instanceof LostRace || GraphdockError.is(err, "conflict")) throw err;
           // The commit holding the run's last checkpoints failed and wrote nothing: the run fails
           // with the store's error (as when a queued commit fails), recorded without them.
           fold = undefined;
@@ -473,7 +473,7 @@ export class Executor {
       }
     } catch (err) {
       // The store failed while recording the outcome: report it to waiters rather than hang.
-      console.error("agentdock: recording the outcome of run", runId, "failed", err);
+      console.error("graphdock: recording the outcome of run", runId, "failed", err);
       result = { __error__: errorInfo(err) };
     }
     // Readers drain what was published; a rolled-back run's events go with it.
@@ -571,7 +571,7 @@ export class Executor {
       }
       for (const threadId of threads) this.poke(threadId);
     } catch (err) {
-      if (!this.closed) console.error("agentdock: the run sweeper failed", err);
+      if (!this.closed) console.error("graphdock: the run sweeper failed", err);
     }
   }
 

@@ -1,13 +1,13 @@
 /**
  * The graphs a runtime hosts. The runtime drives every graph through one surface, `CompiledGraph`
  * (src/graph/types.ts: execute, validateInput, getState, getHistory, bulkUpdateState, getGraph,
- * getSchemas); agentdock's own `StateGraph(...).compile()` is one, and a compiled LangGraph.js
- * graph is given that surface by the adapter in `agentdock/langgraph` (D23).
+ * getSchemas); graphdock's own `StateGraph(...).compile()` is one, and a compiled LangGraph.js
+ * graph is given that surface by the adapter in `graphdock/langgraph` (D23).
  *
  * The core entry never imports `@langchain/*` (D18): a LangGraph.js graph is recognised here by
  * shape (its `lg_is_pregel` marker and methods), and only then is the adapter loaded. It is found
- * (1) where `agentdock/langgraph` registered itself when it was imported (browser bundles: import
- * it, or wrap graphs with its `fromLangGraph`), else (2) by a dynamic `import("agentdock/langgraph")`
+ * (1) where `graphdock/langgraph` registered itself when it was imported (browser bundles: import
+ * it, or wrap graphs with its `fromLangGraph`), else (2) by a dynamic `import("graphdock/langgraph")`
  * whose specifier is a variable, so bundlers of apps that never use LangGraph.js do not follow it
  * into the optional peers (Node resolves it through the package's own exports).
  */
@@ -33,18 +33,18 @@ export interface LangGraphAgent {
   readonly graph: LangGraphGraph;
 }
 
-/** What `createRuntime({ graphs })` accepts per graph id: an agentdock graph, or a LangGraph.js graph or agent. */
+/** What `createRuntime({ graphs })` accepts per graph id: an graphdock graph, or a LangGraph.js graph or agent. */
 export type HostedGraph = CompiledGraph | LangGraphGraph | LangGraphAgent;
 
-/** What `agentdock/langgraph` provides to the core. */
+/** What `graphdock/langgraph` provides to the core. */
 export interface LangGraphHost {
   fromLangGraph(graph: LangGraphGraph): CompiledGraph | Promise<CompiledGraph>;
 }
 
-/** Where `agentdock/langgraph` registers itself when loaded (one per realm, shared by bundle copies). */
-export const LANGGRAPH_HOST_KEY = Symbol.for("agentdock.langgraph.host");
+/** Where `graphdock/langgraph` registers itself when loaded (one per realm, shared by bundle copies). */
+export const LANGGRAPH_HOST_KEY = Symbol.for("graphdock.langgraph.host");
 
-/** True for an agentdock compiled graph. */
+/** True for an graphdock compiled graph. */
 export const isCompiledGraph = (g: unknown): g is CompiledGraph =>
   typeof g === "object" && g !== null && typeof (g as { execute?: unknown }).execute === "function" && typeof (g as { getState?: unknown }).getState === "function";
 
@@ -65,27 +65,27 @@ export const langGraphOf = (g: LangGraphGraph | LangGraphAgent): LangGraphGraph 
 async function langGraphHost(graphId: string): Promise<LangGraphHost> {
   const registered = Reflect.get(globalThis, LANGGRAPH_HOST_KEY) as LangGraphHost | undefined;
   if (registered) return registered;
-  const specifier = ["agentdock", "langgraph"].join("/");
+  const specifier = ["graphdock", "langgraph"].join("/");
   try {
     const mod = (await import(/* @vite-ignore */ /* webpackIgnore: true */ specifier)) as Partial<LangGraphHost>;
     if (typeof mod.fromLangGraph === "function") return { fromLangGraph: mod.fromLangGraph };
   } catch (err) {
     throw invalidInput(
-      `agentdock: graph "${graphId}" is a LangGraph.js graph, and its adapter could not be loaded (${String((err as Error)?.message ?? err)}). ` +
-        `Install the optional peers (npm i @langchain/langgraph @langchain/core) and, in a browser bundle, import "agentdock/langgraph" or pass fromLangGraph(graph).`,
+      `graphdock: graph "${graphId}" is a LangGraph.js graph, and its adapter could not be loaded (${String((err as Error)?.message ?? err)}). ` +
+        `Install the optional peers (npm i @langchain/langgraph @langchain/core) and, in a browser bundle, import "graphdock/langgraph" or pass fromLangGraph(graph).`,
     );
   }
-  throw invalidInput(`agentdock: graph "${graphId}" is a LangGraph.js graph; import "agentdock/langgraph" to host it.`);
+  throw invalidInput(`graphdock: graph "${graphId}" is a LangGraph.js graph; import "graphdock/langgraph" to host it.`);
 }
 
 /**
- * The graph the runtime drives for a resolved graph value: an agentdock graph as is, a LangGraph.js
+ * The graph the runtime drives for a resolved graph value: an graphdock graph as is, a LangGraph.js
  * graph through its adapter; anything else is `invalid_input` naming the graph id.
  */
 export async function toCompiledGraph(graphId: string, graph: unknown): Promise<CompiledGraph> {
   if (isCompiledGraph(graph)) return graph;
   if (isLangGraphGraph(graph)) return (await langGraphHost(graphId)).fromLangGraph(langGraphOf(graph));
   throw invalidInput(
-    `agentdock: createRuntime: graph "${graphId}" is not a compiled graph; pass new StateGraph(...).compile() (agentdock or @langchain/langgraph) or a createAgent(...) agent.`,
+    `graphdock: createRuntime: graph "${graphId}" is not a compiled graph; pass new StateGraph(...).compile() (graphdock or @langchain/langgraph) or a createAgent(...) agent.`,
   );
 }

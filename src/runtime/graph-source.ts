@@ -24,7 +24,7 @@ const isThenable = (v: unknown): v is PromiseLike<unknown> =>
   (typeof v === "object" || typeof v === "function") && v !== null && typeof (v as { then?: unknown }).then === "function";
 
 /**
- * The value as the graph the runtime drives: an agentdock graph as is, a LangGraph.js graph or
+ * The value as the graph the runtime drives: an graphdock graph as is, a LangGraph.js graph or
  * agent through its adapter (graph-port.ts); undefined when it is neither.
  */
 async function compiledGraphOf(graphId: string, value: unknown): Promise<CompiledGraph | undefined> {
@@ -35,7 +35,7 @@ async function compiledGraphOf(graphId: string, value: unknown): Promise<Compile
 
 const notAGraph = (graphId: string, what: string) =>
   invalidInput(
-    `agentdock: graph "${graphId}" ${what} is not a compiled graph; register new StateGraph(...).compile(), a promise of one, or a factory (config) => graph.`,
+    `graphdock: graph "${graphId}" ${what} is not a compiled graph; register new StateGraph(...).compile(), a promise of one, or a factory (config) => graph.`,
   );
 
 /**
@@ -51,7 +51,7 @@ export async function resolveEntries(graphs: Record<string, unknown>): Promise<M
       try {
         value = await value;
       } catch (err) {
-        throw invalidInput(`agentdock: the promise of graph "${id}" rejected: ${err instanceof Error ? err.message : String(err)}`);
+        throw invalidInput(`graphdock: the promise of graph "${id}" rejected: ${err instanceof Error ? err.message : String(err)}`);
       }
     }
     const compiled = await compiledGraphOf(id, value);
@@ -61,7 +61,7 @@ export async function resolveEntries(graphs: Record<string, unknown>): Promise<M
   }
   if (bad.length) {
     throw invalidInput(
-      `agentdock: createRuntime: graphs ${bad.join(", ")} are not compiled graphs; pass new StateGraph(...).compile(), a promise of one, or a factory (config) => graph.`,
+      `graphdock: createRuntime: graphs ${bad.join(", ")} are not compiled graphs; pass new StateGraph(...).compile(), a promise of one, or a factory (config) => graph.`,
     );
   }
   return out;

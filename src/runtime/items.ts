@@ -14,7 +14,7 @@
  * - Auth filters are applied by the store inside the query, so there is no scan limit.
  */
 import { matchesAuthFilter, type AuthFilter } from "../auth/types.js";
-import { AgentdockError, forbidden, invalidInput, notFound } from "../errors.js";
+import { GraphdockError, forbidden, invalidInput, notFound } from "../errors.js";
 import type { IndexConfig, Item, ItemStore, ListNamespacesOptions, PutItemOptions, SearchItem, SearchItemsOptions } from "../items/types.js";
 import { checkJson, isPlainObject, MAX_JSON_DEPTH } from "../json.js";
 import { checkItemFilter, checkNamespace, isExpired, itemAuthMetadata } from "../persistence/items.js";
@@ -159,7 +159,7 @@ export class ItemService {
       .then(
         () => undefined,
         (err: unknown) => {
-          if (!this.core.closed) console.error("agentdock: sweeping expired store items failed", err);
+          if (!this.core.closed) console.error("graphdock: sweeping expired store items failed", err);
         },
       )
       .finally(() => (this.sweeping = undefined));
@@ -169,11 +169,11 @@ export class ItemService {
     const index = this.index!;
     const vectors = await index.embed(texts);
     if (!Array.isArray(vectors) || vectors.length !== texts.length) {
-      throw new Error(`agentdock: index.embed returned ${Array.isArray(vectors) ? vectors.length : typeof vectors} vectors for ${texts.length} texts`);
+      throw new Error(`graphdock: index.embed returned ${Array.isArray(vectors) ? vectors.length : typeof vectors} vectors for ${texts.length} texts`);
     }
     for (const v of vectors) {
       if (!Array.isArray(v) || v.length !== index.dims || !v.every((x) => typeof x === "number" && Number.isFinite(x))) {
-        throw new Error(`agentdock: index.embed returned a vector that is not ${index.dims} finite numbers (index.dims)`);
+        throw new Error(`graphdock: index.embed returned a vector that is not ${index.dims} finite numbers (index.dims)`);
       }
     }
     return vectors.map((v) => [...v]);
@@ -204,7 +204,7 @@ export class ItemService {
     const store = core.store;
     const authorize = async (action: "put" | "get" | "delete" | "search" | "list_namespaces", value: Record<string, unknown>): Promise<AuthFilter | undefined> => {
       if (caller) return core.authorize(caller, "store", action, value);
-      if (core.closed) throw new AgentdockError("conflict", "agentdock: this runtime is closed; store calls need a new createRuntime().");
+      if (core.closed) throw new GraphdockError("conflict", "graphdock: this runtime is closed; store calls need a new createRuntime().");
       return undefined;
     };
     const touch = async (items: readonly StoredItem[], refresh: boolean | null | undefined) => {
@@ -243,7 +243,7 @@ export class ItemService {
         const stored = await store.getItem(ns, k);
         const existing = stored && !isExpired(stored, now) ? stored : undefined;
         if (filter) {
-          if (existing && !matchesAuthFilter(itemAuthMetadata(existing), filter)) throw notFound(`agentdock: item "${k}" in namespace ${JSON.stringify(ns)} not found.`);
+          if (existing && !matchesAuthFilter(itemAuthMetadata(existing), filter)) throw notFound(`graphdock: item "${k}" in namespace ${JSON.stringify(ns)} not found.`);
           if (!matchesAuthFilter(itemAuthMetadata({ namespace: ns, key: k, value: v }), filter)) {
             throw forbidden(`Not authorized: the item "${k}" in namespace ${JSON.stringify(ns)} would be outside what the auth filter lets this user see.`);
           }
@@ -367,10 +367,10 @@ export function checkIndexConfig(index: unknown): IndexConfig | undefined {
   if (index === undefined) return undefined;
   const i = index as Partial<IndexConfig> | null;
   if (!i || typeof i.embed !== "function" || !(Number.isInteger(i.dims) && i.dims! > 0)) {
-    throw invalidInput("agentdock: createRuntime: index must be { embed: (texts) => vectors, dims: a positive integer, fields?: string[] }.");
+    throw invalidInput("graphdock: createRuntime: index must be { embed: (texts) => vectors, dims: a positive integer, fields?: string[] }.");
   }
   if (i.fields !== undefined && !(Array.isArray(i.fields) && i.fields.every((f) => typeof f === "string" && f !== ""))) {
-    throw invalidInput("agentdock: createRuntime: index.fields must be a list of field paths (strings).");
+    throw invalidInput("graphdock: createRuntime: index.fields must be a list of field paths (strings).");
   }
   return i as IndexConfig;
 }

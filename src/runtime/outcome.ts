@@ -141,7 +141,7 @@ export function sendWebhook(core: Core, run: RunRecord, result: RunResult, error
   void (async () => {
     try {
       const res = await fetchFn(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
-      if (!res.ok) failed({ error: "WebhookError", message: `agentdock: webhook ${url} answered HTTP ${res.status} for run ${run.run_id}.` });
+      if (!res.ok) failed({ error: "WebhookError", message: `graphdock: webhook ${url} answered HTTP ${res.status} for run ${run.run_id}.` });
     } catch (err) {
       failed(errorInfo(err));
     }

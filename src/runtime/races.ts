@@ -2,12 +2,12 @@
  * Conditional commits that may lose a race with another runtime on the same store, and the
  * retry loop around them.
  */
-import { AgentdockError } from "../errors.js";
+import { GraphdockError } from "../errors.js";
 import type { Store, WriteOp } from "../persistence/types.js";
 
 /** A conditional commit that lost a race with another runtime: read again and retry. */
 export class LostRace extends Error {
-  constructor(readonly conflict: AgentdockError) {
+  constructor(readonly conflict: GraphdockError) {
     super(conflict.message);
   }
 }
@@ -17,7 +17,7 @@ export async function commitIf(store: Pick<Store, "commit">, ops: readonly Write
   try {
     await store.commit(ops);
   } catch (err) {
-    if (AgentdockError.is(err, "conflict")) throw new LostRace(err);
+    if (GraphdockError.is(err, "conflict")) throw new LostRace(err);
     throw err;
   }
 }

@@ -69,7 +69,7 @@ export function runsApi(core: Core, caller: Caller, control: RunControl): RunsAp
   async function runOf(threadId: string, runId: string, filter: AuthFilter | undefined): Promise<{ thread: ThreadRecord; run: RunRecord }> {
     const thread = await core.visibleThread(threadId, filter);
     const run = await store.getRun(runId);
-    if (!run || run.thread_id !== threadId) throw notFound(`agentdock: run ${runId} not found on thread ${threadId}.`);
+    if (!run || run.thread_id !== threadId) throw notFound(`graphdock: run ${runId} not found on thread ${threadId}.`);
     return { thread, run };
   }
 
@@ -134,7 +134,7 @@ export function runsApi(core: Core, caller: Caller, control: RunControl): RunsAp
   async function createBatch(payloads: unknown, options?: unknown): Promise<Run[]> {
     parse(schemas.callOptions, options ?? {}, "runs.createBatch");
     if (!Array.isArray(payloads) || payloads.length === 0) {
-      throw invalidInput("agentdock: runs.createBatch takes a non-empty array of run payloads, each with an assistantId.");
+      throw invalidInput("graphdock: runs.createBatch takes a non-empty array of run payloads, each with an assistantId.");
     }
     const parsed = payloads.map((payload, i) => {
       const { assistantId, ...rest } = (payload ?? {}) as { assistantId?: unknown };
@@ -165,7 +165,7 @@ export function runsApi(core: Core, caller: Caller, control: RunControl): RunsAp
     const readFilter = await core.authorize(caller, "threads", "read", { thread_id: id });
     const thread = await core.visibleThread(id, readFilter);
     const visible = await store.countThreads({ ids: [thread.thread_id], ...(searchFilter ? { auth: searchFilter } : {}) });
-    if (!visible) throw notFound(`agentdock: thread ${id} not found.`);
+    if (!visible) throw notFound(`graphdock: thread ${id} not found.`);
     const runs = await store.queryRuns({
       thread_id: id,
       ...(o.status !== undefined ? { status: o.status } : {}),
@@ -228,7 +228,7 @@ export function runsApi(core: Core, caller: Caller, control: RunControl): RunsAp
     });
     try {
       const known = threadId === null || threadId === undefined ? (await store.getRun(r))?.thread_id : parse(schemas.id, threadId, "runs.joinStream");
-      if (known === undefined) throw notFound(`agentdock: run ${r} not found.`);
+      if (known === undefined) throw notFound(`graphdock: run ${r} not found.`);
       const filter = await core.authorize(caller, "threads", "read", { thread_id: known });
       run = (await runOf(known, r, filter)).run;
     } catch (err) {
@@ -266,11 +266,11 @@ export function runsApi(core: Core, caller: Caller, control: RunControl): RunsAp
     parse(schemas.callOptions, options ?? {}, `runs.delete(${t}, ${r})`);
     const filter = await core.authorize(caller, "threads", "delete", { thread_id: t, run_id: r });
     const { run } = await runOf(t, r, filter);
-    if (!isFinal(run.status)) throw conflict(`agentdock: run ${r} of thread ${t} is still in flight; cancel it before deleting it.`);
+    if (!isFinal(run.status)) throw conflict(`graphdock: run ${r} of thread ${t} is still in flight; cancel it before deleting it.`);
     try {
       await store.commit([{ op: "run.delete", run_id: r, expect: { status: ["success", "error", "timeout", "interrupted"] } }]);
     } catch (err) {
-      if ((err as { code?: string }).code === "conflict") throw conflict(`agentdock: run ${r} of thread ${t} is still in flight; cancel it before deleting it.`);
+      if ((err as { code?: string }).code === "conflict") throw conflict(`graphdock: run ${r} of thread ${t} is still in flight; cancel it before deleting it.`);
       throw err;
     }
     await store.events.drop(r);

@@ -52,17 +52,17 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Runt
   const assistantDefaults = checkAssistantDefaults(options.assistantDefaults, graphs);
   const strategies = ["reject", "interrupt", "rollback", "enqueue"];
   if (options.multitaskStrategy !== undefined && !strategies.includes(options.multitaskStrategy)) {
-    throw invalidInput(`agentdock: createRuntime: multitaskStrategy must be one of ${strategies.join(", ")}.`);
+    throw invalidInput(`graphdock: createRuntime: multitaskStrategy must be one of ${strategies.join(", ")}.`);
   }
   if (options.leaseMs !== undefined && !(Number.isFinite(options.leaseMs) && options.leaseMs >= 50)) {
-    throw invalidInput("agentdock: createRuntime: leaseMs must be a number of milliseconds, at least 50.");
+    throw invalidInput("graphdock: createRuntime: leaseMs must be a number of milliseconds, at least 50.");
   }
   if (options.webhooks !== undefined && typeof options.webhooks?.allow !== "function") {
-    throw invalidInput("agentdock: createRuntime: webhooks.allow must be a function (url: URL) => boolean deciding where runs may POST.");
+    throw invalidInput("graphdock: createRuntime: webhooks.allow must be a function (url: URL) => boolean deciding where runs may POST.");
   }
   const index = checkIndexConfig(options.index);
   if (options.logger !== undefined && !isSdkLogger(options.logger)) {
-    throw invalidInput("agentdock: createRuntime: logger must have the methods error, warn, help, data, info, debug, prompt, http, verbose, input and silly.");
+    throw invalidInput("graphdock: createRuntime: logger must have the methods error, warn, help, data, info, debug, prompt, http, verbose, input and silly.");
   }
   registerSdkLogger(options.logger);
   const clock = options.clock ?? systemClock;
@@ -128,7 +128,7 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Runt
           listener(event);
         } catch (err) {
           // A throwing listener cannot break a run; the error is reported, not rethrown.
-          console.error("agentdock: a lifecycle listener threw", err);
+          console.error("graphdock: a lifecycle listener threw", err);
         }
       };
       core.emitter.on("event", isolated);

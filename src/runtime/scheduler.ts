@@ -16,7 +16,7 @@
  * never produces a burst.
  */
 import { OWNER_USER } from "../auth/types.js";
-import { AgentdockError } from "../errors.js";
+import { GraphdockError } from "../errors.js";
 import type { CronRecord } from "../persistence/crons.js";
 import type { WriteOp } from "../persistence/types.js";
 import { parseSchedule } from "./cron-schedule.js";
@@ -80,7 +80,7 @@ export class CronScheduler {
         await this.fireDue();
       } catch (err) {
         if (this.closed) return;
-        console.error("agentdock: the cron scheduler could not read or fire due crons; retrying", err);
+        console.error("graphdock: the cron scheduler could not read or fire due crons; retrying", err);
         this.arm(this.core.clock() + RETRY_MS);
       }
     });
@@ -170,12 +170,12 @@ export class CronScheduler {
       // The tick's run could not be admitted: the tick is spent all the same (once).
       // A cron whose thread or assistant no longer exists has nothing left to run: it goes.
       const gone =
-        AgentdockError.is(err, "not_found") &&
+        GraphdockError.is(err, "not_found") &&
         ((cron.thread_id !== null && !(await core.store.getThread(cron.thread_id))) || !(await core.store.getAssistant(cron.assistant_id)));
       const ops: WriteOp[] = gone ? [{ op: "cron.delete", cron_id: cron.cron_id, expect: { revision: cron.revision } }] : [moved(cron)];
       if ((await this.moveOn(ops)) && !core.closed) {
         const { error, message } = errorInfo(err);
-        console.warn(`agentdock: cron ${cron.cron_id}: the tick of ${scheduledFor} started no run (${error}: ${message})${gone ? "; its thread or assistant is gone, so the cron was deleted" : ""}`);
+        console.warn(`graphdock: cron ${cron.cron_id}: the tick of ${scheduledFor} started no run (${error}: ${message})${gone ? "; its thread or assistant is gone, so the cron was deleted" : ""}`);
       }
     }
   }

@@ -240,7 +240,7 @@ const english = en().localeError;
  */
 export function parse<S extends z.ZodMiniType>(schema: S, input: unknown, what: string): z.output<S> {
   if (jsonDepth(input, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
-    throw invalidInput(`agentdock: invalid input to ${what}: values may nest at most ${MAX_JSON_DEPTH} levels of objects and arrays`, [
+    throw invalidInput(`graphdock: invalid input to ${what}: values may nest at most ${MAX_JSON_DEPTH} levels of objects and arrays`, [
       { path: "", message: `nested deeper than ${MAX_JSON_DEPTH} levels` },
     ]);
   }
@@ -256,5 +256,5 @@ export function parse<S extends z.ZodMiniType>(schema: S, input: unknown, what: 
     message: issue.message,
   }));
   const detail = problems.map((p) => (p.path ? `${p.path}: ${p.message}` : p.message)).join("; ");
-  throw invalidInput(`agentdock: invalid input to ${what}: ${detail}`, problems);
+  throw invalidInput(`graphdock: invalid input to ${what}: ${detail}`, problems);
 }

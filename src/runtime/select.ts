@@ -40,7 +40,7 @@ export function checkSelect(select: readonly string[] | undefined, allowed: read
   const bad = select.filter((f) => !allowed.includes(f) && !(stateKeys && f.startsWith("values.") && f.length > 7));
   if (bad.length) {
     throw invalidInput(
-      `agentdock: invalid input to ${what}: select names unknown fields ${bad.map((f) => `"${f}"`).join(", ")}; choose from ${allowed.join(", ")}${stateKeys ? ", values.<key>" : ""}`,
+      `graphdock: invalid input to ${what}: select names unknown fields ${bad.map((f) => `"${f}"`).join(", ")}; choose from ${allowed.join(", ")}${stateKeys ? ", values.<key>" : ""}`,
       bad.map((f) => ({ path: "select", message: `unknown field "${f}"` })),
     );
   }

@@ -57,7 +57,7 @@ async function prepare(core: Core, caller: Caller, control: RunControl, threadId
   const modes = o.streamMode === undefined ? [] : Array.isArray(o.streamMode) ? o.streamMode : [o.streamMode];
   const unserved = modes.filter((m) => !SERVED.includes(m));
   if (unserved.length) {
-    throw invalidInput(`agentdock: invalid input to threads.joinStream(${id}): stream mode ${unserved.join(", ")} is not served; use "run_modes" (every run's events)`, [
+    throw invalidInput(`graphdock: invalid input to threads.joinStream(${id}): stream mode ${unserved.join(", ")} is not served; use "run_modes" (every run's events)`, [
       { path: "streamMode", message: "only run_modes" },
     ]);
   }
@@ -65,7 +65,7 @@ async function prepare(core: Core, caller: Caller, control: RunControl, threadId
   const replayAll = last === "-" || last === "-1";
   const at = last !== undefined && !replayAll ? /^(.+):(-?\d+)$/.exec(last) : null;
   if (last !== undefined && !replayAll && !at) {
-    throw invalidInput(`agentdock: invalid input to threads.joinStream(${id}): lastEventId must be "-" or "<run id>:<event id>", got "${last}"`, [
+    throw invalidInput(`graphdock: invalid input to threads.joinStream(${id}): lastEventId must be "-" or "<run id>:<event id>", got "${last}"`, [
       { path: "lastEventId", message: "expected - or <run id>:<event id>" },
     ]);
   }

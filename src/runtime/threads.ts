@@ -1,6 +1,6 @@
 /** `runtime.threads` (api.md 1.3, 4, 7; D7, D8). */
 import { type AuthFilter, matchesAuthFilter } from "../auth/types.js";
-import { AgentdockError, conflict, forbidden, invalidInput, notFound } from "../errors.js";
+import { GraphdockError, conflict, forbidden, invalidInput, notFound } from "../errors.js";
 import { copyThreadOps } from "../graph/state.js";
 import type { CompiledGraph, StateSnapshot, Superstep } from "../graph/types.js";
 import { memoryStore } from "../persistence/memory.js";
@@ -44,8 +44,8 @@ export async function graphOfThread(core: Core, thread: ThreadRecord): Promise<C
 
 /** Engine failures on bad updates (unknown node, ambiguous update) are the caller's input. */
 function asInputError(err: unknown, what: string): never {
-  if (AgentdockError.is(err)) throw err;
-  throw invalidInput(`agentdock: ${what}: ${err instanceof Error ? err.message : String(err)}`);
+  if (GraphdockError.is(err)) throw err;
+  throw invalidInput(`graphdock: ${what}: ${err instanceof Error ? err.message : String(err)}`);
 }
 
 const toEngineSupersteps = (
@@ -85,7 +85,7 @@ export function threadsApi(core: Core, caller: Caller, control: RunControl): Thr
     const updateFilter = await core.authorize(caller, "threads", "update", { thread_id: threadId });
     const thread = await readable(threadId);
     if (!matchesAuthFilter(thread.metadata, updateFilter)) {
-      throw forbidden(`agentdock: not allowed to update thread ${threadId}.`);
+      throw forbidden(`graphdock: not allowed to update thread ${threadId}.`);
     }
     return thread;
   }
@@ -101,7 +101,7 @@ export function threadsApi(core: Core, caller: Caller, control: RunControl): Thr
       const existing = await store.getThread(id);
       if (existing) {
         if (p.ifExists === "do_nothing" && matchesAuthFilter(existing.metadata, filter)) return existing as Thread;
-        throw conflict(`agentdock: thread ${id} already exists. Use another threadId or ifExists: "do_nothing".`);
+        throw conflict(`graphdock: thread ${id} already exists. Use another threadId or ifExists: "do_nothing".`);
       }
       const now = core.now();
       let thread: ThreadRecord = {
@@ -119,7 +119,7 @@ export function threadsApi(core: Core, caller: Caller, control: RunControl): Thr
       if (p.supersteps?.length) {
         const graphId = thread.metadata.graph_id;
         if (typeof graphId !== "string") {
-          throw invalidInput(`agentdock: thread ${id} has no graph id; pass graphId to threads.create to apply supersteps.`);
+          throw invalidInput(`graphdock: thread ${id} has no graph id; pass graphId to threads.create to apply supersteps.`);
         }
         const graph = await core.graph(graphId, { configurable: { thread_id: id, graph_id: graphId } });
         // Applied on a scratch store first, so a bad superstep writes nothing.
@@ -174,7 +174,7 @@ export function threadsApi(core: Core, caller: Caller, control: RunControl): Thr
     await control.forget(id);
     // A run admitted after the cancel changes the thread: the conditional delete then refuses,
     // so no run goes on writing into a deleted thread.
-    const restarted = () => conflict(`agentdock: a run was started on thread ${id} while it was being deleted; cancel it or delete the thread again.`);
+    const restarted = () => conflict(`graphdock: a run was started on thread ${id} while it was being deleted; cancel it or delete the thread again.`);
     if ((await control.inFlight(id)) > 0) throw restarted();
     try {
       // Its crons go with it (issue 16).
@@ -284,7 +284,7 @@ export function threadsApi(core: Core, caller: Caller, control: RunControl): Thr
     await writable(id);
     const initial = await core.visibleThread(id, undefined);
     const graph = await graphOfThread(core, initial);
-    if (!graph) throw invalidInput(`agentdock: thread ${id} has no graph id; run it or create it with graphId first.`);
+    if (!graph) throw invalidInput(`graphdock: thread ${id} has no graph id; run it or create it with graphId first.`);
     const checkpointId = p.checkpointId ?? checkpointIdOf(p.checkpoint);
     // A subgraph's checkpoint (`checkpoint.checkpoint_ns`): the engine checks it in that namespace.
     const checkpointNs = checkpointNsOf(p.checkpoint);
@@ -347,7 +347,7 @@ export function threadsApi(core: Core, caller: Caller, control: RunControl): Thr
     await writable(id);
     await withThreadLease(id, "patching its state metadata", async () => {
       const latest = await store.getCheckpoint({ thread_id: id });
-      if (!latest) throw notFound(`agentdock: thread ${id} has no state to patch; run it or update its state first.`);
+      if (!latest) throw notFound(`graphdock: thread ${id} has no state to patch; run it or update its state first.`);
       await store.commit([{ op: "checkpoint.put", checkpoint: { ...latest, metadata: { ...latest.metadata, ...p.metadata } } }]);
     });
   }
@@ -357,7 +357,7 @@ export function threadsApi(core: Core, caller: Caller, control: RunControl): Thr
    * when a run is in flight or starts first.
    */
   async function withThreadLease<T>(id: string, doing: string, fn: () => Promise<T>): Promise<T> {
-    const busy = () => conflict(`agentdock: thread ${id} is busy with a run; wait for it or cancel it before ${doing}.`);
+    const busy = () => conflict(`graphdock: thread ${id} is busy with a run; wait for it or cancel it before ${doing}.`);
     if ((await control.inFlight(id)) > 0) throw busy();
     const nowMs = core.clock();
     const lease = { key: threadKey(id), owner: core.owner, expires_at: nowMs + core.leaseMs, data: { update_state: true } };

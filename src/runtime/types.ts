@@ -221,7 +221,7 @@ export interface ThreadCreatePayload extends CallOptions {
   /** Stored as `metadata.graph_id`. */
   graphId?: string;
   supersteps?: SuperstepPayload[];
-  /** Accepted for SDK compatibility; threads do not expire in agentdock. */
+  /** Accepted for SDK compatibility; threads do not expire in graphdock. */
   ttl?: number | { ttl: number; strategy?: "delete" };
 }
 
@@ -421,7 +421,7 @@ export interface ThreadsApi {
   ): AsyncGenerator<RunEvent> & { ready: Promise<void> };
 }
 
-/** Modes of a thread stream (the SDK's `ThreadStreamMode`); agentdock serves `run_modes`. */
+/** Modes of a thread stream (the SDK's `ThreadStreamMode`); graphdock serves `run_modes`. */
 export type ThreadStreamMode = "run_modes" | "lifecycle" | "state_update";
 
 /** `runtime.runs`: the SDK's `client.runs`. */
@@ -519,7 +519,7 @@ export interface WebhookOptions {
 
 export interface CreateRuntimeOptions {
   /**
-   * Graph id -> compiled graph (agentdock's `StateGraph(...).compile()`, or a compiled LangGraph.js
+   * Graph id -> compiled graph (graphdock's `StateGraph(...).compile()`, or a compiled LangGraph.js
    * graph or `createAgent` agent: D23), a promise of one (awaited by `createRuntime`), or a factory
    * `(config) => graph` called with each run's merged config (and with the thread's or the
    * assistant's config for state reads and schemas). Every graph gets a default assistant (D5).

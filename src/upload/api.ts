@@ -138,7 +138,7 @@ export function createUploadApi({ store, ids, clock }: UploadDeps): UploadServic
   // Uploads read counters then write them: run one at a time (across tabs via the store's lock).
   let queue: Promise<unknown> = Promise.resolve();
   function exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    const run = () => (store.withLock ? store.withLock("agentdock:upload", fn) : fn());
+    const run = () => (store.withLock ? store.withLock("graphdock:upload", fn) : fn());
     const next = queue.then(run, run);
     queue = next.catch(() => undefined);
     return next;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { AgentdockError } from "../../src/errors.js";
+import { GraphdockError } from "../../src/errors.js";
 import { Auth, HTTPException, isStudioUser, OWNER_USER, STUDIO_USER, type AuthEvent, type AuthUser } from "../../src/auth/index.js";
 
 const user = (identity: string, permissions: string[] = []): AuthUser => ({ identity, permissions, is_authenticated: true, display_name: identity });
@@ -36,7 +36,7 @@ describe("authenticate: normalisation (auth.md 3)", () => {
     async (result) => {
       const auth = new Auth().authenticate(() => result as never);
       const err = await rejection(auth.authenticate({ headers: {} }));
-      expect(AgentdockError.is(err)).toBe(false);
+      expect(GraphdockError.is(err)).toBe(false);
       expect((err as Error).message).toMatch(/authenticate handler returned .*identity|permissions/);
     },
   );
@@ -69,7 +69,7 @@ describe("authenticate: failures (auth.md 4)", () => {
       throw exc;
     });
     const err = await rejection(auth.authenticate({ headers: {} }));
-    expect(AgentdockError.is(err, "unauthenticated")).toBe(true);
+    expect(GraphdockError.is(err, "unauthenticated")).toBe(true);
     expect((err as Error).message).toBe("Invalid API key");
     expect((err as Error).cause).toBe(exc);
   });
@@ -79,7 +79,7 @@ describe("authenticate: failures (auth.md 4)", () => {
       throw new HTTPException();
     });
     const err = await rejection(auth.authenticate({ headers: {} }));
-    expect(AgentdockError.is(err, "unauthenticated")).toBe(true);
+    expect(GraphdockError.is(err, "unauthenticated")).toBe(true);
     expect((err as Error).message).toBe("Unauthorized");
   });
 
@@ -93,7 +93,7 @@ describe("authenticate: failures (auth.md 4)", () => {
     const auth = new Auth().authenticate(() => {
       throw new HTTPException(status, { message: "m" });
     });
-    expect(AgentdockError.is(await rejection(auth.authenticate({ headers: {} })), code)).toBe(true);
+    expect(GraphdockError.is(await rejection(auth.authenticate({ headers: {} })), code)).toBe(true);
   });
 
   it("fails closed on other statuses: unauthenticated", async () => {
@@ -101,7 +101,7 @@ describe("authenticate: failures (auth.md 4)", () => {
       throw new HTTPException(500, { message: "down" });
     });
     const err = await rejection(auth.authenticate({ headers: {} }));
-    expect(AgentdockError.is(err, "unauthenticated")).toBe(true);
+    expect(GraphdockError.is(err, "unauthenticated")).toBe(true);
     expect((err as Error).message).toBe("down");
   });
 
@@ -111,7 +111,7 @@ describe("authenticate: failures (auth.md 4)", () => {
       throw boom;
     });
     const err = (await rejection(auth.authenticate({ headers: {} }))) as Error;
-    expect(AgentdockError.is(err)).toBe(false);
+    expect(GraphdockError.is(err)).toBe(false);
     expect(err.message).toContain("authenticate handler threw: db down");
     expect(err.cause).toBe(boom);
   });
@@ -172,7 +172,7 @@ describe("on: handler selection (auth.md 5)", () => {
   });
 
   it.each(["thread", "threads:put", "*:nope", "runs", "", "store:create_run"])("rejects the unknown key %j", (key) => {
-    expect(() => new Auth().on(key as never, () => true)).toThrow(AgentdockError);
+    expect(() => new Auth().on(key as never, () => true)).toThrow(GraphdockError);
   });
 
   it("refuses a second handler for the same key, registering nothing of the batch", async () => {
@@ -197,7 +197,7 @@ describe("on: outcomes", () => {
 
   it("false is forbidden, naming the event and user", async () => {
     const err = await rejection(outcome(false));
-    expect(AgentdockError.is(err, "forbidden")).toBe(true);
+    expect(GraphdockError.is(err, "forbidden")).toBe(true);
     expect((err as Error).message).toMatch(/threads:read.*alice/);
   });
 
@@ -208,7 +208,7 @@ describe("on: outcomes", () => {
 
   it.each([["yes"], [1], [["owner"]]])("the invalid result %j is reported, not allowed", async (result) => {
     const err = (await rejection(outcome(result))) as Error;
-    expect(AgentdockError.is(err)).toBe(false);
+    expect(GraphdockError.is(err)).toBe(false);
     expect(err.message).toMatch(/handler returned/);
   });
 
@@ -227,7 +227,7 @@ describe("on: outcomes", () => {
       throw new HTTPException(403, { message: "Not authorized" });
     });
     const err = await rejection(auth.authorize(user("u"), ev("threads", "read")));
-    expect(AgentdockError.is(err, "forbidden")).toBe(true);
+    expect(GraphdockError.is(err, "forbidden")).toBe(true);
     expect((err as Error).message).toBe("Not authorized");
   });
 
@@ -235,11 +235,11 @@ describe("on: outcomes", () => {
     const auth = new Auth().on("*", () => {
       throw new HTTPException(418);
     });
-    expect(AgentdockError.is(await rejection(auth.authorize(user("u"), ev("threads", "read"))), "forbidden")).toBe(true);
+    expect(GraphdockError.is(await rejection(auth.authorize(user("u"), ev("threads", "read"))), "forbidden")).toBe(true);
   });
 
-  it("a thrown AgentdockError passes through unchanged", async () => {
-    const thrown = new AgentdockError("not_found", "nope");
+  it("a thrown GraphdockError passes through unchanged", async () => {
+    const thrown = new GraphdockError("not_found", "nope");
     const auth = new Auth().on("*", () => {
       throw thrown;
     });
@@ -251,7 +251,7 @@ describe("on: outcomes", () => {
       throw new Error("lookup failed");
     });
     const err = (await rejection(auth.authorize(user("bob"), ev("threads", "search")))) as Error;
-    expect(AgentdockError.is(err)).toBe(false);
+    expect(GraphdockError.is(err)).toBe(false);
     expect(err.message).toMatch(/"threads".*threads:search.*bob.*lookup failed/);
   });
 });
@@ -272,6 +272,6 @@ describe("Studio users (auth.md 7)", () => {
       return "alice";
     });
     const err = await rejection(auth.authenticate({ headers: { "x-auth-scheme": "langsmith" } }));
-    expect(AgentdockError.is(err, "unauthenticated")).toBe(true);
+    expect(GraphdockError.is(err, "unauthenticated")).toBe(true);
   });
 });

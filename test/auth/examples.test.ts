@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { AuthProvider } from "../../src/auth/index.js";
-import { AgentdockError } from "../../src/errors.js";
+import { GraphdockError } from "../../src/errors.js";
 import { createFetchHandler } from "../../src/http/index.js";
 import { loadAuth } from "../../src/node/auth-loader.js";
 import { loadExport } from "../../src/node/load.js";
@@ -10,7 +10,7 @@ import { matrixGraphs } from "./isolation.js";
 
 const dir = join(import.meta.dirname, "../../examples/node");
 const load = async (file: string) => (await loadAuth({ auth: { path: `./${file}:auth` } }, dir))!;
-const fails = (p: Promise<unknown>, code: string) => expect(p).rejects.toSatisfy((e) => AgentdockError.is(e, code as never));
+const fails = (p: Promise<unknown>, code: string) => expect(p).rejects.toSatisfy((e) => GraphdockError.is(e, code as never));
 
 describe("examples/node/auth-api-key.ts", () => {
   it("authenticates x-api-key and rejects other keys with 401 and a detail", async () => {

@@ -4,7 +4,7 @@
  * everything is the owner's (LOCAL_TENANT_ID).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AgentdockError, type ErrorCode } from "../../src/errors.js";
+import { GraphdockError, type ErrorCode } from "../../src/errors.js";
 import { createFetchHandler, type FetchHandler } from "../../src/http/index.js";
 import { memoryStore } from "../../src/persistence/memory.js";
 import type { DocCollection, Store } from "../../src/persistence/types.js";
@@ -18,12 +18,12 @@ const STATUS: Record<ErrorCode, number> = { not_found: 404, conflict: 409, inval
 const COLLECTIONS: DocCollection[] = ["datasets", "examples", "experiments", "experiment_runs", "feedback"];
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
-/** The HTTP status a call fails with (an `AgentdockError` in process, a response over HTTP). */
+/** The HTTP status a call fails with (an `GraphdockError` in process, a response over HTTP). */
 async function statusOf(promise: Promise<unknown>): Promise<number> {
   try {
     await promise;
   } catch (err) {
-    if (err instanceof AgentdockError) return STATUS[err.code];
+    if (err instanceof GraphdockError) return STATUS[err.code];
     const status = (err as { status?: number }).status;
     if (typeof status === "number") return status;
     throw err;

@@ -25,7 +25,7 @@ describe("matchesAuthFilter (auth.md 6, official table)", () => {
   });
 });
 
-describe("matchesAuthFilter: where agentdock is stricter than the JS server", () => {
+describe("matchesAuthFilter: where graphdock is stricter than the JS server", () => {
   it("compares strictly: a number does not match its string", () => {
     expect(matchesAuthFilter({ n: 1 }, { n: "1" })).toBe(false);
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { AgentdockError } from "../../src/errors.js";
+import { GraphdockError } from "../../src/errors.js";
 import { createRuntime } from "../../src/runtime/index.js";
 import { isolationMatrix, matrixAuth, matrixGraphs } from "./isolation.js";
 
@@ -12,7 +12,7 @@ describe("auth in process only", () => {
   it("the runtime's own namespaces are an unauthenticated caller when auth is configured (D13)", async () => {
     const runtime = await createRuntime({ graphs: matrixGraphs(), auth: matrixAuth() });
     try {
-      await expect(runtime.threads.search()).rejects.toSatisfy((e) => AgentdockError.is(e, "unauthenticated"));
+      await expect(runtime.threads.search()).rejects.toSatisfy((e) => GraphdockError.is(e, "unauthenticated"));
       await expect(runtime.client({ headers: { Authorization: "Bearer alice-token" } })).resolves.toBeDefined();
     } finally {
       await runtime.close();

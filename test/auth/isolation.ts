@@ -2,13 +2,13 @@
  * The auth isolation matrix (issue 5): two users and a Studio user against every method of the
  * runtime, each checked for leaks in both directions, plus the cases of auth.md section 12 that
  * apply. Transport-neutral: it uses only methods of the official SDK `Client` and asserts errors
- * by `AgentdockError` code or HTTP status, so the HTTP adapter runs the same matrix.
+ * by `GraphdockError` code or HTTP status, so the HTTP adapter runs the same matrix.
  * Test names cite the auth.md 12 case they port. Not here: 12.31 (`/info` is HTTP only), 12.32
  * (the filter table, test/auth/filter.test.ts).
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { Auth, HTTPException, isStudioUser, STUDIO_USER, type AuthProvider } from "../../src/auth/index.js";
-import { AgentdockError, type ErrorCode } from "../../src/errors.js";
+import { GraphdockError, type ErrorCode } from "../../src/errors.js";
 import { END, START, StateGraph, type CompiledGraph, type Message } from "../../src/graph/index.js";
 import type { ContractClient } from "../runtime/contract.js";
 
@@ -105,7 +105,7 @@ async function failsWith(promise: Promise<unknown>, code: ErrorCode): Promise<Er
   }
   expect(err, `expected ${code}`).toBeInstanceOf(Error);
   const status = (err as { status?: unknown }).status;
-  expect(AgentdockError.is(err, code) || status === STATUS[code], `expected ${code}, got ${String(err)}`).toBe(true);
+  expect(GraphdockError.is(err, code) || status === STATUS[code], `expected ${code}, got ${String(err)}`).toBe(true);
   return err as Error;
 }
 
@@ -327,7 +327,7 @@ export function isolationMatrix(name: string, create: (opts: { graphs: Record<st
         });
 
         it("copy: 404 for the other user; the owner's copy is theirs alone (auth.md 12.27)", async () => {
-          // The JS server answers 409 here (a quirk); agentdock says not found, as for every hidden read (D13).
+          // The JS server answers 409 here (a quirk); graphdock says not found, as for every hidden read (D13).
           await failsWith(as(other).threads.copy(threadId), "not_found");
           const copy = await as(owner).threads.copy(threadId);
           expect(copy.thread_id).not.toBe(threadId);

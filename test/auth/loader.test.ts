@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { AgentdockError } from "../../src/errors.js";
+import { GraphdockError } from "../../src/errors.js";
 import { loadAuth } from "../../src/node/auth-loader.js";
 
 const fixtures = join(import.meta.dirname, "fixtures");
@@ -23,10 +23,10 @@ describe("loadAuth (graph.json auth.path, D17)", () => {
     const user = await auth.authenticate({ headers: { "x-api-key": "k-alice" }, method: "POST", path: "/threads/search" });
     expect(user).toMatchObject({ identity: "alice", permissions: ["read"], path: "/threads/search", method: "POST" });
     await expect(auth.authenticate({ headers: { "x-api-key": "nope" } })).rejects.toSatisfy(
-      (e) => AgentdockError.is(e, "unauthenticated") && (e as Error).message === "Invalid API key",
+      (e) => GraphdockError.is(e, "unauthenticated") && (e as Error).message === "Invalid API key",
     );
     expect(await auth.authorize(user, { resource: "threads", action: "read", value: {} })).toEqual({ owner: "alice" });
-    await expect(auth.authorize(user, { resource: "threads", action: "delete", value: {} })).rejects.toSatisfy((e) => AgentdockError.is(e, "forbidden"));
+    await expect(auth.authorize(user, { resource: "threads", action: "delete", value: {} })).rejects.toSatisfy((e) => GraphdockError.is(e, "forbidden"));
   });
 
   it("resolves undefined when the config has no auth", async () => {
@@ -34,7 +34,7 @@ describe("loadAuth (graph.json auth.path, D17)", () => {
   });
 
   it.each([[{ auth: "./providers.ts:auth" }], [{ auth: {} }], [{ auth: { path: 3 } }]])("rejects the malformed auth section %j", async (config) => {
-    await expect(loadAuth(config as never, fixtures)).rejects.toSatisfy((e) => AgentdockError.is(e, "invalid_input") && /auth/.test((e as Error).message));
+    await expect(loadAuth(config as never, fixtures)).rejects.toSatisfy((e) => GraphdockError.is(e, "invalid_input") && /auth/.test((e as Error).message));
   });
 
   it("rejects an export that is not an auth provider, naming the specifier", async () => {
@@ -42,11 +42,11 @@ describe("loadAuth (graph.json auth.path, D17)", () => {
   });
 
   it("rejects a missing export or file with invalid_input", async () => {
-    await expect(loadAuth({ auth: { path: "./providers.ts:missing" } }, fixtures)).rejects.toSatisfy((e) => AgentdockError.is(e, "invalid_input"));
-    await expect(loadAuth({ auth: { path: "./nope.ts:auth" } }, fixtures)).rejects.toSatisfy((e) => AgentdockError.is(e, "invalid_input"));
+    await expect(loadAuth({ auth: { path: "./providers.ts:missing" } }, fixtures)).rejects.toSatisfy((e) => GraphdockError.is(e, "invalid_input"));
+    await expect(loadAuth({ auth: { path: "./nope.ts:auth" } }, fixtures)).rejects.toSatisfy((e) => GraphdockError.is(e, "invalid_input"));
   });
 
   it("rejects an unreadable config file", async () => {
-    await expect(loadAuth(join(fixtures, "missing.json"))).rejects.toSatisfy((e) => AgentdockError.is(e, "invalid_input"));
+    await expect(loadAuth(join(fixtures, "missing.json"))).rejects.toSatisfy((e) => GraphdockError.is(e, "invalid_input"));
   });
 });

@@ -103,7 +103,7 @@ describe("example app's LangGraph.js agent in Chromium", () => {
   });
 
   it("answers without the tool when the person rejects it, on the thread's own graph", async () => {
-    // The chat is switched back to agentdock's engine; the LangGraph.js thread still runs on its graph.
+    // The chat is switched back to graphdock's engine; the LangGraph.js thread still runs on its graph.
     await page.goto(`${pages.server.url}/#/chat`);
     await settled("chat");
     await page.getByTestId("engine-agent").click();

@@ -36,7 +36,7 @@ const TYPES: Record<string, string> = {
 
 /** A fresh temporary directory, removed by the returned cleanup. */
 export function tempDir(prefix: string): { path: string; remove: () => void } {
-  const path = mkdtempSync(join(tmpdir(), `agentdock-${prefix}-`));
+  const path = mkdtempSync(join(tmpdir(), `graphdock-${prefix}-`));
   return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
 }
 
@@ -168,7 +168,7 @@ export async function bundlePage(source: string, outDir: string): Promise<void> 
   });
   writeFileSync(
     join(outDir, "index.html"),
-    `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>agentdock test page</title><script type="module" src="./page.js"></script>`,
+    `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>graphdock test page</title><script type="module" src="./page.js"></script>`,
   );
 }
 

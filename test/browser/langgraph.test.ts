@@ -1,4 +1,4 @@
-/** A LangGraph.js graph hosted by agentdock in real Chromium on IndexedDB (page: ./page/langgraph.ts). */
+/** A LangGraph.js graph hosted by graphdock in real Chromium on IndexedDB (page: ./page/langgraph.ts). */
 import { join } from "node:path";
 import { expect, it } from "vitest";
 import { bundlePage, runTestPage, testPageSource } from "./harness";

@@ -1,6 +1,6 @@
 /**
- * `@langchain/react` v1 `useStream` (the v2 protocol) in real Chromium, against agentdock served
- * over HTTP (`serve()`, what `agentdock serve` runs) and fully in the page on IndexedDB with the
+ * `@langchain/react` v1 `useStream` (the v2 protocol) in real Chromium, against graphdock served
+ * over HTTP (`serve()`, what `graphdock serve` runs) and fully in the page on IndexedDB with the
  * in-process transport and no network: a streamed reply, an interrupt and its resume, a reload
  * (rejoining a running run over HTTP; in the page, rejoining the interrupted thread), and stop.
  */
@@ -102,7 +102,7 @@ async function open(query: string): Promise<Page> {
 
 const lastAi = (s: Snap) => [...s.messages].reverse().find((m) => m.type === "ai")?.text ?? "";
 
-describe("useStream against agentdock serve (SSE)", () => {
+describe("useStream against graphdock serve (SSE)", () => {
   const api = () => `api=${encodeURIComponent(server.url)}`;
 
   it("streams a reply, then an interrupt resumed with respond", async () => {
@@ -150,7 +150,7 @@ describe("useStream against agentdock serve (SSE)", () => {
   });
 });
 
-describe("useStream against the agentdock serve CLI (examples/graph.json)", () => {
+describe("useStream against the graphdock serve CLI (examples/graph.json)", () => {
   for (const transport of ["sse", "websocket"]) {
     it(`streams a reply and resumes an interrupt over ${transport}`, async () => {
       const cli = await startCli(["serve", "--config", "examples/graph.json", "--port", "0"]);

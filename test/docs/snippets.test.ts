@@ -1,6 +1,6 @@
 /**
  * The doc test: every ```ts snippet of README.md and docs/*.md typechecks and runs, in order, as
- * written (rules in ./snippets.ts). "agentdock" resolves to this repository's built package (the
+ * written (rules in ./snippets.ts). "graphdock" resolves to this repository's built package (the
  * package's self-reference, so `npm run build` must have run: `npm test` does that first).
  * Each module runs in its own Node process with a fresh temporary directory as cwd; modules other
  * than standalone programs get fake-indexeddb installed, since Node has no IndexedDB.
@@ -15,7 +15,8 @@ import { docModules, type DocModule } from "./snippets.js";
 
 const root = new URL("../..", import.meta.url).pathname;
 const work = join(root, ".tmp", `doctest-${process.pid}`);
-const files = ["README.md", ...readdirSync(join(root, "docs")).filter((f) => f.endsWith(".md")).sort().map((f) => `docs/${f}`)];
+// docs/decisions.md is the record of design decisions: prose cited by number, with no snippets.
+const files = ["README.md", ...readdirSync(join(root, "docs")).filter((f) => f.endsWith(".md") && f !== "decisions.md").sort().map((f) => `docs/${f}`)];
 const modules: DocModule[] = files.flatMap((f) => docModules(join(root, f), f).modules);
 const fileOf = (m: DocModule) => join(work, `${m.name.replace(/[^\w.-]+/g, "_")}.ts`);
 
@@ -53,7 +54,7 @@ describe("documentation snippets", () => {
   });
 
   it("link absolutely (the npm page renders no relative links) and cite no internal material", () => {
-    const repo = "https://github.com/agentdock/agentdock/blob/main/";
+    const repo = "https://github.com/graphdock/graphdock/blob/main/";
     for (const f of files) {
       const text = readFileSync(join(root, f), "utf8");
       const prose = text.replace(/^```[\s\S]*?^```/gm, "");
@@ -82,7 +83,7 @@ describe("documentation snippets", () => {
       const { code } = await transform(prelude + m.code, { loader: "ts", format: "esm", target: "node20", sourcefile: fileOf(m) });
       const file = fileOf(m).replace(/\.ts$/, ".mjs");
       writeFileSync(file, code);
-      const cwd = mkdtempSync(join(tmpdir(), "agentdock-doctest-"));
+      const cwd = mkdtempSync(join(tmpdir(), "graphdock-doctest-"));
       try {
         const run = spawnSync(process.execPath, [file], { cwd, encoding: "utf8", timeout: 60_000, env: { ...process.env, NODE_NO_WARNINGS: "1" } });
         const where = `${m.source} (generated: ${file})`;

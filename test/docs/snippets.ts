@@ -8,7 +8,7 @@
  * - ```ts nodoctest: shown but not run; the reason must follow on the same line
  *   (e.g. ```ts nodoctest: needs Deno). Use sparingly.
  * - Import declarations are hoisted and merged per module specifier, so two snippets may both import
- *   `createRuntime` from "agentdock".
+ *   `createRuntime` from "graphdock".
  * Other languages (```sh, ```json, ```js) are not run by the doc test; the pack test runs the
  * README's ```js block that starts with `// quickstart.cjs`.
  */

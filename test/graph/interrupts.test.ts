@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { AgentdockError } from "../../src/errors.js";
+import { GraphdockError } from "../../src/errors.js";
 import { Command, END, GraphRecursionError, START, StateGraph } from "../../src/graph/index.js";
 import { chainGraph, harness, logKey, steps } from "./helpers.js";
 
@@ -140,7 +140,7 @@ describe("dynamic interrupts", () => {
     const id2 = state.tasks.find((t) => t.name === "p2")!.interrupts[0]!.id;
     // A plain value is ambiguous with two pending interrupts.
     const err = await h.run(new Command({ resume: "?" })).catch((e: unknown) => e);
-    expect(AgentdockError.is(err, "invalid_input")).toBe(true);
+    expect(GraphdockError.is(err, "invalid_input")).toBe(true);
     expect((err as Error).message).toContain(id1);
     const before = (await h.store.listCheckpoints(h.threadId)).length;
     const r1 = await h.run(new Command({ resume: { [id1]: "A" } }));
@@ -177,15 +177,15 @@ describe("dynamic interrupts", () => {
   test("resume errors: unknown interrupt id, and resume with nothing interrupted, are invalid_input and write nothing", async () => {
     const { g } = askGraph();
     const h = harness(g);
-    expect(AgentdockError.is(await h.run(new Command({ resume: 1 })).catch((e: unknown) => e), "invalid_input")).toBe(true);
+    expect(GraphdockError.is(await h.run(new Command({ resume: 1 })).catch((e: unknown) => e), "invalid_input")).toBe(true);
     await h.run({});
     const bad = await h.run(new Command({ resume: { ["f".repeat(32)]: 1 } })).catch((e: unknown) => e);
-    expect(AgentdockError.is(bad, "invalid_input")).toBe(true);
+    expect(GraphdockError.is(bad, "invalid_input")).toBe(true);
     expect((bad as Error).message).toContain("f".repeat(32));
     const r = await h.run(new Command({ resume: "ok" }));
     expect(r.status).toBe("done");
     const again = await h.run(new Command({ resume: "late" })).catch((e: unknown) => e);
-    expect(AgentdockError.is(again, "invalid_input")).toBe(true);
+    expect(GraphdockError.is(again, "invalid_input")).toBe(true);
   });
 
   test("7.6.19: Command({ goto: b }) on a finished thread adds an input entry at step n+1 with next [b], then b runs", async () => {
@@ -211,7 +211,7 @@ describe("dynamic interrupts", () => {
     const count = (await h.store.listCheckpoints(h.threadId)).length;
     for (const cmd of [new Command({ goto: "nope" }), new Command({ update: 5 })]) {
       const err = await h.run(cmd).catch((e: unknown) => e);
-      expect(AgentdockError.is(err, "invalid_input")).toBe(true);
+      expect(GraphdockError.is(err, "invalid_input")).toBe(true);
     }
     expect(await h.store.listCheckpoints(h.threadId)).toHaveLength(count);
     const r = await h.run(new Command({ goto: [{ node: "w", input: { n: 1 } } as never, "a"] }));

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { AgentdockError } from "../../src/errors.js";
+import { GraphdockError } from "../../src/errors.js";
 import {
   END,
   MessageCoercionError,
@@ -129,11 +129,11 @@ describe("messages reducer", () => {
     const g = echoGraph().compile();
     const h = harness(g);
     const err = await h.run({ messages: [{ role: "wizard", content: "x" }] }).catch((e: unknown) => e);
-    expect(AgentdockError.is(err, "invalid_input")).toBe(true);
+    expect(GraphdockError.is(err, "invalid_input")).toBe(true);
     expect((err as Error).message).toMatch(/"messages".*wizard/);
     expect(await h.store.getCheckpoint({ thread_id: h.threadId })).toBeUndefined();
     const notObject = await h.run("hi").catch((e: unknown) => e);
-    expect(AgentdockError.is(notObject, "invalid_input")).toBe(true);
+    expect(GraphdockError.is(notObject, "invalid_input")).toBe(true);
   });
 
   test("a node returning a bad message fails the run with MessageCoercionError", async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { AgentdockError } from "../../src/errors.js";
+import { GraphdockError } from "../../src/errors.js";
 import { Command, END, START, StateGraph, messagesState, type CompiledStateGraph, type EngineStreamMode } from "../../src/graph/index.js";
 import { hash32 } from "../../src/ids.js";
 import { harness, logKey } from "./helpers.js";
@@ -107,9 +107,9 @@ describe("subgraphs", () => {
     await expect(harness(twice).run({})).rejects.toMatchObject({ lc_error_code: "MULTIPLE_SUBGRAPHS" });
   });
 
-  test("only agentdock compiled graphs can be subgraphs", () => {
+  test("only graphdock compiled graphs can be subgraphs", () => {
     const foreign = { execute: async () => ({}), nodeNames: [] };
-    expect(() => new StateGraph({ log: logKey }).addNode("x", foreign as never)).toThrow(AgentdockError);
+    expect(() => new StateGraph({ log: logKey }).addNode("x", foreign as never)).toThrow(GraphdockError);
   });
 
   test("an interrupt inside a subgraph pauses the parent; getState shows the subgraph task's checkpoint pointer, or its nested state with subgraphs: true", async () => {

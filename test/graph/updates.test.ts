@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { AgentdockError } from "../../src/errors.js";
+import { GraphdockError } from "../../src/errors.js";
 import { END, START, StateGraph, messagesState, type Message, type Superstep } from "../../src/graph/index.js";
 import { chainGraph, echoGraph, harness, logKey, steps } from "./helpers.js";
 
@@ -82,7 +82,7 @@ describe("updates and supersteps", () => {
     const count = (await hp.store.listCheckpoints(hp.threadId)).length;
     const refuse = async (supersteps: Superstep[], message: RegExp) => {
       const err = await par.bulkUpdateState(hp.store, hp.threadId, supersteps, { ids: hp.ids, clock: hp.clock }).catch((e: unknown) => e);
-      expect(AgentdockError.is(err, "invalid_input")).toBe(true);
+      expect(GraphdockError.is(err, "invalid_input")).toBe(true);
       expect((err as Error).message).toMatch(message);
     };
     await refuse([{ updates: [{ values: { log: "x" } }] }], /Ambiguous update/);

@@ -1,19 +1,19 @@
 import { describe, expect, test } from "vitest";
-import { AgentdockError } from "../../src/errors.js";
+import { GraphdockError } from "../../src/errors.js";
 import { Command, END, START, Send, StateGraph, messagesState } from "../../src/graph/index.js";
 import type { CheckpointStore } from "../../src/persistence/types.js";
 import { chainGraph, harness, logKey } from "./helpers.js";
 
 /** The error a promise rejects with (or a function throws); fails the test when there is none. */
-async function errorOf(run: () => unknown): Promise<AgentdockError> {
+async function errorOf(run: () => unknown): Promise<GraphdockError> {
   let caught: unknown;
   try {
     await run();
   } catch (err) {
     caught = err;
   }
-  expect(AgentdockError.is(caught, "invalid_input"), `expected invalid_input, got ${String(caught)}`).toBe(true);
-  return caught as AgentdockError;
+  expect(GraphdockError.is(caught, "invalid_input"), `expected invalid_input, got ${String(caught)}`).toBe(true);
+  return caught as GraphdockError;
 }
 
 /** Everything the store holds for a thread: checkpoints with their pending writes. */

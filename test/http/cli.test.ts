@@ -6,15 +6,15 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 
 const root = new URL("../..", import.meta.url).pathname;
-const dataDir = mkdtempSync(join(tmpdir(), "agentdock-cli-"));
+const dataDir = mkdtempSync(join(tmpdir(), "graphdock-cli-"));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-/** Starts `agentdock serve` (the bin's source, through tsx) and resolves its URL from the banner. */
+/** Starts `graphdock serve` (the bin's source, through tsx) and resolves its URL from the banner. */
 function start(
   args: string[],
   env: Record<string, string> = {},
 ): Promise<{ url: string; child: ChildProcess; output: string; stop(): Promise<number | null> }> {
-  const { AGENTDOCK_API_KEY: _inherited, ...parentEnv } = process.env;
+  const { GRAPHDOCK_API_KEY: _inherited, ...parentEnv } = process.env;
   const child = spawn(process.execPath, ["--import", "tsx", "src/node/cli.ts", ...args], {
     cwd: root,
     stdio: ["ignore", "pipe", "pipe"],
@@ -30,11 +30,11 @@ function start(
       if (m) resolve({ url: m[1], child, output: out, stop: () => (child.kill("SIGTERM"), exited) });
     });
     child.stderr!.on("data", (d: Buffer) => (err += d));
-    void exited.then((code) => reject(new Error(`agentdock serve exited with ${code}: ${err || out}`)));
+    void exited.then((code) => reject(new Error(`graphdock serve exited with ${code}: ${err || out}`)));
   });
 }
 
-describe("agentdock serve", () => {
+describe("graphdock serve", () => {
   it("serves examples/graph.json on the JSON-file store and keeps threads across restarts", async () => {
     const args = ["serve", "--config", "examples/graph.json", "--port", "0", "--store", `json:${dataDir}`];
     const first = await start(args);
@@ -88,7 +88,7 @@ describe("agentdock serve", () => {
     for (const [args, env, warns] of [
       [config, {}, true],
       [[...config, "--api-key", "k"], {}, false],
-      [config, { AGENTDOCK_API_KEY: "k" }, false],
+      [config, { GRAPHDOCK_API_KEY: "k" }, false],
       [["serve", "--config", "test/http/fixtures/auth-graph.json", "--port", "0"], {}, false],
     ] as const) {
       const server = await start([...args], env);
@@ -97,10 +97,10 @@ describe("agentdock serve", () => {
     }
   });
 
-  it("fails with a clear message for a missing config (one agentdock: prefix)", async () => {
+  it("fails with a clear message for a missing config (one graphdock: prefix)", async () => {
     const failure = start(["serve", "--config", "does-not-exist.json", "--port", "0"]);
     await expect(failure).rejects.toThrow(/cannot read graph config/);
-    await expect(failure).rejects.not.toThrow(/agentdock: agentdock:/);
+    await expect(failure).rejects.not.toThrow(/graphdock: graphdock:/);
   });
 
   it("takes the D25 limits as flags: --max-body-bytes, --max-depth, --sse-buffer-bytes", async () => {

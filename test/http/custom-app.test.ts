@@ -126,7 +126,7 @@ describe("custom routes: a Hono-style app", () => {
     const handler = await handlerWith(referenceLikeApp());
     const info = await call(handler, "GET", "/info");
     expect(info.headers.get("x-js-middleware")).toBe("true");
-    expect(await info.json()).toMatchObject({ version: "agentdock" });
+    expect(await info.json()).toMatchObject({ version: "graphdock" });
     expect(await (await call(handler, "GET", "/info?interrupt")).json()).toEqual({ status: "interrupted" });
     // Also on custom routes and on built-in errors.
     expect((await call(handler, "GET", "/custom/my-route")).headers.get("x-js-middleware")).toBe("true");

@@ -15,7 +15,7 @@ import { createFetchHandler, DEFAULT_MAX_BODY_BYTES, type FetchHandlerOptions } 
 import { jsonDepth, jsonTextDepth, MAX_JSON_DEPTH } from "../../src/json.js";
 import { loadAuth, serve, type ServeHandle } from "../../src/node/index.js";
 import { createRuntime, type Runtime } from "../../src/runtime/index.js";
-import { AgentdockError } from "../../src/errors.js";
+import { GraphdockError } from "../../src/errors.js";
 import { echoGraph } from "./graphs.js";
 import { hostileRequests, snapshot, type HostileRequest, type Known } from "./hostile.js";
 
@@ -223,7 +223,7 @@ describe("thousands of hostile requests over a socket (D3, D25)", () => {
         const answer = await send(server.base, req, agent);
         statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
         if (answer.status >= 500) failures.push(`${answer.status} ${req.label} ${req.path.slice(0, 200)}: ${answer.body.toString().slice(0, 300)}`);
-        if (answer.body.includes("agentdock: agentdock:")) doubled.push(`${req.label}: ${answer.body.toString().slice(0, 200)}`);
+        if (answer.body.includes("graphdock: graphdock:")) doubled.push(`${req.label}: ${answer.body.toString().slice(0, 200)}`);
       }
     };
     await Promise.all(Array.from({ length: 8 }, worker));
@@ -647,7 +647,7 @@ describe("JSON nesting is capped (D25)", () => {
   it("refuses values nested deeper than 128 levels in process too (the runtime's parse), without a stack overflow", async () => {
     const runtime = await createRuntime({ graphs: { echo: echoGraph() } });
     try {
-      const invalid = (e: unknown) => AgentdockError.is(e, "invalid_input") && /128 levels/.test((e as Error).message);
+      const invalid = (e: unknown) => GraphdockError.is(e, "invalid_input") && /128 levels/.test((e as Error).message);
       await expect(runtime.threads.create({ metadata: nestedValue(5_000) })).rejects.toSatisfy(invalid);
       await expect(runtime.assistants.create({ graphId: "echo", config: { configurable: nestedValue(200) } })).rejects.toSatisfy(invalid);
       const cyclic: Record<string, unknown> = {};
@@ -753,7 +753,7 @@ describe("methods, faults and prototype keys", () => {
       expect(await res.json()).toEqual({ detail: "Internal server error" });
       expect(server.faults).toHaveLength(1);
       const fault = server.faults[0] as Error & { cause?: Error };
-      expect(fault.message).not.toMatch(/agentdock: agentdock:/);
+      expect(fault.message).not.toMatch(/graphdock: graphdock:/);
       expect(fault.cause).toBeInstanceOf(TypeError);
       expect(fault.cause?.stack).toMatch(/hardening\.test\.ts/);
     } finally {

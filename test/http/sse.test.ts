@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { AgentdockError } from "../../src/errors.js";
+import { GraphdockError } from "../../src/errors.js";
 import { SlowReaderError, sseFrame, sseResponse, type StreamPart } from "../../src/http/sse.js";
 import { readSse } from "./helpers.js";
 
@@ -55,11 +55,11 @@ describe("SSE framing (D11)", () => {
 
   it("sends an error thrown after the first event in-band and closes with no terminal event", async () => {
     const { response } = await open([{ event: "metadata", data: { run_id: "r" }, id: "0" }], {
-      failWith: new AgentdockError("not_found", "run r was deleted"),
+      failWith: new GraphdockError("not_found", "run r was deleted"),
     });
     const { events } = await readSse(response);
     expect(events.map((e) => e.event)).toEqual(["metadata", "error"]);
-    expect(events[1].data).toEqual({ error: "AgentdockError", message: "run r was deleted" });
+    expect(events[1].data).toEqual({ error: "GraphdockError", message: "run r was deleted" });
   });
 
   it("sends a fault thrown mid-stream as a bare internal error, reporting it once", async () => {

@@ -1,5 +1,5 @@
 /**
- * LangGraph.js graphs hosted by agentdock (D23), beyond the contract suite: the offline
+ * LangGraph.js graphs hosted by graphdock (D23), beyond the contract suite: the offline
  * `createAgent` agent (token streaming, approval interrupt, resume, restart on the JSON-file
  * store), every stream mode, subgraphs and their namespaces, `Command` input, the auth user in
  * `config.configurable`, and the checkpoints in the store. In process and over HTTP with the
@@ -32,7 +32,7 @@ async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
-describe("the createAgent agent hosted by agentdock", () => {
+describe("the createAgent agent hosted by graphdock", () => {
   it("streams tokens, pauses at the approval interrupt, resumes and answers (in process)", async () => {
     const runtime = await createRuntime({ graphs: { agent, echo } });
     try {
@@ -128,7 +128,7 @@ describe("the createAgent agent hosted by agentdock", () => {
   });
 
   it("survives a restart on the JSON-file store: the paused thread resumes in a new runtime", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "agentdock-lg-"));
+    const dir = mkdtempSync(join(tmpdir(), "graphdock-lg-"));
     dirs.push(dir);
     const path = join(dir, "data");
     const before = await createRuntime({ graphs: { agent }, store: jsonFileStore(path) });

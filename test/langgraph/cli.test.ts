@@ -11,10 +11,10 @@ import { join } from "node:path";
 import { afterAll, expect, it } from "vitest";
 
 const root = new URL("../..", import.meta.url).pathname;
-const dataDir = mkdtempSync(join(tmpdir(), "agentdock-lg-cli-"));
+const dataDir = mkdtempSync(join(tmpdir(), "graphdock-lg-cli-"));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-/** Starts `agentdock serve` (the bin's source, through tsx) and resolves its URL from the banner. */
+/** Starts `graphdock serve` (the bin's source, through tsx) and resolves its URL from the banner. */
 function start(args: string[]): Promise<{ url: string; stop(): Promise<number | null> }> {
   const child = spawn(process.execPath, ["--import", "tsx", "src/node/cli.ts", ...args], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
@@ -26,7 +26,7 @@ function start(args: string[]): Promise<{ url: string; stop(): Promise<number | 
       if (m) resolve({ url: m[1]!, stop: () => (child.kill("SIGTERM"), exited) });
     });
     child.stderr.on("data", (d: Buffer) => (out += d));
-    void exited.then((code) => reject(new Error(`agentdock serve exited with ${code}: ${out}`)));
+    void exited.then((code) => reject(new Error(`graphdock serve exited with ${code}: ${out}`)));
   });
 }
 

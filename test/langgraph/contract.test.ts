@@ -32,7 +32,7 @@ runtimeContract(
   { graphs: lgTestGraphs },
 );
 
-const root = mkdtempSync(join(tmpdir(), "agentdock-lg-contract-"));
+const root = mkdtempSync(join(tmpdir(), "graphdock-lg-contract-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 let n = 0;
 for (const [name, make] of [

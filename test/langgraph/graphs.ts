@@ -1,7 +1,7 @@
 /**
  * The runtime contract suite's graphs (test/runtime/graphs.ts), written with LangGraph.js, so the
- * suite runs a second time with graphs agentdock hosts through its adapter (D23). Each behaves
- * as its agentdock twin does on the wire.
+ * suite runs a second time with graphs graphdock hosts through its adapter (D23). Each behaves
+ * as its graphdock twin does on the wire.
  */
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";

@@ -1,5 +1,5 @@
 /**
- * `AgentdockItemStore`: LangGraph's `BaseStore` over agentdock's item store (`runtime.store`),
+ * `GraphdockItemStore`: LangGraph's `BaseStore` over graphdock's item store (`runtime.store`),
  * used directly and by a hosted graph through `config.store` (long-term memory shared across
  * threads, the runtime's own item store without any wiring).
  */
@@ -7,12 +7,12 @@ import { AIMessage } from "@langchain/core/messages";
 import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
 import { createRuntime } from "../../src/index.js";
-import { AgentdockItemStore } from "../../src/langgraph/index.js";
+import { GraphdockItemStore } from "../../src/langgraph/index.js";
 
-describe("AgentdockItemStore", () => {
+describe("GraphdockItemStore", () => {
   it("puts, gets, searches, lists namespaces and deletes through the item store", async () => {
     const runtime = await createRuntime({ graphs: {}, clock: () => Date.UTC(2026, 0, 1, 0, 0, 1) });
-    const store = new AgentdockItemStore(runtime.store);
+    const store = new GraphdockItemStore(runtime.store);
     await store.put(["users", "alice", "prefs"], "theme", { color: "blue" });
     await store.put(["users", "alice", "facts"], "pet", { kind: "cat", name: "Tom" });
     await store.put(["users", "bob", "facts"], "pet", { kind: "dog" });

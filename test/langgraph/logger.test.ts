@@ -6,7 +6,7 @@
 import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
 import { getLogger } from "@langchain/langgraph-sdk/logging";
 import { describe, expect, it, vi } from "vitest";
-import { AgentdockError, createRuntime, type SdkLogger } from "../../src/index.js";
+import { GraphdockError, createRuntime, type SdkLogger } from "../../src/index.js";
 
 const logging = new StateGraph(MessagesAnnotation)
   .addNode("work", async (state) => {
@@ -47,7 +47,7 @@ describe("the SDK logger global", () => {
     expect(getLogger()).toBe(before);
     await runtime.close();
     const bad = { info: () => undefined } as unknown as SdkLogger;
-    await expect(createRuntime({ graphs: { logging }, logger: bad })).rejects.toSatisfy((e) => e instanceof AgentdockError && e.code === "invalid_input");
+    await expect(createRuntime({ graphs: { logging }, logger: bad })).rejects.toSatisfy((e) => e instanceof GraphdockError && e.code === "invalid_input");
     expect(getLogger()).toBe(before);
   });
 

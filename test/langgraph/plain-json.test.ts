@@ -1,5 +1,5 @@
 /**
- * `AgentdockSaver` stores plain JSON without LangGraph's serializer (plain-json.ts): what it
+ * `GraphdockSaver` stores plain JSON without LangGraph's serializer (plain-json.ts): what it
  * stores must be exactly what that serializer's JSON form parses back to, and anything the
  * serializer treats specially must be left to it.
  */

@@ -1,5 +1,5 @@
 /**
- * `AgentdockSaver` used as LangGraph's own checkpointer tests use a saver: put / getTuple, list
+ * `GraphdockSaver` used as LangGraph's own checkpointer tests use a saver: put / getTuple, list
  * with filter, before and limit, putWrites (special channels replaced, regular writes kept once),
  * namespaces, deleteThread; LangChain messages come back as the same objects. Then a graph
  * compiled with the saver as its checkpointer, as a user of LangGraph.js would use it. Run on
@@ -9,7 +9,7 @@ import { AIMessage, HumanMessage } from "@langchain/core/messages";
 import { Command, emptyCheckpoint, END, interrupt, MessagesAnnotation, START, StateGraph, type Checkpoint } from "@langchain/langgraph";
 import { JsonPlusSerializer } from "@langchain/langgraph-checkpoint";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { AgentdockSaver } from "../../src/langgraph/index.js";
+import { GraphdockSaver } from "../../src/langgraph/index.js";
 import type { Store } from "../../src/persistence/types.js";
 
 /** A checkpoint as LangGraph's loop makes one: a fresh id (ids sort by time), some channels. */
@@ -21,13 +21,13 @@ const tick = () => new Promise((r) => setTimeout(r, 2));
 
 /** The saver suite on one store kind: `makeStore` returns a new, unopened store. */
 export function saverContract(name: string, makeStore: () => Store): void {
-  describe(`AgentdockSaver on the ${name} store`, () => {
+  describe(`GraphdockSaver on the ${name} store`, () => {
     let store: Store;
-    let saver: AgentdockSaver;
+    let saver: GraphdockSaver;
     beforeEach(async () => {
       store = makeStore();
       await store.open();
-      saver = new AgentdockSaver(store);
+      saver = new GraphdockSaver(store);
     });
     afterEach(() => store.close());
 
@@ -71,7 +71,7 @@ export function saverContract(name: string, makeStore: () => Store): void {
       await saver.put({ configurable: { thread_id: "t", checkpoint_ns: "child:1" } }, inner, { source: "loop", step: 0, parents: { "": ids[0]! } }, {});
       await saver.put({ configurable: { thread_id: "other", checkpoint_ns: "" } }, checkpoint({ n: 0 }, { n: 1 }), { source: "input", step: -1, parents: {} }, {});
 
-      const list = async (config: Record<string, unknown>, options?: Parameters<AgentdockSaver["list"]>[1]) => {
+      const list = async (config: Record<string, unknown>, options?: Parameters<GraphdockSaver["list"]>[1]) => {
         const out: string[] = [];
         for await (const t of saver.list({ configurable: config }, options)) out.push(t.checkpoint.id);
         return out;
@@ -106,7 +106,7 @@ export function saverContract(name: string, makeStore: () => Store): void {
       await saver.putWrites(config, [["messages", new AIMessage({ content: "two", id: "m2" })], ["count", 2]], "task-a");
       await saver.putWrites(config, [["__interrupt__", [{ id: "i2", value: "second?" }]]], "task-b");
       // A fresh saver (another process) reads what is stored.
-      const reader = new AgentdockSaver(store);
+      const reader = new GraphdockSaver(store);
       const tuple = (await reader.getTuple(config))!;
       const writes = tuple.pendingWrites!;
       expect(writes.map(([task, channel]) => `${task}:${channel}`)).toEqual(["task-a:messages", "task-a:count", "task-b:__interrupt__"]);
@@ -138,7 +138,7 @@ export function saverContract(name: string, makeStore: () => Store): void {
       expect(stored.map(([task, channel]) => `${task}:${channel}`)).toEqual(expected.map(([task, channel]) => `${task}:${channel}`));
       for (const [i, [, , value]] of expected.entries()) expect(stored[i]![2]).toEqual(await serdeForm(value));
       // And they come back as LangGraph's objects.
-      const back = (await new AgentdockSaver(store).getTuple(config))!.pendingWrites!;
+      const back = (await new GraphdockSaver(store).getTuple(config))!.pendingWrites!;
       const [human, ai] = back[0]![2] as [HumanMessage, AIMessage];
       expect(human).toBeInstanceOf(HumanMessage);
       expect(ai).toBeInstanceOf(AIMessage);
@@ -174,7 +174,7 @@ export function saverContract(name: string, makeStore: () => Store): void {
         .addNode("ask", () => ({ messages: [new AIMessage({ content: `approved: ${String(interrupt("ok?"))}`, id: "ai-1" })] }))
         .addEdge(START, "ask")
         .addEdge("ask", END)
-        .compile({ checkpointer: new AgentdockSaver(store) });
+        .compile({ checkpointer: new GraphdockSaver(store) });
       const done = await again.invoke(new Command({ resume: "yes" }), config);
       expect(done.messages.map((m) => m.content)).toEqual(["go", "approved: yes"]);
       const history = [];

@@ -1,4 +1,4 @@
-/** The `AgentdockSaver` suite (./saver-suite.ts) on the memory, JSON-file and IndexedDB stores. */
+/** The `GraphdockSaver` suite (./saver-suite.ts) on the memory, JSON-file and IndexedDB stores. */
 import "fake-indexeddb/auto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -15,7 +15,7 @@ let n = 0;
 
 saverContract("memory", () => memoryStore());
 saverContract("JSON file", () => {
-  const dir = mkdtempSync(join(tmpdir(), "agentdock-saver-"));
+  const dir = mkdtempSync(join(tmpdir(), "graphdock-saver-"));
   dirs.push(dir);
   return jsonFileStore(join(dir, "data"));
 });

@@ -3,11 +3,11 @@
  * a fresh directory outside the repository (one `npm install`, from the npm registry, shared by
  * every check below), then:
  * - run the README's quick start as written, as ESM (quickstart.mjs) and its CommonJS version
- *   (quickstart.cjs, `require("agentdock")`);
+ *   (quickstart.cjs, `require("graphdock")`);
  * - run the README's other ts snippets (the usage tour) as one ES module, as the doc test does;
  * - typecheck the quick start, the usage snippets and an import of every entry with
  *   `moduleResolution: node10` and with `NodeNext`;
- * - run the `agentdock` bin from dist without tsx installed: help, a JavaScript graph served, a
+ * - run the `graphdock` bin from dist without tsx installed: help, a JavaScript graph served, a
  *   TypeScript graph refused with the install-tsx message, a throwing module reported with its line.
  * It needs the registry for the dependencies; without network it fails (it is not skipped).
  * `npm test` builds dist first; this test packs that build (`--ignore-scripts`: `prepack` would
@@ -57,7 +57,7 @@ beforeAll(() => {
   ok(packed, "npm pack");
   const tarball = join(dir, (JSON.parse(packed.stdout) as Array<{ filename: string }>)[0]!.filename);
   ok(sh("npm", ["init", "-y"]), "npm init");
-  // TypeScript and Node's types at the versions this repository uses; agentdock from the tarball.
+  // TypeScript and Node's types at the versions this repository uses; graphdock from the tarball.
   const install = sh(
     "npm",
     [
@@ -66,8 +66,8 @@ beforeAll(() => {
       "--no-fund",
       "--no-package-lock",
       tarball,
-      // what the README's usage snippets use besides agentdock (the official client; IndexedDB for
-      // Node; LangGraph.js, the optional peers of agentdock/langgraph)
+      // what the README's usage snippets use besides graphdock (the official client; IndexedDB for
+      // Node; LangGraph.js, the optional peers of graphdock/langgraph)
       ...["typescript", "@types/node", "@langchain/langgraph-sdk", "fake-indexeddb", "@langchain/langgraph", "@langchain/core"].map((d) => `${d}@${pkg.devDependencies[d]}`),
     ],
     170_000,
@@ -78,7 +78,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("the packed package, installed outside the repository", () => {
   it("packs dist, README and package.json only, and builds on pack and git installs", () => {
-    const listed = spawnSync("tar", ["-tzf", join(dir, `agentdock-${pkg.version}.tgz`)], { encoding: "utf8" }).stdout.split("\n").filter(Boolean);
+    const listed = spawnSync("tar", ["-tzf", join(dir, `graphdock-${pkg.version}.tgz`)], { encoding: "utf8" }).stdout.split("\n").filter(Boolean);
     expect(listed).toContain("package/dist/cli.js");
     expect(listed).toContain("package/README.md");
     expect(listed.filter((f) => !/^package\/(dist\/|README\.md$|package\.json$|LICENSE)/.test(f))).toEqual([]);
@@ -87,7 +87,7 @@ describe("the packed package, installed outside the repository", () => {
   });
 
   it("installs without tsx (an optional peer dependency)", () => {
-    expect(existsSync(join(dir, "node_modules", "agentdock", "dist", "index.js"))).toBe(true);
+    expect(existsSync(join(dir, "node_modules", "graphdock", "dist", "index.js"))).toBe(true);
     expect(existsSync(join(dir, "node_modules", "tsx"))).toBe(false);
   });
 
@@ -116,14 +116,14 @@ describe("the packed package, installed outside the repository", () => {
     expect(out).toContain("Not sent.");
   });
 
-  const entries = `import { createRuntime, memoryStore, AgentdockError, type Runtime } from "agentdock";
-import { jsonFileStore } from "agentdock/json-file";
-import { indexedDbStore } from "agentdock/indexeddb";
-import { createFetchHandler } from "agentdock/http";
-import { serve, serveConfig } from "agentdock/node";
-import { compareReport, compareCsv } from "agentdock/report";
-import { fromLangGraph, AgentdockSaver } from "agentdock/langgraph";
-export const all = [createRuntime, memoryStore, AgentdockError, jsonFileStore, indexedDbStore, createFetchHandler, serve, serveConfig, compareReport, compareCsv, fromLangGraph, AgentdockSaver];
+  const entries = `import { createRuntime, memoryStore, GraphdockError, type Runtime } from "graphdock";
+import { jsonFileStore } from "graphdock/json-file";
+import { indexedDbStore } from "graphdock/indexeddb";
+import { createFetchHandler } from "graphdock/http";
+import { serve, serveConfig } from "graphdock/node";
+import { compareReport, compareCsv } from "graphdock/report";
+import { fromLangGraph, GraphdockSaver } from "graphdock/langgraph";
+export const all = [createRuntime, memoryStore, GraphdockError, jsonFileStore, indexedDbStore, createFetchHandler, serve, serveConfig, compareReport, compareCsv, fromLangGraph, GraphdockSaver];
 export type R = Runtime;
 `;
 
@@ -160,17 +160,17 @@ export type R = Runtime;
     }, 130_000);
   }
 
-  describe("the agentdock bin (dist/cli.js), without tsx", () => {
-    const bin = () => join(dir, "node_modules", ".bin", "agentdock");
+  describe("the graphdock bin (dist/cli.js), without tsx", () => {
+    const bin = () => join(dir, "node_modules", ".bin", "graphdock");
 
     it("prints its usage", () => {
-      expect(ok(sh(bin(), ["--help"]), "agentdock --help")).toMatch(/usage: agentdock serve --config graph.json/);
+      expect(ok(sh(bin(), ["--help"]), "graphdock --help")).toMatch(/usage: graphdock serve --config graph.json/);
     });
 
     it("serves a JavaScript graph named in graph.json", async () => {
       writeFileSync(
         join(dir, "graph.mjs"),
-        `import { StateGraph, START, END, messagesState } from "agentdock";
+        `import { StateGraph, START, END, messagesState } from "graphdock";
 export const echo = new StateGraph(messagesState).addNode("echo", () => ({})).addEdge(START, "echo").addEdge("echo", END).compile();
 `,
       );
@@ -185,7 +185,7 @@ export const echo = new StateGraph(messagesState).addNode("echo", () => ({})).ad
             if (m) resolve(m[1]!);
           });
           child.stderr.on("data", (d: Buffer) => (out += d));
-          child.once("exit", (code) => reject(new Error(`agentdock serve exited with ${code}: ${out}`)));
+          child.once("exit", (code) => reject(new Error(`graphdock serve exited with ${code}: ${out}`)));
         });
         const res = await fetch(`${url}/assistants/search`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
         expect(res.status).toBe(200);

@@ -6,7 +6,7 @@
  * the same data (persistent stores only). The suite closes the stores it gets.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { AgentdockError } from "../../src/errors.js";
+import { GraphdockError } from "../../src/errors.js";
 import type { Lease, Store, StoredCheckpoint, WriteOp } from "../../src/persistence/types.js";
 import type { AssistantRecord, AssistantVersionRecord, RunRecord, ThreadRecord } from "../../src/types.js";
 import { itemsContract } from "./items-contract.js";
@@ -658,7 +658,7 @@ export function storeContract({ name, create, reopen }: StoreContractOptions): v
     describe("conditional commits", () => {
       const expectConflict = async (p: Promise<unknown>) => {
         const err = await rejection(p);
-        expect(AgentdockError.is(err, "conflict"), `expected a conflict, got ${String(err)}`).toBe(true);
+        expect(GraphdockError.is(err, "conflict"), `expected a conflict, got ${String(err)}`).toBe(true);
       };
 
       it("thread expectations: exists, status", async () => {
@@ -1201,7 +1201,7 @@ export function storeContract({ name, create, reopen }: StoreContractOptions): v
                 { op: "run.put", run: run("r9", "t1") },
               ]),
             );
-            expect(AgentdockError.is(err, "invalid_input"), `${what} in ${where}: ${String(err)}`).toBe(true);
+            expect(GraphdockError.is(err, "invalid_input"), `${what} in ${where}: ${String(err)}`).toBe(true);
             expect(await snapshot(store), `${what} in ${where}`).toEqual(before);
             expect(await store.getThread("t2"), `${what} in ${where}`).toBeUndefined();
           }

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, expect, it } from "vitest";
 import { crashCycles } from "../../scripts/crash-harness.js";
 
-const root = await mkdtemp(join(tmpdir(), "agentdock-crash-"));
+const root = await mkdtemp(join(tmpdir(), "graphdock-crash-"));
 afterAll(() => rm(root, { recursive: true, force: true }));
 
 // Each cycle starts a child (about a second with tsx), so CI runs a bounded number of kills;

@@ -3,7 +3,7 @@
  * store. Imports only `vitest` and core-safe src modules (the browser harness bundles it).
  */
 import { describe, expect, it } from "vitest";
-import { AgentdockError } from "../../src/errors.js";
+import { GraphdockError } from "../../src/errors.js";
 import type { CronRecord, Store } from "../../src/persistence/types.js";
 
 export const cron = (id: string, over: Partial<CronRecord> = {}): CronRecord => ({
@@ -128,7 +128,7 @@ export function cronStoreContract(o: { store: () => Store; reopen?: () => Promis
       await s.commit([{ op: "cron.put", cron: cron("c1"), expect: { exists: false } }]);
       const conflict = async (p: Promise<unknown>) => {
         const err = await p.then(() => undefined, (e: unknown) => e);
-        expect(AgentdockError.is(err, "conflict"), String(err)).toBe(true);
+        expect(GraphdockError.is(err, "conflict"), String(err)).toBe(true);
       };
       await conflict(s.commit([{ op: "cron.put", cron: cron("c1", { schedule: "0 * * * *" }), expect: { exists: false } }]));
       await conflict(s.commit([{ op: "cron.delete", cron_id: "zz", expect: { exists: true } }]));
@@ -154,7 +154,7 @@ export function cronStoreContract(o: { store: () => Store; reopen?: () => Promis
       const s = o.store();
       const bad = cron("c1", { payload: { input: { when: new Date(0) } } });
       const err = await s.commit([{ op: "cron.put", cron: bad }]).then(() => undefined, (e: unknown) => e);
-      expect(AgentdockError.is(err, "invalid_input"), String(err)).toBe(true);
+      expect(GraphdockError.is(err, "invalid_input"), String(err)).toBe(true);
       expect(await s.getCron("c1")).toBeUndefined();
     });
 

@@ -2,7 +2,7 @@
 // while a transaction is in flight share the next one, and each keeps its own outcome.
 import "fake-indexeddb/auto";
 import { afterEach, describe, expect, it } from "vitest";
-import { AgentdockError } from "../../src/errors.js";
+import { GraphdockError } from "../../src/errors.js";
 import { indexedDbStore } from "../../src/persistence/indexeddb/index.js";
 import { GroupCommit } from "../../src/persistence/indexeddb/group-commit.js";
 import type { Store, WriteOp } from "../../src/persistence/types.js";
@@ -67,7 +67,7 @@ describe("indexedDbStore group commit", () => {
       store.commit([{ op: "thread.put", thread: thread("d") }]),
     ]);
     expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "fulfilled", "rejected", "fulfilled"]);
-    expect(AgentdockError.is((outcomes[2] as PromiseRejectedResult).reason, "conflict")).toBe(true);
+    expect(GraphdockError.is((outcomes[2] as PromiseRejectedResult).reason, "conflict")).toBe(true);
     expect((await store.queryThreads({})).map((t) => t.thread_id).sort()).toEqual(["a", "b", "d", "taken"]);
     expect((await store.getThread("taken"))?.status).toBe("idle");
   });
@@ -87,7 +87,7 @@ describe("indexedDbStore group commit", () => {
       store.commit([{ op: "writes.put", thread_id: "t1", checkpoint_id: cp!.checkpoint.id, task_id: "task", writes: [["task", "k", 1]] }]),
     ]);
     expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "fulfilled", "rejected", "fulfilled"]);
-    expect(AgentdockError.is((outcomes[2] as PromiseRejectedResult).reason, "not_found")).toBe(true);
+    expect(GraphdockError.is((outcomes[2] as PromiseRejectedResult).reason, "not_found")).toBe(true);
     const stored = await store.listCheckpoints("t1");
     expect(stored.map((c) => c.checkpoint.id)).toEqual([cp!.checkpoint.id]);
     expect(stored[0]!.pending_writes).toEqual([["task", "k", 1]]);

@@ -9,7 +9,7 @@ import { thread } from "./contract.js";
 describe("indexedDbStore: schema 3 -> 4", () => {
   it("adds the items and crons stores to a schema-3 database and keeps what it held", async () => {
     const name = "items-upgrade";
-    // A schema-3 database as agentdock wrote it: the current layout without the schema-4 stores.
+    // A schema-3 database as graphdock wrote it: the current layout without the schema-4 stores.
     const db = await openDB(name, 3, {
       upgrade(db, _old, _new, tx) {
         void upgradeDatabase(db as unknown as IDBPDatabase, 0, tx as unknown as IDBPTransaction<unknown, string[], "versionchange">);

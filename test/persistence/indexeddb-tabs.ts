@@ -5,7 +5,7 @@
  * and the BroadcastChannel exactly as two tabs do).
  */
 import { describe, expect, it } from "vitest";
-import { AgentdockError } from "../../src/errors.js";
+import { GraphdockError } from "../../src/errors.js";
 import type { RunEventRecord, Store } from "../../src/persistence/types.js";
 import type { ThreadRecord } from "../../src/types.js";
 
@@ -60,7 +60,7 @@ export function twoTabsSuite(name: string, open: (db: string) => Promise<Store>)
       const failed = await a
         .commit([{ op: "thread.put", thread: thread("t1"), expect: { exists: false } }, { op: "notify", topic: "never" }])
         .then(() => undefined, (e: unknown) => e);
-      expect(AgentdockError.is(failed, "conflict")).toBe(true);
+      expect(GraphdockError.is(failed, "conflict")).toBe(true);
       await new Promise((r) => setTimeout(r, 50));
       expect(late).toBe(0);
       expect(other).toBe(0);
@@ -123,7 +123,7 @@ export function twoTabsSuite(name: string, open: (db: string) => Promise<Store>)
         const won = results.filter((r) => r.status === "fulfilled");
         expect(won).toHaveLength(1);
         const lost = results.find((r) => r.status === "rejected") as PromiseRejectedResult;
-        expect(AgentdockError.is(lost.reason, "conflict")).toBe(true);
+        expect(GraphdockError.is(lost.reason, "conflict")).toBe(true);
         const winner = results[0]!.status === "fulfilled" ? "a" : "b";
         expect((await b.getThread("t1"))?.metadata).toEqual({ by: winner, round });
       }

@@ -2,7 +2,7 @@ import "fake-indexeddb/auto";
 import { readFileSync } from "node:fs";
 import { openDB } from "idb";
 import { describe, expect, it } from "vitest";
-import { AgentdockError } from "../../src/errors.js";
+import { GraphdockError } from "../../src/errors.js";
 import { DB_VERSION, indexedDbStore, INDEXEDDB_FORMAT } from "../../src/persistence/indexeddb/index.js";
 import type { Store, StoredCheckpoint, WriteOp } from "../../src/persistence/types.js";
 import { assistant, chain, checkpoint, cpId, messages, run, storeContract, thread } from "./contract.js";
@@ -18,8 +18,8 @@ async function openAt(name: string, options = {}): Promise<Store> {
 
 const puts = (cps: StoredCheckpoint[]): WriteOp[] => cps.map((c) => ({ op: "checkpoint.put", checkpoint: c }));
 const ids = (cps: readonly StoredCheckpoint[]) => cps.map((c) => c.checkpoint.id);
-const isConflict = (e: unknown) => AgentdockError.is(e, "conflict");
-const isInvalid = (e: unknown) => AgentdockError.is(e, "invalid_input");
+const isConflict = (e: unknown) => GraphdockError.is(e, "conflict");
+const isInvalid = (e: unknown) => GraphdockError.is(e, "invalid_input");
 
 const names = new WeakMap<Store, string>();
 storeContract({
@@ -239,7 +239,7 @@ describe("indexedDbStore", () => {
     const name = `newer-${n++}`;
     (await openDB(name, 7)).close();
     const err = await openAt(name).catch((e: unknown) => e);
-    expect(AgentdockError.is(err, "conflict")).toBe(true);
+    expect(GraphdockError.is(err, "conflict")).toBe(true);
     expect((err as Error).message).toContain(name);
 
     const name2 = `newer-${n++}`;
@@ -298,7 +298,7 @@ describe("indexedDbStore", () => {
     const newer = await openDB(name, DB_VERSION + 1);
     newer.close();
     const err = await store.getThread("t1").catch((e: unknown) => e);
-    expect(AgentdockError.is(err, "conflict")).toBe(true);
+    expect(GraphdockError.is(err, "conflict")).toBe(true);
     await store.close();
   });
 

@@ -3,7 +3,7 @@
  * every store. Imports only `vitest` and core-safe src modules (the browser harness bundles it).
  */
 import { describe, expect, it } from "vitest";
-import { AgentdockError } from "../../src/errors.js";
+import { GraphdockError } from "../../src/errors.js";
 import type { Store, StoredItem, WriteOp } from "../../src/persistence/types.js";
 
 const T = (minute: number) => new Date(Date.UTC(2026, 0, 1, 0, minute)).toISOString();
@@ -247,7 +247,7 @@ export function itemsContract({ store: current, setStore, reopen }: ItemsContrac
         const err = await rejection(
           store.commit([...put(item(["n"], "first")), { op: "item.delete", namespace: ["keep"], key: "k" }, { op: "item.put", item: it }]),
         );
-        expect(AgentdockError.is(err, "invalid_input"), `${what}: ${String(err)}`).toBe(true);
+        expect(GraphdockError.is(err, "invalid_input"), `${what}: ${String(err)}`).toBe(true);
         expect(await store.getItem(["n"], "first"), what).toBeUndefined();
         expect((await store.getItem(["keep"], "k"))?.value, what).toEqual({ v: 1 });
       }
@@ -257,7 +257,7 @@ export function itemsContract({ store: current, setStore, reopen }: ItemsContrac
           { op: "thread.put", thread: { thread_id: "t1", created_at: T(0), updated_at: T(0), state_updated_at: T(0), metadata: {}, status: "idle", config: {}, values: {}, interrupts: {} }, expect: { exists: true } },
         ]),
       );
-      expect(AgentdockError.is(err, "conflict")).toBe(true);
+      expect(GraphdockError.is(err, "conflict")).toBe(true);
       expect(await store.getItem(["n"], "first")).toBeUndefined();
     });
 

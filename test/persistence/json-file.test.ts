@@ -4,12 +4,12 @@ import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { afterAll, describe, expect, it } from "vitest";
-import { AgentdockError } from "../../src/errors.js";
+import { GraphdockError } from "../../src/errors.js";
 import { JSON_FILE_FORMAT, jsonFileStore, type JsonFileStoreOptions } from "../../src/persistence/json-file/index.js";
 import type { Store, WriteOp } from "../../src/persistence/types.js";
 import { assistant, chain, cpId, messages, run, storeContract, thread, version } from "./contract.js";
 
-const root = await mkdtemp(join(tmpdir(), "agentdock-json-"));
+const root = await mkdtemp(join(tmpdir(), "graphdock-json-"));
 afterAll(() => rm(root, { recursive: true, force: true }));
 let n = 0;
 const dirs = new WeakMap<Store, string>();
@@ -178,7 +178,7 @@ describe("jsonFileStore files: damage", () => {
     await writeFile(log, lines.join("\n"));
     const before = await readFile(log, "utf8");
     const err = await openError(dir);
-    expect(AgentdockError.is(err, "conflict")).toBe(true);
+    expect(GraphdockError.is(err, "conflict")).toBe(true);
     expect(err!.message).toContain(`${log} is damaged at byte ${offset}`);
     expect(err!.message).toContain(`truncate -s ${offset}`);
     expect(err!.message).toMatch(/backup/);
@@ -196,7 +196,7 @@ describe("jsonFileStore files: damage", () => {
     expect(() => JSON.parse(lines[1]!)).not.toThrow();
     await writeFile(log, lines.join("\n"));
     const err = await openError(dir);
-    expect(AgentdockError.is(err, "conflict")).toBe(true);
+    expect(GraphdockError.is(err, "conflict")).toBe(true);
     expect(err!.message).toContain(`${log} is damaged at byte ${await lineOffset(log, 1)}`);
     expect(err!.message).toContain("fails its checksum");
   });
@@ -208,7 +208,7 @@ describe("jsonFileStore files: damage", () => {
     lines[0] = "garbage" + lines[0]!.slice(7);
     await writeFile(log, lines.join("\n"));
     const err = await openError(dir);
-    expect(AgentdockError.is(err, "conflict")).toBe(true);
+    expect(GraphdockError.is(err, "conflict")).toBe(true);
     expect(err!.message).toContain(`${log} is damaged at byte 0`);
   });
 
@@ -230,7 +230,7 @@ describe("jsonFileStore files: damage", () => {
     await store.close(); // folds the log into the snapshot
     await writeFile(file, (await readFile(file)).subarray(0, 100));
     const err = await openError(dir);
-    expect(AgentdockError.is(err, "conflict")).toBe(true);
+    expect(GraphdockError.is(err, "conflict")).toBe(true);
     expect(err!.message).toContain(`${file} is damaged at byte 100`);
     expect(err!.message).toMatch(/truncated/);
     expect(err!.message).toMatch(/move the damaged file aside/);
@@ -252,7 +252,7 @@ describe("jsonFileStore files: damage", () => {
     ] as const) {
       await writeFile(file, damage);
       const err = await openError(dir);
-      expect(AgentdockError.is(err, "conflict")).toBe(true);
+      expect(GraphdockError.is(err, "conflict")).toBe(true);
       expect(err!.message).toContain(file);
       expect(err!.message).toMatch(message);
     }
@@ -282,7 +282,7 @@ describe("jsonFileStore files: damage", () => {
     await mkdir(dir);
     await writeFile(join(dir, "snapshot.json"), JSON.stringify({ format: 99, seq: 0, ops: [] }));
     const err = await openError(dir);
-    expect(AgentdockError.is(err, "conflict")).toBe(true);
+    expect(GraphdockError.is(err, "conflict")).toBe(true);
     expect(err!.message).toContain("format 99");
     expect(err!.message).toContain(`up to ${JSON_FILE_FORMAT}`);
   });
@@ -294,7 +294,7 @@ describe("jsonFileStore files: one writer per directory", () => {
     await mkdir(dir);
     await writeFile(join(dir, "lock"), String(process.ppid));
     const err = await openAt(dir).catch((e: unknown) => e);
-    expect(AgentdockError.is(err, "conflict")).toBe(true);
+    expect(GraphdockError.is(err, "conflict")).toBe(true);
     expect((err as Error).message).toContain(String(process.ppid));
 
     const dead = spawnSync(process.execPath, ["-e", ""]).pid!;
@@ -313,7 +313,7 @@ describe("jsonFileStore files: one writer per directory", () => {
     await symlink(dir, link);
     for (const path of [dir, link, dir + "/"]) {
       const err = await jsonFileStore(path).open().catch((e: unknown) => e);
-      expect(AgentdockError.is(err, "conflict")).toBe(true);
+      expect(GraphdockError.is(err, "conflict")).toBe(true);
       expect((err as Error).message).toMatch(/already open in this process/);
     }
     // The refused stores changed nothing: the first still writes, and its lock is in place.

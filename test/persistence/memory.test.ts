@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { AgentdockError } from "../../src/errors.js";
+import { GraphdockError } from "../../src/errors.js";
 import { MAX_DEPTH, checkJson } from "../../src/json.js";
 import { MemoryRunEvents } from "../../src/persistence/memory-events.js";
 import { MemoryData, MemoryStore, memoryStore } from "../../src/persistence/memory.js";
@@ -38,8 +38,8 @@ describe("checkJson", () => {
     try {
       checkJson(value, where);
     } catch (err) {
-      expect(AgentdockError.is(err, "invalid_input")).toBe(true);
-      return (err as AgentdockError).problems![0]!;
+      expect(GraphdockError.is(err, "invalid_input")).toBe(true);
+      return (err as GraphdockError).problems![0]!;
     }
     return undefined;
   };
@@ -158,7 +158,7 @@ describe("memory store: shared array prefixes", () => {
     await store.commit([{ op: "checkpoint.put", checkpoint: checkpoint("t1", cpId(0), null, { messages: msgs }) }]);
     await store.commit([{ op: "thread.put", thread: thread("t1", { values: { messages: msgs } }) }]);
     const err = await store.commit([{ op: "thread.put", thread: thread("t1", { values: { messages: [...msgs, { n: Number.NaN }] } }) }]).catch((e: unknown) => e);
-    expect(AgentdockError.is(err, "invalid_input")).toBe(true);
+    expect(GraphdockError.is(err, "invalid_input")).toBe(true);
     expect((err as Error).message).toMatch(/thread\.values\.messages\[3\]\.n is NaN/);
   });
 });

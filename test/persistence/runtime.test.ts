@@ -14,7 +14,7 @@ import type { Store } from "../../src/persistence/types.js";
 import { runtimeContract } from "../runtime/contract.js";
 import { Gate, echoGraph, slowGraph } from "../runtime/graphs.js";
 
-const root = await mkdtemp(join(tmpdir(), "agentdock-rt-"));
+const root = await mkdtemp(join(tmpdir(), "graphdock-rt-"));
 afterAll(() => rm(root, { recursive: true, force: true }));
 let n = 0;
 

@@ -11,7 +11,7 @@ import { jsonFileStore } from "../../src/persistence/json-file/index.js";
 import type { Store } from "../../src/persistence/types.js";
 import { subgraphContract } from "../runtime/subgraphs-contract.js";
 
-const root = await mkdtemp(join(tmpdir(), "agentdock-sub-"));
+const root = await mkdtemp(join(tmpdir(), "graphdock-sub-"));
 afterAll(() => rm(root, { recursive: true, force: true }));
 let n = 0;
 

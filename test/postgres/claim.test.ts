@@ -4,7 +4,7 @@
  * database's clock, so processes with skewed clocks cannot take each other's live leases.
  */
 import { describe, expect, it } from "vitest";
-import { AgentdockError } from "../../src/errors.js";
+import { GraphdockError } from "../../src/errors.js";
 import { postgresStore } from "../../src/postgres/index.js";
 import type { RunClaim } from "../../src/persistence/types.js";
 import type { RunRecord } from "../../src/types.js";
@@ -124,7 +124,7 @@ describe("leases on the database's clock", () => {
     await honest.commit([{ op: "lease.put", lease: lease("honest", now), expect: { state: "free", now } }]);
     const skewed = now + HOUR;
     const take = ahead.commit([{ op: "lease.put", lease: lease("ahead", skewed), expect: { state: "free", now: skewed } }]);
-    await expect(take).rejects.toSatisfy((e: unknown) => AgentdockError.is(e, "conflict"));
+    await expect(take).rejects.toSatisfy((e: unknown) => GraphdockError.is(e, "conflict"));
     expect(await ahead.claimRun(claim("t", "ahead", skewed))).toEqual({ outcome: "none" });
     // Read on the skewed clock, the lease is still live there (its remaining time, not its writer's clock).
     const seen = (await ahead.getLease("thread:t"))!;
@@ -149,7 +149,7 @@ describe("leases on the database's clock", () => {
     await behind.commit([{ op: "lease.put", lease: lease("behind", late, 400), expect: { state: "free", now: late } }]);
     // On the honest clock its expires_at is an hour ago, yet it is live for its 400 ms.
     await expect(honest.commit([{ op: "lease.put", lease: lease("honest", Date.now()), expect: { state: "free", now: Date.now() } }])).rejects.toSatisfy((e: unknown) =>
-      AgentdockError.is(e, "conflict"),
+      GraphdockError.is(e, "conflict"),
     );
     expect((await honest.getLease("thread:t"))!.expires_at).toBeGreaterThan(Date.now());
     // Once its duration passed on the database's clock, it is expired for everyone.
@@ -159,7 +159,7 @@ describe("leases on the database's clock", () => {
     await honest.commit([{ op: "lease.put", lease: lease("honest", now), expect: { state: "free", now } }]);
     expect((await behind.getLease("thread:t"))?.owner).toBe("honest");
     await expect(behind.commit([{ op: "lease.put", lease: lease("behind", late + 10), expect: { state: "held", now: late + 10 } }])).rejects.toSatisfy((e: unknown) =>
-      AgentdockError.is(e, "conflict"),
+      GraphdockError.is(e, "conflict"),
     );
   });
 

@@ -7,7 +7,7 @@ import pg from "pg";
 import { afterEach, expect, inject, it } from "vitest";
 import { echo } from "../../examples/node/agent.js";
 import { createRuntime, memoryStore, type Runtime } from "../../src/index.js";
-import { AgentdockError } from "../../src/errors.js";
+import { GraphdockError } from "../../src/errors.js";
 import { postgresStore } from "../../src/postgres/index.js";
 import { uuid6Millis } from "../../src/postgres/ts.js";
 import type { StoredCheckpoint } from "../../src/persistence/types.js";
@@ -100,7 +100,7 @@ it("refuses checkpoint metadata jsonb cannot hold (\\u0000) and leaves the store
     const good = cp("cp1", { source: "input", step: -1, parents: {} });
     await store.commit([{ op: "checkpoint.put", checkpoint: good }]);
     const err = await store.commit([{ op: "checkpoint.put", checkpoint: cp("cp2", { source: "loop", step: 0, parents: {}, note: "a\u0000b" }) }]).catch((e: unknown) => e);
-    expect(AgentdockError.is(err, "invalid_input"), String(err)).toBe(true);
+    expect(GraphdockError.is(err, "invalid_input"), String(err)).toBe(true);
     expect(await store.listCheckpoints("t")).toEqual([good]);
     expect(await store.listCheckpoints("t", { filter: { source: "input" } })).toEqual([good]);
   } finally {
@@ -147,7 +147,7 @@ it("keeps pending writes in order when store instances (processes) write them on
     for (let i = 0; i < 20; i++) expect(all.filter((w) => w[0] === `p${i}`)).toEqual([[`p${i}`, "x", i], [`p${i}`, "y", { id: "m1", text: "hi" }]]);
     // A missing checkpoint: not_found, nothing written.
     const err = await b.commit([{ op: "writes.put", thread_id: "t", checkpoint_id: "nope", task_id: "t9", writes: [["t9", "x", 1]] }]).catch((e: unknown) => e);
-    expect(AgentdockError.is(err, "not_found"), String(err)).toBe(true);
+    expect(GraphdockError.is(err, "not_found"), String(err)).toBe(true);
   } finally {
     await a.close();
     await b.close();

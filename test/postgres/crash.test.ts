@@ -1,5 +1,5 @@
 /**
- * Crash test (D20, D22): three `agentdock serve` processes on one database under a steady load
+ * Crash test (D20, D22): three `graphdock serve` processes on one database under a steady load
  * of enqueued runs, one of them SIGKILLed and replaced 20 times. Afterwards: every acknowledged
  * write is there (threads and runs whose creation answered 200), no run executed twice (each
  * run's input appears at most once in its thread's state, and every successful run's exactly

@@ -6,7 +6,7 @@
  *   refuses root), listens on 127.0.0.1 on a free port, trusts local connections, and is
  *   stopped and deleted at teardown.
  * - A missing server is a failure, never a skip: CI installs `postgresql` (.ci/run).
- * - `AGENTDOCK_TEST_PG=postgres://...` uses an existing server instead (nothing is started).
+ * - `GRAPHDOCK_TEST_PG=postgres://...` uses an existing server instead (nothing is started).
  *
  * Tests read the URL with `inject("pgUrl")`; each creates its own database or schema.
  */
@@ -31,8 +31,8 @@ export function findPgBin(): string {
   versions.sort((a, b) => Number(b) - Number(a));
   if (versions.length === 0) {
     throw new Error(
-      "agentdock tests: no PostgreSQL server found under /usr/lib/postgresql/*/bin: install Debian's `postgresql` package " +
-        "(apt-get install -y postgresql; .ci/run does) or set AGENTDOCK_TEST_PG=postgres://user@host:port/db",
+      "graphdock tests: no PostgreSQL server found under /usr/lib/postgresql/*/bin: install Debian's `postgresql` package " +
+        "(apt-get install -y postgresql; .ci/run does) or set GRAPHDOCK_TEST_PG=postgres://user@host:port/db",
     );
   }
   return join(root, versions[0]!, "bin");
@@ -54,7 +54,7 @@ function asPostgres(cmd: string, args: string[]): void {
   const isRoot = process.getuid?.() === 0;
   const [file, argv] = isRoot ? ["runuser", ["-u", "postgres", "--", cmd, ...args]] : [cmd, args];
   const r = spawnSync(file, argv, { encoding: "utf8" });
-  if (r.status !== 0) throw new Error(`agentdock tests: ${cmd} ${args.join(" ")} failed (${r.status}): ${r.stderr || r.stdout || r.error}`);
+  if (r.status !== 0) throw new Error(`graphdock tests: ${cmd} ${args.join(" ")} failed (${r.status}): ${r.stderr || r.stdout || r.error}`);
 }
 
 export interface PgServer {
@@ -67,7 +67,7 @@ export interface PgServer {
 /** Starts a throwaway cluster; `stop()` stops it and deletes its directory. */
 export async function startPgServer(): Promise<PgServer> {
   const bin = findPgBin();
-  const dir = mkdtempSync(join(tmpdir(), "agentdock-pg-"));
+  const dir = mkdtempSync(join(tmpdir(), "graphdock-pg-"));
   const data = join(dir, "data");
   const isRoot = process.getuid?.() === 0;
   if (isRoot) {
@@ -104,7 +104,7 @@ export async function startPgServer(): Promise<PgServer> {
 }
 
 export default async function setup(project: TestProject): Promise<() => void> {
-  const existing = process.env.AGENTDOCK_TEST_PG;
+  const existing = process.env.GRAPHDOCK_TEST_PG;
   if (existing) {
     project.provide("pgUrl", existing);
     return () => {};

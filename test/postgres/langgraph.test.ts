@@ -1,5 +1,5 @@
 /**
- * LangGraph.js hosting on PostgreSQL (D23): the `AgentdockSaver` suite, and the runtime contract
+ * LangGraph.js hosting on PostgreSQL (D23): the `GraphdockSaver` suite, and the runtime contract
  * suite with the LangGraph.js versions of its graphs.
  */
 import { inject } from "vitest";

@@ -1,5 +1,5 @@
 /**
- * Three `agentdock serve` processes on one PostgreSQL database act as one service (D20, D22):
+ * Three `graphdock serve` processes on one PostgreSQL database act as one service (D20, D22):
  * a run created on one is joined on another and cancelled from the third; 120 enqueued runs on
  * 12 threads, created round-robin across the processes, all succeed in order with never two
  * running on a thread; a process SIGKILLed mid-run: its run ends `error` once its lease expires
@@ -26,7 +26,7 @@ afterAll(async () => {
 
 type Values = { order: number[]; spans: number[][] };
 
-describe("three agentdock serve processes on one database", () => {
+describe("three graphdock serve processes on one database", () => {
   it("a run created on one is joined on a second and cancelled from the third", async () => {
     const [a, b, c] = clients as [Client, Client, Client];
     const thread = await a.threads.create();

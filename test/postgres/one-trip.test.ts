@@ -84,7 +84,7 @@ describe("postgresStore: a commit in one round trip", () => {
         ),
     );
     // The one-round-trip commit was sent (and refused by the database), then judged statement by statement.
-    expect(texts[0]).toMatch(/EXECUTE agentdock_b_/);
+    expect(texts[0]).toMatch(/EXECUTE graphdock_b_/);
     expect(result).toMatchObject({ code: "conflict" });
     expect(String((result as Error).message)).toContain("held by other");
     expect(await store.getThread("t1")).toEqual(before);

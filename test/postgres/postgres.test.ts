@@ -5,7 +5,7 @@
  */
 import pg from "pg";
 import { describe, expect, it } from "vitest";
-import { AgentdockError } from "../../src/errors.js";
+import { GraphdockError } from "../../src/errors.js";
 import { postgresStore, PG_SCHEMA_VERSION } from "../../src/postgres/index.js";
 import type { RunEventRecord } from "../../src/persistence/types.js";
 import { pgTestStores } from "./stores.js";
@@ -25,9 +25,9 @@ describe("postgresStore", () => {
     try {
       const { rows } = await c.query(`SELECT value FROM "${schema}".meta WHERE key = 'schema_version'`);
       expect(rows).toEqual([{ value: String(PG_SCHEMA_VERSION) }]);
-      // A database written by a newer agentdock is refused.
+      // A database written by a newer graphdock is refused.
       await c.query(`UPDATE "${schema}".meta SET value = '999' WHERE key = 'schema_version'`);
-      await expect(open(schema)).rejects.toThrow(/newer than this agentdock understands/);
+      await expect(open(schema)).rejects.toThrow(/newer than this graphdock understands/);
     } finally {
       await c.end();
     }
@@ -56,7 +56,7 @@ describe("postgresStore", () => {
       );
       const won = results.filter((r) => r.status === "fulfilled");
       expect(won).toHaveLength(1);
-      for (const r of results) if (r.status === "rejected") expect(AgentdockError.is(r.reason, "conflict")).toBe(true);
+      for (const r of results) if (r.status === "rejected") expect(GraphdockError.is(r.reason, "conflict")).toBe(true);
       await stores[1]!.commit([{ op: "lease.delete", key: "thread:t" }, { op: "run.put", run: { run_id: runId, thread_id: "t", assistant_id: "a", created_at: "x", updated_at: "x", status: "success", metadata: {}, kwargs: {}, multitask_strategy: null } }]);
     }
   });

@@ -1,4 +1,4 @@
-/** Starts `agentdock serve` child processes (the bin's source through tsx) on one PostgreSQL schema. */
+/** Starts `graphdock serve` child processes (the bin's source through tsx) on one PostgreSQL schema. */
 import { spawn, type ChildProcess } from "node:child_process";
 
 const root = new URL("../..", import.meta.url).pathname;
@@ -17,7 +17,7 @@ export function startServer(store: string, extra: string[] = []): Promise<Server
   const child = spawn(
     process.execPath,
     ["--import", "tsx", "src/node/cli.ts", "serve", "--config", "test/postgres/fixtures/graph.json", "--port", "0", "--store", store, ...extra],
-    { cwd: root, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, AGENTDOCK_API_KEY: "test-key" } },
+    { cwd: root, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, GRAPHDOCK_API_KEY: "test-key" } },
   );
   let out = "";
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code, signal) => resolve(code ?? (signal ? -1 : null))));
@@ -38,7 +38,7 @@ export function startServer(store: string, extra: string[] = []): Promise<Server
     };
     child.stdout!.on("data", onData);
     child.stderr!.on("data", (d: Buffer) => (out += d));
-    void exited.then((code) => reject(new Error(`agentdock serve exited with ${code}: ${out}`)));
+    void exited.then((code) => reject(new Error(`graphdock serve exited with ${code}: ${out}`)));
   });
 }
 

@@ -1,5 +1,5 @@
 /**
- * The v2 protocol on `agentdock serve` (the CLI): the official ThreadStream over SSE and over the
+ * The v2 protocol on `graphdock serve` (the CLI): the official ThreadStream over SSE and over the
  * WebSocket transport, and WebSocket auth (refused with 4401; users isolated).
  */
 import { Client } from "@langchain/langgraph-sdk";
@@ -9,7 +9,7 @@ import { human, startCli as start } from "./helpers.js";
 
 type Msg = { content?: unknown };
 
-describe("agentdock serve speaks the v2 protocol", () => {
+describe("graphdock serve speaks the v2 protocol", () => {
   it("over SSE and WebSocket: a streamed reply, an interrupt and its answer", async () => {
     const server = await start(["serve", "--config", "examples/graph.json", "--port", "0"]);
     try {

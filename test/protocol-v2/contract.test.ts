@@ -1,6 +1,6 @@
 /**
  * The v2 contract suite: the official SDK's `client.threads.stream()` (ThreadStream) against
- * agentdock over SSE, WebSocket and the in-process transport.
+ * graphdock over SSE, WebSocket and the in-process transport.
  */
 import WebSocket from "ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -132,7 +132,7 @@ for (const kind of KINDS) {
 }
 
 /**
- * A ThreadStream whose `input.respond` reaches agentdock only once its event subscription is in
+ * A ThreadStream whose `input.respond` reaches graphdock only once its event subscription is in
  * place (`subscribed` is called when it is; `streamOpen` resolves then).
  */
 function heldAnswer(kind: Kind, threadId: string, streamOpen: Promise<void>, subscribed: () => void) {

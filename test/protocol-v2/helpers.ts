@@ -110,10 +110,10 @@ export async function until(predicate: () => boolean | Promise<boolean>, ms = 50
   }
 }
 
-/** Starts `agentdock serve` (the bin's source, through tsx) and resolves its URL from the banner. */
+/** Starts `graphdock serve` (the bin's source, through tsx) and resolves its URL from the banner. */
 export function startCli(args: string[]): Promise<{ url: string; stop(): Promise<number | null> }> {
   const root = new URL("../..", import.meta.url).pathname;
-  const { AGENTDOCK_API_KEY: _inherited, ...env } = process.env;
+  const { GRAPHDOCK_API_KEY: _inherited, ...env } = process.env;
   const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "src/node/cli.ts", ...args], { cwd: root, stdio: ["ignore", "pipe", "pipe"], env });
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   return new Promise((resolve, reject) => {
@@ -125,6 +125,6 @@ export function startCli(args: string[]): Promise<{ url: string; stop(): Promise
       if (m) resolve({ url: m[1]!, stop: () => (child.kill("SIGTERM"), exited) });
     });
     child.stderr!.on("data", (d: Buffer) => (err += d));
-    void exited.then((code) => reject(new Error(`agentdock serve exited with ${code}: ${err || out}`)));
+    void exited.then((code) => reject(new Error(`graphdock serve exited with ${code}: ${err || out}`)));
   });
 }

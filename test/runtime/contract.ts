@@ -30,7 +30,7 @@ export interface ContractOptions {
 type Code = "not_found" | "conflict" | "invalid_input" | "unauthenticated" | "forbidden";
 const STATUS: Record<Code, number> = { not_found: 404, conflict: 409, invalid_input: 422, unauthenticated: 401, forbidden: 403 };
 
-/** Asserts a rejection with `code`: an `AgentdockError` in process, the SDK's `HTTPError` over HTTP. */
+/** Asserts a rejection with `code`: an `GraphdockError` in process, the SDK's `HTTPError` over HTTP. */
 export async function expectCode(promise: Promise<unknown> | (() => Promise<unknown>), code: Code): Promise<void> {
   let error: unknown;
   try {
@@ -64,7 +64,7 @@ export function runtimeContract(
   create: (opts: ContractOptions) => Promise<ContractHarness>,
   capabilities: {
     inProcess?: boolean;
-    /** The graphs to run the suite with (default: agentdock's, test/runtime/graphs.ts). */
+    /** The graphs to run the suite with (default: graphdock's, test/runtime/graphs.ts). */
     graphs?: (gate: Gate) => Record<string, HostedGraph>;
   } = {},
 ): void {
@@ -182,7 +182,7 @@ export function runtimeContract(
         await expectCode(c.assistants.getGraph(UNKNOWN), "not_found");
       });
 
-      it("lists no subgraphs (agentdock graphs have none), for any namespace; unknown assistants are not found", async () => {
+      it("lists no subgraphs (graphdock graphs have none), for any namespace; unknown assistants are not found", async () => {
         expect(await c.assistants.getSubgraphs("chain")).toEqual({});
         expect(await c.assistants.getSubgraphs(DEFAULT_ECHO, { namespace: "inner", recurse: true })).toEqual({});
         await expectCode(c.assistants.getSubgraphs(UNKNOWN), "not_found");

@@ -28,7 +28,7 @@ cronsContract("in process, memory store", async (clock) => {
   };
 });
 
-const root = await mkdtemp(join(tmpdir(), "agentdock-crons-"));
+const root = await mkdtemp(join(tmpdir(), "graphdock-crons-"));
 afterAll(() => rm(root, { recursive: true, force: true }));
 const hi = { messages: [{ role: "user", content: "tick" }] };
 

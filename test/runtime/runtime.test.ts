@@ -1,6 +1,6 @@
 import "fake-indexeddb/auto";
 import { describe, expect, it, vi } from "vitest";
-import { AgentdockError, OWNER_USER, createRuntime, memoryStore, sequentialIds } from "../../src/index.js";
+import { GraphdockError, OWNER_USER, createRuntime, memoryStore, sequentialIds } from "../../src/index.js";
 import type { AuthEvent, AuthProvider, AuthUser, Runtime, RuntimeEvent, WriteOp } from "../../src/index.js";
 import { forbidden, unauthenticated } from "../../src/errors.js";
 import { expectCode, runtimeContract } from "./contract.js";
@@ -109,7 +109,7 @@ describe("runtime options", () => {
     const { tmpdir } = await import("node:os");
     const { join } = await import("node:path");
     const { jsonFileStore } = await import("../../src/persistence/json-file/index.js");
-    const dir = mkdtempSync(join(tmpdir(), "agentdock-shared-"));
+    const dir = mkdtempSync(join(tmpdir(), "graphdock-shared-"));
     try {
       const store = jsonFileStore(dir);
       const first = await createRuntime({ graphs: { echo: echoGraph() }, store });
@@ -296,7 +296,7 @@ describe("runtime options", () => {
       ] as const) {
         const t = await runtime.threads.create();
         const err = await runtime.runs.create(t.thread_id, "chain", { input: {}, webhook }).catch((e: unknown) => e);
-        expect(AgentdockError.is(err, "invalid_input")).toBe(true);
+        expect(GraphdockError.is(err, "invalid_input")).toBe(true);
         expect((err as Error).message).toMatch(hint);
         await expectCode(runtime.runs.wait(t.thread_id, "chain", { input: {}, webhook }), "invalid_input");
         await expectCode(runtime.runs.wait(null, "chain", { input: {}, webhook }), "invalid_input");
@@ -348,9 +348,9 @@ describe("runtime options", () => {
   it("rejects wrong option types with invalid_input naming the call and field (D4)", async () => {
     const runtime = await createRuntime({ graphs: { echo: echoGraph() } });
     const err = await runtime.threads.create({ metadata: "x" as never }).catch((e: unknown) => e);
-    expect(AgentdockError.is(err, "invalid_input")).toBe(true);
-    expect((err as AgentdockError).message).toContain("threads.create");
-    expect((err as AgentdockError).problems?.[0]?.path).toBe("metadata");
+    expect(GraphdockError.is(err, "invalid_input")).toBe(true);
+    expect((err as GraphdockError).message).toContain("threads.create");
+    expect((err as GraphdockError).problems?.[0]?.path).toBe("metadata");
     // Unknown keys are ignored.
     await expect(runtime.threads.create({ ttl: 5, extra: 1 } as never)).resolves.toMatchObject({ status: "idle" });
     await runtime.close();
@@ -362,12 +362,12 @@ function ownerAuth(log: AuthEvent[] = []): AuthProvider {
   return {
     async authenticate(request) {
       const identity = request.headers["x-user"];
-      if (!identity) throw unauthenticated("agentdock test: missing x-user header");
+      if (!identity) throw unauthenticated("graphdock test: missing x-user header");
       return { identity, permissions: ["read"], is_authenticated: true, display_name: identity, role: "tester" };
     },
     async authorize(user: AuthUser, event: AuthEvent) {
       log.push(event);
-      if (user.identity === "mallory") throw forbidden("agentdock test: mallory may not");
+      if (user.identity === "mallory") throw forbidden("graphdock test: mallory may not");
       if (event.action === "create" || event.action === "create_run" || event.action === "update") {
         const value = event.value as { metadata?: Record<string, unknown> };
         value.metadata = { ...(value.metadata ?? {}), owner: user.identity };

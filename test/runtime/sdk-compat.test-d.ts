@@ -1,6 +1,6 @@
 /**
  * Type test (D1): the runtime's namespaces are assignable where the official SDK client's are
- * used for the methods agentdock implements, so code written against `Client` compiles against
+ * used for the methods graphdock implements, so code written against `Client` compiles against
  * a runtime unchanged.
  */
 import type { Client } from "@langchain/langgraph-sdk";

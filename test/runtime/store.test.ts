@@ -6,7 +6,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { Auth } from "../../src/auth/index.js";
-import { AgentdockError, type ErrorCode } from "../../src/errors.js";
+import { GraphdockError, type ErrorCode } from "../../src/errors.js";
 import { END, START, StateGraph, type CompiledGraph } from "../../src/graph/index.js";
 import { createFetchHandler } from "../../src/http/index.js";
 import type { IndexConfig } from "../../src/items/types.js";
@@ -27,7 +27,7 @@ async function failsWith(promise: Promise<unknown>, code: ErrorCode, message?: R
   }
   expect(err, `expected ${code}`).toBeInstanceOf(Error);
   const status = (err as { status?: unknown }).status;
-  expect(AgentdockError.is(err, code) || status === STATUS[code], `expected ${code}, got ${String(err)}`).toBe(true);
+  expect(GraphdockError.is(err, code) || status === STATUS[code], `expected ${code}, got ${String(err)}`).toBe(true);
   if (message) expect((err as Error).message).toMatch(message);
 }
 

@@ -8,7 +8,7 @@ import { indexedDbStore } from "../../src/persistence/indexeddb/index.js";
 import { jsonFileStore } from "../../src/persistence/json-file/index.js";
 import { request, row, rowId, setup, snapshot } from "./helpers.js";
 
-const root = await mkdtemp(join(tmpdir(), "agentdock-upload-"));
+const root = await mkdtemp(join(tmpdir(), "graphdock-upload-"));
 afterAll(() => rm(root, { recursive: true, force: true }));
 
 /** Each store with a way to reopen the same data (memory: the same instance). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { AgentdockError, LOCAL_TENANT_ID, userTenantId } from "../../src/index.js";
+import { GraphdockError, LOCAL_TENANT_ID, userTenantId } from "../../src/index.js";
 import type { DocCollection, WriteOp } from "../../src/persistence/types.js";
 import { request, row, rowId, setup } from "./helpers.js";
 
@@ -36,7 +36,7 @@ describe("tenants of createUploadApi", () => {
     // Another tenant sees none of it, and may use the same name and row ids.
     const carol = forTenant(userTenantId("carol"));
     expect(await carol.datasets.list()).toEqual([]);
-    await expect(carol.datasets.get(first.dataset.id)).rejects.toSatisfy((e) => AgentdockError.is(e, "not_found"));
+    await expect(carol.datasets.get(first.dataset.id)).rejects.toSatisfy((e) => GraphdockError.is(e, "not_found"));
     const hers = await carol.experiments.upload(request({ experiment_name: "old", results: [row(1, 1)] }));
     expect([hers.dataset.name, hers.dataset.example_count, hers.experiment.test_run_number]).toEqual(["ds", 1, 1]);
     expect((await datasets.examples(first.dataset.id)).map((e) => e.inputs)).toEqual([{ q: "v2" }, { q: "question 2" }]);
@@ -44,9 +44,9 @@ describe("tenants of createUploadApi", () => {
 
   it("resolves the tenant before anything else: a failing resolver writes and reads nothing", async () => {
     const { store, forTenant } = setup();
-    const denied = forTenant(() => Promise.reject(new AgentdockError("unauthenticated", "no credentials")));
-    await expect(denied.experiments.upload({} as never)).rejects.toSatisfy((e) => AgentdockError.is(e, "unauthenticated"));
-    await expect(denied.datasets.list()).rejects.toSatisfy((e) => AgentdockError.is(e, "unauthenticated"));
+    const denied = forTenant(() => Promise.reject(new GraphdockError("unauthenticated", "no credentials")));
+    await expect(denied.experiments.upload({} as never)).rejects.toSatisfy((e) => GraphdockError.is(e, "unauthenticated"));
+    await expect(denied.datasets.list()).rejects.toSatisfy((e) => GraphdockError.is(e, "unauthenticated"));
     expect(await store.listDocs("datasets")).toEqual([]);
   });
 });

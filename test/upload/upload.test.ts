@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { AgentdockError, LOCAL_TENANT_ID, memoryStore, type FeedbackRecord, type UploadExperimentRequest } from "../../src/index.js";
+import { GraphdockError, LOCAL_TENANT_ID, memoryStore, type FeedbackRecord, type UploadExperimentRequest } from "../../src/index.js";
 import { NOW, request, row, rowId, seqId, setup, snapshot } from "./helpers.js";
 
 const nowIso = new Date(NOW).toISOString();
@@ -253,8 +253,8 @@ describe("experiments.upload: validation (D4, D15), nothing written on failure",
     await experiments.upload(request({ experiment_name: "earlier", results: [row(1, 1)] }));
     const before = await snapshot(store);
     const err = await experiments.upload(body as never).catch((e: unknown) => e);
-    expect(AgentdockError.is(err, "invalid_input")).toBe(true);
-    expect((err as AgentdockError).problems!.map((p) => p.path)).toContain(path);
+    expect(GraphdockError.is(err, "invalid_input")).toBe(true);
+    expect((err as GraphdockError).problems!.map((p) => p.path)).toContain(path);
     expect(await snapshot(store)).toBe(before);
   });
 
@@ -262,7 +262,7 @@ describe("experiments.upload: validation (D4, D15), nothing written on failure",
     const { experiments } = setup();
     const err = (await experiments
       .upload(request({ dataset_name: undefined, results: [row(1, 7200), { ...row(2, 1), start_time: "2025-12-31T10:00:00Z" }] }))
-      .catch((e: unknown) => e)) as AgentdockError;
+      .catch((e: unknown) => e)) as GraphdockError;
     expect(err.problems!.map((p) => p.path).sort()).toEqual(["dataset_id", "results.0.end_time", "results.1.start_time"]);
     expect(err.message).toContain("results.0.end_time");
   });
@@ -284,7 +284,7 @@ describe("experiments.upload: validation (D4, D15), nothing written on failure",
     await prepare(s);
     const before = await snapshot(s.store);
     const err = await s.experiments.upload(body as never).catch((e: unknown) => e);
-    expect(AgentdockError.is(err, "conflict")).toBe(true);
+    expect(GraphdockError.is(err, "conflict")).toBe(true);
     expect((err as Error).message).toMatch(text);
     expect(await snapshot(s.store)).toBe(before);
   }

@@ -40,7 +40,7 @@ export function mount(el: Element, ...children: Child[]): void {
   append(el, children);
 }
 
-/** A readable message for anything thrown: agentdock's code, or the HTTP status of the SDK. */
+/** A readable message for anything thrown: graphdock's code, or the HTTP status of the SDK. */
 export function describeError(err: unknown): string {
   if (err instanceof Error) {
     const e = err as Error & { code?: string; status?: number };
@@ -86,7 +86,7 @@ export async function guard<T>(action: () => Promise<T>, button?: HTMLButtonElem
   }
 }
 
-/** The last 8 characters of an id: agentdock's ids start with a timestamp, so these differ. */
+/** The last 8 characters of an id: graphdock's ids start with a timestamp, so these differ. */
 export function shortId(id: string): string {
   return id.slice(-8);
 }

@@ -1,5 +1,5 @@
 /**
- * The same offline agent built with LangGraph.js, hosted by agentdock in this tab as is (D23): a
+ * The same offline agent built with LangGraph.js, hosted by graphdock in this tab as is (D23): a
  * `StateGraph` over `MessagesAnnotation` from `@langchain/langgraph/web` (the entry without Node
  * built-ins) with the offline chat model of the Node example and a calculator tool.
  *

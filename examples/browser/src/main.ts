@@ -16,7 +16,7 @@ async function boot(): Promise<void> {
   try {
     pages = await import("./pages");
   } catch (err) {
-    mount(root, h("div", { class: "boot error", "data-testid": "boot-error" }, h("h2", null, "agentdock could not start"), h("p", null, describeError(err))));
+    mount(root, h("div", { class: "boot error", "data-testid": "boot-error" }, h("h2", null, "graphdock could not start"), h("p", null, describeError(err))));
     return;
   }
   const nav = h("nav", { class: "tabs" });
@@ -26,7 +26,7 @@ async function boot(): Promise<void> {
     h(
       "header",
       { class: "topbar" },
-      h("a", { class: "brand", href: "#/chat" }, h("span", { class: "logo" }), "agentdock", h("small", null, "offline · IndexedDB")),
+      h("a", { class: "brand", href: "#/chat" }, h("span", { class: "logo" }), "graphdock", h("small", null, "offline · IndexedDB")),
       nav,
     ),
     h("div", { id: "error", class: "error-banner", role: "alert", hidden: true }),

@@ -14,7 +14,7 @@ import { homeOf, itemNeeds, located, resolveItems, rowRecord, type CpRecord, typ
 import { ReadBatch } from "./read-batch.js";
 import { decodeItem } from "./item-codec.js";
 import {
-  type AgentdockDB,
+  type GraphdockDB,
   DB_VERSION,
   INDEXEDDB_FORMAT,
   type Names,
@@ -64,7 +64,7 @@ export interface Ctx {
 
 /** The connection, caches and row reading of the IndexedDB store (./index.ts). */
 export abstract class IdbBase {
-  protected db: Promise<IDBPDatabase<AgentdockDB>> | undefined;
+  protected db: Promise<IDBPDatabase<GraphdockDB>> | undefined;
   protected closed = false;
   /** `listKey(thread, list id)` -> known prefix of its items (the objects a caller appended, or as read). */
   protected lists = new Map<string, unknown[]>();
@@ -86,8 +86,8 @@ export abstract class IdbBase {
   protected abstract post(message: TabMessage): void;
 
   /** The open connection; reopened after another tab's upgrade or a browser termination closed it. */
-  protected database(): Promise<IDBPDatabase<AgentdockDB>> {
-    if (this.closed) return Promise.reject(new Error(`agentdock indexeddb: store "${this.name}" is closed`));
+  protected database(): Promise<IDBPDatabase<GraphdockDB>> {
+    if (this.closed) return Promise.reject(new Error(`graphdock indexeddb: store "${this.name}" is closed`));
     if (!this.db) {
       const opening = this.connect();
       this.db = opening;
@@ -98,11 +98,11 @@ export abstract class IdbBase {
     return this.db;
   }
 
-  protected async connect(): Promise<IDBPDatabase<AgentdockDB>> {
-    let db: IDBPDatabase<AgentdockDB>;
+  protected async connect(): Promise<IDBPDatabase<GraphdockDB>> {
+    let db: IDBPDatabase<GraphdockDB>;
     let migration: Promise<void> | undefined;
     try {
-      db = await openDB<AgentdockDB>(this.name, DB_VERSION, {
+      db = await openDB<GraphdockDB>(this.name, DB_VERSION, {
         upgrade(db, oldVersion, _newVersion, tx) {
           migration = upgradeDatabase(db as unknown as IDBPDatabase, oldVersion, tx as unknown as IDBPTransaction<unknown, string[], "versionchange">);
           // A failed migration aborts the upgrade: the database stays as it was.
@@ -141,8 +141,8 @@ export abstract class IdbBase {
 
   protected newerFormat(what: string) {
     return conflict(
-      `agentdock indexeddb: database "${this.name}" has ${what} than this agentdock understands ` +
-        `(storage format ${INDEXEDDB_FORMAT}); load a newer agentdock or use another database name`,
+      `graphdock indexeddb: database "${this.name}" has ${what} than this graphdock understands ` +
+        `(storage format ${INDEXEDDB_FORMAT}); load a newer graphdock or use another database name`,
     );
   }
 
@@ -235,7 +235,7 @@ export abstract class IdbBase {
         const row = rows[i]!;
         const next = consecutive ? rows[i + 1] : undefined;
         const parent = next ?? (await this.previousRow(tx, row));
-        if (!parent) throw new Error(`agentdock indexeddb: the parent of checkpoint ${row.id} is missing (corrupt store)`);
+        if (!parent) throw new Error(`graphdock indexeddb: the parent of checkpoint ${row.id} is missing (corrupt store)`);
         return { ...rec, parent_checkpoint_id: parent.id };
       }),
     );

@@ -143,7 +143,7 @@ export class IdbRunEvents implements RunEventPort {
       log = { resumable: false, next: 0, ended: false, events: [], readers: 0 };
       this.logs.set(runId, log);
     }
-    if (log.ended) throw new Error(`agentdock indexeddb: run ${runId} published an event after its log ended`);
+    if (log.ended) throw new Error(`graphdock indexeddb: run ${runId} published an event after its log ended`);
     const rec: RunEventRecord = { seq: log.next++, event, data };
     log.events.push(rec);
     if (this.wanted.has(runId)) this.backend.post({ t: "ev", run: runId, rec, resumable: log.resumable });

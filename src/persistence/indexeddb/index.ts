@@ -1,5 +1,5 @@
 /**
- * `agentdock/indexeddb`: a durable store in an IndexedDB database, for browser apps and workers
+ * `graphdock/indexeddb`: a durable store in an IndexedDB database, for browser apps and workers
  * (no Node built-ins; under Node it runs on `fake-indexeddb`). Several tabs on one database act
  * as one service (D20): the database is the only source of truth, tabs learn of each other's
  * commits, notifications and run events through a BroadcastChannel named after the database.
@@ -26,7 +26,7 @@ import { IdbRunEvents, type EventMessage } from "./events.js";
 import { type IndexedDbStoreOptions, type TabMessage, under } from "./schema.js";
 import { IdbReads } from "./reads.js";
 
-export { DB_VERSION, INDEXEDDB_FORMAT, type AgentdockDB, type IndexedDbStoreOptions } from "./schema.js";
+export { DB_VERSION, INDEXEDDB_FORMAT, type GraphdockDB, type IndexedDbStoreOptions } from "./schema.js";
 
 /** In-process fallback for Web Locks: promise chains per lock name. */
 const localLocks = new Map<string, Promise<unknown>>();
@@ -105,7 +105,7 @@ class IndexedDbStore extends IdbReads implements Store {
   /** The channel to the other runtimes on this database, where BroadcastChannel exists. */
   private port(): BroadcastChannel | undefined {
     if (!this.channel && !this.closed && typeof BroadcastChannel !== "undefined") {
-      this.channel = new BroadcastChannel(`agentdock:${this.name}`);
+      this.channel = new BroadcastChannel(`graphdock:${this.name}`);
       // Node keeps the process alive for an open channel; browsers have no unref.
       (this.channel as { unref?: () => void }).unref?.();
       this.channel.onmessage = (event: MessageEvent<TabMessage>) => this.receive(event.data);
@@ -139,7 +139,7 @@ class IndexedDbStore extends IdbReads implements Store {
   }
 
   withLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
-    const name = `agentdock:${this.name}:${key}`;
+    const name = `graphdock:${this.name}:${key}`;
     const locks = (globalThis.navigator as Navigator | undefined)?.locks;
     if (locks) return locks.request(name, fn) as Promise<T>;
     const run = (localLocks.get(name) ?? Promise.resolve()).then(fn);

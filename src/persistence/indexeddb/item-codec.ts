@@ -79,14 +79,14 @@ export function decodeItem(stored: unknown): unknown {
   for (const c of layout) {
     if (c === ".") {
       const k = kept[next++];
-      if (k === undefined) throw new Error(`agentdock indexeddb: list item ${JSON.stringify(stored)} names more keys than it holds (corrupt store)`);
+      if (k === undefined) throw new Error(`graphdock indexeddb: list item ${JSON.stringify(stored)} names more keys than it holds (corrupt store)`);
       setOwn(out, k, stored[k]);
       continue;
     }
     const d = DEFAULTS[c];
-    if (!d) throw new Error(`agentdock indexeddb: list item ${JSON.stringify(stored)} leaves out an unknown field "${c}" (corrupt store)`);
+    if (!d) throw new Error(`graphdock indexeddb: list item ${JSON.stringify(stored)} leaves out an unknown field "${c}" (corrupt store)`);
     setOwn(out, d[0], fresh(d[1]));
   }
-  if (next !== kept.length) throw new Error(`agentdock indexeddb: list item ${JSON.stringify(stored)} holds keys its layout does not name (corrupt store)`);
+  if (next !== kept.length) throw new Error(`graphdock indexeddb: list item ${JSON.stringify(stored)} holds keys its layout does not name (corrupt store)`);
   return out;
 }

@@ -123,7 +123,7 @@ async function rediffRows(tx: Tx): Promise<RunRow[]> {
   // Format-4 checkpoint bases hold no absent leaves: read with or without them, the same.
   const again = (thread: string, ns: string, b: number, diff: unknown, what: string): LeafDiff => {
     const base = byKey.get(keyOf(thread, ns, b));
-    if (!base) throw new Error(`agentdock indexeddb: base ${b} of ${what} is missing (corrupt store)`);
+    if (!base) throw new Error(`graphdock indexeddb: base ${b} of ${what} is missing (corrupt store)`);
     const absent = ns !== RUNS;
     return diffLeaves(patchLeaves(base, diff as LeafDiff, absent), base, absent);
   };
@@ -283,7 +283,7 @@ async function migrateToPages(db: Db, tx: Tx): Promise<void> {
   const lists = new Map<string, { t: string; items: unknown[] }>();
   for (const { t, l, i, v } of items) {
     const list = lists.get(l) ?? { t, items: [] };
-    if (i !== list.items.length) throw new Error(`agentdock indexeddb: list ${l} of thread ${t} has a gap at ${i} (corrupt store)`);
+    if (i !== list.items.length) throw new Error(`graphdock indexeddb: list ${l} of thread ${t} has a gap at ${i} (corrupt store)`);
     list.items.push(v);
     lists.set(l, list);
   }

@@ -190,7 +190,7 @@ export abstract class IdbReads extends IdbWrites {
     let rest = r;
     if (b !== undefined) {
       const base = await this.baseById(tx, thread_id, RUNS, b);
-      if (!base) throw new Error(`agentdock indexeddb: base ${b} of run ${run_id} is missing (corrupt store)`);
+      if (!base) throw new Error(`graphdock indexeddb: base ${b} of run ${run_id} is missing (corrupt store)`);
       rest = patchLeaves(base, r as unknown as LeafDiff);
     }
     // Format 5 keeps the assistant in the rest; earlier rows keep it in the row.

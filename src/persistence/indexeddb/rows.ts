@@ -36,7 +36,7 @@ import { itemRefs, setOwn, type ItemIndex as ItemIndexOf } from "../item-refs.js
 export { setOwn };
 
 /** Item references of this store: markers start with `\u0000`, lists are named by their id. */
-const refs = itemRefs<string>({ ref: "\u0000i", esc: "\u0000e", listOf: String, store: "agentdock indexeddb" });
+const refs = itemRefs<string>({ ref: "\u0000i", esc: "\u0000e", listOf: String, store: "graphdock indexeddb" });
 
 /** Keys of the one-key marker objects: an item reference, and an escaped marker-like object. */
 export const { REF, ESC, isMarker, indexItems } = refs;
@@ -221,7 +221,7 @@ function shifted(base: unknown, d: number): unknown {
     const out = new Date(t);
     if (!Number.isNaN(t) && Math.abs(t) <= 8.64e15) return out.toISOString();
   }
-  throw new Error(`agentdock indexeddb: a diff shifts leaf ${JSON.stringify(base)}, which is no integer or time (corrupt store)`);
+  throw new Error(`graphdock indexeddb: a diff shifts leaf ${JSON.stringify(base)}, which is no integer or time (corrupt store)`);
 }
 
 /**
@@ -342,7 +342,7 @@ export function patchLeaves(base: Record<string, unknown>, diff: LeafDiff, absen
     if (!Array.isArray(d)) {
       for (const [delta, positions] of Object.entries(d)) {
         for (const i of positions) {
-          if (!(i in values)) throw new Error(`agentdock indexeddb: a diff shifts leaf ${i} of a base with ${values.length} (corrupt store)`);
+          if (!(i in values)) throw new Error(`graphdock indexeddb: a diff shifts leaf ${i} of a base with ${values.length} (corrupt store)`);
           values[i] = shifted(baseLeaves[i]![1], Number(delta));
         }
       }
@@ -352,7 +352,7 @@ export function patchLeaves(base: Record<string, unknown>, diff: LeafDiff, absen
     } else if (typeof d[0][0] === "number") {
       const [i, k, ...rest] = d[0] as [number, number, ...string[]];
       const from = baseLeaves[i];
-      if (!from || !(k >= 1 && k <= from[0].length)) throw new Error(`agentdock indexeddb: a diff adds a leaf under leaf ${i} of a base with ${baseLeaves.length} (corrupt store)`);
+      if (!from || !(k >= 1 && k <= from[0].length)) throw new Error(`graphdock indexeddb: a diff adds a leaf under leaf ${i} of a base with ${baseLeaves.length} (corrupt store)`);
       added.push([[...from[0].slice(0, k), ...rest], d[1]]);
     } else added.push([d[0] as string[], d[1]]);
   }
@@ -426,7 +426,7 @@ export const baseId = (s: number): number => Number((s + (Math.floor(Math.random
 /** The row's shared record (item references still in place). */
 export function rowRecord(row: CpRow, base: CpRecord | undefined): CpRecord {
   if (row.b === undefined) return row.r as CpRecord;
-  if (!base) throw new Error(`agentdock indexeddb: base ${row.b} of checkpoint ${row.id} is missing (corrupt store)`);
+  if (!base) throw new Error(`graphdock indexeddb: base ${row.b} of checkpoint ${row.id} is missing (corrupt store)`);
   return patchLeaves(base, row.r as LeafDiff, true);
 }
 

@@ -31,7 +31,7 @@ export const DB_VERSION = 6;
 export const INDEXEDDB_FORMAT = 5;
 
 /** The database schema (version 6). */
-export interface AgentdockDB extends DBSchema {
+export interface GraphdockDB extends DBSchema {
   meta: { key: string; value: { key: string; value: unknown } };
   assistants: { key: string; value: AssistantRecord; indexes: { by_graph: string } };
   versions: { key: [string, number]; value: AssistantVersionRecord };
@@ -61,9 +61,9 @@ export interface AgentdockDB extends DBSchema {
   crons: { key: string; value: CronRow; indexes: { by_due: [string, string] } };
 }
 
-export type Names = StoreNames<AgentdockDB>;
-export type Tx = IDBPTransaction<AgentdockDB, Names[], "readwrite" | "readonly">;
-export type WTx = IDBPTransaction<AgentdockDB, Names[], "readwrite">;
+export type Names = StoreNames<GraphdockDB>;
+export type Tx = IDBPTransaction<GraphdockDB, Names[], "readwrite" | "readonly">;
+export type WTx = IDBPTransaction<GraphdockDB, Names[], "readwrite">;
 
 export const CHECKPOINTS: Names[] = ["cps", "bases", "items"];
 export const SCOPE: Record<WriteOp["op"], Names[]> = {

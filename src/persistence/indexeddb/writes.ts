@@ -5,7 +5,7 @@
  * checkpoints are stored as rows against their list logs and bases (./rows.ts). Core-safe: no
  * Node built-ins.
  */
-import { AgentdockError, conflict, invalidInput } from "../../errors.js";
+import { GraphdockError, conflict, invalidInput } from "../../errors.js";
 import { checkOp } from "../common.js";
 import type { ThreadRecord } from "../../types.js";
 import { encodeCheckpoint, encodeThread, LIST_MIN, listRefs, type EncodedValues } from "../delta.js";
@@ -240,7 +240,7 @@ export abstract class IdbWrites extends IdbBase {
     const scope = new Set<Names>();
     for (const op of ops) {
       const names = SCOPE[op.op] as Names[] | undefined;
-      if (!names) throw invalidInput(`agentdock store: unknown write op ${JSON.stringify(op)}`);
+      if (!names) throw invalidInput(`graphdock store: unknown write op ${JSON.stringify(op)}`);
       for (const name of names) scope.add(name);
       checkOp(op);
     }
@@ -309,14 +309,14 @@ export abstract class IdbWrites extends IdbBase {
       await tx.done.catch(() => undefined);
       await Promise.allSettled(ctx.pending);
       for (const list of touched) this.lists.delete(list);
-      if ((err as { name?: string }).name === "DataCloneError") throw invalidInput(`agentdock indexeddb: ${(err as Error).message}`);
+      if ((err as { name?: string }).name === "DataCloneError") throw invalidInput(`graphdock indexeddb: ${(err as Error).message}`);
       throw err;
     }
     for (const { threads, notes } of effects) this.announce(threads, notes);
   }
 
   protected threadConflict(id: string, why: string) {
-    return conflict(`agentdock indexeddb: thread ${id} ${why}; the commit wrote nothing`);
+    return conflict(`graphdock indexeddb: thread ${id} ${why}; the commit wrote nothing`);
   }
 
   protected async checkThread(ctx: Ctx, id: string, expect: NonNullable<Extract<WriteOp, { op: "thread.put" }>["expect"]> | undefined) {
@@ -413,9 +413,9 @@ export abstract class IdbWrites extends IdbBase {
         const ns = op.checkpoint_ns ?? "";
         const row = await this.rowById(tx, op.thread_id, ns, op.checkpoint_id, ctx);
         if (!row) {
-          throw new AgentdockError(
+          throw new GraphdockError(
             "not_found",
-            `agentdock store: writes for unknown checkpoint ${op.checkpoint_id} of thread ${op.thread_id}`,
+            `graphdock store: writes for unknown checkpoint ${op.checkpoint_id} of thread ${op.thread_id}`,
           );
         }
         const kept = (row.w as unknown[]).filter((w) => (w as PendingWrite)[0] !== op.task_id);
@@ -429,11 +429,11 @@ export abstract class IdbWrites extends IdbBase {
         const row = ctx.runRows.has(op.run.run_id) ? ctx.runRows.get(op.run.run_id) : unpackRun(await runs.get(op.run.run_id));
         if (op.expect) {
           if (op.expect.exists !== undefined && op.expect.exists !== (row !== undefined)) {
-            throw conflict(`agentdock indexeddb: run ${op.run.run_id} ${op.expect.exists ? "does not exist" : "already exists"}; the commit wrote nothing`);
+            throw conflict(`graphdock indexeddb: run ${op.run.run_id} ${op.expect.exists ? "does not exist" : "already exists"}; the commit wrote nothing`);
           }
           if (op.expect.status && (!row || !op.expect.status.includes(row.status))) {
             throw conflict(
-              `agentdock indexeddb: run ${op.run.run_id} is ${row ? row.status : "missing"}, not ${op.expect.status.join(" or ")}; the commit wrote nothing`,
+              `graphdock indexeddb: run ${op.run.run_id} is ${row ? row.status : "missing"}, not ${op.expect.status.join(" or ")}; the commit wrote nothing`,
             );
           }
         }
@@ -486,10 +486,10 @@ export abstract class IdbWrites extends IdbBase {
         const row = ctx.runRows.has(op.run_id) ? ctx.runRows.get(op.run_id) : unpackRun(await tx.objectStore("runs").get(op.run_id));
         if (op.expect) {
           if (op.expect.exists !== undefined && op.expect.exists !== (row !== undefined)) {
-            throw conflict(`agentdock indexeddb: run ${op.run_id} ${op.expect.exists ? "does not exist" : "already exists"}; the commit wrote nothing`);
+            throw conflict(`graphdock indexeddb: run ${op.run_id} ${op.expect.exists ? "does not exist" : "already exists"}; the commit wrote nothing`);
           }
           if (op.expect.status && (!row || !op.expect.status.includes(row.status))) {
-            throw conflict(`agentdock indexeddb: run ${op.run_id} is ${row ? row.status : "missing"}, not ${op.expect.status.join(" or ")}; the commit wrote nothing`);
+            throw conflict(`graphdock indexeddb: run ${op.run_id} is ${row ? row.status : "missing"}, not ${op.expect.status.join(" or ")}; the commit wrote nothing`);
           }
         }
         if (row) ctx.threads.add(row.thread_id);
@@ -510,7 +510,7 @@ export abstract class IdbWrites extends IdbBase {
           const ok = op.expect.state === "free" ? !live : live && held!.owner === op.lease.owner;
           if (!ok) {
             throw conflict(
-              `agentdock indexeddb: lease ${op.lease.key} is not ${op.expect.state}` +
+              `graphdock indexeddb: lease ${op.lease.key} is not ${op.expect.state}` +
                 (held ? ` (held by ${held.owner} until ${held.expires_at})` : "") +
                 "; the commit wrote nothing",
             );
@@ -568,7 +568,7 @@ export abstract class IdbWrites extends IdbBase {
         const id = op.op === "cron.put" ? op.cron.cron_id : op.cron_id;
         const crons = tx.objectStore("crons");
         const why = cronExpectationFails(op.expect, op.expect ? await crons.get(id) : undefined);
-        if (why) throw conflict(`agentdock indexeddb: ${op.op} of cron ${id}: ${why}; the commit wrote nothing`);
+        if (why) throw conflict(`graphdock indexeddb: ${op.op} of cron ${id}: ${why}; the commit wrote nothing`);
         track(op.op === "cron.put" ? crons.put(cronRow(op.cron)) : crons.delete(id));
         return;
       }
@@ -577,7 +577,7 @@ export abstract class IdbWrites extends IdbBase {
         return;
       default: {
         const never: never = op;
-        throw invalidInput(`agentdock store: unknown write op ${JSON.stringify(never)}`);
+        throw invalidInput(`graphdock store: unknown write op ${JSON.stringify(never)}`);
       }
     }
   }
@@ -663,7 +663,7 @@ export abstract class IdbWrites extends IdbBase {
     for (const { list, at, items: added } of appends) {
       touched.add(listKey(thread, list));
       const known = (lookup(list) as unknown[] | undefined) ?? [];
-      if (known.length !== at) throw new Error(`agentdock indexeddb: list ${list} is not loaded before an append (bug)`);
+      if (known.length !== at) throw new Error(`graphdock indexeddb: list ${list} is not loaded before an append (bug)`);
       // The cache keeps items as stored: frozen (callers get them in the values they read), and a
       // caller's item that is not frozen is copied first, so changing it later changes nothing here.
       const kept = added.map((item) => (typeof item === "object" && item !== null && !Object.isFrozen(item) ? deepFreeze(structuredClone(item)) : item));

@@ -4,7 +4,7 @@
  */
 import { crc32 } from "node:zlib";
 import { conflict } from "../../errors.js";
-import type { AgentdockError } from "../../errors.js";
+import type { GraphdockError } from "../../errors.js";
 import type { LogOp } from "./codec.js";
 
 export const FORMAT = 3;
@@ -35,8 +35,8 @@ const RECOVER =
   "Nothing was changed. To recover, move the damaged file aside (keep it for inspection) and restore the directory from a backup";
 
 /** The error for damage at byte `offset` of `file`. */
-export function damaged(file: string, offset: number, what: string, howToRecover = RECOVER): AgentdockError {
-  return conflict(`agentdock json-file: ${file} is damaged at byte ${offset}: ${what}. ${howToRecover}.`);
+export function damaged(file: string, offset: number, what: string, howToRecover = RECOVER): GraphdockError {
+  return conflict(`graphdock json-file: ${file} is damaged at byte ${offset}: ${what}. ${howToRecover}.`);
 }
 
 /** Whether the bytes of a line look like a line of this format (and not of an older one). */

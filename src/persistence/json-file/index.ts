@@ -1,5 +1,5 @@
 /**
- * `agentdock/json-file`: a durable store in a directory of JSON files, for Node services, CLIs and
+ * `graphdock/json-file`: a durable store in a directory of JSON files, for Node services, CLIs and
  * demos. Node only. One writer per directory: one open store per directory in a process (a second
  * one's `open()` rejects with `conflict`), and one process (the `lock` file).
  *
@@ -146,7 +146,7 @@ class SnapshotAdapter implements Adapter<SnapshotFile | SnapshotDoc | null> {
   }
 
   async write(data: SnapshotFile | SnapshotDoc | null): Promise<void> {
-    if (!data) throw new Error("agentdock json-file: no snapshot to write");
+    if (!data) throw new Error("graphdock json-file: no snapshot to write");
     const text = snapshotText(data.seq, data.ops as Iterable<LogOp>);
     const zipped = await gzipAsync(text);
     const tmp = `${this.file}.tmp`;
@@ -232,7 +232,7 @@ class JsonFileStore extends MemoryStore {
     const real = await realpath(this.dir);
     if (openDirs.has(real)) {
       throw conflict(
-        `agentdock json-file: ${this.dir} is already open in this process (another jsonFileStore on the same directory); ` +
+        `graphdock json-file: ${this.dir} is already open in this process (another jsonFileStore on the same directory); ` +
           `close that store first or share it (one writer per directory)`,
       );
     }
@@ -266,7 +266,7 @@ class JsonFileStore extends MemoryStore {
     const pid = Number(await readFile(file, "utf8"));
     // Our own pid: left by a store of this process that was never closed (none is open: see openDirs).
     if (pid && pid !== process.pid && alive(pid)) {
-      throw conflict(`agentdock json-file: ${this.dir} is open in process ${pid}; close it there first (one writer per directory)`);
+      throw conflict(`graphdock json-file: ${this.dir} is open in process ${pid}; close it there first (one writer per directory)`);
     }
     await writeFile(file, String(process.pid));
   }
@@ -284,8 +284,8 @@ class JsonFileStore extends MemoryStore {
     const file = snap && snap.format < FORMAT ? join(this.dir, LEGACY_SNAPSHOT) : this.snapshotFile.file;
     if (snap && snap.format > FORMAT) {
       throw conflict(
-        `agentdock json-file: ${file} has storage format ${snap.format} but this agentdock reads up to ` +
-          `${FORMAT}; open it with a newer agentdock or use another path`,
+        `graphdock json-file: ${file} has storage format ${snap.format} but this graphdock reads up to ` +
+          `${FORMAT}; open it with a newer graphdock or use another path`,
       );
     }
     let buf: Buffer;
@@ -313,7 +313,7 @@ class JsonFileStore extends MemoryStore {
     }
     if (torn) {
       this.warn(
-        `agentdock json-file: dropped the torn last line of ${this.logPath} at byte ${torn.offset} (${torn.bytes} bytes): ` +
+        `graphdock json-file: dropped the torn last line of ${this.logPath} at byte ${torn.offset} (${torn.bytes} bytes): ` +
           `a commit cut short by a crash, which never completed`,
       );
       await truncate(this.logPath, validBytes);
@@ -362,13 +362,13 @@ class JsonFileStore extends MemoryStore {
       }
       if (!line || typeof line.f !== "number") {
         if (nl === -1 || nl + 1 === buf.length) {
-          this.warn(`agentdock json-file: dropped the torn last line of ${this.logPath} at byte ${pos} (${buf.length - pos} bytes)`);
+          this.warn(`graphdock json-file: dropped the torn last line of ${this.logPath} at byte ${pos} (${buf.length - pos} bytes)`);
           break;
         }
         throw damaged(this.logPath, pos, "a line in the middle of the log is not JSON");
       }
       if (line.f > FORMAT) {
-        throw conflict(`agentdock json-file: ${this.logPath} has storage format ${line.f} but this agentdock reads up to ${FORMAT}`);
+        throw conflict(`graphdock json-file: ${this.logPath} has storage format ${line.f} but this graphdock reads up to ${FORMAT}`);
       }
       if (line.s > seq) {
         const ops = decodeOld(line, line.f).o;
@@ -422,7 +422,7 @@ class JsonFileStore extends MemoryStore {
 
   private async write(ops: readonly WriteOp[]): Promise<void> {
     const log = this.log;
-    if (!log) throw new Error(`agentdock json-file: the store on ${this.dir} is not open; call open() first`);
+    if (!log) throw new Error(`graphdock json-file: the store on ${this.dir} is not open; call open() first`);
     // What to persist is worked out against the state before the commit; then the image applies
     // the commit all or nothing (checking values and expectations): if it refuses, nothing is
     // changed and nothing is written.

@@ -1,5 +1,5 @@
 /**
- * Reading directories written by earlier agentdock releases (formats 0, 1 and 2), so `open`
+ * Reading directories written by earlier graphdock releases (formats 0, 1 and 2), so `open`
  * can migrate them to format 3. Read only: nothing here is written any more.
  *
  * - Format 0: plain `WriteOp`s (`{ f: 0, s, o }` log lines, `{ format: 0, seq, ops }` snapshot).

@@ -162,7 +162,7 @@ export function decodeShared<T = unknown>(root: unknown): T {
       if (kind === 117 /* u */) return unpackUuid(v);
       if (kind === 100 /* d */) return new Date(parseInt(v.slice(2), 36)).toISOString();
       const found = shared[Number(v.slice(1))];
-      if (found === undefined) throw new Error(`agentdock json-file: reference ${v} to a value not yet defined (corrupt file)`);
+      if (found === undefined) throw new Error(`graphdock json-file: reference ${v} to a value not yet defined (corrupt file)`);
       return found;
     }
     if (typeof v !== "object" || v === null) return v;
@@ -180,7 +180,7 @@ export function decodeShared<T = unknown>(root: unknown): T {
           return object(keys, v, 2);
         }
         const keys = shapes[Number((head as string).slice(2))];
-        if (!keys) throw new Error(`agentdock json-file: unknown shape ${head} (corrupt file)`);
+        if (!keys) throw new Error(`graphdock json-file: unknown shape ${head} (corrupt file)`);
         return object(keys, v, 1);
       }
       for (let i = 0; i < v.length; i++) v[i] = resolve(v[i]);

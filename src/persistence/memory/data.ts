@@ -349,7 +349,7 @@ export class MemoryData {
       }
       default: {
         const never: never = op;
-        throw invalidInput(`agentdock store: unknown write op ${JSON.stringify((never as { op?: unknown }).op)}`);
+        throw invalidInput(`graphdock store: unknown write op ${JSON.stringify((never as { op?: unknown }).op)}`);
       }
     }
   }

@@ -1,7 +1,7 @@
 /**
- * A LangGraph.js graph hosted by agentdock in a browser tab, on real IndexedDB (D23): built with
+ * A LangGraph.js graph hosted by graphdock in a browser tab, on real IndexedDB (D23): built with
  * `@langchain/langgraph/web` and the offline chat model, passed to `createRuntime` as is (this
- * page imports `agentdock/langgraph`, which registers the adapter). Browsers have no
+ * page imports `graphdock/langgraph`, which registers the adapter). Browsers have no
  * AsyncLocalStorage, so the approval is a static breakpoint before `tools` and the model is
  * called with the node's config (LangGraph.js's rules for the web).
  */

@@ -1,6 +1,6 @@
 /**
- * A page running `@langchain/react` v1's `useStream` (the v2 protocol) against agentdock: over
- * HTTP (`?api=<url>`: `agentdock serve`), fully in the page (`?mode=in-page`: a runtime on
+ * A page running `@langchain/react` v1's `useStream` (the v2 protocol) against graphdock: over
+ * HTTP (`?api=<url>`: `graphdock serve`), fully in the page (`?mode=in-page`: a runtime on
  * IndexedDB, the in-process transport, and the fetch handler as the client's fetch; no network),
  * or in a service worker of the page's origin (`?mode=service-worker`, ./use-stream-sw.ts).
  * The test drives it through `window.app`.
@@ -89,17 +89,17 @@ async function main() {
   if (params.get("mode") === "in-page") {
     const talker = talkerGraph(); // waits for `window.app.release()` mid-reply
     release = talker.release;
-    const runtime = await createRuntime({ graphs: { agent, talker: talker.graph }, store: indexedDbStore("agentdock-use-stream") });
+    const runtime = await createRuntime({ graphs: { agent, talker: talker.graph }, store: indexedDbStore("graphdock-use-stream") });
     const handler = createFetchHandler(runtime);
-    const client = new Client({ apiUrl: "http://agentdock.invalid", callerOptions: { fetch: (input: RequestInfo | URL, init?: RequestInit) => handler(new Request(input, init)) } } as never);
+    const client = new Client({ apiUrl: "http://graphdock.invalid", callerOptions: { fetch: (input: RequestInfo | URL, init?: RequestInit) => handler(new Request(input, init)) } } as never);
     options = { client, transport: new InProcessTransport(runtime) };
   } else if (params.get("mode") === "service-worker") {
-    // The runtime lives in a service worker (./use-stream-sw.ts) that answers /agentdock/*.
+    // The runtime lives in a service worker (./use-stream-sw.ts) that answers /graphdock/*.
     await navigator.serviceWorker.register("/sw.js");
     await navigator.serviceWorker.ready;
     if (!navigator.serviceWorker.controller) await new Promise((r) => navigator.serviceWorker.addEventListener("controllerchange", r, { once: true }));
     release = () => navigator.serviceWorker.controller?.postMessage("release");
-    options = { apiUrl: `${location.origin}/agentdock` };
+    options = { apiUrl: `${location.origin}/graphdock` };
   } else {
     options = { apiUrl: params.get("api") ?? "", ...(params.get("transport") ? { transport: params.get("transport") } : {}) };
   }

@@ -1,7 +1,7 @@
 /**
- * A service worker hosting an agentdock runtime on IndexedDB for the pages of its origin: the
- * fetch handler answers `/agentdock/*` (the REST API and the v2 protocol's commands and SSE
- * streams), so the page's `useStream({ apiUrl: origin + "/agentdock" })` talks to it with no
+ * A service worker hosting an graphdock runtime on IndexedDB for the pages of its origin: the
+ * fetch handler answers `/graphdock/*` (the REST API and the v2 protocol's commands and SSE
+ * streams), so the page's `useStream({ apiUrl: origin + "/graphdock" })` talks to it with no
  * network. The worker outlives a reload of the page, and so do the runs it executes: the
  * reloaded page rejoins them. `postMessage("release")` lets the talker finish its reply.
  */
@@ -14,12 +14,12 @@ import { talkerGraph } from "./talker.js";
 
 declare const self: ServiceWorkerGlobalScope;
 
-const PREFIX = "/agentdock";
+const PREFIX = "/graphdock";
 /** Streams three words, waits for a "release" message, streams two more. */
 const talker = talkerGraph();
 
 const handler = (async () => {
-  const runtime = await createRuntime({ graphs: { agent, talker: talker.graph }, store: indexedDbStore("agentdock-service-worker") });
+  const runtime = await createRuntime({ graphs: { agent, talker: talker.graph }, store: indexedDbStore("graphdock-service-worker") });
   return createFetchHandler(runtime);
 })();
 

@@ -1,6 +1,6 @@
 /**
  * Chat with the offline agent: thread list, streamed replies, the approval interrupt. The agent
- * runs on agentdock's engine or as a LangGraph.js graph (the engine switch under the heading); a
+ * runs on graphdock's engine or as a LangGraph.js graph (the engine switch under the heading); a
  * thread keeps the graph it started on.
  */
 import { currentAssistant, runtime, setCurrentAssistant } from "../app";
@@ -71,7 +71,7 @@ function bubble(m: ChatMessage, streaming = false): HTMLElement {
 
 /** The engines the chat offers: graph ids hosted by the runtime (app.ts). */
 const ENGINES: [graphId: string, label: string][] = [
-  ["agent", "agentdock engine"],
+  ["agent", "graphdock engine"],
   [LANGGRAPH_AGENT, "LangGraph.js"],
 ];
 

@@ -1,6 +1,6 @@
 /**
  * The official `@langchain/langgraph-sdk` Client, unchanged, talking to the runtime in this tab:
- * its fetch is agentdock's fetch handler, so requests never leave the page.
+ * its fetch is graphdock's fetch handler, so requests never leave the page.
  */
 import { Client } from "@langchain/langgraph-sdk";
 import { handler } from "../app";
@@ -12,7 +12,7 @@ const inPageFetch = (input: RequestInfo | URL, init?: RequestInit): Promise<Resp
   handler(new Request(input, init));
 
 export const client = new Client({
-  apiUrl: "http://agentdock.local",
+  apiUrl: "http://graphdock.local",
   apiKey: null,
   callerOptions: { fetch: inPageFetch, maxRetries: 0 },
 });
@@ -68,7 +68,7 @@ export async function sdkPage(): Promise<HTMLElement> {
       null,
       "This page uses ",
       h("code", null, "new Client({ callerOptions: { fetch } })"),
-      " from @langchain/langgraph-sdk with agentdock's fetch handler: the agent-server HTTP API and its server-sent events are served inside this tab.",
+      " from @langchain/langgraph-sdk with graphdock's fetch handler: the agent-server HTTP API and its server-sent events are served inside this tab.",
     ),
     info,
     form,
