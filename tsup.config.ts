@@ -14,6 +14,9 @@ export default defineConfig([
       postgres: "src/postgres/index.ts",
       // LangGraph.js hosting (D23); the core loads it by name only when given such a graph.
       langgraph: "src/langgraph/index.ts",
+      // The protocols (D32): each loads its library (an optional peer) only when its endpoint serves.
+      mcp: "src/mcp/index.ts",
+      a2a: "src/a2a/index.ts",
     },
     format: ["esm", "cjs"],
     dts: true,

@@ -320,3 +320,38 @@ const remember = (list: Message[]): Message[] => {
 export const messagesState = {
   messages: { reducer: addMessages, default: (): Message[] => [] },
 };
+
+/** The text of a message's content: a string as it is, the text blocks of a list joined. */
+export function contentText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  let text = "";
+  for (const block of content) {
+    if (typeof block === "string") text += block;
+    else if (isPlainObject(block) && block.type === "text" && typeof block.text === "string") text += block.text;
+  }
+  return text;
+}
+
+/** True when `m` (any message form `coerceMessage` accepts, chunks included) is an AI message. */
+export function isAiMessage(m: unknown): boolean {
+  try {
+    return coerceMessage(m).type === "ai";
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The text of the last AI message of `values.messages` (any form `coerceMessage` accepts), or
+ * undefined when the values hold no AI message: what a run answered, for the protocols that
+ * carry a reply as text (MCP, A2A).
+ */
+export function lastAiText(values: unknown): string | undefined {
+  const messages = isPlainObject(values) ? values.messages : undefined;
+  if (!Array.isArray(messages)) return undefined;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    if (isAiMessage(messages[i])) return contentText(coerceMessage(messages[i]).content);
+  }
+  return undefined;
+}
