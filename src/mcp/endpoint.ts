@@ -9,6 +9,7 @@ import { authRefusal, callerOf, jsonRpcError, readJsonBody, type BodyLimits } fr
 import { logInternalError } from "../http/handler.js";
 import type { HttpClient } from "../http/types.js";
 import { GraphdockError } from "../errors.js";
+import { UUID_RE } from "../ids.js";
 import { isPlainObject } from "../json.js";
 import { CALL_METADATA_KEY, callKey, CallsInFlight } from "./calls.js";
 import { originAllowed } from "./origin.js";
@@ -134,7 +135,7 @@ async function callTool(client: HttpClient, params: { name: string; arguments?: 
   const { [THREAD_ARGUMENT]: threadArg, ...input } = params.arguments ?? {};
   const threadId = tool.threadArgument ? threadArg : undefined;
   const graphInput = tool.threadArgument ? input : (params.arguments ?? {});
-  if (threadId !== undefined && (typeof threadId !== "string" || !threadId)) return toolError(`${THREAD_ARGUMENT} must be a thread id (a UUID)`);
+  if (threadId !== undefined && (typeof threadId !== "string" || !UUID_RE.test(threadId))) return toolError(`${THREAD_ARGUMENT} must be a thread id (a UUID)`);
   const call = calls.start(key);
   let runId: string | undefined;
   try {

@@ -39,7 +39,8 @@ const sanitize = (name: string) => name.replace(/[^A-Za-z0-9_.-]+/g, "_").replac
 
 /**
  * Tool names for `assistants`, in their order: an assistant's own name when no other assistant
- * has it, else the name with the start of its id, and the whole id if that still collides.
+ * has it, else the name with the end of its id (the random part of a v7 UUID), and the whole id
+ * if that still collides.
  */
 export function toolNames(assistants: readonly Assistant[]): string[] {
   const counts = new Map<string, number>();
@@ -48,9 +49,9 @@ export function toolNames(assistants: readonly Assistant[]): string[] {
   const taken = new Set<string>();
   return assistants.map((a, i) => {
     const base = bases[i]!;
-    const id = a.assistant_id.replace(/[^A-Za-z0-9_.-]/g, "");
+    const id = a.assistant_id.replace(/[^A-Za-z0-9]/g, "");
     const candidates = counts.get(base) === 1 ? [base] : [];
-    candidates.push(`${base}_${id.slice(0, 8)}`, `${base}_${id}`);
+    candidates.push(`${base}_${id.slice(-8)}`, `${base}_${id}`);
     const name = candidates.find((c) => !taken.has(c)) ?? `${base}_${id}_${i}`;
     taken.add(name);
     return name;

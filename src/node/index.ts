@@ -5,6 +5,7 @@
  */
 export { serve, toNodeListener } from "./serve.js";
 export type { NodeListener, NodeListenerOptions, ServeHandle, ServeOptions } from "./serve.js";
+export type { ProtocolOptions } from "./protocols.js";
 export { serveConfig, loadGraphs, openStore, limitOptions, LIMIT_FLAGS } from "./config.js";
 export type { ConfigServer, GraphConfig, ServeConfigOptions } from "./config.js";
 export { loadExport, parseSpecifier } from "./load.js";

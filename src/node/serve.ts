@@ -15,13 +15,15 @@ import {
   type HttpRuntime,
 } from "../http/index.js";
 import { attachProtocolV2WebSocket } from "./protocol-v2-ws.js";
+import { protocolEndpoints, type ProtocolOptions } from "./protocols.js";
 
 /**
  * Options of {@link serve}: where to listen, plus the fetch handler's options, limits included
  * (D25: `maxBodyBytes` default 16 MiB, `maxDepth` default 128, `sseBufferBytes` default 4 MiB)
- * and `onError`, which also receives the listener's own faults.
+ * and `onError`, which also receives the listener's own faults, plus the protocol endpoints
+ * (`mcp`, `a2a`: each mounted when its library is installed, unless `false`).
  */
-export interface ServeOptions extends FetchHandlerOptions {
+export interface ServeOptions extends FetchHandlerOptions, ProtocolOptions {
   /**
    * Port; 0 picks a free one. Without it: 2024, or the next free port after it when 2024 is taken
    * (as a development server does; the handle's `url` says which).
@@ -255,8 +257,11 @@ async function pump(body: ReadableStream<Uint8Array>, res: ServerResponse, signa
  * await server.close();
  */
 export async function serve(runtime: HttpRuntime, options: ServeOptions = {}): Promise<ServeHandle> {
-  const { port = 2024, host = "127.0.0.1", strictPort = options.port !== undefined, ...handlerOptions } = options;
-  const listener = toNodeListener(createFetchHandler(runtime, handlerOptions), { onError: handlerOptions.onError });
+  const { port = 2024, host = "127.0.0.1", strictPort = options.port !== undefined, mcp, a2a, ...handlerOptions } = options;
+  const { maxBodyBytes, maxDepth, onError } = handlerOptions;
+  const protocols = await protocolEndpoints({ mcp, a2a }, { maxBodyBytes, maxDepth, onError });
+  const endpoints = [...(handlerOptions.endpoints ?? []), ...protocols];
+  const listener = toNodeListener(createFetchHandler(runtime, { ...handlerOptions, endpoints }), { onError });
   const server = createServer(listener);
   server.on("checkContinue", listener.checkContinue);
   const closeSockets = attachProtocolV2WebSocket(server, runtime, handlerOptions); // the v2 protocol over WebSocket
