@@ -95,7 +95,18 @@ export function a2aEndpoint(options: A2aEndpointOptions = {}): HttpEndpoint {
       }
       const body = await readJsonBody(request, options);
       if ("refused" in body) return jsonRpcError(body.refused.status, body.refused.code, body.refused.message);
-      return rpc(sdk, request, body.value, requestHandler({ sdk, client, assistantId: assistant.assistant_id, card: cardOf, report: (err) => report(err, request) }));
+      let faulted = false;
+      const handler = requestHandler({
+        sdk,
+        client,
+        assistantId: assistant.assistant_id,
+        card: cardOf,
+        report: (err) => {
+          faulted = true;
+          report(err, request);
+        },
+      });
+      return rpc(sdk, request, body.value, handler, () => faulted);
     },
   };
 }
@@ -109,6 +120,15 @@ function agentIdOf(path: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * An internal error that no fault of ours caused is the SDK failing to read params of the wrong
+ * shape (it reads before it checks): the caller's error, answered as invalid params.
+ */
+function paramsError<E extends { code: number; message: string }>(error: E, method: unknown, faulted: boolean): E | { code: number; message: string } {
+  if (error.code !== -32603 || faulted) return error;
+  return { code: -32602, message: `Invalid params: they do not have the shape ${typeof method === "string" ? method.slice(0, 100) : "the method"} takes` };
 }
 
 /** A card request's refusal is plain JSON; an RPC request's is a JSON-RPC error. */
@@ -126,12 +146,13 @@ type Handler = ReturnType<typeof requestHandler>;
  * `A2A-Version: 1.0` (or, without the header, a 1.0 method name) is 1.0, else 0.3. A streaming
  * method answers SSE, unless it fails before its first event (then a JSON-RPC error).
  */
-async function rpc(sdk: A2aSdk, request: Request, message: unknown, handler: Handler): Promise<Response> {
+async function rpc(sdk: A2aSdk, request: Request, message: unknown, handler: Handler, faulted: () => boolean): Promise<Response> {
   const header = request.headers.get("a2a-version")?.trim();
   const method = isPlainObject(message) ? message.method : undefined;
   const v1 = header ? /^1(\.\d+)?$/.test(header) : sdk.isV1JsonRpcMethod(method) && !sdk.isLegacyJsonRpcMethod(method);
   const id = isPlainObject(message) && (typeof message.id === "string" || typeof message.id === "number") ? message.id : null;
-  const mapError = v1 ? sdk.JsonRpcTransportHandler.mapToJSONRPCError : sdk.LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError;
+  const mapped = v1 ? sdk.JsonRpcTransportHandler.mapToJSONRPCError : sdk.LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError;
+  const mapError = (err: unknown) => paramsError(mapped(err), method, faulted());
   if (header && !v1 && !/^0\.3(\.\d+)?$/.test(header)) {
     const error = mapError(new sdk.errors.VersionNotSupportedError(`A2A version ${header} is not supported: this agent speaks 1.0 and 0.3`));
     return Response.json({ jsonrpc: "2.0", id, error });
@@ -139,7 +160,9 @@ async function rpc(sdk: A2aSdk, request: Request, message: unknown, handler: Han
   const transport = v1 ? new sdk.JsonRpcTransportHandler(handler) : new sdk.LegacyJsonRpcTransportHandler(handler);
   const context = new sdk.ServerCallContext({ requestedVersion: v1 ? "1.0" : "0.3" });
   const result = await transport.handle(message as Record<string, unknown>, context);
-  if (!(Symbol.asyncIterator in result)) return Response.json(result);
+  if (!(Symbol.asyncIterator in result)) {
+    return Response.json(result.error ? { ...result, error: paramsError(result.error as { code: number; message: string }, method, faulted()) } : result);
+  }
   const events = result[Symbol.asyncIterator]();
   let first: IteratorResult<unknown>;
   try {

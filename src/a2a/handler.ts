@@ -7,6 +7,7 @@
 import type { AgentCard, Part, SendMessageRequest, StreamResponse, Task, TaskArtifactUpdateEvent } from "@a2a-js/sdk";
 import type { A2ARequestHandler } from "@a2a-js/sdk/server";
 import { GraphdockError } from "../errors.js";
+import { UUID_RE } from "../ids.js";
 import { contentText, coerceMessage, isAiMessage } from "../graph/messages.js";
 import { isPlainObject } from "../json.js";
 import type { HttpClient } from "../http/types.js";
@@ -51,7 +52,8 @@ export function requestHandler(h: HandlerContext): A2ARequestHandler {
   const malformed = (message: string) => new E.RequestMalformedError(message);
 
   /** A task id this server gave (else the task is not found). */
-  const refOf = (id: string): TaskRef => {
+  const refOf = (id: unknown): TaskRef => {
+    if (typeof id !== "string") throw malformed("The task id must be a string");
     const ref = id ? parseTaskId(id) : undefined;
     if (!ref) throw new E.TaskNotFoundError(`Task ${id} not found`);
     return ref;
@@ -69,6 +71,8 @@ export function requestHandler(h: HandlerContext): A2ARequestHandler {
       const kind = part.content?.$case;
       if (kind === "raw" || kind === "url") throw new E.ContentTypeNotSupportedError("File parts are not supported: send text or data parts");
       if (kind !== "text" && kind !== "data") throw malformed("Each part must be a text or a data part");
+      if (kind === "text" && typeof part.content!.value !== "string") throw malformed("A text part's text must be a string");
+      if (kind === "data" && part.content!.value === undefined) throw malformed("A data part must hold data");
     }
     return parts;
   }
@@ -110,6 +114,9 @@ export function requestHandler(h: HandlerContext): A2ARequestHandler {
     if (!message) throw malformed("params.message is required");
     const parts = checkedParts(message.parts ?? []);
     const { contextId, taskId } = message;
+    if ((contextId !== undefined && typeof contextId !== "string") || (taskId !== undefined && typeof taskId !== "string")) {
+      throw malformed("message.contextId and message.taskId must be strings");
+    }
     if (taskId) {
       const ref = refOf(taskId);
       if (contextId && contextId !== ref.threadId) throw malformed(`contextId ${contextId} is not the context of task ${taskId}`);
@@ -119,6 +126,7 @@ export function requestHandler(h: HandlerContext): A2ARequestHandler {
       }
       return resume(ref, parts);
     }
+    if (contextId && !UUID_RE.test(contextId)) throw malformed(`contextId must be a context id this agent gave (a UUID), got ${JSON.stringify(contextId.slice(0, 100))}`);
     if (contextId) {
       const thread = await client.threads.get(contextId).catch((err) => {
         if (GraphdockError.is(err, "not_found")) return undefined;

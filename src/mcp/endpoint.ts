@@ -70,6 +70,8 @@ export function mcpEndpoint(options: McpEndpointOptions = {}): HttpEndpoint {
       const body = await readJsonBody(request, options);
       if ("refused" in body) return jsonRpcError(body.refused.status, body.refused.code, body.refused.message);
       const sdk = await loadMcpSdk();
+      const invalid = invalidParams(sdk, body.value);
+      if (invalid) return jsonRpcError(400, sdk.ErrorCode.InvalidParams, invalid);
       return serveOne(sdk, request, client, body.value, { calls, options, report: (err) => report(err, request) });
     },
   };
@@ -124,6 +126,23 @@ async function serveOne(sdk: McpSdk, request: Request, client: HttpClient, messa
   // A label for the client to echo, so its cancellations name its own calls; no state is kept.
   if (initialize && response.ok) response.headers.set("mcp-session-id", crypto.randomUUID());
   return response;
+}
+
+/**
+ * Why a request's params do not fit its method, checked with the SDK's own schemas before the SDK
+ * sees it (the SDK would answer an internal error for them); undefined when they fit. A batch with
+ * one such request is refused whole, so none of it runs.
+ */
+function invalidParams(sdk: McpSdk, message: unknown): string | undefined {
+  for (const m of Array.isArray(message) ? message : [message]) {
+    if (!isPlainObject(m) || typeof m.method !== "string" || !("id" in m) || !Object.hasOwn(sdk.requestSchemas, m.method)) continue;
+    const checked = sdk.requestSchemas[m.method]!.safeParse(m);
+    if (!checked.success) {
+      const problems = (checked.error?.issues ?? []).map((i) => `${i.path.map(String).join(".")}: ${i.message}`);
+      return `Invalid params of ${m.method}: ${problems.join("; ")}`;
+    }
+  }
+  return undefined;
 }
 
 /** A `tools/call` streams (SSE keeps idle connections alive while the run goes on); the rest answer JSON. */

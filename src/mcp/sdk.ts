@@ -16,6 +16,8 @@ export interface McpSdk {
   ListToolsRequestSchema: typeof Types.ListToolsRequestSchema;
   CallToolRequestSchema: typeof Types.CallToolRequestSchema;
   CancelledNotificationSchema: typeof Types.CancelledNotificationSchema;
+  /** The request schemas of the methods this server answers, by method (checked before the SDK sees a request). */
+  requestSchemas: Record<string, { safeParse(value: unknown): { success: boolean; error?: { issues: Array<{ path: PropertyKey[]; message: string }> } } }>;
   isInitializeRequest: typeof Types.isInitializeRequest;
   /** One validator for every server (building one per request would compile Ajv each time). */
   validator: AjvJsonSchemaValidator;
@@ -41,6 +43,12 @@ export function loadMcpSdk(): Promise<McpSdk> {
         ListToolsRequestSchema: types.ListToolsRequestSchema,
         CallToolRequestSchema: types.CallToolRequestSchema,
         CancelledNotificationSchema: types.CancelledNotificationSchema,
+        requestSchemas: {
+          initialize: types.InitializeRequestSchema,
+          ping: types.PingRequestSchema,
+          "tools/list": types.ListToolsRequestSchema,
+          "tools/call": types.CallToolRequestSchema,
+        },
         isInitializeRequest: types.isInitializeRequest,
         validator: new ajv.AjvJsonSchemaValidator(),
       };

@@ -66,7 +66,7 @@ interface RouteSpec {
 // Hostile values
 
 /** Raw ids, encoded per use: NUL, unicode, prototype names, traversal, huge, look-alikes. */
-const HOSTILE_IDS = [
+export const HOSTILE_IDS = [
   "\u0000",
   "a\u0000b",
   "__proto__",
@@ -139,7 +139,7 @@ const KEYS = ["__proto__", "constructor", "prototype", "toString", "hasOwnProper
 const quote = (s: string) => JSON.stringify(s);
 
 /** Random JSON text with `__proto__` keys, huge and negative numbers, NUL and lone surrogates. */
-function jsonValue(r: Rng, depth = 0): string {
+export function jsonValue(r: Rng, depth = 0): string {
   const x = r.rand();
   if (depth > 3 || x < 0.45) return r.pick(SCALARS);
   if (x < 0.55) return quote("z".repeat(r.pick([0, 1, 1000, 100_000])));
@@ -152,7 +152,7 @@ function jsonObject(r: Rng, depth = 0): string {
 }
 
 /** JSON nested `levels` deep (objects, arrays or both), closed or not. */
-function deep(r: Rng, levels: number, closed = true): string {
+export function deep(r: Rng, levels: number, closed = true): string {
   const style = r.int(3);
   const open = style === 0 ? '{"a":' : style === 1 ? "[" : r.chance(0.5) ? '{"__proto__":[' : "[{}";
   const close = style === 0 ? "}" : style === 1 ? "]" : "]}";
@@ -161,7 +161,7 @@ function deep(r: Rng, levels: number, closed = true): string {
 }
 
 /** Bodies malformed on their own (any JSON route refuses them). */
-function malformed(r: Rng): string | Buffer {
+export function malformed(r: Rng): string | Buffer {
   const x = r.int(22);
   switch (x) {
     case 0:
