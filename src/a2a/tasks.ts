@@ -46,7 +46,7 @@ const text = (value: string): Part => ({ content: { $case: "text", value }, meta
 const data = (value: unknown): Part => ({ content: { $case: "data", value }, metadata: undefined, filename: "", mediaType: "" });
 
 /** An agent message of `parts` in the task's context. */
-export function agentMessage(sdk: A2aSdk, ref: TaskRef, parts: Part[], messageId: string): Message {
+function agentMessage(sdk: A2aSdk, ref: TaskRef, parts: Part[], messageId: string): Message {
   return { messageId, contextId: ref.threadId, taskId: taskIdOf(ref), role: sdk.Role.ROLE_AGENT, parts, metadata: undefined, extensions: [], referenceTaskIds: [] };
 }
 
@@ -122,10 +122,3 @@ export async function readTask(sdk: A2aSdk, client: HttpClient, ref: TaskRef): P
   const parts = resultParts(await valuesAfter(client, run, thread, newest));
   return task(S.TASK_STATE_COMPLETED, undefined, [resultArtifact(parts)]);
 }
-
-/** States a task does not leave. */
-export const isTerminal = (sdk: A2aSdk, state: TaskState | undefined) =>
-  state === sdk.TaskState.TASK_STATE_COMPLETED ||
-  state === sdk.TaskState.TASK_STATE_FAILED ||
-  state === sdk.TaskState.TASK_STATE_CANCELED ||
-  state === sdk.TaskState.TASK_STATE_REJECTED;

@@ -6,7 +6,7 @@
 import { GraphdockError } from "../errors.js";
 import { jsonTextDepth, MAX_JSON_DEPTH } from "../json.js";
 import type { EndpointContext } from "./endpoints.js";
-import { DEFAULT_MAX_BODY_BYTES, HttpError, readBodyText } from "./handler.js";
+import { causeHeaders, DEFAULT_MAX_BODY_BYTES, HttpError, readBodyText } from "./handler.js";
 import type { HttpClient } from "./types.js";
 
 /**
@@ -30,18 +30,7 @@ export interface AuthRefusal {
  */
 export function authRefusal(err: unknown): AuthRefusal | undefined {
   if (!GraphdockError.is(err) || (err.code !== "unauthenticated" && err.code !== "forbidden")) return undefined;
-  const headers = new Headers();
-  const extra = (err.cause as { headers?: unknown } | undefined)?.headers;
-  if (extra && typeof extra === "object") {
-    for (const [name, value] of Object.entries(extra)) {
-      if (typeof value !== "string") continue;
-      try {
-        headers.set(name, value);
-      } catch {
-        // a header the handler got wrong is dropped
-      }
-    }
-  }
+  const headers = causeHeaders(err);
   const status = err.code === "unauthenticated" ? 401 : 403;
   if (status === 401 && !headers.has("www-authenticate")) headers.set("www-authenticate", "Bearer");
   return { status, message: err.message, headers };

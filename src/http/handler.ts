@@ -742,6 +742,23 @@ function lowerCaseHeaders(headers: Headers): Record<string, string> {
   return out;
 }
 
+/** The headers an auth handler's HTTPException (the error's cause) carries, e.g. WWW-Authenticate. */
+export function causeHeaders(err: GraphdockError): Headers {
+  const headers = new Headers();
+  const extra = (err.cause as { headers?: unknown } | undefined)?.headers;
+  if (extra && typeof extra === "object") {
+    for (const [name, value] of Object.entries(extra)) {
+      if (typeof value !== "string") continue;
+      try {
+        headers.set(name, value);
+      } catch {
+        // a header an auth handler got wrong (bad name or value) is dropped, not a 500
+      }
+    }
+  }
+  return headers;
+}
+
 /**
  * D3: GraphdockError codes to statuses with a JSON `detail`; the HTTP layer's own refusals
  * (413, 400) as they are; anything else is a genuine fault: 500 with a fixed detail, and
@@ -760,19 +777,7 @@ export function errorResponse(err: unknown, report?: (err: unknown) => void): Re
       body.detail = detail;
       body.problems = renamed;
     }
-    // An auth handler's HTTPException (the cause) may carry headers such as WWW-Authenticate.
-    const headers = new Headers();
-    const extra = (err.cause as { headers?: unknown } | undefined)?.headers;
-    if (extra && typeof extra === "object") {
-      for (const [name, value] of Object.entries(extra)) {
-        if (typeof value !== "string") continue;
-        try {
-          headers.set(name, value);
-        } catch {
-          // a header an auth handler got wrong (bad name or value) is dropped, not a 500
-        }
-      }
-    }
+    const headers = causeHeaders(err);
     return json(body, STATUS[err.code], headers);
   }
   report?.(err);

@@ -106,15 +106,14 @@ async function serveOne(sdk: McpSdk, request: Request, client: HttpClient, messa
   server.setRequestHandler(sdk.ListToolsRequestSchema, () =>
     guard(async () => ({ tools: (await listTools(client)).map(({ name, description, inputSchema }) => ({ name, description, inputSchema })) })),
   );
-  server.setRequestHandler(sdk.CallToolRequestSchema, (call, extra) =>
-    guard(() => callTool(client, call.params, callKey(extra.requestInfo?.headers["mcp-session-id"] as string | undefined, extra.requestId), shared)),
-  );
+  const session = request.headers.get("mcp-session-id") ?? undefined;
+  server.setRequestHandler(sdk.CallToolRequestSchema, (call, extra) => guard(() => callTool(client, call.params, callKey(session, extra.requestId), shared)));
   // A cancellation names a call of another request (stateless), so it is looked up, not aborted here.
   server.setNotificationHandler(sdk.CancelledNotificationSchema, async (notification) => {
     const { requestId } = notification.params;
     if (requestId === undefined) return;
     try {
-      await shared.calls.cancel(client, callKey(request.headers.get("mcp-session-id") ?? undefined, requestId));
+      await shared.calls.cancel(client, callKey(session, requestId));
     } catch (err) {
       shared.report(err);
     }
