@@ -25,6 +25,9 @@ export default defineConfig([
     target: "node20",
     splitting: true,
     treeshake: true,
+    // lowdb is ESM-only: bundled (its core is one small class), so that every CommonJS entry loads
+    // without require(esm) (off before Node 20.19 and 22.12, and under tsx's CommonJS loader).
+    noExternal: ["lowdb"],
   },
   {
     entry: { cli: "src/node/cli.ts" },

@@ -7,7 +7,7 @@
 // Only `z.<name>` member accesses: destructuring or passing `z` around makes bundlers keep all
 // of zod (its JSON-schema code and every locale), about 40 kB gzip more.
 import * as z from "zod/mini";
-import en from "zod/v4/locales/en.js";
+import { en } from "zod/v4/locales";
 import { invalidInput } from "../errors.js";
 import { UUID_RE } from "../ids.js";
 import { jsonDepth, MAX_JSON_DEPTH } from "../json.js";

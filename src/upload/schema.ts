@@ -4,7 +4,7 @@
  * milliseconds; a timestamp without a time zone is read as UTC.
  */
 import * as z from "zod/mini";
-import en from "zod/v4/locales/en.js";
+import { en } from "zod/v4/locales";
 import { invalidInput, type ValidationProblem } from "../errors.js";
 
 /**
