@@ -6,4 +6,5 @@
  *   const runtime = await createRuntime({ graphs, store: postgresStore({ connectionString }) });
  */
 export { postgresStore, PostgresStore, type PostgresStoreOptions } from "./store.js";
+export type { PostgresPool } from "./pool.js";
 export { PG_SCHEMA_VERSION } from "./schema.js";

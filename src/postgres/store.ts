@@ -29,6 +29,7 @@ import type {
   ListCheckpointsOptions,
   RunClaim,
   RunClaimResult,
+  RunEventPort,
   RunQuery,
   ScoredItem,
   Store,
@@ -48,6 +49,7 @@ import { PgCore } from "./core.js";
 import { cronReads } from "./crons.js";
 import { PgDocs } from "./docs.js";
 import { PgRunEvents } from "./events.js";
+import { callerPool, type PostgresPool } from "./pool.js";
 import * as items from "./items.js";
 import { PgLeases } from "./leases.js";
 import { PgRuns } from "./runs.js";
@@ -58,7 +60,7 @@ export interface PostgresStoreOptions {
   /** `postgres://user:password@host:port/database`; or give `pool`. */
   connectionString?: string;
   /** A `pg` Pool to use (not ended by `close`). LISTEN uses one more connection with the pool's settings. */
-  pool?: Pool;
+  pool?: PostgresPool;
   /** The schema holding graphdock's tables (or `?schema=` in the URL). Default `graphdock`. */
   schema?: string;
   /** Size of the pool created from `connectionString`. Default 10. */
@@ -90,7 +92,11 @@ export class PostgresStore implements Store {
   schema: string;
   /** The NOTIFY channel of this schema. */
   channel!: string;
-  events!: PgRunEvents;
+  /** Run events, in the schema's tables (`pgEvents`). */
+  get events(): RunEventPort {
+    return this.pgEvents;
+  }
+  private pgEvents!: PgRunEvents;
 
   private poolInstance: Pool | undefined;
   private readonly ownPool: boolean;
@@ -119,7 +125,7 @@ export class PostgresStore implements Store {
     this.ownPool = !options.pool;
     const dbClock = (options.leaseClock ?? "database") === "database";
     this.capabilities = { persistent: true, shared: true, leaseClock: dbClock ? "store" : "caller" };
-    this.poolInstance = options.pool;
+    this.poolInstance = options.pool && callerPool(options.pool);
     this.wire(this.schema);
   }
 
@@ -139,7 +145,7 @@ export class PostgresStore implements Store {
     const { threads, runs, leases, assistants, docs } = this;
     this.commits = new PgCommits(this.core, { assistants, threads, checkpoints, runs, leases, docs }, this.channel);
     this.crons = cronReads((c, text, values) => this.core.q(c, text, values), () => this.pool, this.core.s);
-    this.events = new PgRunEvents(() => this.pool, this.core.s, this.channel, {
+    this.pgEvents = new PgRunEvents(() => this.pool, this.core.s, this.channel, {
       pollMs: options.eventPollMs ?? 1000,
       resumableRetentionMs: options.resumableRetentionMs ?? 15 * 60_000,
       retentionMs: options.eventRetentionMs ?? 60_000,
@@ -158,7 +164,7 @@ export class PostgresStore implements Store {
     this.opening = after.then(() => {
       this.closing = undefined;
       this.closed = false;
-      this.events.reopen();
+      this.pgEvents.reopen();
       if (this.ownPool) this.poolInstance = undefined;
       return this.doOpen();
     });
@@ -185,7 +191,7 @@ export class PostgresStore implements Store {
     await this.listen();
     const every = this.options.pruneEveryMs ?? 60_000;
     this.pruner = setInterval(() => {
-      this.events.prune().catch((err) => {
+      this.pgEvents.prune().catch((err) => {
         if (!this.closed) console.error("graphdock/postgres: pruning run events failed", err);
       });
     }, every);
@@ -215,7 +221,7 @@ export class PostgresStore implements Store {
       this.reconnecting = setTimeout(() => {
         this.reconnecting = undefined;
         this.listen()
-          .then(() => this.events.wakeAll())
+          .then(() => this.pgEvents.wakeAll())
           .catch(() => lost());
       }, 250);
     };
@@ -229,11 +235,11 @@ export class PostgresStore implements Store {
   private dispatch(msg: Notification): void {
     const payload = msg.payload ?? "";
     if (payload.startsWith("e")) {
-      this.events.wake(payload.slice(1));
+      this.pgEvents.wake(payload.slice(1));
       return;
     }
     if (payload.startsWith("r")) {
-      this.events.share(payload.slice(1));
+      this.pgEvents.share(payload.slice(1));
       return;
     }
     if (!payload.startsWith("n")) return;
@@ -253,7 +259,7 @@ export class PostgresStore implements Store {
 
   private async doClose(): Promise<void> {
     if (this.opening) await this.opening.catch(() => undefined);
-    if (this.poolInstance) await this.events.close().catch(() => undefined);
+    if (this.poolInstance) await this.pgEvents.close().catch(() => undefined);
     this.closed = true;
     if (this.pruner) clearInterval(this.pruner);
     if (this.reconnecting) clearTimeout(this.reconnecting);

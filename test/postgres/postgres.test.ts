@@ -82,6 +82,19 @@ describe("postgresStore", () => {
     }
   });
 
+  it("refuses as `pool` what is not one, before connecting anywhere", () => {
+    for (const pool of [{}, { query: () => Promise.resolve() }, "postgres://localhost/db"]) {
+      let caught: unknown;
+      try {
+        postgresStore({ pool: pool as never });
+      } catch (err) {
+        caught = err;
+      }
+      expect(GraphdockError.is(caught, "invalid_input"), String(caught)).toBe(true);
+      expect((caught as Error).message).toMatch(/`pool` must be a pg\.Pool/);
+    }
+  });
+
   it("keeps delivering notifications after its LISTEN connection is killed", async () => {
     const schema = fresh();
     const [a, b] = await Promise.all([open(schema), open(schema)]);
