@@ -1,7 +1,7 @@
 /**
  * The pool `postgresStore({ pool })` takes. It is declared here, by the methods the store calls,
  * rather than as `pg.Pool`, so that the types of graphdock/postgres do not need `@types/pg` (a
- * `pg.Pool` is one: test/types/public.test-d.ts checks it).
+ * `pg.Pool` is one: test/runtime/public-types.test-d.ts checks it).
  */
 import type pg from "pg";
 import { invalidInput } from "../errors.js";

@@ -172,8 +172,8 @@ const handlers: Record<string, Handler> = {
     const state = await ctx.client.threads.getState(ctx.threadId);
     let values = state.values as Rec;
     if (Array.isArray(p.keys)) values = Object.fromEntries(Object.entries(values).filter(([k]) => (p.keys as unknown[]).includes(k)));
-    const id = state.checkpoint?.checkpoint_id;
-    return { values, ...(id ? { checkpoint: { id, ns: state.checkpoint.checkpoint_ns ?? "" } } : {}), next: state.next, interrupts: state.interrupts };
+    const cp = state.checkpoint;
+    return { values, ...(cp?.checkpoint_id ? { checkpoint: { id: cp.checkpoint_id, ns: cp.checkpoint_ns ?? "" } } : {}), next: state.next, interrupts: state.interrupts };
   },
 
   async "state.listCheckpoints"(ctx, _session, p) {

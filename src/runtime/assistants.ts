@@ -5,12 +5,11 @@ import { defaultAssistantId } from "../ids.js";
 import type { AssistantQuery, WriteOp } from "../persistence/types.js";
 import type { AssistantRecord, AssistantVersionRecord, Config, Metadata } from "../types.js";
 import type { RunControl } from "./control.js";
-import { type Caller, type Core, pick } from "./core.js";
+import type { Caller, Core } from "./core.js";
 import { cronsOf } from "./crons.js";
 import { parse, schemas } from "./schemas.js";
-import type { Assistant, AssistantGraph, AssistantsApi, AssistantVersion, GraphSchema } from "./types.js";
-
-const asPublic = (a: AssistantRecord) => a as unknown as Assistant;
+import { selectFields } from "./select.js";
+import type { Assistant, AssistantGraph, AssistantSearchQuery, AssistantSelectField, AssistantsApi, AssistantVersion, GraphSchema, Selection } from "./types.js";
 
 /** The version row of an assistant's current fields. */
 function versionOf(a: AssistantRecord, createdAt: string): AssistantVersionRecord {
@@ -75,7 +74,7 @@ export function assistantsApi(core: Core, caller: Caller, control: RunControl): 
     return core.mutex.run(`assistant:${id}`, async () => {
       const existing = await store.getAssistant(id);
       if (existing) {
-        if (p.ifExists === "do_nothing" && matchesAuthFilter(existing.metadata, filter)) return asPublic(existing);
+        if (p.ifExists === "do_nothing" && matchesAuthFilter(existing.metadata, filter)) return existing;
         throw conflict(`graphdock: assistant ${id} already exists. Use another assistantId or ifExists: "do_nothing".`);
       }
       const now = core.now();
@@ -95,7 +94,7 @@ export function assistantsApi(core: Core, caller: Caller, control: RunControl): 
         { op: "assistant.put", assistant },
         { op: "assistant_version.put", version: versionOf(assistant, now) },
       ]);
-      return asPublic(assistant);
+      return assistant;
     });
   }
 
@@ -103,7 +102,7 @@ export function assistantsApi(core: Core, caller: Caller, control: RunControl): 
     const id = parse(schemas.id, assistantId, "assistants.get");
     parse(schemas.callOptions, options ?? {}, `assistants.get(${id})`);
     const filter = await core.authorize(caller, "assistants", "read", { assistant_id: id });
-    return asPublic(await core.visibleAssistant(id, filter));
+    return core.visibleAssistant(id, filter);
   }
 
   async function update(assistantId: unknown, payload: unknown): Promise<Assistant> {
@@ -141,7 +140,7 @@ export function assistantsApi(core: Core, caller: Caller, control: RunControl): 
         { op: "assistant.put", assistant: next },
         { op: "assistant_version.put", version: versionOf(next, now) },
       ]);
-      return asPublic(next);
+      return next;
     });
   }
 
@@ -198,7 +197,16 @@ export function assistantsApi(core: Core, caller: Caller, control: RunControl): 
     });
   }
 
-  async function search(query?: unknown): Promise<never> {
+  type Page<T> = { assistants: T[]; next: string | null };
+  function search(query: AssistantSearchQuery & { includePagination: true; select?: undefined }): Promise<Page<Assistant>>;
+  function search(query?: AssistantSearchQuery & { includePagination?: false; select?: undefined }): Promise<Assistant[]>;
+  function search<const S extends readonly AssistantSelectField[]>(
+    query: Omit<AssistantSearchQuery, "select"> & { includePagination: true; select?: S },
+  ): Promise<Page<Selection<Assistant, S>>>;
+  function search<const S extends readonly AssistantSelectField[]>(
+    query?: Omit<AssistantSearchQuery, "select"> & { includePagination?: false; select?: S },
+  ): Promise<Selection<Assistant, S>[]>;
+  async function search(query?: unknown): Promise<Page<Partial<Assistant>> | Partial<Assistant>[]> {
     const q = parse(schemas.assistantSearch, query ?? {}, "assistants.search");
     const limit = q.limit ?? 10;
     const offset = q.offset ?? 0;
@@ -210,12 +218,12 @@ export function assistantsApi(core: Core, caller: Caller, control: RunControl): 
     });
     const filters = assistantFilters(q, filter);
     const rows = await store.queryAssistants({ ...filters, sortBy: q.sortBy ?? "created_at", sortOrder: q.sortOrder ?? "desc", offset, limit });
-    const page = rows.map((a) => asPublic(pick(a, q.select)));
+    const page = rows.map((a) => (q.select?.length ? selectFields(a, q.select) : a));
     if (q.includePagination) {
       const next = offset + limit < (await store.countAssistants(filters)) ? String(offset + limit) : null;
-      return { assistants: page, next } as never;
+      return { assistants: page, next };
     }
-    return page as never;
+    return page;
   }
 
   async function count(query?: unknown): Promise<number> {
@@ -239,7 +247,7 @@ export function assistantsApi(core: Core, caller: Caller, control: RunControl): 
     if (versions.length === 0 && (await store.queryAssistantVersions({ ...query, limit: 1 })).length === 0) {
       throw notFound(`graphdock: assistant "${id}" not found (no versions).`);
     }
-    return versions as AssistantVersion[];
+    return versions;
   }
 
   async function setLatest(assistantId: unknown, version: unknown, options?: unknown): Promise<Assistant> {
@@ -264,7 +272,7 @@ export function assistantsApi(core: Core, caller: Caller, control: RunControl): 
         updated_at: core.now(),
       };
       await store.commit([{ op: "assistant.put", assistant: next }]);
-      return asPublic(next);
+      return next;
     });
   }
 
@@ -278,14 +286,14 @@ export function assistantsApi(core: Core, caller: Caller, control: RunControl): 
   }
 
   return {
-    create: create as AssistantsApi["create"],
-    get: get as AssistantsApi["get"],
-    update: update as AssistantsApi["update"],
-    delete: remove as AssistantsApi["delete"],
-    search: search as AssistantsApi["search"],
-    count: count as AssistantsApi["count"],
-    getVersions: getVersions as AssistantsApi["getVersions"],
-    setLatest: setLatest as AssistantsApi["setLatest"],
+    create,
+    get,
+    update,
+    delete: remove,
+    search,
+    count,
+    getVersions,
+    setLatest,
     async getGraph(assistantId, options) {
       const { graph, xray } = await graphOf(assistantId, options, "assistants.getGraph");
       return graph.getGraph(xray === undefined ? undefined : { xray }) as AssistantGraph;

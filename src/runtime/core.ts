@@ -147,11 +147,3 @@ export class Core {
     return instantiate(graphId, entry, { ...made, configurable: { ...made?.configurable } });
   }
 }
-
-/** Applies `select` (top-level field names) to a record. */
-export function pick<T extends object>(record: T, select: readonly string[] | undefined): T {
-  if (!select || select.length === 0) return record;
-  const out: Record<string, unknown> = {};
-  for (const key of select) if (key in record) out[key] = (record as Record<string, unknown>)[key];
-  return out as T;
-}

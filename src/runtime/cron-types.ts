@@ -3,7 +3,7 @@
  * and the snake_case `Cron` record of the HTTP API (D1, D2).
  */
 import type { CronRecord, CronSortBy } from "../persistence/crons.js";
-import type { CallOptions, MetadataInput, RunPayload, SortOrder } from "./types.js";
+import type { CallOptions, MetadataInput, RunPayload, Selection, SortOrder } from "./types.js";
 
 export type { CronSortBy };
 
@@ -100,6 +100,8 @@ export interface CronsApi {
   createForThread(threadId: string, assistantId: string, payload: CronsCreatePayload): Promise<Cron>;
   update(cronId: string, payload?: CronsUpdatePayload): Promise<Cron>;
   delete(cronId: string, options?: CallOptions): Promise<void>;
-  search(query?: CronSearchQuery): Promise<Cron[]>;
+  search(query?: CronSearchQuery & { select?: undefined }): Promise<Cron[]>;
+  /** With `select`: only the fields named. */
+  search<const S extends readonly CronSelectField[] = readonly CronSelectField[]>(query?: Omit<CronSearchQuery, "select"> & { select?: S }): Promise<Selection<Cron, S>[]>;
   count(query?: CronCountQuery): Promise<number>;
 }

@@ -17,8 +17,10 @@ import type { Store, WriteOp } from "../persistence/types.js";
 import type { Metadata } from "../types.js";
 import { checkRun, type RunOptions } from "./admission.js";
 import { parseSchedule } from "./cron-schedule.js";
-import type { Cron, CronsApi } from "./cron-types.js";
-import { type Caller, type Core, pick } from "./core.js";
+import type { Cron, CronSearchQuery, CronSelectField, CronsApi } from "./cron-types.js";
+import type { Caller, Core } from "./core.js";
+import { selectFields } from "./select.js";
+import type { Selection } from "./types.js";
 import { commitIf, LostRace, retryLostRaces } from "./races.js";
 import { parse, schemas } from "./schemas.js";
 
@@ -276,7 +278,9 @@ export function cronsApi(core: Core, caller: Caller): CronsApi {
     };
   }
 
-  async function search(query?: unknown): Promise<Cron[]> {
+  function search(query?: CronSearchQuery & { select?: undefined }): Promise<Cron[]>;
+  function search<const S extends readonly CronSelectField[]>(query?: Omit<CronSearchQuery, "select"> & { select?: S }): Promise<Selection<Cron, S>[]>;
+  async function search(query?: unknown): Promise<Array<Cron | Partial<Cron>>> {
     const q = parse(cronSchemas.search, query ?? {}, "crons.search");
     const limit = q.limit ?? 10;
     const offset = q.offset ?? 0;
@@ -288,7 +292,7 @@ export function cronsApi(core: Core, caller: Caller): CronsApi {
       offset,
     });
     const page = await store.queryCrons({ ...filters(q, filter), sortBy: q.sortBy ?? "created_at", sortOrder: q.sortOrder ?? "desc", limit, offset });
-    return page.map((c) => pick(publicCron(c), q.select));
+    return page.map((c) => (q.select?.length ? selectFields(publicCron(c), q.select) : publicCron(c)));
   }
 
   async function count(query?: unknown): Promise<number> {
@@ -297,7 +301,7 @@ export function cronsApi(core: Core, caller: Caller): CronsApi {
     return store.countCrons(filters(q, filter));
   }
 
-  const api: CronsApi = {
+  return {
     create: (assistantId: unknown, payload?: unknown) => createCron(undefined, assistantId, payload, "crons.create"),
     // A missing thread id is refused (not read as "a new thread each tick").
     createForThread: (threadId: unknown, assistantId: unknown, payload?: unknown) => createCron(threadId ?? null, assistantId, payload, "crons.createForThread"),
@@ -305,6 +309,5 @@ export function cronsApi(core: Core, caller: Caller): CronsApi {
     delete: remove,
     search,
     count,
-  };
-  return api;
+  } satisfies CronsApi;
 }

@@ -9,10 +9,11 @@ import type { WriteOp } from "../persistence/types.js";
 import type { RunRecord, ThreadRecord } from "../types.js";
 import { type RunOptions, admitRun, asModes, checkRun } from "./admission.js";
 import { type RunControl, readRunEvents } from "./control.js";
-import { type Caller, type Core, pick } from "./core.js";
+import type { Caller, Core } from "./core.js";
+import { selectFields } from "./select.js";
 import { isFinal, publicRun, runEnded, storedOutcome } from "./outcome.js";
 import { parse, schemas } from "./schemas.js";
-import type { Run, RunEvent, RunResult, RunsApi } from "./types.js";
+import type { Run, RunEvent, RunListQuery, RunResult, RunSelectField, RunsApi, Selection } from "./types.js";
 
 /** Rejects when `signal` aborts (the call stops waiting; the run is unaffected). */
 function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
@@ -158,7 +159,9 @@ export function runsApi(core: Core, caller: Caller, control: RunControl): RunsAp
     return values;
   }
 
-  async function list(threadId: unknown, options?: unknown): Promise<Run[]> {
+  function list(threadId: string, options?: RunListQuery & { select?: undefined }): Promise<Run[]>;
+  function list<const S extends readonly RunSelectField[]>(threadId: string, options?: Omit<RunListQuery, "select"> & { select?: S }): Promise<Selection<Run, S>[]>;
+  async function list(threadId: unknown, options?: unknown): Promise<Array<Run | Partial<Run>>> {
     const id = parse(schemas.id, threadId, "runs.list");
     const o = parse(schemas.runList, options ?? {}, `runs.list(${id})`);
     const searchFilter = await core.authorize(caller, "threads", "search", { thread_id: id, metadata: {}, status: o.status });
@@ -174,7 +177,7 @@ export function runsApi(core: Core, caller: Caller, control: RunControl): RunsAp
       offset: o.offset ?? 0,
       limit: o.limit ?? 10,
     });
-    return runs.map((r) => pick(publicRun(r), o.select));
+    return runs.map((r) => (o.select?.length ? selectFields(publicRun(r), o.select) : publicRun(r)));
   }
 
   async function get(threadId: unknown, runId: unknown, options?: unknown): Promise<Run> {
@@ -277,9 +280,9 @@ export function runsApi(core: Core, caller: Caller, control: RunControl): RunsAp
   }
 
   return {
-    stream: stream as RunsApi["stream"],
+    stream,
     create,
-    createBatch: createBatch as RunsApi["createBatch"],
+    createBatch,
     wait,
     list,
     get,
@@ -287,5 +290,5 @@ export function runsApi(core: Core, caller: Caller, control: RunControl): RunsAp
     join,
     joinStream,
     delete: remove,
-  };
+  } satisfies RunsApi;
 }

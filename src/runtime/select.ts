@@ -4,6 +4,7 @@
  * key (`values` then holds only the selected keys). A name outside the lists is `invalid_input`.
  */
 import { invalidInput } from "../errors.js";
+import type { ThreadState } from "./types.js";
 
 /** Fields `threads.search` can select (the SDK's `ThreadSelectField`, plus `error`). */
 export const THREAD_SELECT_FIELDS = [
@@ -46,23 +47,24 @@ export function checkSelect(select: readonly string[] | undefined, allowed: read
   }
 }
 
-/** A record with only the selected top-level fields (all of it without `select`). */
-export function selectFields<T extends object>(record: T, select: readonly string[] | undefined): T {
-  if (!select) return record;
-  const out: Record<string, unknown> = {};
-  for (const key of select) if (key in record) out[key] = (record as Record<string, unknown>)[key];
-  return out as T;
+/**
+ * The fields of `record` that `select` names, as a partial record (the methods' signatures type
+ * the result by the names written in the call).
+ */
+export function selectFields<T extends object>(record: T, select: readonly string[]): Partial<T> {
+  const out: Partial<T> = {};
+  for (const key in record) if (select.includes(key)) out[key] = record[key];
+  return out;
 }
 
 /** A state snapshot with only the selected fields; `values.<key>` selects single state keys. */
-export function selectState<T extends { values: Record<string, unknown> }>(state: T, select: readonly string[] | undefined): T {
-  if (!select) return state;
-  const out = selectFields(state, select.filter((f) => !f.startsWith("values."))) as Record<string, unknown>;
+export function selectState(state: ThreadState, select: readonly string[]): Partial<ThreadState> {
+  const out = selectFields(state, select);
   const keys = select.filter((f) => f.startsWith("values.")).map((f) => f.slice(7));
   if (keys.length && !select.includes("values")) {
     const values: Record<string, unknown> = {};
-    for (const key of keys) if (key in (state.values ?? {})) values[key] = state.values[key];
+    for (const key of keys) if (key in state.values) values[key] = state.values[key];
     out.values = values;
   }
-  return out as T;
+  return out;
 }

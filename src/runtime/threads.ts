@@ -15,22 +15,44 @@ import { graphIdOf, interruptsOf, runsReady, threadKey } from "./outcome.js";
 import { checkpointIdOf, checkpointNsOf, parse, schemas } from "./schemas.js";
 import { threadGraphConfig } from "./graph-source.js";
 import { joinThreadStream } from "./thread-stream.js";
-import type { Thread, ThreadsApi, ThreadState } from "./types.js";
+import type {
+  CheckpointSelector,
+  CheckpointState,
+  HistoryQuery,
+  StateSelection,
+  Thread,
+  ThreadGetStateOptions,
+  ThreadSearchQuery,
+  ThreadSelectField,
+  ThreadsApi,
+  ThreadState,
+  ThreadStateSelectField,
+  ThreadSummary,
+  ThreadUpdatePayload,
+  Selection,
+} from "./types.js";
 
+/** The state of a thread without checkpoints (never run). */
 const EMPTY_STATE: ThreadState = Object.freeze({
   values: {},
   next: [],
   tasks: [],
   metadata: null,
   created_at: null,
-  checkpoint: null as unknown as ThreadState["checkpoint"],
+  checkpoint: null,
   parent_checkpoint: null,
   checkpoint_id: null,
   parent_checkpoint_id: null,
   interrupts: [],
-}) as ThreadState;
+});
 
-export const asState = <V>(s: StateSnapshot) => s as unknown as ThreadState<V>;
+/**
+ * The engine's snapshot as the API hands it out. Its `values` are whatever the graph wrote: the
+ * caller names their type (`Values`, as the SDK's `ValuesType`), which nothing here can check.
+ */
+export const asState = <V = Record<string, unknown>>(s: StateSnapshot) => s as unknown as ThreadState<V>;
+/** A thread record as the API hands it out; `values` typed by the caller as in `asState`. */
+const asThread = <V = Record<string, unknown>>(t: ThreadRecord) => t as unknown as Thread<V>;
 
 /**
  * The graph a thread runs, from `metadata.graph_id`; undefined for a thread never run. A factory
@@ -90,7 +112,7 @@ export function threadsApi(core: Core, caller: Caller, control: RunControl): Thr
     return thread;
   }
 
-  async function create(payload?: unknown): Promise<Thread> {
+  async function create<V>(payload?: unknown): Promise<Thread<V>> {
     const p = parse(schemas.threadCreate, payload ?? {}, "threads.create");
     const metadata: Metadata = { ...(p.metadata ?? {}) };
     if (p.graphId !== undefined) metadata.graph_id = p.graphId;
@@ -100,7 +122,7 @@ export function threadsApi(core: Core, caller: Caller, control: RunControl): Thr
     return retryLostRaces(async () => {
       const existing = await store.getThread(id);
       if (existing) {
-        if (p.ifExists === "do_nothing" && matchesAuthFilter(existing.metadata, filter)) return existing as Thread;
+        if (p.ifExists === "do_nothing" && matchesAuthFilter(existing.metadata, filter)) return asThread<V>(existing);
         throw conflict(`graphdock: thread ${id} already exists. Use another threadId or ifExists: "do_nothing".`);
       }
       const now = core.now();
@@ -136,16 +158,19 @@ export function threadsApi(core: Core, caller: Caller, control: RunControl): Thr
         ops.push(...(await copyThreadOps(scratch, id, id)));
       }
       await commitIf(store, [{ op: "thread.put", thread, expect: { exists: false } }, ...ops]);
-      return thread as Thread;
+      return asThread<V>(thread);
     });
   }
 
-  async function get(threadId: unknown, options?: unknown): Promise<Thread> {
+  async function get<V>(threadId: unknown, options?: unknown): Promise<Thread<V>> {
     const id = parse(schemas.id, threadId, "threads.get");
     parse(schemas.callOptions, options ?? {}, `threads.get(${id})`);
-    return (await readable(id)) as Thread;
+    return asThread<V>(await readable(id));
   }
 
+  function update(threadId: string, payload?: ThreadUpdatePayload & { returnMinimal?: false }): Promise<Thread>;
+  function update(threadId: string, payload: ThreadUpdatePayload & { returnMinimal: true }): Promise<void>;
+  function update(threadId: string, payload: ThreadUpdatePayload & { returnMinimal: boolean }): Promise<Thread | void>;
   async function update(threadId: unknown, payload?: unknown): Promise<Thread | void> {
     const id = parse(schemas.id, threadId, "threads.update");
     const p = parse(schemas.threadUpdate, payload ?? {}, `threads.update(${id})`);
@@ -161,7 +186,7 @@ export function threadsApi(core: Core, caller: Caller, control: RunControl): Thr
       await commitIf(store, [{ op: "thread.put", thread: next, expect: { sameAs: thread } }]);
       return next;
     });
-    return p.returnMinimal ? undefined : (updated as Thread);
+    return p.returnMinimal ? undefined : asThread(updated);
   }
 
   async function remove(threadId: unknown, options?: unknown): Promise<void> {
@@ -185,7 +210,9 @@ export function threadsApi(core: Core, caller: Caller, control: RunControl): Thr
     }
   }
 
-  async function search(query?: unknown): Promise<Thread[]> {
+  function search(query?: ThreadSearchQuery & { select?: undefined }): Promise<ThreadSummary[]>;
+  function search<V, const S extends readonly ThreadSelectField[]>(query?: Omit<ThreadSearchQuery, "select"> & { select?: S }): Promise<Selection<Thread<V>, S>[]>;
+  async function search(query?: unknown): Promise<Array<ThreadSummary | Partial<ThreadRecord>>> {
     const q = parse(schemas.threadSearch, query ?? {}, "threads.search");
     checkSelect(q.select, THREAD_SELECT_FIELDS, "threads.search");
     const limit = q.limit ?? 10;
@@ -206,9 +233,9 @@ export function threadsApi(core: Core, caller: Caller, control: RunControl): Thr
       limit,
     });
     return page.map((t) => {
-      if (q.select?.length) return selectFields(t, q.select) as Thread;
+      if (q.select?.length) return selectFields(t, q.select);
       const { values: _values, ...rest } = t; // D8: search results omit values
-      return rest as Thread;
+      return rest;
     });
   }
 
@@ -224,7 +251,7 @@ export function threadsApi(core: Core, caller: Caller, control: RunControl): Thr
     return store.countThreads(threadFilters(q, filter));
   }
 
-  async function copy(threadId: unknown, options?: unknown): Promise<Thread> {
+  async function copy<V>(threadId: unknown, options?: unknown): Promise<Thread<V>> {
     const id = parse(schemas.id, threadId, "threads.copy");
     parse(schemas.callOptions, options ?? {}, `threads.copy(${id})`);
     const source = await readable(id);
@@ -246,11 +273,17 @@ export function threadsApi(core: Core, caller: Caller, control: RunControl): Thr
         error: null,
       };
       await store.commit([{ op: "thread.put", thread, expect: { exists: false } }, ...checkpoints]);
-      return thread as Thread;
+      return asThread<V>(thread);
     })();
   }
 
-  async function getState(threadId: unknown, checkpoint?: unknown, options?: unknown): Promise<ThreadState> {
+  function getState<V>(threadId: string, checkpoint?: CheckpointSelector | string, options?: ThreadGetStateOptions & { select?: undefined }): Promise<ThreadState<V>>;
+  function getState<V, const S extends readonly ThreadStateSelectField[]>(
+    threadId: string,
+    checkpoint?: CheckpointSelector | string,
+    options?: ThreadGetStateOptions & { select?: S },
+  ): Promise<StateSelection<V, S>>;
+  async function getState(threadId: unknown, checkpoint?: unknown, options?: unknown): Promise<ThreadState | Partial<ThreadState>> {
     const id = parse(schemas.id, threadId, "threads.getState");
     const cp = parse(schemas.checkpointArg, checkpoint, `threads.getState(${id})`);
     const o = parse(schemas.getStateOptions, options ?? {}, `threads.getState(${id})`);
@@ -261,11 +294,10 @@ export function threadsApi(core: Core, caller: Caller, control: RunControl): Thr
     const graph = await graphOfThread(core, thread);
     if (!graph) {
       await core.requireCheckpoint(id, checkpointId);
-      return selectState(EMPTY_STATE, o.select);
+      return o.select ? selectState(EMPTY_STATE, o.select) : EMPTY_STATE;
     }
     // The engine refuses an unknown checkpoint (not_found) or namespace itself.
-    return selectState(
-      asState(
+    const state = asState(
       await graph
         .getState(store, id, {
           ...(checkpointId !== undefined ? { checkpointId } : {}),
@@ -273,9 +305,8 @@ export function threadsApi(core: Core, caller: Caller, control: RunControl): Thr
           ...(o.subgraphs ? { subgraphs: true } : {}),
         })
         .catch((err) => asInputError(err, `threads.getState(${id})`)),
-      ),
-      o.select,
     );
+    return o.select ? selectState(state, o.select) : state;
   }
 
   async function updateState(threadId: unknown, options: unknown) {
@@ -310,7 +341,9 @@ export function threadsApi(core: Core, caller: Caller, control: RunControl): Thr
     });
   }
 
-  async function getHistory(threadId: unknown, options?: unknown): Promise<ThreadState[]> {
+  function getHistory<V>(threadId: string, options?: HistoryQuery & { select?: undefined }): Promise<CheckpointState<V>[]>;
+  function getHistory<V, const S extends readonly ThreadStateSelectField[]>(threadId: string, options?: Omit<HistoryQuery, "select"> & { select?: S }): Promise<StateSelection<V, S>[]>;
+  async function getHistory(threadId: unknown, options?: unknown): Promise<Array<ThreadState | Partial<ThreadState>>> {
     const id = parse(schemas.id, threadId, "threads.getHistory");
     const p = parse(schemas.history, options ?? {}, `threads.getHistory(${id})`);
     checkSelect(p.select, STATE_SELECT_FIELDS, `threads.getHistory(${id})`, true);
@@ -330,7 +363,7 @@ export function threadsApi(core: Core, caller: Caller, control: RunControl): Thr
       ...(checkpointId !== undefined ? { checkpointId } : {}),
       ...(checkpointNs !== undefined ? { checkpointNs } : {}),
     });
-    return history.map((s) => selectState(asState(s), p.select));
+    return history.map((s) => (p.select ? selectState(asState(s), p.select) : asState(s)));
   }
 
   /**
@@ -375,17 +408,17 @@ export function threadsApi(core: Core, caller: Caller, control: RunControl): Thr
   }
 
   return {
-    create: create as ThreadsApi["create"],
-    get: get as ThreadsApi["get"],
-    update: update as ThreadsApi["update"],
+    create,
+    get,
+    update,
     delete: remove,
-    search: search as ThreadsApi["search"],
+    search,
     count,
-    copy: copy as ThreadsApi["copy"],
-    getState: getState as ThreadsApi["getState"],
-    updateState: updateState as ThreadsApi["updateState"],
-    getHistory: getHistory as ThreadsApi["getHistory"],
-    patchState: patchState as ThreadsApi["patchState"],
-    joinStream: (threadId, options) => joinThreadStream(core, caller, control, threadId, options),
-  };
+    copy,
+    getState,
+    updateState,
+    getHistory,
+    patchState,
+    joinStream: (threadId: string, options?: Parameters<ThreadsApi["joinStream"]>[1]) => joinThreadStream(core, caller, control, threadId, options),
+  } satisfies ThreadsApi;
 }

@@ -31,16 +31,15 @@ import type {
 // ---------------------------------------------------------------------------------------------
 // Records as returned by the namespaces.
 
-/**
- * An assistant (api.md 1.2). `description` is `null` when unset, as on the agent server; it is
- * typed optional like the SDK's `Assistant` so the two are interchangeable.
- */
-export type Assistant = Omit<AssistantRecord, "description"> & { description?: string };
-/** One stored version of an assistant (D6). `description` as in `Assistant`. */
-export type AssistantVersion = Omit<AssistantVersionRecord, "description"> & { description?: string };
+/** An assistant, as the agent server returns it: `description` is `null` when unset. */
+export type Assistant = AssistantRecord;
+/** One stored version of an assistant (D6). */
+export type AssistantVersion = AssistantVersionRecord;
 
-/** A thread (api.md 1.3; D8). Search results omit `values`. */
+/** A thread. `values` is its latest state; `threads.search` leaves it out (D8): see `ThreadSummary`. */
 export type Thread<Values = Record<string, unknown>> = Omit<ThreadRecord, "values"> & { values: Values };
+/** A thread as `threads.search` returns it without `select`: every field but `values` (D8). */
+export type ThreadSummary = Omit<ThreadRecord, "values">;
 
 /** A checkpoint pointer (`{thread_id, checkpoint_ns, checkpoint_id, checkpoint_map}`), the engine's `CheckpointRef`. */
 export type CheckpointConfig = { [K in keyof CheckpointRef]: CheckpointRef[K] };
@@ -49,8 +48,8 @@ export type CheckpointConfig = { [K in keyof CheckpointRef]: CheckpointRef[K] };
 export type ThreadTask = Omit<TaskView, "state"> & { state: ThreadState | null };
 
 /**
- * A state snapshot (D7). For a thread without checkpoints `checkpoint` is `null` and `values`
- * is `{}` (the React hook relies on it); `checkpoint` is typed non-null as in the SDK.
+ * A state snapshot (D7). A thread without checkpoints (never run) has `checkpoint: null`,
+ * `metadata: null` and `values: {}` (the React hook relies on the latter).
  */
 export interface ThreadState<Values = Record<string, unknown>> {
   values: Values;
@@ -58,12 +57,15 @@ export interface ThreadState<Values = Record<string, unknown>> {
   tasks: ThreadTask[];
   metadata: (CheckpointMetadata & { thread_id: string; checkpoint_id: string }) | null;
   created_at: string | null;
-  checkpoint: CheckpointConfig;
+  checkpoint: CheckpointConfig | null;
   parent_checkpoint: CheckpointConfig | null;
   checkpoint_id: string | null;
   parent_checkpoint_id: string | null;
   interrupts: Interrupt[];
 }
+
+/** A state at one of the thread's checkpoints (a history entry): `checkpoint` is set. */
+export type CheckpointState<Values = Record<string, unknown>> = ThreadState<Values> & { checkpoint: CheckpointConfig; checkpoint_id: string };
 
 /** A run (api.md 1.4). */
 /** A run as callers see it (its internal `execution` part left out). */
@@ -173,6 +175,12 @@ export type CancelAction = "interrupt" | "rollback";
 /** Every option accepts an `AbortSignal`, as in the SDK; it aborts the call (not a run). */
 export interface CallOptions {
   signal?: AbortSignal;
+}
+
+/** `threads.getState` options besides `select`. */
+export interface ThreadGetStateOptions extends CallOptions {
+  /** Nest each subgraph's state in its task (`tasks[].state`). */
+  subgraphs?: boolean;
 }
 
 export interface AssistantCreatePayload extends CallOptions {
@@ -348,6 +356,34 @@ export interface JoinStreamOptions extends CallOptions {
 export type RunResult = Record<string, unknown> & { __error__?: { error: string; message: string } };
 
 // ---------------------------------------------------------------------------------------------
+// `select` (D28): a result has the fields asked for.
+
+/**
+ * A record of which `select` kept the fields `S` names: exactly those when the call writes the
+ * list out (`select: ["thread_id", "status"]`), any of them when `S` is an array type whose
+ * members are not known. A name the record lacks (`context` on a thread) adds nothing.
+ */
+export type Selection<T, S extends readonly PropertyKey[]> = number extends S["length"]
+  ? Partial<Pick<T, Extract<S[number], keyof T>>>
+  : Pick<T, Extract<S[number], keyof T>>;
+
+/** The state keys `values.<key>` fields name. */
+type SelectedValueKeys<F> = F extends `values.${infer K}` ? K : never;
+
+/**
+ * A state snapshot of which `select` kept the fields `S` names; `values.<key>` fields make
+ * `values` hold only those keys (each absent when the state lacks it).
+ */
+export type StateSelection<Values, S extends readonly ThreadStateSelectField[]> = number extends S["length"]
+  ? Partial<Omit<ThreadState<Values>, "values">> & { values?: Partial<Values> }
+  : Selection<ThreadState<Values>, S> &
+      ("values" extends S[number]
+        ? unknown
+        : [SelectedValueKeys<S[number]>] extends [never]
+          ? unknown
+          : { values: { [K in SelectedValueKeys<S[number]>]?: K extends keyof Values ? Values[K] : unknown } });
+
+// ---------------------------------------------------------------------------------------------
 // Namespaces.
 
 /** `runtime.assistants`: the SDK's `client.assistants`. */
@@ -360,8 +396,15 @@ export interface AssistantsApi {
    * default assistant cannot be deleted (`conflict`).
    */
   delete(assistantId: string, options?: CallOptions & { deleteThreads?: boolean }): Promise<void>;
-  search(query: AssistantSearchQuery & { includePagination: true }): Promise<{ assistants: Assistant[]; next: string | null }>;
-  search(query?: AssistantSearchQuery & { includePagination?: false }): Promise<Assistant[]>;
+  search(query: AssistantSearchQuery & { includePagination: true; select?: undefined }): Promise<{ assistants: Assistant[]; next: string | null }>;
+  search(query?: AssistantSearchQuery & { includePagination?: false; select?: undefined }): Promise<Assistant[]>;
+  /** With `select`: only the fields named (D28). */
+  search<const S extends readonly AssistantSelectField[] = readonly AssistantSelectField[]>(
+    query: Omit<AssistantSearchQuery, "select"> & { includePagination: true; select?: S },
+  ): Promise<{ assistants: Selection<Assistant, S>[]; next: string | null }>;
+  search<const S extends readonly AssistantSelectField[] = readonly AssistantSelectField[]>(
+    query?: Omit<AssistantSearchQuery, "select"> & { includePagination?: false; select?: S },
+  ): Promise<Selection<Assistant, S>[]>;
   count(query?: CallOptions & { metadata?: MetadataInput; graphId?: string; name?: string }): Promise<number>;
   /** Newest version first. */
   getVersions(
@@ -387,22 +430,39 @@ export interface ThreadsApi {
   update(threadId: string, payload: ThreadUpdatePayload & { returnMinimal: true }): Promise<void>;
   update(threadId: string, payload: ThreadUpdatePayload & { returnMinimal: boolean }): Promise<Thread | void>;
   delete(threadId: string, options?: CallOptions): Promise<void>;
-  search<Values = Record<string, unknown>>(query?: ThreadSearchQuery): Promise<Thread<Values>[]>;
+  /** Without `select`, threads without their `values` (D8). */
+  search(query?: ThreadSearchQuery & { select?: undefined }): Promise<ThreadSummary[]>;
+  /** With `select`: only the fields named (D28). */
+  search<Values = Record<string, unknown>, const S extends readonly ThreadSelectField[] = readonly ThreadSelectField[]>(
+    query?: Omit<ThreadSearchQuery, "select"> & { select?: S },
+  ): Promise<Selection<Thread<Values>, S>[]>;
   count(query?: ThreadCountQuery): Promise<number>;
   /** A new independent thread with the same history (runs are not copied). */
   copy<Values = Record<string, unknown>>(threadId: string, options?: CallOptions): Promise<Thread<Values>>;
-  /** `select` keeps only the named fields (`values.<key>`: one state key; D28). */
+  /** The thread's latest state, or its state at `checkpoint`. */
   getState<Values = Record<string, unknown>>(
     threadId: string,
     checkpoint?: CheckpointSelector | string,
-    options?: CallOptions & { subgraphs?: boolean; select?: ThreadStateSelectField[] },
+    options?: ThreadGetStateOptions & { select?: undefined },
   ): Promise<ThreadState<Values>>;
+  /** With `select`: only the named fields (`values.<key>`: one state key; D28). */
+  getState<Values = Record<string, unknown>, const S extends readonly ThreadStateSelectField[] = readonly ThreadStateSelectField[]>(
+    threadId: string,
+    checkpoint?: CheckpointSelector | string,
+    options?: ThreadGetStateOptions & { select?: S },
+  ): Promise<StateSelection<Values, S>>;
   /** Resolves the new checkpoint, as `checkpoint` (the HTTP body) and `configurable` (the SDK's type). */
   updateState<Values = unknown>(
     threadId: string,
     options: UpdateStatePayload<Values>,
   ): Promise<{ checkpoint: CheckpointConfig; configurable: CheckpointConfig }>;
-  getHistory<Values = Record<string, unknown>>(threadId: string, options?: HistoryQuery): Promise<ThreadState<Values>[]>;
+  /** The thread's states, newest first. */
+  getHistory<Values = Record<string, unknown>>(threadId: string, options?: HistoryQuery & { select?: undefined }): Promise<CheckpointState<Values>[]>;
+  /** With `select`: only the named fields of each state (D28). */
+  getHistory<Values = Record<string, unknown>, const S extends readonly ThreadStateSelectField[] = readonly ThreadStateSelectField[]>(
+    threadId: string,
+    options?: Omit<HistoryQuery, "select"> & { select?: S },
+  ): Promise<StateSelection<Values, S>[]>;
   /**
    * Merges `metadata` into the metadata of the thread's latest checkpoint (`PATCH
    * /threads/{id}/state`). `conflict` while a run is in flight.
@@ -437,7 +497,12 @@ export interface RunsApi {
   /** Creates a run and resolves its final values (from the latest checkpoint). */
   wait(threadId: string | null, assistantId: string, payload?: RunWaitPayload): Promise<RunResult>;
   /** Newest first. */
-  list(threadId: string, options?: RunListQuery): Promise<Run[]>;
+  list(threadId: string, options?: RunListQuery & { select?: undefined }): Promise<Run[]>;
+  /** With `select`: only the fields named. */
+  list<const S extends readonly RunSelectField[] = readonly RunSelectField[]>(
+    threadId: string,
+    options?: Omit<RunListQuery, "select"> & { select?: S },
+  ): Promise<Selection<Run, S>[]>;
   get(threadId: string, runId: string, options?: CallOptions): Promise<Run>;
   /** Cancels a pending or running run; `rollback` also deletes it and its checkpoints (D9). */
   cancel(threadId: string, runId: string, wait?: boolean, action?: CancelAction, options?: CallOptions): Promise<void>;

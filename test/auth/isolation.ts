@@ -190,7 +190,7 @@ export function isolationMatrix(name: string, create: (opts: { graphs: Record<st
         threadId = thread.thread_id;
         await o.runs.wait(threadId, assistantId, { input: input("hello") });
         runId = (await o.runs.list(threadId))[0].run_id;
-        checkpointId = (await o.threads.getState(threadId)).checkpoint.checkpoint_id!;
+        checkpointId = (await o.threads.getState(threadId)).checkpoint!.checkpoint_id;
         const pending = await o.threads.create();
         pendingThreadId = pending.thread_id;
         pendingRunId = (await o.runs.create(pendingThreadId, "agent", { input: input("later"), afterSeconds: 3600 })).run_id;

@@ -165,7 +165,7 @@ describe("the createAgent agent hosted by graphdock", () => {
       expect(JSON.parse(JSON.stringify(head.checkpoint.channel_values))).toEqual(head.checkpoint.channel_values);
       expect(head.metadata).toMatchObject({ source: "loop", graph_id: "echo", thread_id: t.thread_id });
       const state = await runtime.threads.getState(t.thread_id);
-      expect(state.checkpoint.checkpoint_id).toBe(head.checkpoint.id);
+      expect(state.checkpoint?.checkpoint_id).toBe(head.checkpoint.id);
     } finally {
       await runtime.close();
     }

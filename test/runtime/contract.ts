@@ -4,7 +4,7 @@
  * suite runs in process (`createRuntime`) and through HTTP (the SDK client on the fetch
  * handler), on every store. Errors are asserted with `expectCode`, which accepts both forms.
  */
-import type { Client } from "@langchain/langgraph-sdk";
+import type { RuntimeClient } from "../../src/index.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { HostedGraph } from "../../src/runtime/graph-port.js";
 import { Gate, testGraphs } from "./graphs.js";
@@ -13,11 +13,15 @@ type AssistantMethods = "create" | "get" | "update" | "delete" | "search" | "cou
 type ThreadMethods = "create" | "get" | "update" | "delete" | "search" | "count" | "copy" | "getState" | "updateState" | "getHistory";
 type RunMethods = "stream" | "create" | "wait" | "join" | "joinStream" | "cancel" | "list" | "get" | "delete" | "createBatch";
 
-/** The subset of the SDK `Client` the suite uses. */
+/**
+ * The methods of the SDK `Client` the suite uses, typed as the runtime types them: what the
+ * agent-server API returns (the SDK's own types say otherwise in places, e.g. a nullable
+ * `description` or `checkpoint`). The SDK client over HTTP is handed in as this type.
+ */
 export interface ContractClient {
-  assistants: Pick<Client["assistants"], AssistantMethods>;
-  threads: Pick<Client["threads"], ThreadMethods>;
-  runs: Pick<Client["runs"], RunMethods>;
+  assistants: Pick<RuntimeClient["assistants"], AssistantMethods>;
+  threads: Pick<RuntimeClient["threads"], ThreadMethods>;
+  runs: Pick<RuntimeClient["runs"], RunMethods>;
 }
 export interface ContractHarness {
   client: ContractClient;
@@ -105,6 +109,8 @@ export function runtimeContract(
       it("creates version 1, refuses a duplicate id unless ifExists do_nothing, and rejects unknown graphs and bad input", async () => {
         const a = await c.assistants.create({ graphId: "echo", name: "Bot", config: { configurable: { m: 1 } }, context: { tone: "dry" }, metadata: { team: "x" } });
         expect(a).toMatchObject({ graph_id: "echo", name: "Bot", version: 1, context: { tone: "dry" }, metadata: { team: "x" } });
+        // Unset, the description is null (as typed), in process and over HTTP alike.
+        expect(a.description).toBeNull();
         expect(typeof a.created_at).toBe("string");
         expect(await c.assistants.get(a.assistant_id)).toMatchObject({ assistant_id: a.assistant_id, name: "Bot" });
         await expectCode(c.assistants.create({ graphId: "echo", assistantId: a.assistant_id }), "conflict");
@@ -353,7 +359,7 @@ export function runtimeContract(
         const state = await c.threads.getState(t.thread_id);
         expect(state).toMatchObject({ values: { log: ["edited"] }, next: ["c"] });
         expect(state.metadata).toMatchObject({ source: "update" });
-        expect(state.checkpoint.checkpoint_id).toBe(checkpointId);
+        expect(state.checkpoint?.checkpoint_id).toBe(checkpointId);
         expect((await c.threads.get(t.thread_id)).values).toEqual({ log: ["edited"] });
         await expectCode(c.threads.updateState(t.thread_id, { values: {}, asNode: "nope" }), "invalid_input");
         const busy = await busyThread();

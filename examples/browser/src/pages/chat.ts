@@ -4,6 +4,7 @@
  * thread keeps the graph it started on.
  */
 import { currentAssistant, runtime, setCurrentAssistant } from "../app";
+import type { ThreadSummary } from "../lib";
 import { guard, h, json, mount, refresh, shortId, showError, time } from "../dom";
 import { LANGGRAPH_AGENT } from "../langgraph-agent";
 import { humanInput, messagesOf, speaker, text, type ChatMessage } from "../messages";
@@ -22,7 +23,7 @@ export function queueSend(threadId: string, request: SendRequest): void {
   queued = { threadId, request };
 }
 
-type Thread = Awaited<ReturnType<typeof runtime.threads.search>>[number];
+type Thread = ThreadSummary;
 
 function title(thread: Thread): string {
   const t = thread.metadata?.title;

@@ -1,10 +1,11 @@
 /** A thread's checkpoints as a timeline; choosing one forks a new branch from it. */
 import { runtime } from "../app";
+import type { CheckpointState } from "../lib";
 import { guard, h, shortId, time } from "../dom";
 import { humanInput, messagesOf, speaker, text } from "../messages";
 import { queueSend } from "./chat";
 
-type Snapshot = Awaited<ReturnType<typeof runtime.threads.getHistory>>[number];
+type Snapshot = CheckpointState;
 
 function summary(s: Snapshot): string {
   if (s.metadata?.source === "input") return "input received";
