@@ -1,5 +1,5 @@
 /**
- * Runtime figures (issue 3), on the memory store:
+ * Runtime figures, on the memory store:
  * - echo runs per second through `runs.wait` (target >= 2,000/s),
  * - `runs.stream` time to first event (target < 1 ms),
  * - thread search with a metadata filter over 10,000 threads (target < 20 ms),

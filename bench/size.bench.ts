@@ -1,5 +1,5 @@
 /**
- * Size check (issue 8): the core plus the IndexedDB store, bundled and minified for the browser
+ * Size check: the core plus the IndexedDB store, bundled and minified for the browser
  * with esbuild, in gzip bytes. Printed twice: as bundled, and with zod's locale catalogue (every
  * language's messages, reachable through `z.locales`) replaced by an empty module; English, the
  * default, stays in both. Target: under 60 kB gzip without the locales.

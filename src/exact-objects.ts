@@ -1,5 +1,5 @@
 /**
- * Objects at their exact size (issue 11: heap per chat turn). Every checkpoint keeps a few small
+ * Objects at their exact size (heap per chat turn). Every checkpoint keeps a few small
  * objects of its own: its channel values object, `channel_versions`, the `versions_seen` maps
  * that changed, its metadata and the `writes` in it. V8 gives an object built key by key (what
  * `produce` or a spread hands back) room for four properties inside it and puts any more in a

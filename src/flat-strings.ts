@@ -1,5 +1,5 @@
 /**
- * Flat strings for what the runtime keeps (issue 11: heap per chat turn). A string built by
+ * Flat strings for what the runtime keeps (heap per chat turn). A string built by
  * concatenation (`+`, a template literal, `repeat`, a chunk appended to a streamed answer) is a
  * rope in V8: a tree of nodes of 32 bytes each over the pieces, kept as long as the string is. A
  * run's input is kept for the life of the run record (`kwargs.input`) and its messages for the

@@ -16,7 +16,7 @@ export interface Ids {
   uuid(): string;
   /**
    * A checkpoint id. Must sort (as a string) after every id it returned before, so history
-   * order and id order agree (engine.md 1.1: uuid6 with the step as clock sequence).
+   * order and id order agree (uuid6 with the step as clock sequence).
    */
   checkpointId(step: number): string;
 }
@@ -156,7 +156,7 @@ export function uuid5(name: string, namespace: string): string {
   return formatUuid(hash);
 }
 
-/** 32 lower-case hex chars derived from a string (interrupt ids, engine.md 2). */
+/** 32 lower-case hex chars derived from a string (interrupt ids). */
 export function hash32(text: string): string {
   const h = sha1(utf8.encode(text));
   const codes = new Array<number>(32);

@@ -5,7 +5,7 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
 
 /**
- * JSON containment, as Postgres `@>` (api.md 8): every key of `filter` is present in `target`
+ * JSON containment, as Postgres `@>`: every key of `filter` is present in `target`
  * and contains the filter's value; objects compare recursively as subsets; an array contains
  * another when every element of the latter is contained in some element of the former; other
  * values compare with `===`.

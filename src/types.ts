@@ -1,6 +1,6 @@
 /**
  * Records shared by the runtime, the stores and the HTTP adapter. Field names are the wire names
- * of the seed and api.md (D2): snake_case, exactly as the HTTP API returns them.
+ * of the agent-server API (D2): snake_case, exactly as the HTTP API returns them.
  */
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -18,7 +18,7 @@ export type ThreadStatus = "idle" | "busy" | "interrupted" | "error";
 export type RunStatus = "pending" | "running" | "success" | "error" | "timeout" | "interrupted";
 export type MultitaskStrategy = "reject" | "interrupt" | "rollback" | "enqueue";
 
-/** A pending `interrupt()` (engine.md 4): `id` is 32 hex chars shared by a task's interrupts. */
+/** A pending `interrupt()`: `id` is 32 hex chars shared by a task's interrupts. */
 export interface Interrupt {
   value: unknown;
   id: string;

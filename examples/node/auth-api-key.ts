@@ -1,5 +1,5 @@
 /**
- * API-key authentication, as in the seed's sample handler: the caller sends `x-api-key`, the
+ * API-key authentication: the caller sends `x-api-key`, the
  * handler maps it to a user; every thread, assistant and run is stamped with its owner and each
  * user sees only their own. Name it in graph.json: `"auth": { "path": "./node/auth-api-key.ts:auth" }`.
  */

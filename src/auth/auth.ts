@@ -1,5 +1,5 @@
 /**
- * The `Auth` builder (auth.md 1-7): a deployer registers one authenticate handler and any number
+ * The `Auth` builder: a deployer registers one authenticate handler and any number
  * of authorization handlers; the runtime calls it through the `AuthProvider` hook (D13) for every
  * method, in process and over HTTP alike.
  */
@@ -12,7 +12,7 @@ import { isPlainObject } from "../json.js";
 type Maybe<T> = T | null | undefined;
 type Metadata = Maybe<Record<string, unknown>>;
 
-/** The payload each event hands to its handler as `value` (auth.md 5); handlers may mutate it. */
+/** The payload each event hands to its handler as `value`; handlers may mutate it. */
 export interface AuthEventValueMap {
   "threads:create": { thread_id?: Maybe<string>; metadata?: Metadata; if_exists?: Maybe<"raise" | "do_nothing"> };
   "threads:read": { thread_id?: Maybe<string>; run_id?: Maybe<string> };
@@ -93,7 +93,7 @@ export type AuthEventName = keyof AuthEventValueMap;
 type ActionOf<E> = E extends `${string}:${infer A}` ? A : never;
 type ResourceOf<E> = E extends `${infer R}:${string}` ? R : never;
 
-/** Keys accepted by `Auth.on` (auth.md 5): `"*"`, a resource, `"resource:action"` or `"*:action"`. */
+/** Keys accepted by `Auth.on`: `"*"`, a resource, `"resource:action"` or `"*:action"`. */
 export type AuthHandlerKey = "*" | AuthResource | AuthEventName | `*:${ActionOf<AuthEventName>}`;
 
 /** The events a key covers. */
@@ -170,7 +170,7 @@ const VALID_KEYS: ReadonlySet<string> = new Set([
 ]);
 
 
-/** Normalises an authenticate result (auth.md 3); throws a descriptive error for anything else. */
+/** Normalises an authenticate result; throws a descriptive error for anything else. */
 function normaliseUser(result: unknown): AuthUser {
   if (typeof result === "string" && result !== "") {
     return Object.freeze({ identity: result, display_name: result, permissions: [], is_authenticated: true });
@@ -202,7 +202,7 @@ function describe(v: unknown): string {
   }
 }
 
-/** Checks a handler's filter: conditions are values, `{ $eq }` or `{ $contains }` (auth.md 6). */
+/** Checks a handler's filter: conditions are values, `{ $eq }` or `{ $contains }`. */
 function checkFilter(filter: Record<string, unknown>, event: string): AuthFilter | undefined {
   for (const [key, cond] of Object.entries(filter)) {
     if (!isPlainObject(cond)) continue;
@@ -243,7 +243,7 @@ function handlerFailure(err: unknown, what: string, fallback: "unauthenticated" 
  *   });
  * ```
  *
- * Without an authenticate handler every caller is `OWNER_USER` (seed rule 5), and the `.on()`
+ * Without an authenticate handler every caller is `OWNER_USER`, and the `.on()`
  * handlers still run for that user (unlike the JS server, which skips them): registered rules
  * are never silently inactive.
  */

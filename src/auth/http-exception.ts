@@ -11,7 +11,7 @@ const REASONS: Record<number, string> = {
 };
 
 /**
- * What an auth handler throws to reject a call with a status (auth.md 4), e.g.
+ * What an auth handler throws to reject a call with a status, e.g.
  * `throw new HTTPException(401, { message: "Invalid API key", headers: { "www-authenticate": "Bearer" } })`.
  * `Auth` turns it into an `GraphdockError` (see {@link httpExceptionToError}) whose message is
  * `message` (the `detail` of the HTTP body) and whose `cause` is this exception, so the HTTP

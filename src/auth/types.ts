@@ -4,7 +4,7 @@
  * in process and over HTTP alike. `Auth` (src/auth) implements it from deployer handlers.
  */
 
-/** The authenticated caller (auth.md 3): `identity` plus any custom fields the handler returned. */
+/** The authenticated caller: `identity` plus any custom fields the handler returned. */
 import { isPlainObject, jsonEqual } from "../json.js";
 
 export interface AuthUser {
@@ -37,7 +37,7 @@ export type AuthAction =
   | "get"
   | "list_namespaces";
 
-/** One authorization point (auth.md 5): `value` is the operation payload and may be mutated. */
+/** One authorization point: `value` is the operation payload and may be mutated. */
 export interface AuthEvent {
   resource: AuthResource;
   action: AuthAction;
@@ -45,7 +45,7 @@ export interface AuthEvent {
 }
 
 /**
- * A metadata filter (auth.md 6): every key must match; a condition is a value (equality),
+ * A metadata filter: every key must match; a condition is a value (equality),
  * `{ $eq: v }`, or `{ $contains: v | v[] }` (the field is an array holding v / all of v).
  */
 export type AuthFilter = Record<string, unknown>;
@@ -64,7 +64,7 @@ export interface AuthProvider {
   authorize(user: AuthUser, event: AuthEvent): Promise<AuthFilter | undefined>;
 }
 
-/** The caller when no auth is configured: the owner of the deployment sees everything (seed). */
+/** The caller when no auth is configured: the owner of the deployment sees everything. */
 export const OWNER_USER: AuthUser = Object.freeze({
   identity: "owner",
   permissions: [],
@@ -74,7 +74,7 @@ export const OWNER_USER: AuthUser = Object.freeze({
 
 
 /**
- * True when `metadata` satisfies `filter` (auth.md 6). Strict equality; `$contains` needs an
+ * True when `metadata` satisfies `filter`. Strict equality; `$contains` needs an
  * array field. Unlike the JS server, `$eq: ""` is honoured and an object condition without an
  * operator is compared by equality of JSON, so a filter never silently matches everything.
  */

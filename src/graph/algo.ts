@@ -1,5 +1,5 @@
 /**
- * The superstep mechanism (engine.md 1.3, 1.4, 7.5): channel updates, `applyWrites` as one immer
+ * The superstep mechanism: channel updates, `applyWrites` as one immer
  * `produce` over the previous checkpoint, task preparation with deterministic ids, and reads.
  */
 import { freeze, produce } from "immer";
@@ -9,7 +9,7 @@ import { isSpecialChannel, START, TASKS, type Send } from "./constants.js";
 import { InvalidUpdateError } from "./errors.js";
 import { exactObject, exactVersions, exactVersionsSeen } from "../exact-objects.js";
 
-/** A channel of the compiled graph (engine.md 1.2). */
+/** A channel of the compiled graph. */
 export type ChannelDef =
   | { kind: "last" }
   | { kind: "reduce"; reducer: (left: any, right: any) => unknown; prepare?: (value: unknown, mint: () => string) => unknown }
@@ -28,11 +28,11 @@ export interface GraphDef {
   defaults: ReadonlyMap<string, () => unknown>;
   /** Node name -> trigger channels; declaration order, `__start__` first. */
   triggers: ReadonlyMap<string, readonly string[]>;
-  /** Node names sorted by name (the loop's order, engine.md 1.3). */
+  /** Node names sorted by name (the loop's order). */
   sortedNodes: readonly string[];
 }
 
-/** A prepared task (engine.md 7.2). */
+/** A prepared task. */
 export interface Task {
   id: string;
   name: string;
@@ -66,7 +66,7 @@ export function emptyCheckpoint(def: GraphDef): Checkpoint {
   return freeze({ v: 1, id: "", ts: "", channel_values: values, channel_versions: {}, versions_seen: {} }, true);
 }
 
-/** The new value of a channel given this step's writes (engine.md 1.1). */
+/** The new value of a channel given this step's writes. */
 export function updateChannel(key: string, def: ChannelDef, current: unknown, values: readonly unknown[]): unknown {
   switch (def.kind) {
     case "last":
@@ -100,7 +100,7 @@ function isAvailable(def: ChannelDef | undefined, value: unknown, present: boole
 }
 
 /**
- * Applies a step's writes (engine.md 1.4) in one `produce` over `cp`: versions_seen of the
+ * Applies a step's writes in one `produce` over `cp`: versions_seen of the
  * tasks' triggers, barrier consumption, channel updates in task path order, clearing of
  * ephemerals when `step` is a real step, and one new version for every updated channel (unless
  * `bump` is false). Unchanged values stay shared with `cp`.
@@ -165,7 +165,7 @@ export function applyWrites(
   return Object.freeze({ ...next, channel_values: values, channel_versions: versions, versions_seen: seen });
 }
 
-/** PULL tasks by node name, then PUSH tasks by index (engine.md 1.4, step 1). */
+/** PULL tasks by node name, then PUSH tasks by index. */
 function comparePaths(a: { path: readonly unknown[] }, b: { path: readonly unknown[] }): number {
   for (let i = 0; i < 3; i++) {
     const x = a.path[i];
@@ -179,15 +179,15 @@ function comparePaths(a: { path: readonly unknown[] }, b: { path: readonly unkno
   return 0;
 }
 
-/** Deterministic task id: uuid5 of (name, step, kind, trigger) in the checkpoint id's namespace (engine.md 2). */
+/** Deterministic task id: uuid5 of (name, step, kind, trigger) in the checkpoint id's namespace. */
 export const taskId = (checkpointId: string, step: number, name: string, kind: string, trigger: string) =>
   uuid5(JSON.stringify([name, String(step), name, kind, trigger]), checkpointId);
 
-/** Interrupt id shared by every `interrupt()` of a task (engine.md 2). */
+/** Interrupt id shared by every `interrupt()` of a task. */
 export const interruptId = (name: string, id: string) => hash32(`${name}:${id}`);
 
 /**
- * The tasks of the step after `cp` (engine.md 1.3): PUSH tasks (one per `Send`) first, then a
+ * The tasks of the step after `cp`: PUSH tasks (one per `Send`) first, then a
  * PULL task for each node with a trigger newer than the version it last saw, in declaration
  * order (snapshots) or sorted by name (the loop).
  */

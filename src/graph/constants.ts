@@ -5,16 +5,16 @@ export const START = "__start__";
 /** The virtual exit node: `addEdge("last", END)`, or a router returning `END`. */
 export const END = "__end__";
 
-/** Task id of writes that belong to no task: `Command` input and plain resume values (engine.md 1.1). */
+/** Task id of writes that belong to no task: `Command` input and plain resume values. */
 export const NULL_TASK_ID = "00000000-0000-0000-0000-000000000000";
-/** Special pending-write channels (engine.md 1.1). */
+/** Special pending-write channels. */
 export const ERROR = "__error__";
 export const INTERRUPT = "__interrupt__";
 export const RESUME = "__resume__";
 export const NO_WRITES = "__no_writes__";
 /** Internal channel holding `Send` packets. */
 export const TASKS = "__pregel_tasks";
-/** Pseudo-node names of `bulkUpdateState` (engine.md 5). */
+/** Pseudo-node names of `bulkUpdateState`. */
 export const INPUT = "__input__";
 export const COPY = "__copy__";
 
@@ -53,7 +53,7 @@ export interface CommandParams<Update = unknown, Resume = unknown> {
 
 /**
  * Control object. As run input: resume interrupts and/or update the state and jump to nodes.
- * Returned from a node: its state update plus where to go next (engine.md 4).
+ * Returned from a node: its state update plus where to go next.
  */
 export class Command<Update = unknown, Resume = unknown> implements CommandParams<Update, Resume> {
   readonly lg_name = "Command";

@@ -1,5 +1,5 @@
 /**
- * `getGraph({ xray })` (api.md 1.2): the drawable graph JSON of a compiled graph, with subgraphs
+ * `getGraph({ xray })`: the drawable graph JSON of a compiled graph, with subgraphs
  * expanded as LangGraph.js draws them. With `xray` true (or a depth n > 0, which expands n
  * levels), each node that runs a subgraph is replaced by the subgraph's own nodes, their ids
  * prefixed `node:` (`sub:c1`, nested `sub:leaf:c1`) and the subgraph's `__start__`/`__end__`

@@ -1,9 +1,9 @@
 /**
  * Errors raised by the graph engine. Each sets `name` to its class name: the runtime reports a
- * failed run as `{ error: err.name, message: err.message }` (api.md 5.1).
+ * failed run as `{ error: err.name, message: err.message }`.
  */
 
-/** The run exceeded `config.recursion_limit` supersteps (engine.md 6). */
+/** The run exceeded `config.recursion_limit` supersteps. */
 export class GraphRecursionError extends Error {
   override readonly name = "GraphRecursionError";
   readonly lc_error_code = "GRAPH_RECURSION_LIMIT";
@@ -25,7 +25,7 @@ export class InvalidUpdateError extends Error {
   }
 }
 
-/** A message that cannot be coerced into a message object (engine.md 3). */
+/** A message that cannot be coerced into a message object. */
 export class MessageCoercionError extends Error {
   override readonly name = "MessageCoercionError";
   readonly lc_error_code = "MESSAGE_COERCION_FAILURE";

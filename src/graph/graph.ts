@@ -1,6 +1,6 @@
 /**
  * `StateGraph`: the builder users declare graphs with, compiled into channels and triggers
- * (engine.md 1.2) and a `CompiledGraph` (src/graph/types.ts).
+ * and a `CompiledGraph` (src/graph/types.ts).
  */
 import { freeze } from "immer";
 import { invalidInput } from "../errors.js";
@@ -262,7 +262,7 @@ export class CompiledStateGraph implements CompiledGraph {
   /**
    * The writes of node `name` for `update` (its return value, or the values of an update "as
    * node"): state writes (coerced and given ids), then static edges, then conditional edges
-   * evaluated on `state` plus these writes, then `Command.goto` (engine.md 1.2). `shown` is the
+   * evaluated on `state` plus these writes, then `Command.goto`. `shown` is the
    * update as recorded (the `updates` stream mode and metadata `writes`).
    * @internal
    */
@@ -329,7 +329,7 @@ export class CompiledStateGraph implements CompiledGraph {
     }
   }
 
-  /** The state plus only these writes, through the reducers (engine.md 1.2, "fresh local read"). */
+  /** The state plus only these writes, through the reducers ("fresh local read"). */
   private localRead(state: Record<string, unknown>, writes: readonly Write[]): Record<string, unknown> {
     const byKey = new Map<string, unknown[]>();
     for (const [ch, v] of writes) if (this.def.stateKeys.includes(ch)) byKey.set(ch, [...(byKey.get(ch) ?? []), v]);
@@ -422,7 +422,7 @@ export class CompiledStateGraph implements CompiledGraph {
   }
 
   /**
-   * The drawable graph (api.md 1.2); `xray` (true or a depth) expands subgraph nodes into their
+   * The drawable graph; `xray` (true or a depth) expands subgraph nodes into their
    * subgraphs' nodes, ids prefixed `node:` (src/graph/draw.ts).
    */
   getGraph(options?: { xray?: boolean | number }): DrawableGraph {

@@ -1,4 +1,4 @@
-/** The superstep loop (engine.md 1.5, 4 and 7.4): `CompiledGraph.execute`. */
+/** The superstep loop: `CompiledGraph.execute`. */
 import { concatChunks } from "./chunks.js";
 import { freeze, produce } from "immer";
 import { invalidInput, notFound } from "../errors.js";
@@ -317,7 +317,7 @@ async function run(graph: CompiledStateGraph, o: ExecuteOptions, eventParents: r
     step++;
   } else {
     const prepared = parsed.values;
-    // New input drops the tasks still pending on the current checkpoint (engine.md 1.5).
+    // New input drops the tasks still pending on the current checkpoint.
     const dropped = saved ? prepareTasks(def, cp, step, "declared").map((t) => ({ ...t, writes: [] })) : [];
     await save(
       nextCheckpoint([...dropped, { name: INPUT, path: [], triggers: [], writes: [[START, prepared]] }], dropped.length > 0),
@@ -330,7 +330,7 @@ async function run(graph: CompiledStateGraph, o: ExecuteOptions, eventParents: r
     step++;
   }
 
-  // The loop (engine.md 7.4, step 6).
+  // The loop.
   for (;;) {
     checkAbort();
     if (step > stop) throw new GraphRecursionError(limit);
@@ -484,7 +484,7 @@ async function run(graph: CompiledStateGraph, o: ExecuteOptions, eventParents: r
       try {
         const update = hidden ? input : await graph.nodes.get(task.name)!(input as never, ctx);
         const { writes, shown } = await graph.nodeWrites(task.name, update, values, config, ids);
-        // Earlier interrupts stay recorded: the history entry of this checkpoint keeps showing them (engine.md 4).
+        // Earlier interrupts stay recorded: the history entry of this checkpoint keeps showing them.
         const asked = stored.get(task.id)?.filter((w) => w[1] === INTERRUPT) ?? [];
         const pw: PendingWrite[] = [...resumeWrites(), ...asked, ...writes.map((w) => [task.id, w[0], w[1]] as const)];
         if (writes.length === 0) pw.push([task.id, NO_WRITES, null]);
@@ -591,7 +591,7 @@ const eventInput = (input: unknown) =>
 /** The writes of a `Command` given as run input, as pending writes of no task. */
 const nullTaskWrites = (writes: readonly Write[]): PendingWrite[] => writes.map((w) => [NULL_TASK_ID, w[0], w[1]] as const);
 
-/** Static breakpoint check (engine.md 4): a task matches and some channel changed since the last resume. */
+/** Static breakpoint check: a task matches and some channel changed since the last resume. */
 function matches(nodes: string[] | "*", tasks: readonly Task[], cp: Checkpoint): boolean {
   if (nodes !== "*" && nodes.length === 0) return false;
   const seen = cp.versions_seen[INTERRUPT] ?? {};
@@ -599,7 +599,7 @@ function matches(nodes: string[] | "*", tasks: readonly Task[], cp: Checkpoint):
   return changed && tasks.some((t) => t.name !== START && (nodes === "*" || nodes.includes(t.name)));
 }
 
-/** Legacy metadata `writes` of a loop step (engine.md 1.6): null when only hidden tasks ran. */
+/** Legacy metadata `writes` of a loop step: null when only hidden tasks ran. */
 function loopWrites(graph: CompiledStateGraph, tasks: ReadonlyArray<{ name: string; writes: readonly Write[] }>): Record<string, unknown> | null {
   const out: Record<string, unknown> = {};
   let any = false;

@@ -1,5 +1,5 @@
 /**
- * Messages as the engine records them, compact (issue 11: heap per chat turn). A message is
+ * Messages as the engine records them, compact (heap per chat turn). A message is
  * kept by every checkpoint (and the thread) that holds it for the life of the thread, so what
  * it costs beyond its JSON matters. Most messages have empty `additional_kwargs` and
  * `response_metadata`, and most AI messages empty `tool_calls` and `invalid_tool_calls`: four

@@ -1,13 +1,13 @@
 /**
- * Messages: coercion of the accepted input forms into the seed's plain message objects, and the
- * `addMessages` reducer (engine.md 3). Messages are plain JSON objects, never class instances.
+ * Messages: coercion of the accepted input forms into plain message objects (D7), and the
+ * `addMessages` reducer. Messages are plain JSON objects, never class instances.
  */
 import { uuid4 } from "../ids.js";
 import { MessageCoercionError } from "./errors.js";
 import { isPlainObject } from "../json.js";
 import { compactMessages } from "./message-compact.js";
 
-/** Fields every message object carries (engine.md 3, wire shapes). */
+/** Fields every message object carries. */
 export interface BaseMessageFields {
   content: unknown;
   additional_kwargs: Record<string, unknown>;
@@ -59,7 +59,7 @@ export type Message = HumanMessage | AIMessage | SystemMessage | ToolMessage | R
 /** Anything `addMessages` accepts: a string, `[role, content]`, `{role}`/`{type}` objects, LangChain serialized or class messages. */
 export type MessageLike = string | [string, unknown] | Message | Record<string, unknown> | RemoveMessage;
 
-/** The id of a `RemoveMessage` that clears the list (engine.md 3, step 3). */
+/** The id of a `RemoveMessage` that clears the list. */
 export const REMOVE_ALL_MESSAGES = "__remove_all__";
 
 /** Removes the message with this id when given to `addMessages` (`new RemoveMessage({ id: REMOVE_ALL_MESSAGES })` removes all). */
@@ -140,7 +140,7 @@ function coerceToolCall(tc: unknown): ToolCall | InvalidToolCall {
  * A message of `type` from the fields `f`, with the id given in `f`, else one from `mint` (when
  * given). Each kind is built as one object literal with all its fields (in wire order): V8 then
  * keeps every field inside the object, where building it in steps (a spread, then more fields)
- * puts the later ones in a separate property array (issue 11: ~30 bytes per stored message).
+ * puts the later ones in a separate property array (~30 bytes per stored message).
  */
 function build(type: Kind, f: Record<string, unknown>, role: string | undefined, original: unknown, mint?: () => string): Message {
   const given = typeof f.id === "string" ? f.id : undefined;
@@ -251,7 +251,7 @@ function coerce(m: unknown, mint?: () => string): Message {
 /**
  * Coerces a messages update (one message-like or a list) into message objects, giving every
  * message without an id one from `mint`. The engine calls this when a write is recorded, so ids
- * are identical in task results, pending writes and values (engine.md 7.7).
+ * are identical in task results, pending writes and values.
  */
 export function prepareMessages(update: unknown, mint: () => string = uuid4): Message[] {
   const list = Array.isArray(update) ? update : [update];
@@ -262,7 +262,7 @@ export function prepareMessages(update: unknown, mint: () => string = uuid4): Me
 }
 
 /**
- * The messages reducer (engine.md 3): appends messages, replaces a message with the same id in
+ * The messages reducer: appends messages, replaces a message with the same id in
  * place, deletes on `RemoveMessage`, clears on `REMOVE_ALL_MESSAGES`. Returns a new list; the
  * inputs are not changed and unchanged messages are kept by reference.
  */

@@ -1,5 +1,5 @@
 /**
- * Re-answering an interrupt from the checkpoint that holds it (issue 17): a run with
+ * Re-answering an interrupt from the checkpoint that holds it: a run with
  * `checkpoint: <C>` and `Command({ resume })`, where C paused at `interrupt()` and has been
  * answered since (a later checkpoint exists). As LangGraph does when a past checkpoint is resumed,
  * the run forks: a copy of C (source `fork`, parent C) carrying only C's interrupts, re-keyed to

@@ -1,4 +1,4 @@
-/** Snapshots, history and state updates (engine.md 2 and 5). */
+/** Snapshots, history and state updates. */
 import { freeze } from "immer";
 import { invalidInput, notFound } from "../errors.js";
 import { contains } from "../json.js";
@@ -42,7 +42,7 @@ function withNullWrites(graph: CompiledStateGraph, saved: StoredCheckpoint): Che
 }
 
 /**
- * The snapshot of a stored checkpoint (engine.md 2). `latest`: attach finished tasks' writes to
+ * The snapshot of a stored checkpoint. `latest`: attach finished tasks' writes to
  * the values and drop those tasks from `next` (the latest-state read only).
  */
 export function snapshotOf(graph: CompiledStateGraph, threadId: string, saved: StoredCheckpoint, latest: boolean): StateSnapshot {
@@ -80,10 +80,10 @@ export function snapshotOf(graph: CompiledStateGraph, threadId: string, saved: S
       id: t.id,
       name: t.name,
       path: [...t.path],
-      // The message alone, as the agent server reports a task's error (api.md 7).
+      // The message alone, as the agent server reports a task's error.
       error: err ? String(err.message ?? err.name ?? "Error") : null,
       interrupts: taskInterrupts,
-      // A subgraph task points at the namespace holding its state (api.md 7).
+      // A subgraph task points at the namespace holding its state.
       checkpoint: graph.subgraphs.has(t.name) ? { thread_id: threadId, checkpoint_ns: taskNamespace(saved.checkpoint_ns, t.name, t.id), checkpoint_id: null, checkpoint_map: null } : null,
       state: null,
       result,
@@ -110,7 +110,7 @@ export function snapshotOf(graph: CompiledStateGraph, threadId: string, saved: S
   };
 }
 
-/** The `checkpoints` stream payload (api.md 5.2) of a freshly saved checkpoint. */
+/** The `checkpoints` stream payload of a freshly saved checkpoint. */
 export function checkpointPayload(graph: CompiledStateGraph, threadId: string, saved: StoredCheckpoint, parentId: string | null) {
   const snap = snapshotOf(graph, threadId, saved, false);
   const config = (id: string) => ({ configurable: { thread_id: threadId, checkpoint_ns: saved.checkpoint_ns, checkpoint_id: id } });
@@ -145,7 +145,7 @@ async function stateAt(
   }
   const snapshot = snapshotOf(graph, threadId, saved, checkpointId === undefined);
   if (!subgraphs) return snapshot;
-  // Each subgraph task carries the subgraph's latest state in its namespace (engine.md 2, step 7);
+  // Each subgraph task carries the subgraph's latest state in its namespace;
   // a subgraph that has not started yet shows the empty state.
   const tasks = await Promise.all(
     snapshot.tasks.map(async (task) => {
@@ -180,7 +180,7 @@ export async function getHistory(root: CompiledStateGraph, store: CheckpointStor
 
 
 /**
- * Applies supersteps in order (engine.md 5), one checkpoint each, all committed at once: nothing
+ * Applies supersteps in order, one checkpoint each, all committed at once: nothing
  * is written when any update is refused.
  */
 export async function bulkUpdateState(
@@ -215,7 +215,7 @@ export async function bulkUpdateState(
     let source: CheckpointMetadata["source"] = "update";
     let writesMeta: Record<string, unknown> = {};
     let parent = saved?.checkpoint.id ?? null;
-    // An input on an empty thread is step -1 (engine.md 5, case 4); everything else is step + 1.
+    // An input on an empty thread is step -1; everything else is step + 1.
     const nextStep = first.as_node === INPUT && !saved ? -1 : step + 1;
     const stamp = { id: ids.checkpointId(nextStep), ts: new Date(clock()).toISOString() };
 
@@ -242,7 +242,7 @@ export async function bulkUpdateState(
       source = "input";
       writesMeta = { [START]: prepared };
     } else {
-      // Updates as nodes (engine.md 5, case 5).
+      // Updates as nodes.
       let current = base;
       if (saved && options.checkpointId === undefined && index === 0 && saved.pending_writes.length > 0) {
         current = withNullWrites(graph, saved);
@@ -290,7 +290,7 @@ export async function bulkUpdateState(
   return ref(threadId, saved!.checkpoint.id, ns);
 }
 
-/** `as_node` of a single update without one (engine.md 5, 5b). */
+/** `as_node` of a single update without one. */
 function resolveAsNode(graph: CompiledStateGraph, cp: Checkpoint): string {
   let best: string | undefined;
   let bestVersion = -1;
@@ -312,7 +312,7 @@ function resolveAsNode(graph: CompiledStateGraph, cp: Checkpoint): string {
 /**
  * Write operations copying every checkpoint of `fromThreadId`, in every namespace (same ids,
  * parents and pending writes; `thread_id` in metadata replaced) to `toThreadId`, oldest first
- * within each namespace (engine.md 5).
+ * within each namespace.
  */
 export async function copyThreadOps(store: CheckpointStore, fromThreadId: string, toThreadId: string): Promise<WriteOp[]> {
   const ops: WriteOp[] = [];

@@ -1,5 +1,5 @@
 /**
- * Subgraphs (engine.md 6): a node that runs a compiled graph keeps that graph's checkpoints under
+ * Subgraphs: a node that runs a compiled graph keeps that graph's checkpoints under
  * the task's namespace `node:task_id` (nested ones joined with `|`). This module names
  * namespaces, finds the subgraph a namespace belongs to, and lists a graph's subgraphs.
  */
@@ -60,7 +60,7 @@ export function graphAt(root: CompiledStateGraph, ns: string): CompiledStateGrap
 }
 
 /**
- * `getSubgraphs` (api.md 1.2): the subgraphs of `graph` keyed by namespace without task ids,
+ * `getSubgraphs`: the subgraphs of `graph` keyed by namespace without task ids,
  * nested ones joined with `|` when `recurse`; with `namespace`, only the subgraph there
  * (a nested one needs `recurse`, as in LangGraph). Unknown namespaces give `{}`.
  */

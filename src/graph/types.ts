@@ -98,7 +98,7 @@ export interface SubgraphCheckpointRef {
   checkpoint_map: null;
 }
 
-/** A task in a snapshot (engine.md 2, step 7). */
+/** A task in a snapshot. */
 export interface TaskView {
   id: string;
   name: string;
@@ -111,7 +111,7 @@ export interface TaskView {
   result: unknown | null;
 }
 
-/** Thread state snapshot, exactly as the seed and D7 say. */
+/** Thread state snapshot, exactly as D7 says. */
 export interface StateSnapshot {
   values: Record<string, unknown>;
   next: string[];
@@ -215,13 +215,13 @@ export interface UpdateStateOptions {
   clock: Clock;
 }
 
-/** What `getGraph` returns: api.md 1.2 drawable graph JSON. */
+/** What `getGraph` returns: the agent server's drawable graph JSON. */
 export interface DrawableGraph {
   nodes: Array<{ id: string; type: "schema" | "runnable"; data: unknown; metadata?: unknown }>;
   edges: Array<{ source: string; target: string; data?: unknown; conditional?: boolean }>;
 }
 
-/** JSON schemas of a graph (api.md 1.2 `/schemas`), best effort from the channel declaration. */
+/** JSON schemas of a graph, best effort from the channel declaration. */
 export interface GraphSchemas {
   input_schema: Record<string, unknown> | null;
   output_schema: Record<string, unknown> | null;
@@ -266,14 +266,14 @@ export interface CompiledGraph {
    */
   validateInput(input: unknown, state?: InputState, breakpoints?: Breakpoints): Promise<void>;
   /**
-   * The latest state, or the state at `checkpointId` (engine.md 2). `checkpointNs` reads a
+   * The latest state, or the state at `checkpointId`. `checkpointNs` reads a
    * subgraph's state; `subgraphs` nests each subgraph task's state in `tasks[].state`.
    */
   getState(store: CheckpointStore, threadId: string, options?: GetStateOptions): Promise<StateSnapshot>;
   /** Snapshots newest first; reads only as many checkpoints as `limit` needs (without filter). */
   getHistory(store: CheckpointStore, threadId: string, options?: HistoryOptions): Promise<StateSnapshot[]>;
   /**
-   * Applies supersteps in order (engine.md 5), one checkpoint each; returns the config of the
+   * Applies supersteps in order, one checkpoint each; returns the config of the
    * last checkpoint written.
    */
   bulkUpdateState(

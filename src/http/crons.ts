@@ -1,5 +1,5 @@
 /**
- * The cron routes (api.md 1.7, issue 16): `POST /runs/crons`, `POST /threads/{id}/runs/crons`,
+ * The cron routes: `POST /runs/crons`, `POST /threads/{id}/runs/crons`,
  * `POST /runs/crons/search`, `POST /runs/crons/count`, `PATCH /runs/crons/{id}` and
  * `DELETE /runs/crons/{id}`, each mapping the snake_case body onto one `runtime.crons` method
  * (camelCase options) and answering its snake_case record unchanged (D2).

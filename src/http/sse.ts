@@ -60,7 +60,7 @@ const isGraphdockError = (e: unknown): e is { name: string; message: string } =>
 /**
  * Opens the stream of the iterator whose first result is already known. The first `next()` is
  * awaited by the caller before this is called, so errors raised before the run exists become
- * ordinary HTTP errors (api.md 5.1); an error thrown later is sent in-band as an `error` event
+ * ordinary HTTP errors; an error thrown later is sent in-band as an `error` event
  * (an `GraphdockError` with its message, any other error as `Internal server error`, reported to
  * `onError`). A run's own failure is an event of the run, not a throw, and keeps its message.
  *

@@ -1,5 +1,5 @@
 /**
- * The store routes (api.md 1.6): long-term memory over HTTP, as the official SDK's `client.store`
+ * The store routes: long-term memory over HTTP, as the official SDK's `client.store`
  * sends them (query parameters for GET, JSON bodies otherwise), each mapped onto one method of
  * the caller's `store` namespace. The runtime validates and authorizes.
  */

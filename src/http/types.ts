@@ -1,5 +1,5 @@
 /**
- * What the HTTP adapter needs from a runtime: only its public surface (style.md, absorb 7).
+ * What the HTTP adapter needs from a runtime: only its public surface.
  * `runtime.client(request)` authenticates the request's caller and returns the SDK-shaped
  * namespaces bound to that user (D13).
  */

@@ -1,12 +1,12 @@
 /**
- * Public types of long-term memory (issue 16, api.md 1.6): the `store` namespace of a runtime,
+ * Public types of long-term memory: the `store` namespace of a runtime,
  * with the method names and arguments of the official SDK's `client.store` (D1), and what graph
  * nodes get as `ctx.store`. Items are JSON objects filed under a namespace (a path of labels) and
  * a key, shared across threads.
  */
 
 /**
- * One stored item (api.md 1.6), as the runtime and the HTTP API return it. (The SDK's client adds
+ * One stored item, as the runtime and the HTTP API return it. (The SDK's client adds
  * camelCase `createdAt` / `updatedAt` copies of the two times on its side.)
  */
 export interface Item {

@@ -389,7 +389,7 @@ function ref(threadId: string, configurable: Any): CheckpointRef | null {
   return { thread_id: threadId, checkpoint_ns: configurable.checkpoint_ns ?? "", checkpoint_id: id, checkpoint_map: configurable.checkpoint_map ?? null };
 }
 
-/** A LangGraph `StateSnapshot` as graphdock's (engine.md 2 / the reference server's shape). */
+/** A LangGraph `StateSnapshot` as graphdock's (the reference server's shape). */
 function toSnapshot(s: Any, threadId: string): StateSnapshot {
   const checkpoint = ref(threadId, s.config?.configurable);
   const parent = ref(threadId, s.parentConfig?.configurable);

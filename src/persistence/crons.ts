@@ -1,5 +1,5 @@
 /**
- * Cron records as stores keep them (issue 16), and the one meaning of `CronQuery` shared by the
+ * Cron records as stores keep them, and the one meaning of `CronQuery` shared by the
  * stores that hold or scan their records in memory (memory, JSON file, IndexedDB); the
  * PostgreSQL store translates it to SQL instead. Core-safe.
  */
@@ -60,7 +60,7 @@ export interface CronQuery {
   enabled?: boolean;
   /** JSON containment on `metadata`. */
   metadata?: Record<string, unknown>;
-  /** The authorization filter (auth.md), matched against `metadata`. */
+  /** The authorization filter, matched against `metadata`. */
   auth?: AuthFilter;
   /** Default `created_at`; ties broken by `cron_id`. `null` `thread_id`/`next_run_date` sort first. */
   sortBy?: CronSortBy;

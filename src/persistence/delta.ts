@@ -20,7 +20,7 @@
  * therefore never goes stale, which is what lets the IndexedDB store cache items across tabs.
  *
  * `diffObject` / `patchObject` (end of this file) express a record as the keys that differ from
- * another; the JSON-file store writes checkpoints and runs that way (./json-file/image.ts).
+ * another; the JSON-file store writes checkpoints and runs that way (./json-file/codec.ts).
  */
 import { isPlainObject, jsonEqual } from "../json.js";
 import type { StoredCheckpoint } from "./types.js";

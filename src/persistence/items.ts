@@ -19,8 +19,8 @@ export const namespaceKey = (namespace: readonly string[]): string => namespace.
 export const itemId = (namespace: readonly string[], key: string): string => `${namespaceKey(namespace)}\u0000${key}`;
 
 /**
- * Throws `invalid_input` unless `namespace` is an array of non-empty strings without `.` (api.md
- * 1.6), non-empty unless `allowEmpty` (a search prefix may be `[]`).
+ * Throws `invalid_input` unless `namespace` is an array of non-empty strings without `.` (as the
+ * agent server requires), non-empty unless `allowEmpty` (a search prefix may be `[]`).
  */
 export function checkNamespace(namespace: unknown, where: string, allowEmpty = false): asserts namespace is string[] {
   if (!Array.isArray(namespace)) {
@@ -129,7 +129,7 @@ export function matchesItemFilter(value: Record<string, unknown>, filter: Record
   return true;
 }
 
-/** What an authorization filter is matched against for an item (auth.md 6): its value plus `namespace` and `key`. */
+/** What an authorization filter is matched against for an item: its value plus `namespace` and `key`. */
 export const itemAuthMetadata = (item: Pick<StoredItem, "namespace" | "key" | "value">): Record<string, unknown> => ({
   ...item.value,
   namespace: [...item.namespace],

@@ -1,5 +1,5 @@
 /**
- * A set of ids bounded by count that forgets its oldest first (issue 15: CPU per run). A `Set`
+ * A set of ids bounded by count that forgets its oldest first (CPU per run). A `Set`
  * used that way (add the newest, delete `values().next().value`) costs more per eviction the
  * more evictions it has seen since the set last grew: deleted entries stay as holes at the front
  * of its table until it is rebuilt, and every `values().next()` walks past them (about 1.5 µs per

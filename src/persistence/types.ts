@@ -33,7 +33,7 @@ export type { CronExpectation, CronQuery, CronRecord, CronSortBy } from "./crons
 // refusing newer data and migrating older data when it opens.
 
 // ---------------------------------------------------------------------------------------------
-// Checkpoints (engine.md 1.1 and 7.2), keyed by (thread_id, checkpoint_ns, checkpoint id). Their
+// Checkpoints, keyed by (thread_id, checkpoint_ns, checkpoint id). Their
 // values are opaque JSON to the store: a store may compress them (for example by sharing the
 // common prefix of arrays between a checkpoint and its parent) but never interprets them. All of
 // these are frozen when they come from the engine.
@@ -53,7 +53,7 @@ export interface CheckpointMetadata {
   source: "input" | "loop" | "update" | "fork";
   step: number;
   parents: Record<string, string>;
-  /** Node name -> what it wrote in this step (D7; legacy LangGraph meaning, engine.md 1.6). */
+  /** Node name -> what it wrote in this step (D7, legacy LangGraph meaning). */
   writes?: Record<string, unknown> | null;
   /** Run metadata merged in by the runtime (run_id, graph_id, assistant_id, ...). */
   [key: string]: unknown;
@@ -106,7 +106,7 @@ export interface StoredDoc<T = unknown> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Items: long-term memory (api.md 1.6), JSON objects under a namespace (labels) and a key. The
+// Items: long-term memory, JSON objects under a namespace (labels) and a key. The
 // runtime validates namespaces (non-empty labels without `.`), so a namespace is identified by
 // its labels joined with `.` (`namespaceKey`). Times of expiry are epoch ms of the caller's clock.
 
@@ -131,7 +131,7 @@ export type ScoredItem = StoredItem & { score?: number };
 /**
  * Items whose namespace starts with `prefix` (label by label; `[]`: all), not expired at `now`,
  * matching `filter` (validated by `checkItemFilter`, ./items.ts) and `auth` (matched against the
- * item's value with `namespace` and `key` added, auth.md 6). Ordered by `updated_at` descending
+ * item's value with `namespace` and `key` added, see docs/auth.md). Ordered by `updated_at` descending
  * (ties: namespace, then key, ascending), or with `vector` by cosine similarity descending (items
  * without vectors last, unscored), then paged.
  */
@@ -166,7 +166,7 @@ export interface ExpiredItem {
 // ---------------------------------------------------------------------------------------------
 // Queries (D21). Every filter present must hold; absent filters match everything. Sorting is by
 // the named field (ISO times and ids compare as strings) with ties broken by the record's id in
-// the same direction. `auth` is the authorization filter of auth.md (matched against the
+// the same direction. `auth` is the authorization filter of docs/auth.md (matched against the
 // record's metadata, see `matchesAuthFilter`).
 
 export type SortOrder = "asc" | "desc";
@@ -294,7 +294,7 @@ export type WriteOp =
   /** Adds a checkpoint (becoming the latest of its namespace) or replaces one with the same key. */
   | { op: "checkpoint.put"; checkpoint: StoredCheckpoint }
   | { op: "checkpoint.delete"; thread_id: string; checkpoint_ns?: string; checkpoint_ids: readonly string[] }
-  /** Replaces the writes of `task_id` on that checkpoint (engine.md 7.2 `putWrites`). */
+  /** Replaces the writes of `task_id` on that checkpoint. */
   | {
       op: "writes.put";
       thread_id: string;
@@ -314,7 +314,7 @@ export type WriteOp =
   | { op: "lease.delete"; key: string; owner?: string }
   | { op: "doc.put"; collection: DocCollection; id: string; parent: string | null; doc: unknown }
   | { op: "doc.delete"; collection: DocCollection; id: string }
-  /** Adds or replaces a cron (issue 16); with `expect` only when it holds. */
+  /** Adds or replaces a cron; with `expect` only when it holds. */
   | { op: "cron.put"; cron: CronRecord; expect?: CronExpectation }
   /** Removes a cron; with `expect` only when it holds. */
   | { op: "cron.delete"; cron_id: string; expect?: CronExpectation }

@@ -1,5 +1,5 @@
 /**
- * Cron records in PostgreSQL (issue 16): the `crons` table of schema version 2 (./schema.ts),
+ * Cron records in PostgreSQL: the `crons` table of schema version 2 (./schema.ts),
  * the `cron.put` / `cron.delete` ops with their compare-and-set, and the cron reads. Due crons
  * come from a partial index on (next_run_date, cron_id) over the scheduled crons only.
  */

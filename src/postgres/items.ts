@@ -124,7 +124,7 @@ function filterWhere(filter: Record<string, unknown> | undefined, ps: Params): s
   return parts;
 }
 
-/** What an authorization filter is matched against: the value plus `namespace` and `key` (auth.md 6). */
+/** What an authorization filter is matched against: the value plus `namespace` and `key`. */
 const AUTH_DOC = `(value || jsonb_build_object('namespace', to_jsonb(namespace), 'key', to_jsonb(key)))`;
 
 const live = (now: number, ps: Params) => `(expires_at IS NULL OR expires_at > ${ps.p(now)})`;

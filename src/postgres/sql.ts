@@ -22,7 +22,7 @@ const isPrimitive = (v: unknown): v is string | number | boolean | null =>
   v === null || typeof v === "string" || typeof v === "number" || typeof v === "boolean";
 
 /**
- * The authorization filter on the jsonb column `col` (auth.md 6), exactly as
+ * The authorization filter on the jsonb column `col`, exactly as
  * `matchesAuthFilter`: equality of primitives (grouped into one `@>`, which the GIN index
  * answers), `$eq` (strict: an object or array never equals), `$contains` (an array field holding
  * every wanted primitive), an object condition compared by JSON equality, an array condition

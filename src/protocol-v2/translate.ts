@@ -1,5 +1,5 @@
 /**
- * Legacy run events -> v2 channel events (`protocol-v2.md`, D24). One `RunTranslator` per run
+ * Legacy run events -> v2 channel events (docs/protocol-v2.md, D24). One `RunTranslator` per run
  * observed on a thread: it turns the runtime's `RunEvent`s (values, updates, messages-tuple,
  * custom, tasks, checkpoints, error) into draft events of the v2 channels (`lifecycle`,
  * `values`, `updates`, `messages`, `tools`, `input`, `checkpoints`, `tasks`, `custom`). It is

@@ -1,5 +1,5 @@
 /**
- * `agent.getTree` (protocol-v2.md): the subgraph namespaces a run opened, read from the
+ * `agent.getTree` (docs/protocol-v2.md): the subgraph namespaces a run opened, read from the
  * `lifecycle` events the translator sends for them (`started` with the node's name as
  * `graph_name`, then `completed` / `failed` / `interrupted`). Each child's status is the latest
  * lifecycle event of its namespace; children nest by namespace (`["a:1", "b:2"]` sits under

@@ -1,5 +1,5 @@
 /**
- * Wire types of the Agent Streaming Protocol ("v2", `protocol-v2.md`), as the official SDK's
+ * Wire types of the Agent Streaming Protocol ("v2", docs/protocol-v2.md), as the official SDK's
  * `client.threads.stream()` sends and reads them (snake_case fields). Only what graphdock
  * produces or accepts is typed here; payloads the protocol leaves open stay `unknown`.
  */

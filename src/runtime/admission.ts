@@ -1,5 +1,5 @@
 /**
- * Run admission (api.md 1.4, D9): parse and check a run request, authorize it, apply the
+ * Run admission (D9): parse and check a run request, authorize it, apply the
  * multitask strategy and enqueue the run, all in one conditional commit. The store is the queue
  * (D20): the commit that creates a run enqueues it; whichever runtime claims it executes it.
  */
@@ -34,7 +34,7 @@ export const withoutAuthKeys = (configurable: Record<string, unknown> | undefine
 const RUN_ONLY_KEYS = new Set([...AUTH_KEYS, "user_id", "run_id", "checkpoint_id", "checkpoint_ns", "checkpoint_map"]);
 
 /**
- * What a thread keeps of its run's merged config for the next run (api.md 3.3): everything but
+ * What a thread keeps of its run's merged config for the next run: everything but
  * the run metadata, the run-only keys and internal `__`-prefixed keys, so nothing leaks from one
  * run or user to the next.
  */
@@ -111,7 +111,7 @@ function mergeContext(assistantContext: unknown, runContext: unknown): unknown {
 }
 
 /**
- * Config merge assistant -> thread -> run (api.md 3.3), `configurable` key-wise; the thread's
+ * Config merge assistant -> thread -> run, `configurable` key-wise; the thread's
  * config holds only what carries over (`carriedConfig`). The ids are forced into
  * `configurable` and the user lands per D12.
  */
@@ -216,7 +216,7 @@ export interface Admitted {
 }
 
 /**
- * Creates a run (api.md 1.4): authorizes `threads:create_run`, resolves assistant and thread,
+ * Creates a run: authorizes `threads:create_run`, resolves assistant and thread,
  * applies the multitask strategy (D9) and writes thread and run in one conditional commit, so
  * two runtimes admitting runs on one thread at once cannot both see it idle. `interrupt` and
  * `rollback` end the thread's pending runs in that commit and ask the executing runtime to
@@ -232,7 +232,7 @@ export async function admitRun(
   runId: string = core.ids.uuid(),
   /**
    * More ops for the commit that enqueues the run, asked for on every attempt (a cron's tick
-   * claim, issue 16): they succeed or fail with the run. To give up, it throws (not `LostRace`).
+   * claim): they succeed or fail with the run. To give up, it throws (not `LostRace`).
    */
   withOps?: () => Promise<readonly WriteOp[]>,
 ): Promise<Admitted> {
@@ -347,7 +347,7 @@ export async function admitRun(
           not_before: core.clock() + (p.afterSeconds ?? 0) * 1000,
         },
       };
-      // The thread keeps its last run's merged config for the next run (api.md 3.3; JS only when not busy).
+      // The thread keeps its last run's merged config for the next run (JS only when not busy).
       const next: ThreadRecord = {
         ...base,
         status: "busy",

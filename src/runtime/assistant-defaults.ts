@@ -1,5 +1,5 @@
 /**
- * Per-graph defaults of the default (system) assistants (D5, api.md 6): the `config` and `context`
+ * Per-graph defaults of the default (system) assistants (D5): the `config` and `context`
  * a graph's default assistant is created with. They come from `createRuntime({ assistantDefaults })`
  * and, for servers started from graph.json, from the file's graph entries and the `LANGGRAPH_CONFIG`
  * environment variable of langgraph.json deployments (`{"<graph id>": {...config, "context": ...}}`).

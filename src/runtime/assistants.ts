@@ -1,4 +1,4 @@
-/** `runtime.assistants` (api.md 1.2, 6; D5, D6). */
+/** `runtime.assistants` (D5, D6). */
 import { matchesAuthFilter, type AuthFilter } from "../auth/types.js";
 import { GraphdockError, conflict, notFound } from "../errors.js";
 import { defaultAssistantId } from "../ids.js";
@@ -157,13 +157,13 @@ export function assistantsApi(core: Core, caller: Caller, control: RunControl): 
         );
       }
       const ops: WriteOp[] = [{ op: "assistant.delete", assistant_id: assistant.assistant_id }];
-      // Its finished runs go too (api.md 6); in-flight ones finish first.
+      // Its finished runs go too; in-flight ones finish first.
       const finished = await store.queryRuns({ assistant_id: assistant.assistant_id, status: ["success", "error", "timeout", "interrupted"] });
       for (const run of finished) ops.push({ op: "run.delete", run_id: run.run_id, expect: { status: [run.status] } });
       const threadIds: string[] = [];
       if (o.deleteThreads) {
         for (const t of await store.queryThreads({ metadata: { assistant_id: assistant.assistant_id } })) {
-          // Only threads the caller may delete go (auth.md 6): another user's thread run on this assistant stays.
+          // Only threads the caller may delete go: another user's thread run on this assistant stays.
           const threadFilter = await core.authorize(caller, "threads", "delete", { thread_id: t.thread_id });
           if (matchesAuthFilter(t.metadata, threadFilter)) threadIds.push(t.thread_id);
         }
@@ -182,7 +182,7 @@ export function assistantsApi(core: Core, caller: Caller, control: RunControl): 
       };
       const refuse = (threadId: string) =>
         conflict(`graphdock: a run was started on thread ${threadId} while assistant ${assistant.assistant_id} was being deleted with its threads; delete it again.`);
-      // Its crons, and those of the threads deleted with it, go too (issue 16).
+      // Its crons, and those of the threads deleted with it, go too.
       ops.push(...(await cronsOf(store, { assistant_id: assistant.assistant_id })));
       for (const threadId of threadIds) ops.push(...(await cronsOf(store, { thread_id: threadId })));
       const early = await restarted();

@@ -28,7 +28,7 @@ export class RunControl {
   }
 
   /**
-   * Cancels a run (api.md 3.4). A run that already ended is left as it is (D26). A pending run
+   * Cancels a run. A run that already ended is left as it is (D26). A pending run
    * ends before this resolves; a running one ends when its runtime observes the request (with
    * `wait`, this resolves after that).
    */

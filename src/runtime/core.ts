@@ -76,7 +76,7 @@ export class Core {
   }
 
   /**
-   * Calls `auth.authorize` for one authorization point (auth.md 5) before any existence check.
+   * Calls `auth.authorize` for one authorization point before any existence check.
    * Without auth nothing is called and nothing is filtered. `value` may be mutated by the
    * handler; callers read it back.
    */
@@ -103,7 +103,7 @@ export class Core {
     return this.defaultAssistantOf.get(id) ?? id;
   }
 
-  /** The assistant, or `not_found` when missing or hidden by the filter (auth.md 6). */
+  /** The assistant, or `not_found` when missing or hidden by the filter. */
   async visibleAssistant(assistantId: string, filter: AuthFilter | undefined): Promise<AssistantRecord> {
     const id = this.resolveAssistantId(assistantId);
     const assistant = await this.store.getAssistant(id);
@@ -113,7 +113,7 @@ export class Core {
     return assistant;
   }
 
-  /** The thread, or `not_found` when missing or hidden by the filter (auth.md 6). */
+  /** The thread, or `not_found` when missing or hidden by the filter. */
   async visibleThread(threadId: string, filter: AuthFilter | undefined): Promise<ThreadRecord> {
     const thread = await this.store.getThread(threadId);
     if (!thread || !matchesAuthFilter(thread.metadata, filter)) throw notFound(`graphdock: thread ${threadId} not found.`);

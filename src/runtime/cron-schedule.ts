@@ -1,5 +1,5 @@
 /**
- * Cron schedules (issue 16): a 5-field (minute) or 6-field (second) expression read in an IANA
+ * Cron schedules: a 5-field (minute) or 6-field (second) expression read in an IANA
  * time zone, parsed and stepped by `croner` (browser-safe, no Node built-ins). Nothing here
  * parses an expression by hand.
  */

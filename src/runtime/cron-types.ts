@@ -1,5 +1,5 @@
 /**
- * Public types of `runtime.crons` (issue 16): the SDK's `client.crons` methods, camelCase options
+ * Public types of `runtime.crons`: the SDK's `client.crons` methods, camelCase options
  * and the snake_case `Cron` record of the HTTP API (D1, D2).
  */
 import type { CronRecord, CronSortBy } from "../persistence/crons.js";

@@ -1,10 +1,10 @@
 /**
- * `runtime.crons` (issue 16, api.md 1.7): the SDK's `client.crons` over cron records in the
+ * `runtime.crons`: the SDK's `client.crons` over cron records in the
  * store. Creating, updating and deleting a cron is one commit that also wakes the scheduler of
  * every runtime on the store (`notify` "crons"); the ticks are fired by ./scheduler.ts through
  * the ordinary run admission.
  *
- * Authorization (auth.md 5): resource `crons`, actions create / update / delete / search. A
+ * Authorization: resource `crons`, actions create / update / delete / search. A
  * handler stamps owners on `value.metadata` at create and update, and its filter is matched
  * against the cron's metadata like a thread's, so another user's cron looks like no cron (404)
  * and never shows in a search or count. Each tick runs as the cron's creator (D12).

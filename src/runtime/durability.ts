@@ -1,5 +1,5 @@
 /**
- * A run's `durability` (api.md 3.3): when the checkpoints a run writes reach the store.
+ * A run's `durability`: when the checkpoints a run writes reach the store.
  *
  * - `sync`: each commit of the engine is awaited before its next step (one store commit each).
  * - `async` (the default, as the Python server's): the engine goes on as soon as a commit is

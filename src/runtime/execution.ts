@@ -204,7 +204,7 @@ export class Executor {
     // yields, so a stream's reader has it at once.
     const opening = store.events.open(run.run_id, { resumable: run.kwargs.resumable === true });
     if (opening) await opening;
-    // `{run_id, attempt}`, exactly as the agent server sends it (api.md 5.1).
+    // `{run_id, attempt}`, exactly as the agent server sends it.
     store.events.publish(run.run_id, "metadata", { run_id: run.run_id, attempt: 1 });
     const offCancel = store.subscribe(`cancel:${run.run_id}`, () => void this.readCancel(local));
     this.startRenewer();

@@ -1,5 +1,5 @@
 /**
- * What a graph id names (D5, issue 17): a compiled graph, a promise of one (awaited once, when the
+ * What a graph id names (D5): a compiled graph, a promise of one (awaited once, when the
  * runtime is created) or a factory called with the config of each use (a run's merged config; the
  * thread's or assistant's config for state reads and schemas), as the agent server allows
  * (`export const graph = async (config) => ...` in a langgraph.json module). This file is the one

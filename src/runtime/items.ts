@@ -1,6 +1,6 @@
 /**
- * The `store` namespace (long-term memory, api.md 1.6, issue 16): SDK-shaped `ItemStore`s over
- * the Store's item ops. `api(caller)` authorizes every call as resource `store` (auth.md 5-6);
+ * The `store` namespace (long-term memory): SDK-shaped `ItemStore`s over
+ * the Store's item ops. `api(caller)` authorizes every call as resource `store`;
  * `trusted` is what graph nodes get as `ctx.store`. Also the items' time to live (minutes;
  * expired items are never returned, and a sweep removes them by the store's expiry index) and
  * semantic search (`createRuntime({ index })`: items embedded on put, queries ranked by cosine
@@ -232,7 +232,7 @@ export class ItemService {
         const ttl = checkTtl(options?.ttl);
         const payload: Record<string, unknown> = { namespace: [...namespace], key, value };
         const filter = await authorize("put", payload);
-        // The handler may have rewritten namespace, key or value (auth.md 5): check them again.
+        // The handler may have rewritten namespace, key or value: check them again.
         checkNamespace(payload.namespace, "namespace");
         checkKey(payload.key);
         checkValue(payload.value);

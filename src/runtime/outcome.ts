@@ -1,5 +1,5 @@
 /**
- * Run outcomes (api.md 4, D9, D10): the thread projection a finished run leaves (status, values,
+ * Run outcomes (D9, D10): the thread projection a finished run leaves (status, values,
  * interrupts, error), what `wait`/`join` resolve, waiting for a run that another runtime may be
  * executing, and webhooks.
  */
@@ -49,7 +49,7 @@ export const PROCESS_STOPPED = Object.freeze({
   message: "The runtime executing this run stopped while it was in flight (its lease expired); run it again.",
 });
 
-/** Task id -> interrupts of a snapshot (api.md 4). */
+/** Task id -> interrupts of a snapshot. */
 export function interruptsOf(state: Pick<StateSnapshot, "tasks">): Record<string, Interrupt[]> {
   const out: Record<string, Interrupt[]> = {};
   // Every pending task, as the agent server keeps it: a static breakpoint shows as `{<task id>: []}`.
@@ -62,7 +62,7 @@ export const finalValues = (values: Record<string, unknown>, interrupts: readonl
   ({ ...values, ...(interrupts.length ? { __interrupt__: interrupts } : {}) }) as RunResult;
 
 /**
- * The thread after one of its runs ended (api.md 4), in the same commit as the run's outcome:
+ * The thread after one of its runs ended, in the same commit as the run's outcome:
  * `error` when the run failed, `interrupted` when it paused (not when cancelled), `busy` while
  * other runs of the thread are still queued, else `idle`.
  */

@@ -1,5 +1,5 @@
 /**
- * `runtime.runs` (api.md 1.4, 1.5, 3, 5): thin methods over admission (./admission.ts),
+ * `runtime.runs`: thin methods over admission (./admission.ts),
  * execution (./execution.ts) and control (./control.ts). Every method works from any runtime on
  * the store: the run, its events and its cancel requests live there (D20).
  */

@@ -153,7 +153,7 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Runt
       return closing;
     },
   } as Runtime;
-  // Crons (issue 16): fires the store's due ticks, whichever runtime on the store gets there first.
+  // Crons: fires the store's due ticks, whichever runtime on the store gets there first.
   const scheduler = new CronScheduler(core, control);
   scheduler.start(runtime);
   return runtime;

@@ -1,5 +1,5 @@
 /**
- * The cron scheduler of one runtime (issue 16). It sleeps until the earliest tick of the store's
+ * The cron scheduler of one runtime. It sleeps until the earliest tick of the store's
  * crons (read from the store's due index, never a scan), and is woken early by `notify`
  * "crons" whenever a cron changes on any runtime of the store. Time is the runtime's clock (D19).
  *

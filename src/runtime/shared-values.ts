@@ -1,5 +1,5 @@
 /**
- * Frozen values shared by the records of many runs (issue 11: heap per chat turn). A store keeps
+ * Frozen values shared by the records of many runs (heap per chat turn). A store keeps
  * a record for every run, and most runs have no metadata, context or `configurable` of their
  * own and stream `values`: their records share one frozen empty object (or array) instead of
  * each holding its own. The JSON is the same; being frozen, no record can change another's.

@@ -1,5 +1,5 @@
 /**
- * What a run publishes for the stream modes it was asked for (api.md 5.2): the engine's events
+ * What a run publishes for the stream modes it was asked for: the engine's events
  * named as the agent server names them. Subgraph events are named `<mode>|<ns1>|<ns2>` and only
  * published with `streamSubgraphs`; `messages-tuple` events are named `messages`; `events` are
  * the engine's LangChain stream-events v2 objects (from every level); the legacy `messages` mode

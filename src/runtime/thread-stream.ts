@@ -1,5 +1,5 @@
 /**
- * `threads.joinStream` (`GET /threads/{id}/stream`, api.md 5.5): one stream of every run on a
+ * `threads.joinStream` (`GET /threads/{id}/stream`): one stream of every run on a
  * thread, staying open across runs: the runs in flight when it is joined (in queue order), then
  * each run created on the thread afterwards, each as its own run stream (`metadata` first). Event
  * ids are `<run id>:<event id>`, so `lastEventId` resumes inside a run and then goes on with the

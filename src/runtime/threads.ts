@@ -1,4 +1,4 @@
-/** `runtime.threads` (api.md 1.3, 4, 7; D7, D8). */
+/** `runtime.threads` (D7, D8). */
 import { type AuthFilter, matchesAuthFilter } from "../auth/types.js";
 import { GraphdockError, conflict, forbidden, invalidInput, notFound } from "../errors.js";
 import { copyThreadOps } from "../graph/state.js";
@@ -102,7 +102,7 @@ export function threadsApi(core: Core, caller: Caller, control: RunControl): Thr
     return core.visibleThread(threadId, await core.authorize(caller, "threads", "read", { thread_id: threadId }));
   }
 
-  /** threads:update then threads:read (auth.md 6): hidden -> 404, visible but denied -> 403. */
+  /** threads:update then threads:read: hidden -> 404, visible but denied -> 403. */
   async function writable(threadId: string): Promise<ThreadRecord> {
     const updateFilter = await core.authorize(caller, "threads", "update", { thread_id: threadId });
     const thread = await readable(threadId);
@@ -202,7 +202,7 @@ export function threadsApi(core: Core, caller: Caller, control: RunControl): Thr
     const restarted = () => conflict(`graphdock: a run was started on thread ${id} while it was being deleted; cancel it or delete the thread again.`);
     if ((await control.inFlight(id)) > 0) throw restarted();
     try {
-      // Its crons go with it (issue 16).
+      // Its crons go with it.
       await commitIf(store, [{ op: "thread.delete", thread_id: id, expect: { sameAs: thread } }, ...(await cronsOf(store, { thread_id: id }))]);
     } catch (err) {
       if (err instanceof LostRace) throw restarted();

@@ -44,7 +44,7 @@ export type ThreadSummary = Omit<ThreadRecord, "values">;
 /** A checkpoint pointer (`{thread_id, checkpoint_ns, checkpoint_id, checkpoint_map}`), the engine's `CheckpointRef`. */
 export type CheckpointConfig = { [K in keyof CheckpointRef]: CheckpointRef[K] };
 
-/** A task of a snapshot (api.md 7); `state` is a nested snapshot for subgraph tasks. */
+/** A task of a snapshot; `state` is a nested snapshot for subgraph tasks. */
 export type ThreadTask = Omit<TaskView, "state"> & { state: ThreadState | null };
 
 /**
@@ -67,13 +67,13 @@ export interface ThreadState<Values = Record<string, unknown>> {
 /** A state at one of the thread's checkpoints (a history entry): `checkpoint` is set. */
 export type CheckpointState<Values = Record<string, unknown>> = ThreadState<Values> & { checkpoint: CheckpointConfig; checkpoint_id: string };
 
-/** A run (api.md 1.4). */
+/** A run. */
 /** A run as callers see it (its internal `execution` part left out). */
 export type Run = Omit<RunRecord, "execution">;
 
-/** `assistants.getSchemas` result (api.md 1.2). */
+/** `assistants.getSchemas` result. */
 export type GraphSchema = GraphSchemas & { graph_id: string };
-/** `assistants.getGraph` result (api.md 1.2): the engine's `DrawableGraph`. */
+/** `assistants.getGraph` result: the engine's `DrawableGraph`. */
 export interface AssistantGraph {
   nodes: Array<{ id: string; type: DrawableGraph["nodes"][number]["type"]; data?: Record<string, unknown> | string; metadata?: unknown }>;
   edges: Array<{ source: string; target: string; data?: string; conditional?: boolean }>;
@@ -83,7 +83,7 @@ export interface AssistantGraph {
 // Streaming.
 
 /**
- * Stream modes a run accepts (api.md 5.2). `messages-tuple` events are named `messages`; the
+ * Stream modes a run accepts. `messages-tuple` events are named `messages`; the
  * legacy `messages` mode sends `messages/metadata`, `messages/partial` and `messages/complete`;
  * `events` sends LangChain stream-events v2 objects. `tools` and `lifecycle` are accepted for SDK
  * compatibility and produce no events. With `streamSubgraphs`, subgraph events are named
@@ -108,7 +108,7 @@ export type StreamMode =
  * terminal event: the iterable just ends.
  */
 export type RunEvent =
-  /** `{run_id, attempt}`, as the agent server sends it (api.md 5.1). */
+  /** `{run_id, attempt}`, as the agent server sends it. */
   | { id: string; event: "metadata"; data: { run_id: string; attempt: number } }
   | { id: string; event: "values"; data: Record<string, unknown> }
   | { id: string; event: "updates"; data: Record<string, unknown> }
@@ -208,7 +208,7 @@ export interface AssistantSearchQuery extends CallOptions {
   graphId?: string;
   /** Case-insensitive substring of the name. */
   name?: string;
-  /** JSON containment (api.md 8). */
+  /** JSON containment. */
   metadata?: MetadataInput;
   limit?: number;
   offset?: number;
@@ -217,7 +217,7 @@ export interface AssistantSearchQuery extends CallOptions {
   select?: AssistantSelectField[];
 }
 
-/** A superstep of `threads.create` (engine.md 5), camelCase as in the SDK. */
+/** A superstep of `threads.create`, camelCase as in the SDK. */
 export interface SuperstepPayload {
   updates: Array<{ values: unknown; command?: RunCommand; asNode: string }>;
 }
@@ -284,7 +284,7 @@ export interface HistoryQuery extends CallOptions {
   select?: ThreadStateSelectField[];
 }
 
-/** A LangGraph `Command` as runs and supersteps take it (api.md 3.3). */
+/** A LangGraph `Command` as runs and supersteps take it. */
 export interface RunCommand {
   update?: Record<string, unknown> | [string, unknown][] | null;
   resume?: unknown;
@@ -296,7 +296,7 @@ export interface RunSend {
   input: unknown | null;
 }
 
-/** Options shared by every run-creating method (api.md 1.4 RunCreate, camelCase). */
+/** Options shared by every run-creating method (camelCase). */
 export interface RunPayload extends CallOptions {
   input?: Record<string, unknown> | null;
   command?: RunCommand;
@@ -520,7 +520,7 @@ export interface RuntimeClient {
   assistants: AssistantsApi;
   threads: ThreadsApi;
   runs: RunsApi;
-  /** Scheduled runs (issue 16): the SDK's `client.crons`. */
+  /** Scheduled runs: the SDK's `client.crons`. */
   crons: CronsApi;
   /** Experiment upload and reading, scoped to the caller's tenant (mounted from `createUploadApi`). */
   experiments: UploadNamespaces["experiments"];

@@ -1,5 +1,5 @@
 /**
- * Experiment upload and reading (issue 6): `createUploadApi` returns the `experiments` and
+ * Experiment upload and reading: `createUploadApi` returns the `experiments` and
  * `datasets` namespaces the runtime mounts. Everything is plain JSON in and out (D1, D2), so the
  * HTTP adapter serves it unchanged. One upload is one atomic `store.commit` (D15).
  */

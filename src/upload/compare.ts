@@ -1,5 +1,5 @@
 /**
- * Comparing experiments of one dataset, example by example (upload.md 6 and 8): a pure function
+ * Comparing experiments of one dataset, example by example: a pure function
  * over stored records, so the report and the HTTP adapter get the same JSON.
  */
 import { bootstrapMeanInterval, labelOf, mean } from "./stats.js";

@@ -1,5 +1,5 @@
 /**
- * The upload request (seed-spec "Experiment upload request"), parsed with zod/mini (D4: unknown keys
+ * The upload request, parsed with zod/mini (D4: unknown keys
  * are dropped, wrong types rejected). Timestamps are normalised to UTC ISO strings with
  * milliseconds; a timestamp without a time zone is read as UTC.
  */
@@ -95,8 +95,8 @@ export type ParsedFeedback = z.output<typeof feedback>;
 const pathOf = (path: readonly PropertyKey[]) => path.map(String).join(".");
 
 /**
- * Parses and checks a request: the schema, then the seed's rules (dataset id or name; every row
- * inside the experiment's window) and ours (end not before start, `row_id` unique in a request).
+ * Parses and checks a request: the schema, then the upload endpoint's rules (dataset id or name;
+ * every row inside the experiment's window) and ours (end not before start, `row_id` unique in a request).
  * Throws `invalid_input` listing every problem (D15: 422).
  */
 export function parseUploadRequest(body: unknown): ParsedUpload {

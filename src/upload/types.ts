@@ -1,5 +1,5 @@
 /**
- * Records of experiment upload (seed-spec "Experiment upload response", D2: snake_case as on the
+ * Records of experiment upload (the upload endpoint's response, D2: snake_case as on the
  * wire). They are stored as documents in the store's doc collections: `datasets`, `examples`
  * (parent: dataset id), `experiments` (parent: dataset id), `experiment_runs` and `feedback`
  * (parent: experiment id).

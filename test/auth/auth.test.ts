@@ -14,7 +14,7 @@ async function rejection(p: Promise<unknown>): Promise<unknown> {
   throw new Error("expected a rejection");
 }
 
-describe("authenticate: normalisation (auth.md 3)", () => {
+describe("authenticate: normalisation", () => {
   it("turns a bare string into a user with defaults", async () => {
     const auth = new Auth().authenticate(() => "alice");
     expect(await auth.authenticate({ headers: {} })).toEqual({ identity: "alice", display_name: "alice", permissions: [], is_authenticated: true });
@@ -52,7 +52,7 @@ describe("authenticate: normalisation (auth.md 3)", () => {
     expect(seen).toEqual({ headers: { "x-api-key": "k1" }, method: "GET", path: "/threads/x" });
   });
 
-  it("resolves the owner without an authenticate handler (seed rule 5)", async () => {
+  it("resolves the owner without an authenticate handler", async () => {
     expect(await new Auth().authenticate({ headers: { authorization: "Bearer whatever" } })).toBe(OWNER_USER);
   });
 
@@ -62,7 +62,7 @@ describe("authenticate: normalisation (auth.md 3)", () => {
   });
 });
 
-describe("authenticate: failures (auth.md 4)", () => {
+describe("authenticate: failures", () => {
   it("maps a thrown HTTPException to unauthenticated, keeping the message as detail", async () => {
     const exc = new HTTPException(401, { message: "Invalid API key", headers: { "www-authenticate": "Bearer" } });
     const auth = new Auth().authenticate(() => {
@@ -117,7 +117,7 @@ describe("authenticate: failures (auth.md 4)", () => {
   });
 });
 
-describe("on: handler selection (auth.md 5)", () => {
+describe("on: handler selection", () => {
   const keys = ["threads:create", "threads", "*:create", "*"] as const;
   // For each subset of registered keys, only the most specific one runs.
   const subsets = Array.from({ length: 15 }, (_, i) => keys.filter((_, b) => (i + 1) & (1 << b)));
@@ -256,7 +256,7 @@ describe("on: outcomes", () => {
   });
 });
 
-describe("Studio users (auth.md 7)", () => {
+describe("Studio users", () => {
   it("isStudioUser recognises the Studio kind or identity only", () => {
     expect(isStudioUser(STUDIO_USER)).toBe(true);
     expect(isStudioUser({ identity: "x", kind: "StudioUser" })).toBe(true);

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { matchesAuthFilter, type AuthFilter } from "../../src/auth/index.js";
 
-// auth.md 12, case 32 ("auth filter matching"): the official table, row by row.
-describe("matchesAuthFilter (auth.md 6, official table)", () => {
+// The LangGraph servers' table of auth filter matching, row by row.
+describe("matchesAuthFilter (the LangGraph servers' table)", () => {
   const md = { owner: "alice", tags: ["a", "b"], org: "o1" };
   it.each<[string, Record<string, unknown> | undefined, AuthFilter | undefined, boolean]>([
     ["undefined filters match", md, undefined, true],

@@ -19,7 +19,7 @@ describe("auth in process only", () => {
     }
   });
 
-  it("without auth every caller is the owner, and forged user keys never reach the graph (seed rule 5, D12)", async () => {
+  it("without auth every caller is the owner, and forged user keys never reach the graph (D12)", async () => {
     const runtime = await createRuntime({ graphs: matrixGraphs() });
     try {
       const a = await runtime.client({ headers: { authorization: "Bearer alice-token" } });

@@ -1,10 +1,10 @@
 /**
- * The auth isolation matrix (issue 5): two users and a Studio user against every method of the
- * runtime, each checked for leaks in both directions, plus the cases of auth.md section 12 that
- * apply. Transport-neutral: it uses only methods of the official SDK `Client` and asserts errors
- * by `GraphdockError` code or HTTP status, so the HTTP adapter runs the same matrix.
- * Test names cite the auth.md 12 case they port. Not here: 12.31 (`/info` is HTTP only), 12.32
- * (the filter table, test/auth/filter.test.ts).
+ * The auth isolation matrix: two users and a Studio user against every method of the
+ * runtime, each checked for leaks in both directions, plus the isolation cases of the LangGraph
+ * servers' auth tests that apply. Transport-neutral: it uses only methods of the official SDK
+ * `Client` and asserts errors by `GraphdockError` code or HTTP status, so the HTTP adapter runs the
+ * same matrix. Not here: `/info` (HTTP only) and the filter table
+ * (test/auth/filter.test.ts).
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { Auth, HTTPException, isStudioUser, STUDIO_USER, type AuthProvider } from "../../src/auth/index.js";
@@ -48,7 +48,7 @@ export function matrixAuth(): AuthProvider {
       }
       return { owner: user.identity };
     })
-    // Long-term memory as auth.md 11 configures it: a user's items live under namespaces naming them.
+    // Long-term memory as docs/auth.md configures it: a user's items live under namespaces naming them.
     .on("store", ({ user, action, value, permissions }) => {
       if (isStudioUser(user)) return {};
       if ((action === "put" || action === "delete") && !permissions.includes("write")) return false;
@@ -154,7 +154,7 @@ export function isolationMatrix(name: string, create: (opts: { graphs: Record<st
     describe("authentication", () => {
       const attempt = async (headers: Record<string, string>) => (await target.clientFor(headers)).threads.search();
 
-      it("rejects an unknown token with 401 and the handler's detail (auth.md 12.1)", async () => {
+      it("rejects an unknown token with 401 and the handler's detail", async () => {
         const err = await failsWith(attempt(bearer("wfh-token")), "unauthenticated");
         expect(err.message).toContain("Invalid token: sign in again");
       });
@@ -201,25 +201,25 @@ export function isolationMatrix(name: string, create: (opts: { graphs: Record<st
       });
 
       describe("assistants", () => {
-        it("stamps the owner on creation and the owner reads it (auth.md 12.10)", async () => {
+        it("stamps the owner on creation and the owner reads it", async () => {
           const a = await as(owner).assistants.get(assistantId);
           expect(a.metadata).toEqual({ tag: "b", owner });
           expect(a.name).toBe(`${owner}'s assistant v2`);
         });
 
-        it("get: hidden from the other user, like a random id (auth.md 12.10)", async () => {
+        it("get: hidden from the other user, like a random id", async () => {
           await failsWith(as(other).assistants.get(assistantId), "not_found");
           await failsWith(as(other).assistants.get("00000000-0000-4000-8000-000000000000"), "not_found");
         });
 
-        it("update and delete by the other user: 404, nothing changes (auth.md 12.5)", async () => {
+        it("update and delete by the other user: 404, nothing changes", async () => {
           await failsWith(as(other).assistants.update(assistantId, { name: "stolen", metadata: { owner: other } }), "not_found");
           await failsWith(as(other).assistants.delete(assistantId), "not_found");
           const a = await as(owner).assistants.get(assistantId);
           expect([a.name, a.version, a.metadata?.owner]).toEqual([`${owner}'s assistant v2`, 2, owner]);
         });
 
-        it("getGraph and getSchemas: 404 for the other user (auth.md 12.11)", async () => {
+        it("getGraph and getSchemas: 404 for the other user", async () => {
           const graph = await as(owner).assistants.getGraph(assistantId);
           expect(graph.nodes.length).toBeGreaterThan(0);
           expect(graph.edges.length).toBeGreaterThan(0);
@@ -228,20 +228,20 @@ export function isolationMatrix(name: string, create: (opts: { graphs: Record<st
           await failsWith(as(other).assistants.getSchemas(assistantId), "not_found");
         });
 
-        it("getVersions and setLatest: no version leaks to the other user (auth.md 12.24)", async () => {
+        it("getVersions and setLatest: no version leaks to the other user", async () => {
           expect((await as(owner).assistants.getVersions(assistantId)).map((v) => v.version)).toEqual([2, 1]);
           await failsWith(as(other).assistants.getVersions(assistantId), "not_found");
           await failsWith(as(other).assistants.setLatest(assistantId, 1), "not_found");
           expect((await as(owner).assistants.get(assistantId)).version).toBe(2);
         });
 
-        it("setLatest by the owner restores version 1 (auth.md 12.25)", async () => {
+        it("setLatest by the owner restores version 1", async () => {
           const a = await as(owner).assistants.setLatest(assistantId, 1);
           expect([a.version, a.name, a.metadata?.owner]).toEqual([1, `${owner}'s assistant`, owner]);
           await as(owner).assistants.setLatest(assistantId, 2);
         });
 
-        it("search and count: each user sees only their own, filtered before paging (auth.md 12.26, 12.2)", async () => {
+        it("search and count: each user sees only their own, filtered before paging", async () => {
           const mine = await as(owner).assistants.search({ limit: 100 });
           const theirs = await as(other).assistants.search({ limit: 100 });
           expect(ids(mine, "assistant_id")).toContain(assistantId);
@@ -278,7 +278,7 @@ export function isolationMatrix(name: string, create: (opts: { graphs: Record<st
           await failsWith(as(other).threads.get(threadId), "not_found");
         });
 
-        it("update and delete by the other user: 404, nothing changes (auth.md 12.6)", async () => {
+        it("update and delete by the other user: 404, nothing changes", async () => {
           await failsWith(as(other).threads.update(threadId, { metadata: { topic: "stolen" } }), "not_found");
           await failsWith(as(other).threads.delete(threadId), "not_found");
           expect((await as(owner).threads.get(threadId)).metadata?.topic).toBe(`${owner}-topic`);
@@ -308,25 +308,25 @@ export function isolationMatrix(name: string, create: (opts: { graphs: Record<st
           expect((await as(owner).threads.get(threadId)).metadata?.topic).toBe(`${owner}-topic`);
         });
 
-        it("getState, also at a checkpoint: 404 for the other user (auth.md 12.12, 12.23)", async () => {
+        it("getState, also at a checkpoint: 404 for the other user", async () => {
           const state = await as(owner).threads.getState(threadId);
           expect(JSON.stringify(state.values)).toContain("hello");
           await failsWith(as(other).threads.getState(threadId), "not_found");
           await failsWith(as(other).threads.getState(threadId, checkpointId), "not_found");
         });
 
-        it("updateState: the owner's sticks, the other user's is 404 (auth.md 12.12, 12.22)", async () => {
+        it("updateState: the owner's sticks, the other user's is 404", async () => {
           await failsWith(as(other).threads.updateState(threadId, { values: { seen: { by: other } } }), "not_found");
           await as(owner).threads.updateState(threadId, { values: { seen: { sleep: 432 } } });
           expect(((await as(owner).threads.getState(threadId)).values as Record<string, unknown>).seen).toEqual({ sleep: 432 });
         });
 
-        it("getHistory: the owner's states, 404 for the other user (auth.md 12.3, 12.29)", async () => {
+        it("getHistory: the owner's states, 404 for the other user", async () => {
           expect((await as(owner).threads.getHistory(threadId)).length).toBeGreaterThan(1);
           await failsWith(as(other).threads.getHistory(threadId), "not_found");
         });
 
-        it("copy: 404 for the other user; the owner's copy is theirs alone (auth.md 12.27)", async () => {
+        it("copy: 404 for the other user; the owner's copy is theirs alone", async () => {
           // The JS server answers 409 here (a quirk); graphdock says not found, as for every hidden read (D13).
           await failsWith(as(other).threads.copy(threadId), "not_found");
           const copy = await as(owner).threads.copy(threadId);
@@ -337,7 +337,7 @@ export function isolationMatrix(name: string, create: (opts: { graphs: Record<st
       });
 
       describe("runs", () => {
-        it("create on the other user's thread: 404 (auth.md 12.4, 12.14)", async () => {
+        it("create on the other user's thread: 404", async () => {
           await failsWith(as(other).runs.create(threadId, "agent", { input: input("x") }), "not_found");
         });
 
@@ -347,7 +347,7 @@ export function isolationMatrix(name: string, create: (opts: { graphs: Record<st
           expect(await as(owner).threads.get(threadId)).toEqual(before);
         });
 
-        it("wait on the other user's thread: 404 (auth.md 12.4, 12.18)", async () => {
+        it("wait on the other user's thread: 404", async () => {
           await failsWith(as(other).runs.wait(threadId, "agent", { input: input("x") }), "not_found");
         });
 
@@ -355,22 +355,22 @@ export function isolationMatrix(name: string, create: (opts: { graphs: Record<st
           await hiddenStream(as(other).runs.stream(threadId, "agent", { input: input("x") }));
         });
 
-        it("list: the owner's list has the run, the other user gets 404 (auth.md 12.15)", async () => {
+        it("list: the owner's list has the run, the other user gets 404", async () => {
           expect(ids(await as(owner).runs.list(threadId), "run_id")).toContain(runId);
           await failsWith(as(other).runs.list(threadId), "not_found");
         });
 
-        it("get: 404 for the other user (auth.md 12.16)", async () => {
+        it("get: 404 for the other user", async () => {
           expect((await as(owner).runs.get(threadId, runId)).run_id).toBe(runId);
           await failsWith(as(other).runs.get(threadId, runId), "not_found");
         });
 
-        it("join: 404 for the other user (auth.md 12.17)", async () => {
+        it("join: 404 for the other user", async () => {
           await as(owner).runs.join(threadId, runId);
           await failsWith(as(other).runs.join(threadId, runId), "not_found");
         });
 
-        it("joinStream: the other user gets only a not-found outcome (auth.md 12.7, 12.19)", async () => {
+        it("joinStream: the other user gets only a not-found outcome", async () => {
           await hiddenStream(as(other).runs.joinStream(threadId, runId));
           await hiddenStream(as(other).runs.joinStream(pendingThreadId, pendingRunId));
           await hiddenStream(as(other).runs.joinStream(null, runId));
@@ -386,7 +386,7 @@ export function isolationMatrix(name: string, create: (opts: { graphs: Record<st
           expect((await as(owner).runs.get(pendingThreadId, pendingRunId)).status).toBe("pending");
         });
 
-        it("a pending run: the other user cannot list, get, cancel or delete it (auth.md 12.13, 12.20, 12.21)", async () => {
+        it("a pending run: the other user cannot list, get, cancel or delete it", async () => {
           await failsWith(as(other).runs.list(pendingThreadId), "not_found");
           await failsWith(as(other).runs.get(pendingThreadId, pendingRunId), "not_found");
           await failsWith(as(other).runs.cancel(pendingThreadId, pendingRunId), "not_found");
@@ -395,7 +395,7 @@ export function isolationMatrix(name: string, create: (opts: { graphs: Record<st
           expect((await as(owner).runs.get(pendingThreadId, pendingRunId)).status).toBe("pending");
         });
 
-        it("the owner cancels and deletes the pending run (auth.md 12.9, 12.13)", async () => {
+        it("the owner cancels and deletes the pending run", async () => {
           await as(owner).runs.cancel(pendingThreadId, pendingRunId);
           expect((await as(owner).runs.get(pendingThreadId, pendingRunId)).status).not.toBe("pending");
           await failsWith(as(other).runs.delete(pendingThreadId, pendingRunId), "not_found");
@@ -414,7 +414,7 @@ export function isolationMatrix(name: string, create: (opts: { graphs: Record<st
           expect(await as(other).threads.get(own.thread_id)).toMatchObject({ status: "idle", values: {} });
         });
 
-        it("stateless runs: the temporary thread is stamped for the caller (auth.md 12.30)", async () => {
+        it("stateless runs: the temporary thread is stamped for the caller", async () => {
           const values = await as(owner).runs.wait(null, "agent", { input: input("stateless") });
           expect(JSON.stringify(values)).toContain("stateless");
           const events = await collect(as(owner).runs.stream(null, "agent", { input: input("s2") }));
@@ -545,11 +545,11 @@ export function isolationMatrix(name: string, create: (opts: { graphs: Record<st
         expect((await store("alice").getItem(["alice", "ro"], "k"))?.value).toEqual({ n: 1 });
       });
 
-      it("assistant creation without the write permission: 403 (auth.md 12.2)", async () => {
+      it("assistant creation without the write permission: 403", async () => {
         await failsWith(as("alice-readonly").assistants.create({ graphId: "agent" }), "forbidden");
       });
 
-      it("a read-only caller reads alice's thread as she does, but cannot write or copy it (auth.md 12.28)", async () => {
+      it("a read-only caller reads alice's thread as she does, but cannot write or copy it", async () => {
         const thread = await as("alice").threads.create({ metadata: { kind: "ro" } });
         const ro = as("alice-readonly");
         expect(await ro.threads.get(thread.thread_id)).toEqual(await as("alice").threads.get(thread.thread_id));
@@ -569,7 +569,7 @@ export function isolationMatrix(name: string, create: (opts: { graphs: Record<st
     describe.each([
       ["alice", "bob"],
       ["bob", "alice"],
-    ])("store: %s owns, %s is the other user (auth.md 12.8)", (owner, other) => {
+    ])("store: %s owns, %s is the other user", (owner, other) => {
       const store = (who: string) => (as(who) as unknown as { store: StoreMethods }).store;
       const root = [owner, "r"];
       const mine = [...root, "memories"];

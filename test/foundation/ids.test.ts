@@ -28,7 +28,7 @@ describe("ids (D5, D19)", () => {
   });
 });
 
-describe("contains (api.md 8)", () => {
+describe("contains", () => {
   it("matches objects as recursive subsets and arrays by element containment", () => {
     expect(contains({ a: 1, b: { c: 2, d: 3 } }, { b: { c: 2 } })).toBe(true);
     expect(contains({ a: 1 }, { a: 2 })).toBe(false);

@@ -2,7 +2,7 @@ import { describe, expect, test } from "vitest";
 import { exactObject, exactVersions, exactVersionsSeen } from "../../src/exact-objects.js";
 import { echoGraph, harness } from "./helpers.js";
 
-describe("version maps at their exact size (issue 11)", () => {
+describe("version maps at their exact size", () => {
   test("the same keys in the same order with the same values, frozen; maps they cannot rebuild are kept", () => {
     const versions = { "branch:to:b": 3, __start__: 2, "a\"b": 1, "00000000000000000000000000000002.0.5": "00000000000000000000000000000002.0.5" };
     const exact = exactVersions(versions);

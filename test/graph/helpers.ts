@@ -40,7 +40,7 @@ export function harness(graph: CompiledGraph, threadId = "thread-1"): Harness {
   };
 }
 
-/** The one-node echo graph of engine.md 1.5. */
+/** A one-node echo graph. */
 export function echoGraph() {
   return new StateGraph(messagesState)
     .addNode("echo", (s) => {

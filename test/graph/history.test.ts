@@ -191,7 +191,7 @@ describe("copy, metadata, ordering", () => {
   });
 });
 
-test("the seed's superstep example: __input__, __start__, a node give steps -1, 0, 1", async () => {
+test("supersteps __input__, __start__, then a node give steps -1, 0, 1", async () => {
   const g = new StateGraph({ messages: { reducer: (a: unknown[], b: unknown[]) => [...a, ...b], default: () => [] as unknown[] } })
     .addNode("call_model", () => ({ messages: ["x"] }))
     .addEdge(START, "call_model")

@@ -149,7 +149,7 @@ describe("messages reducer", () => {
   });
 });
 
-describe("messages as recorded (issue 11: compact, same JSON)", () => {
+describe("messages as recorded (compact, same JSON)", () => {
   test("messages handed to user code have fields of their own: changing one changes no other", () => {
     const [a, b] = prepareMessages(["a", { role: "assistant", content: "b" }]) as [HumanMessage, AIMessage];
     const c = coerceMessage({ type: "ai", content: "c" }) as AIMessage;

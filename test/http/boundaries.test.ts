@@ -1,4 +1,4 @@
-// style.md absorb 7: the HTTP adapter lives by the rules of a third-party adapter. It may use the
+// The HTTP adapter lives by the rules of a third-party adapter (src/http/types.ts). It may use the
 // runtime's public barrel (types only), the shared error contract and the upload and report entries,
 // never runtime internals, and no Node built-ins (it runs in workers and service workers).
 import { readdirSync, readFileSync } from "node:fs";

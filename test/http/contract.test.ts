@@ -1,6 +1,5 @@
-// The runtime's contract suite, run twice more through the official SDK Client (D1, style.md
-// absorb 8): over a real socket (serve on 127.0.0.1, port 0), and through callerOptions.fetch with
-// no socket at all.
+// The runtime's contract suite, run twice more through the official SDK Client (D1): over a real
+// socket (serve on 127.0.0.1, port 0), and through callerOptions.fetch with no socket at all.
 import { Client } from "@langchain/langgraph-sdk";
 import { createFetchHandler } from "../../src/http/index.js";
 import { serve } from "../../src/node/index.js";

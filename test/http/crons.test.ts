@@ -1,5 +1,5 @@
 /**
- * Crons over HTTP (issue 16): the crons contract through the official SDK client on the fetch
+ * Crons over HTTP: the crons contract through the official SDK client on the fetch
  * handler, and the routes' wire details.
  */
 import { describe, expect, it } from "vitest";

@@ -1,5 +1,5 @@
 // Custom routes (graph.json `http.app`, `createFetchHandler({ app })`): the reference server's
-// "custom routes", "middleware" and "mutate request body" scenarios (api.md), with a plain fetch
+// "custom routes", "middleware" and "mutate request body" scenarios, with a plain fetch
 // function and a small Hono-style app (test/http/fake-hono.ts), and graph.json's http.app, env
 // and graph entries loaded by serveConfig.
 import { Client } from "@langchain/langgraph-sdk";

@@ -1,5 +1,5 @@
-// Issue 17's contract through the official SDK Client: over callerOptions.fetch (no socket) and
-// over a real socket (serve on 127.0.0.1, port 0).
+// The parity contract (test/runtime/parity-contract.ts) through the official SDK Client: over
+// callerOptions.fetch (no socket) and over a real socket (serve on 127.0.0.1, port 0).
 import { Client } from "@langchain/langgraph-sdk";
 import { createFetchHandler } from "../../src/http/index.js";
 import { serve } from "../../src/node/index.js";

@@ -393,7 +393,7 @@ export function storeContract({ name, create, reopen }: StoreContractOptions): v
       });
     });
 
-    // Cron records (issue 16): ./cron-contract.ts
+    // Cron records: ./cron-contract.ts
     cronStoreContract({ store: () => store, ...(reopen ? { reopen: async () => (store = await reopen(store)) } : {}) });
 
     describe("commits", () => {

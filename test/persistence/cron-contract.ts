@@ -1,5 +1,5 @@
 /**
- * The cron records section of the Store contract (issue 16), run by `storeContract` on every
+ * The cron records section of the Store contract, run by `storeContract` on every
  * store. Imports only `vitest` and core-safe src modules (the browser harness bundles it).
  */
 import { describe, expect, it } from "vitest";

@@ -1,5 +1,5 @@
 /**
- * The items part of the Store contract (long-term memory, api.md 1.6): run by `storeContract` on
+ * The items part of the Store contract (long-term memory): run by `storeContract` on
  * every store. Imports only `vitest` and core-safe src modules (the browser harness bundles it).
  */
 import { describe, expect, it } from "vitest";

@@ -1,5 +1,5 @@
 /**
- * Crons on PostgreSQL (issue 16): the crons contract in process, and two runtimes on two store
+ * Crons on PostgreSQL: the crons contract in process, and two runtimes on two store
  * instances over one schema (as two processes on one database) firing each tick exactly once.
  */
 import { inject } from "vitest";

@@ -1,5 +1,5 @@
 /**
- * Crons in process (issue 16): the contract on the memory store, a schedule that survives a
+ * Crons in process: the contract on the memory store, a schedule that survives a
  * restart of a JSON-file store, and two runtimes over one store firing each tick exactly once.
  */
 import "fake-indexeddb/auto";

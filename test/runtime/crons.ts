@@ -1,5 +1,5 @@
 /**
- * The crons contract (issue 16), written against the official SDK's `client.crons` methods so it
+ * The crons contract, written against the official SDK's `client.crons` methods so it
  * runs in process (`runtime.crons`) and over HTTP (the SDK client on the fetch handler). Time is
  * the runtime's injected clock: each test moves it on and runs a scheduler pass
  * (`schedulerOf(runtime).pass()`), so ticks are exact and nothing waits on real seconds.

@@ -1,8 +1,9 @@
 /**
- * Issue 17's contract: graph entries (promises, factories), declared schemas, default-assistant
- * defaults, thread streams, patchState, select (D28), re-answering an interrupt, and the wire
- * shapes clients parse. Written against the official SDK `Client`'s methods only, so the same
- * suite runs in process and over HTTP (test/http/parity.test.ts).
+ * The parity contract (features of the LangGraph servers): graph entries (promises, factories),
+ * declared schemas, default-assistant defaults, thread streams, patchState, select (D28),
+ * re-answering an interrupt, and the wire shapes clients parse. Written against the official SDK
+ * `Client`'s methods only, so the same suite runs in process and over HTTP
+ * (test/http/parity.test.ts).
  */
 import type { Client } from "@langchain/langgraph-sdk";
 import { afterEach, describe, expect, it } from "vitest";
@@ -79,7 +80,7 @@ async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
 }
 
 export function parityContract(name: string, create: (opts: ParityOptions) => Promise<ParityHarness>): void {
-  describe(`issue 17 contract: ${name}`, () => {
+  describe(`parity contract: ${name}`, () => {
     let h: ParityHarness | undefined;
     let gate: Gate;
     const factoryCalls: Array<Record<string, unknown>> = [];

@@ -1,5 +1,5 @@
-// Issue 17's contract in process (the same suite runs over HTTP in test/http/parity.test.ts),
-// plus what only createRuntime itself can show.
+// The parity contract (./parity-contract.ts) in process (the same suite runs over HTTP in
+// test/http/parity.test.ts), plus what only createRuntime itself can show.
 import { describe, expect, it } from "vitest";
 import { createRuntime } from "../../src/runtime/index.js";
 import { assistantDefaultsFromEnv, mergeAssistantDefaults } from "../../src/runtime/index.js";

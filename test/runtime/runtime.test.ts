@@ -357,7 +357,7 @@ describe("runtime options", () => {
   });
 });
 
-/** An auth provider over `x-user` headers: owner-scoped threads and assistants (auth.md 11). */
+/** An auth provider over `x-user` headers: owner-scoped threads and assistants. */
 function ownerAuth(log: AuthEvent[] = []): AuthProvider {
   return {
     async authenticate(request) {

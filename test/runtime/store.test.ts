@@ -1,5 +1,5 @@
 /**
- * Long-term memory (issue 16, api.md 1.6): `runtime.store` in process and the official SDK's
+ * Long-term memory: `runtime.store` in process and the official SDK's
  * `client.store` over HTTP run the same suite — round trips with namespaces, filters, prefixes,
  * paging, TTL expiry on an injected clock (no sleeps), semantic search with a deterministic
  * embedding, namespace listing — plus graph nodes sharing memories across threads.
@@ -333,7 +333,7 @@ describe("store over HTTP: the wire", () => {
   });
   afterEach(() => runtime.close());
 
-  it("answers as api.md 1.6: 204 for put and delete, JSON null for a missing item, 422 for bad labels", async () => {
+  it("answers as the agent server: 204 for put and delete, JSON null for a missing item, 422 for bad labels", async () => {
     expect((await call(handler, "PUT", "/store/items", { namespace: ["a", "b"], key: "k", value: { x: 1 } })).status).toBe(204);
     const got = await call(handler, "GET", "/store/items?namespace=a.b&key=k");
     expect(got.status).toBe(200);
@@ -383,7 +383,7 @@ describe("store with a handler that rewrites namespaces", () => {
 });
 
 describe("store with an auth filter on item values", () => {
-  // The handler stamps the owner into the value and filters on it (auth.md 6: filters see the value, namespace and key).
+  // The handler stamps the owner into the value and filters on it (filters see the value, namespace and key).
   const auth = () =>
     new Auth()
       .authenticate(({ headers }) => headers["x-user"] ?? "anonymous")

@@ -1,5 +1,5 @@
 /**
- * Subgraphs and the extra stream modes (issue 17) through the SDK-shaped surface, written only
+ * Subgraphs and the extra stream modes through the SDK-shaped surface, written only
  * against methods and options of the official `@langchain/langgraph-sdk` `Client`: run in
  * process (`createRuntime`) and over HTTP (the SDK client on the fetch handler).
  */

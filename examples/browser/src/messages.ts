@@ -1,4 +1,4 @@
-/** Chat messages as the agent's state holds them (the seed's message fields), for display. */
+/** Chat messages as the agent's state holds them, for display. */
 
 export interface ChatMessage {
   id?: string;

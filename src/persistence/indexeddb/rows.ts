@@ -228,7 +228,7 @@ function shifted(base: unknown, d: number): unknown {
  * Format 5, checkpoint bases only: a leaf a new base keeps from the previous base (`unionBase`)
  * holds `{"\u0000u": 0}`, *absent*: a row that lacks the leaf needs no `[i]` for it, a row that
  * has it sets it. A record's own objects never look like this (a one-key object whose key starts
- * with `\u0000` is stored escaped, `{"\u0000e": object}`, ./item-refs.ts), except right under
+ * with `\u0000` is stored escaped, `{"\u0000e": object}`, ../item-refs.ts), except right under
  * an escape, where it is the caller's and read as it is. Run records are not shared that way, so
  * run diffs do not take part (`absent` false).
  */

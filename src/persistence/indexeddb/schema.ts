@@ -57,7 +57,7 @@ export interface GraphdockDB extends DBSchema {
   docs: { key: [string, string]; value: DocRow; indexes: { by_seq: [string, number] } };
   /** Long-term memory: [namespace key, key] -> item (schema 4). */
   store_items: { key: [string, string]; value: ItemRow; indexes: { by_expiry: number } };
-  /** Crons (issue 16); `by_due` holds the scheduled ones only, by (next_run_date, cron_id). */
+  /** Crons; `by_due` holds the scheduled ones only, by (next_run_date, cron_id). */
   crons: { key: string; value: CronRow; indexes: { by_due: [string, string] } };
 }
 

@@ -95,7 +95,7 @@ export class MemoryData {
   /** Items with an expiry, ordered by it. */
   readonly itemExpiry = new ExpiryIndex();
   crons = new Map<string, CronRecord>();
-  /** Scheduled crons ordered by next tick (./crons.ts). */
+  /** Scheduled crons ordered by next tick (../crons.ts). */
   readonly dueIndex = new DueIndex();
 
   private nextRunSeq = 0;

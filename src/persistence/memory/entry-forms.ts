@@ -1,6 +1,6 @@
 /**
  * Compact forms of a stored checkpoint's metadata and pending writes in the memory store
- * (./checkpoints.ts), for heap per chat turn (issue 11). Each is turned back into the JSON it
+ * (./checkpoints.ts), for heap per chat turn. Each is turned back into the JSON it
  * was given on read: the same keys in the same order, the same values (by reference), frozen.
  *
  * - Metadata: the checkpoints of a thread have the same metadata but for `source`, `step`,
