@@ -1,4 +1,5 @@
-// Checks the built package: every path named in package.json "exports" and "bin" exists in dist/,
+// Checks the built package: every path named in package.json "exports", "typesVersions" and "bin"
+// exists in dist/, every subpath export has its typesVersions entry,
 // every tsup entry has an export, publint finds no errors, and the core entry bundles for a
 // browser target with no Node built-ins (D18).
 import { existsSync, readFileSync } from "node:fs";
@@ -16,6 +17,14 @@ function walk(target, where) {
   }
 }
 for (const [subpath, target] of Object.entries(pkg.exports)) walk(target, `exports["${subpath}"]`);
+// TypeScript's node10 resolution (TS 5.x; TS 7 dropped it) finds subpath types only through typesVersions.
+const typesVersions = pkg.typesVersions?.["*"] ?? {};
+for (const subpath of Object.keys(pkg.exports)) {
+  const name = subpath.slice(2);
+  if (subpath === "." || name === "package.json") continue;
+  if (!typesVersions[name]) problems.push(`exports["${subpath}"] has no typesVersions entry (node10 resolution would not find its types)`);
+  else walk(typesVersions[name], `typesVersions["${name}"]`);
+}
 for (const [name, target] of Object.entries(pkg.bin ?? {})) walk(target, `bin["${name}"]`);
 
 const { messages } = await publint({ pkgDir: ".", level: "error" });
