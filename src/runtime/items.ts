@@ -6,7 +6,7 @@
  * semantic search (`createRuntime({ index })`: items embedded on put, queries ranked by cosine
  * similarity).
  *
- * Choices where the reference is silent or leaks (recorded here and in the README):
+ * Choices where the LangGraph servers are silent or leak (recorded here and in docs/memory.md):
  * - An item the caller's auth filter hides reads as missing: `getItem` gives null (the JS server
  *   answers 404 for hidden items and null for missing ones, which tells them apart). Deleting a
  *   hidden item is refused (`forbidden`) as deleting a missing item outside the caller's filter

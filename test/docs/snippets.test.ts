@@ -15,8 +15,9 @@ import { docModules, type DocModule } from "./snippets.js";
 
 const root = new URL("../..", import.meta.url).pathname;
 const work = join(root, ".tmp", `doctest-${process.pid}`);
-// docs/decisions.md is the record of design decisions: prose cited by number, with no snippets.
-const files = ["README.md", ...readdirSync(join(root, "docs")).filter((f) => f.endsWith(".md") && f !== "decisions.md").sort().map((f) => `docs/${f}`)];
+// Pages of prose with no program to run: the record of design decisions, and how to develop graphdock.
+const PROSE = new Set(["decisions.md", "development.md"]);
+const files = ["README.md", ...readdirSync(join(root, "docs")).filter((f) => f.endsWith(".md") && !PROSE.has(f)).sort().map((f) => `docs/${f}`)];
 const modules: DocModule[] = files.flatMap((f) => docModules(join(root, f), f).modules);
 const fileOf = (m: DocModule) => join(work, `${m.name.replace(/[^\w.-]+/g, "_")}.ts`);
 
