@@ -19,6 +19,7 @@ import type {
   CheckpointSelector,
   CheckpointState,
   HistoryQuery,
+  Selection,
   StateSelection,
   Thread,
   ThreadGetStateOptions,
@@ -29,7 +30,6 @@ import type {
   ThreadStateSelectField,
   ThreadSummary,
   ThreadUpdatePayload,
-  Selection,
 } from "./types.js";
 
 /** The state of a thread without checkpoints (never run). */
