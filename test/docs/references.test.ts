@@ -2,7 +2,8 @@
  * References resolve inside the repository. Someone who clones it must be able to follow every
  * pointer the code and the documentation give:
  * - every decision number `D<n>` cited in src/, docs/, the README, test/, bench/, examples/ and
- *   scripts/ has its entry (`### D<n>. ...`) in docs/decisions.md, and every entry states a reason;
+ *   scripts/ has its entry in docs/decisions.md (a heading `### D<n>. ...` or a list item
+ *   `- **D<n>. ...**`), and every entry states a reason;
  * - every link of the README and docs/ (relative, to this repository on GitHub, or to an anchor)
  *   names a file that exists, and a heading that exists when it has an anchor; the README links
  *   absolutely, as the npm page renders no relative links;
@@ -65,9 +66,14 @@ const anchor = (heading: string) =>
 const anchorsOf = (file: string) => new Set([...prose(read(file)).matchAll(/^#+ (.+)$/gm)].map((m) => anchor(m[1]!)));
 
 const decisions = read("docs/decisions.md");
-/** Entry number -> its text (up to the next heading). */
+/** Entry number -> its text: a heading's up to the next heading, a list item's up to the next item. */
 const entries = new Map<number, string>();
-for (const m of decisions.matchAll(/^### D(\d+)\. .+\n([\s\S]*?)(?=^#{1,3} |(?![\s\S]))/gm)) entries.set(Number(m[1]), m[2]!);
+const numbers: number[] = [];
+for (const m of decisions.matchAll(/^(?:### D(\d+)\. .+\n|- \*\*D(\d+)\. )([\s\S]*?)(?=^#{1,3} |^- \*\*D\d+\. |(?![\s\S]))/gm)) {
+  const n = Number(m[1] ?? m[2]);
+  numbers.push(n);
+  entries.set(n, m[3]!);
+}
 
 /** Problems found in one file, as "file:line: what". */
 type Problems = string[];
@@ -102,12 +108,11 @@ const EXTERNAL = [
 
 describe("references", () => {
   it("docs/decisions.md: one entry per number, each with the decision and its reason", () => {
-    const numbers = [...decisions.matchAll(/^### D(\d+)\./gm)].map((m) => Number(m[1]));
     expect(numbers.length).toBeGreaterThan(0);
     expect(new Set(numbers).size, "a number given twice").toBe(numbers.length);
     for (const [n, text] of entries) {
-      expect(text, `D${n} states no reason`).toMatch(/\*Why:\* \S/);
-      expect(text.split("*Why:*")[0]!.trim().length, `D${n} states no decision`).toBeGreaterThan(40);
+      expect(text, `D${n} states no reason`).toMatch(/\bWhy:\**\s+\S/);
+      expect(text.split(/\**Why:/)[0]!.trim().length, `D${n} states no decision`).toBeGreaterThan(40);
     }
   });
 

@@ -86,6 +86,8 @@ const ENTRY_EXPORT: Record<string, string> = {
   "graphdock/postgres": "postgresStore",
   "graphdock/report": "compareReport",
   "graphdock/langgraph": "fromLangGraph",
+  "graphdock/mcp": "mcpEndpoint",
+  "graphdock/a2a": "a2aEndpoint",
 };
 const entries = Object.keys(pkg.exports)
   .filter((s) => s !== "./package.json")
