@@ -29,13 +29,14 @@ import { isLangGraphGraph, langGraphOf, type LangGraphAgent, type LangGraphGraph
 import type { Interrupt } from "../types.js";
 import { GraphdockItemStore, type ItemStoreLike } from "./item-store.js";
 import { GraphdockSaver } from "./saver.js";
-import { toLangGraphInput, toWire } from "./wire.js";
+import { eventToWire, toLangGraphInput, toWire } from "./wire.js";
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- LangGraph's snapshots and chunks are read by shape */
 type Any = any;
 
 /** The surface of a compiled LangGraph.js graph the adapter uses (a `Pregel`). */
 export interface LangGraphPregel extends LangGraphGraph {
+  streamEvents(input: Any, options: Any): AsyncIterable<Any>;
   getStateHistory(config: Any, options?: Any): AsyncIterable<Any>;
   bulkUpdateState(config: Any, supersteps: Any): Promise<Any>;
   getGraph(config?: Any): { toJSON(): Any };
@@ -64,31 +65,14 @@ const CHECKPOINTER = "__pregel_checkpointer";
 
 const ENGINE_MODES: readonly EngineStreamMode[] = ["values", "updates", "messages", "custom", "tasks", "checkpoints", "debug"];
 const NO_MODES: ReadonlySet<EngineStreamMode> = new Set();
+const NO_NAMESPACE: string[] = [];
 
-/**
- * A chat model chunk of LangGraph's `messages` mode (`[message, metadata]` in wire form) as the
- * `on_chat_model_stream` event of LangChain's stream-events v2 (only the fields clients read).
- */
-function emitModelStream(emit: NonNullable<ExecuteOptions["emit"]>, wire: unknown, ns: string[] | undefined): void {
-  if (!Array.isArray(wire) || !isPlainObject(wire[0])) return;
-  const meta = isPlainObject(wire[1]) ? wire[1] : {};
-  const event = {
-    event: "on_chat_model_stream",
-    name: typeof meta.ls_model_name === "string" ? meta.ls_model_name : "chat_model",
-    run_id: typeof meta.run_id === "string" ? meta.run_id : String(wire[0].id ?? ""),
-    tags: Array.isArray(meta.tags) ? meta.tags : [],
-    metadata: meta,
-    data: { chunk: wire[0] },
-    parent_ids: [],
-  };
-  if (ns) emit("events", event, ns);
-  else emit("events", event);
-}
-
-/** Emits an event of the root graph (`ns` empty) or of a subgraph. */
-function emitAt(emit: NonNullable<ExecuteOptions["emit"]>, mode: EngineStreamMode, data: unknown, ns: string[]): void {
-  if (ns.length > 0) emit(mode, data, ns);
-  else emit(mode, data);
+/** A stream-events v2 event of LangChain's `streamEvents` (the fields the adapter reads). */
+interface StreamEvent {
+  event: string;
+  run_id: string;
+  tags?: string[];
+  data: { chunk?: unknown };
 }
 
 /** Whether breakpoints name any node (`"*"` or a non-empty list). */
@@ -163,17 +147,16 @@ export class LangGraphAdapter implements CompiledGraph {
     const saver = new GraphdockSaver(store, config.metadata ? { metadata: config.metadata } : {});
     const { configurable, recursion_limit, tags, metadata, ...rest } = config;
     // Values are always streamed (the result needs them), the rest only when asked for.
-    // `events` (and the legacy `messages` mode the runtime derives from it): LangGraph's stream
-    // has no such mode; its chat model chunks (`messages`) are reported as on_chat_model_stream.
     const wantsEvents = modes.has("events");
-    const lgModes = ENGINE_MODES.filter((m) => m === "values" || modes.has(m) || (m === "messages" && wantsEvents));
+    // A run streaming `events` also runs LangGraph's `debug` mode, as the reference server always
+    // does: the mode's work in the loop decides where other modes' frames fall among the events.
+    const lgModes = ENGINE_MODES.filter((m) => m === "values" || modes.has(m) || (m === "debug" && wantsEvents));
     const streamSubgraphs = options.streamSubgraphs === true;
     const lgConfig: Record<string, unknown> = {
       ...rest,
       configurable: {
         ...configurable,
         thread_id: threadId,
-        checkpoint_ns: "",
         ...(options.checkpointId !== undefined ? { checkpoint_id: options.checkpointId } : {}),
         [CHECKPOINTER]: saver,
       },
@@ -185,32 +168,41 @@ export class LangGraphAdapter implements CompiledGraph {
       ...(options.interruptAfter !== undefined ? { interruptAfter: options.interruptAfter } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
       streamMode: lgModes,
-      subgraphs: true,
+      subgraphs: streamSubgraphs,
     };
     const items = options.itemStore ?? this.items;
     if (items) lgConfig.store = this.lentStore(items);
     // The last root values, converted once at the end (a long chat's state is large).
     let values: unknown = {};
     let interruptsSeen = false;
-    const stream = await this.graph.stream(toLangGraphInput(options.input), lgConfig);
-    for await (const chunk of stream) {
-      const [ns, mode, data] = chunk as [string[], EngineStreamMode, unknown];
+    const input = toLangGraphInput(options.input);
+    // The `events` mode is LangChain's stream events (v2), as the reference server streams them: the
+    // graph's own run carries the stream modes' chunks as its `on_chain_stream` events (which are
+    // not events of the mode); every other event but those tagged `langsmith:hidden` is one.
+    const rootRunId = wantsEvents ? (typeof configurable?.run_id === "string" ? configurable.run_id : options.ids.uuid()) : "";
+    const source: AsyncIterable<unknown> = wantsEvents
+      ? this.graph.streamEvents(input, { ...lgConfig, version: "v2", runId: rootRunId })
+      : await this.graph.stream(input, lgConfig);
+    for await (const item of source) {
+      let chunk = item;
+      if (wantsEvents) {
+        const event = item as StreamEvent;
+        if (event.event !== "on_chain_stream" || event.run_id !== rootRunId) {
+          if (emit && !event.tags?.includes("langsmith:hidden")) emit("events", listening && !listening() ? undefined : eventToWire(event));
+          continue;
+        }
+        chunk = event.data.chunk;
+      }
+      const [ns, mode, data] = (streamSubgraphs ? chunk : [NO_NAMESPACE, ...(chunk as unknown[])]) as [string[], EngineStreamMode, unknown];
       const nested = ns.length > 0;
       if (!nested && mode === "values") {
         if (isPlainObject(data) && "__interrupt__" in data) interruptsSeen = true;
         else values = data;
       }
-      if (!emit || (nested && !streamSubgraphs)) continue;
+      if (!emit || !modes.has(mode)) continue;
       // Nobody receives an event emitted now: it is emitted (the run's events keep their
       // numbering) without converting its data, which for `values` is the whole state.
-      if (listening && !listening()) {
-        if (mode === "messages" && wantsEvents) emitAt(emit, "events", undefined, ns);
-        if (modes.has(mode)) emitAt(emit, mode, undefined, ns);
-        continue;
-      }
-      if (mode === "messages" && wantsEvents) emitModelStream(emit, toWire(data, true), nested ? ns : undefined);
-      if (!modes.has(mode)) continue;
-      const wire = toWire(data, mode === "messages");
+      const wire = listening && !listening() ? undefined : toWire(data, mode === "messages");
       if (nested) emit(mode, wire, ns);
       else emit(mode, wire);
     }

@@ -5,6 +5,7 @@
  * LangGraph's.
  */
 import { Command as LgCommand, Send as LgSend } from "@langchain/langgraph/web";
+import { CHUNK_TYPES } from "../graph/chunks.js";
 import { Command, Send } from "../graph/constants.js";
 
 /** A message's `toJSON()` form (LangChain's serialized constructor: `{ lc, type, id, kwargs }`). */
@@ -30,15 +31,6 @@ export function isMessageInstance(v: unknown): v is MessageLike {
     "content" in v
   );
 }
-
-const CHUNK_TYPES: Record<string, string> = {
-  ai: "AIMessageChunk",
-  human: "HumanMessageChunk",
-  tool: "ToolMessageChunk",
-  system: "SystemMessageChunk",
-  generic: "ChatMessageChunk",
-  function: "FunctionMessageChunk",
-};
 
 /**
  * One message in dict form, with the fields the reference server always sends. With `asChunk`
@@ -90,6 +82,28 @@ export function toWire(value: unknown, asChunks = false, serialized?: Serialized
   }
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) if (v !== undefined && typeof v !== "function") out[k] = toWire(v, false, serialized);
+  return out;
+}
+
+/**
+ * A LangChain stream event as plain JSON, as the reference server sends it: every message (a
+ * chunk too) as LangChain's `toDict()` makes it (`{ ...fields set, type: "ai" | "human" | ... }`,
+ * no defaults added), the rest as `toWire` makes it.
+ */
+export function eventToWire(value: unknown): unknown {
+  if (value === null || typeof value !== "object") return value;
+  if (isMessageInstance(value)) {
+    const { type, data } = value.toDict();
+    return eventToWire({ ...data, type });
+  }
+  if (Array.isArray(value)) return value.map((v) => (v === undefined ? null : eventToWire(v)));
+  if (value instanceof Date) return value.toISOString();
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null && typeof (value as { toJSON?: unknown }).toJSON === "function") {
+    return eventToWire((value as { toJSON(): unknown }).toJSON());
+  }
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) if (v !== undefined && typeof v !== "function") out[k] = eventToWire(v);
   return out;
 }
 

@@ -13,7 +13,7 @@ import { isPlainObject } from "../json.js";
 import type { StreamMode } from "./types.js";
 
 export interface StreamShaper {
-  /** The modes the engine must produce (more than requested: the legacy mode needs `events` and `values`). */
+  /** The modes the engine must produce (more than requested: the legacy mode needs `events`, `values` and `messages`). */
   readonly modes: ReadonlySet<EngineStreamMode>;
   /** Takes one engine event and publishes what the requested modes make of it. */
   emit(mode: EngineStreamMode, data: unknown, namespace?: readonly string[]): void;
@@ -28,7 +28,9 @@ export function streamShaper(requested: readonly StreamMode[], subgraphs: boolea
   const modes = new Set<EngineStreamMode>();
   for (const mode of requested) {
     if (mode === "messages-tuple") modes.add("messages");
-    else if (mode === "messages") modes.add("events").add("values");
+    // As the reference server, which also runs LangGraph's messages mode (it names the
+    // messages nodes return: a tool message's id is made from its run and tool call).
+    else if (mode === "messages") modes.add("events").add("values").add("messages");
     else if (mode !== "tools" && mode !== "lifecycle") modes.add(mode);
   }
   const { legacyChunk, legacyComplete } = legacy ? legacyShaper(publish) : NO_LEGACY;
@@ -42,10 +44,9 @@ export function streamShaper(requested: readonly StreamMode[], subgraphs: boolea
         if (legacy && isPlainObject(data)) legacyChunk(data);
         return;
       }
+      // The legacy mode's `messages/complete` follows the root `values` event it comes from.
+      if (wanted.has(mode === "messages" ? "messages-tuple" : mode) && (!nested || subgraphs)) publish(nested ? `${mode}|${namespace.join("|")}` : mode, data);
       if (legacy && mode === "values" && !nested) legacyComplete(data);
-      if (!wanted.has(mode === "messages" ? "messages-tuple" : mode)) return;
-      if (nested && !subgraphs) return;
-      publish(nested ? `${mode}|${namespace.join("|")}` : mode, data);
     },
   };
 }

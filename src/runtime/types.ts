@@ -130,15 +130,23 @@ export type RunEvent =
 /** Modes whose events a subgraph also sends, with its namespace in the event name. */
 export type NamespacedMode = "values" | "updates" | "messages" | "custom" | "tasks" | "checkpoints" | "debug";
 
-/** One LangChain stream-events v2 object (`events` mode). */
+/**
+ * One LangChain stream-events v2 object (`events` mode), as the LangGraph.js server sends it: the
+ * graph's and each node's `on_chain_start` / `on_chain_end`, each router's (`RunnableLambda`),
+ * a chat model's `on_chat_model_start` / `on_chat_model_stream` / `on_chat_model_end`, a tool's
+ * `on_tool_start` / `on_tool_end` / `on_tool_error`, and whatever else a LangGraph.js graph's
+ * runnables report (`on_custom_event`, `on_retriever_*`, ...). Messages in `data` are in
+ * LangChain's `toDict()` form (`type: "ai"` for a chunk too).
+ */
 export interface StreamEventData {
-  event: "on_chain_start" | "on_chain_stream" | "on_chain_end" | "on_chat_model_stream" | "on_chat_model_start" | "on_chat_model_end";
+  event: "on_chain_start" | "on_chain_end" | "on_chat_model_start" | "on_chat_model_stream" | "on_chat_model_end" | "on_tool_start" | "on_tool_end" | "on_tool_error" | (string & {});
   name: string;
   run_id: string;
   tags: string[];
   metadata: Record<string, unknown>;
   data: Record<string, unknown>;
-  parent_ids: string[];
+  /** The enclosing runs' ids, outermost first: graphdock's own graphs give them (LangChain.js's events have none). */
+  parent_ids?: string[];
 }
 
 /** The name of a `RunEvent`. */
