@@ -198,6 +198,12 @@ export class StateGraph<S extends StateSpec = StateSpec, Ctx = any> {
   }
 }
 
+/** @internal Reports each router a node's writes go through (the `events` stream mode). */
+export interface RouterRun {
+  /** A router starts, on the state it reads; the function returned takes what it returned. */
+  start(state: unknown): (output: unknown) => void;
+}
+
 /** The compiled form of a `StateGraph`: what the runtime registers under a graph id. */
 export class CompiledStateGraph implements CompiledGraph {
   readonly nodeNames: readonly string[];
@@ -272,6 +278,7 @@ export class CompiledStateGraph implements CompiledGraph {
     state: Record<string, unknown>,
     config: RunnableConfig,
     ids: Pick<Ids, "uuid">,
+    routerRun?: RouterRun,
   ): Promise<{ writes: Write[]; shown: Record<string, unknown> | null }> {
     const writes: Write[] = [];
     let stateUpdate: unknown = update;
@@ -303,7 +310,9 @@ export class CompiledStateGraph implements CompiledGraph {
     if (branches) {
       const local = this.localRead(state, writes);
       for (const b of branches) {
+        const end = routerRun?.start(local);
         const out = await b.router(local, config);
+        end?.(out);
         for (const dest of Array.isArray(out) ? out : [out]) {
           const mapped = typeof dest === "string" && b.pathMap ? b.pathMap[dest] : dest;
           if (mapped === undefined) throw new InvalidUpdateError(`Router of "${name}" returned "${String(dest)}", which is not in its path map.`);

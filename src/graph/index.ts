@@ -11,6 +11,7 @@ export type {
   AIMessage,
   SystemMessage,
   ToolMessage,
+  ToolResultMessage,
   RemoveMessageObject,
   ToolCall,
   InvalidToolCall,

@@ -1,5 +1,5 @@
 /** The superstep loop: `CompiledGraph.execute`. */
-import { concatChunks } from "./chunks.js";
+import { concatChunks, eventChunk, tupleChunk } from "./chunks.js";
 import { freeze, produce } from "immer";
 import { invalidInput, notFound } from "../errors.js";
 import type { Checkpoint, CheckpointMetadata, PendingWrite, StoredCheckpoint, WriteOp } from "../persistence/types.js";
@@ -17,7 +17,8 @@ import {
 } from "./algo.js";
 import { Command, ERROR, INPUT, INTERRUPT, NO_WRITES, NULL_TASK_ID, RESUME, START, isSpecialChannel } from "./constants.js";
 import { GraphAbortError, GraphInterrupt, GraphRecursionError, InvalidUpdateError } from "./errors.js";
-import type { CompiledStateGraph } from "./graph.js";
+import type { CompiledStateGraph, RouterRun } from "./graph.js";
+import { toolMessage, type ToolResultMessage } from "./messages.js";
 import { checkpointPayload, ref, snapshotOf } from "./state.js";
 import { isCompiledStateGraph, nsSegments, taskNamespace } from "./subgraphs.js";
 import { exactObject } from "../exact-objects.js";
@@ -160,7 +161,7 @@ export async function execute(graph: CompiledStateGraph, o: ExecuteOptions): Pro
   const base = { name: graph.name, tags: o.config.tags ?? [], run_id: runId, metadata: eventMetadata(o.config), parent_ids: [] };
   o.emit!("events", { event: "on_chain_start", data: { input: eventInput(o.input) }, ...base });
   const result = await run(graph, o, [runId]);
-  o.emit!("events", { event: "on_chain_end", data: { input: eventInput(o.input), output: result.values }, ...base });
+  o.emit!("events", { event: "on_chain_end", data: { output: result.values }, ...base });
   return result;
 }
 
@@ -372,22 +373,23 @@ async function run(graph: CompiledStateGraph, o: ExecuteOptions, eventParents: r
       const iid = hash32(taskNs);
       const hidden = task.name === START;
       const wantsEvents = modes?.has("events") === true && o.emit !== undefined && !hidden;
-      const nodeMeta = on("messages") || wantsEvents ? messageMetadata(config, task, step, taskNs) : undefined;
-      const msgMeta = on("messages") ? nodeMeta : undefined;
-      // Stream events (`events` mode): this node's run, and one chat model run per streamed message.
+      const msgMeta = on("messages") ? messageMetadata(config, task, step, taskNs) : undefined;
+      // Stream events (`events` mode), as LangChain reports a LangGraph node: the node's run; in it,
+      // a chat model run per streamed message, a tool run per `ctx.runTool`, a run per router.
+      const runTags = config.tags ?? [];
       const nodeRun = wantsEvents
-        ? { name: task.name, tags: [...(config.tags ?? []), `graph:step:${step}`], run_id: ids.uuid(), metadata: nodeMeta, parent_ids: [...eventParents] }
+        ? { name: task.name, tags: [...runTags, `graph:step:${step}`], run_id: ids.uuid(), metadata: nodeEventMetadata(config, task, step, taskNs), parent_ids: [...eventParents] }
         : undefined;
+      const childEvent = (event: string, name: string, run_id: string, data: unknown) =>
+        emit("events", { event, data, name, tags: runTags, run_id, metadata: nodeRun!.metadata, parent_ids: [...eventParents, nodeRun!.run_id] });
       /** Chat model runs of this node (one per streamed message id): run id and the message so far. */
       const modelRuns = new Map<string, { run_id: string; message: Record<string, unknown> }>();
-      const modelEvent = (event: string, run_id: string, data: unknown) =>
-        emit("events", { event, data, name: "ChatModel", tags: nodeRun!.tags, run_id, metadata: nodeRun!.metadata, parent_ids: [...eventParents, nodeRun!.run_id] });
       // The prompt is not known to the engine: a model run's input is the node's input messages
       // (LangChain's shape, a list of message lists).
       const modelInput = () => ({ messages: [isPlainObject(values) && Array.isArray(values.messages) ? values.messages : []] });
       /** `on_chat_model_end` for each message this node streamed, carrying the accumulated message. */
       const endModelRuns = () => {
-        for (const m of modelRuns.values()) modelEvent("on_chat_model_end", m.run_id, { input: modelInput(), output: m.message });
+        for (const m of modelRuns.values()) childEvent("on_chat_model_end", "ChatModel", m.run_id, { output: m.message, input: modelInput() });
         modelRuns.clear();
       };
       /** The plain resume value left for this task: this graph's, else an enclosing graph's. */
@@ -417,22 +419,38 @@ async function run(graph: CompiledStateGraph, o: ExecuteOptions, eventParents: r
         writer: (chunk) => {
           if (!dead) emit("custom", chunk);
         },
-        emitMessage: (chunk) => {
+        emitMessage: (raw) => {
           if (dead) return;
-          if (msgMeta) {
-            if (typeof chunk.id === "string") seenMessages.add(chunk.id);
-            emit("messages", [chunk, msgMeta]);
-          }
           if (nodeRun) {
-            // on_chat_model_start before a message's first chunk, on_chat_model_end when the node ends.
+            // A model call streams one message: a chunk of another id starts the next call.
+            const chunk = eventChunk(raw);
             const key = typeof chunk.id === "string" ? chunk.id : "";
             let modelRun = modelRuns.get(key);
             if (!modelRun) {
-              modelRuns.set(key, (modelRun = { run_id: ids.uuid(), message: { ...chunk } }));
-              modelEvent("on_chat_model_start", modelRun.run_id, { input: modelInput() });
+              endModelRuns();
+              modelRuns.set(key, (modelRun = { run_id: ids.uuid(), message: chunk }));
+              childEvent("on_chat_model_start", "ChatModel", modelRun.run_id, { input: modelInput() });
             } else modelRun.message = concatChunks(modelRun.message, chunk);
-            modelEvent("on_chat_model_stream", modelRun.run_id, { chunk });
+            childEvent("on_chat_model_stream", "ChatModel", modelRun.run_id, { chunk });
           }
+          if (msgMeta) {
+            if (typeof raw.id === "string") seenMessages.add(raw.id);
+            emit("messages", [tupleChunk(raw), msgMeta]);
+          }
+        },
+        runTool: async (call, fn) => {
+          const toolRun = nodeRun && !dead ? ids.uuid() : undefined;
+          const input = call.args;
+          if (toolRun) childEvent("on_tool_start", call.name, toolRun, { input });
+          let message: ToolResultMessage;
+          try {
+            message = toolMessage(call, await fn(input));
+          } catch (err) {
+            if (toolRun && !dead) childEvent("on_tool_error", call.name, toolRun, { error: errorText(err), input });
+            throw err;
+          }
+          if (toolRun && !dead) childEvent("on_tool_end", call.name, toolRun, { output: message, input });
+          return message;
         },
         invoke: async <O>(sub: CompiledGraph, subInput: unknown): Promise<O> => {
           if (!isCompiledStateGraph(sub)) throw invalidInput(`Node "${task.name}": ctx.invoke runs graphs compiled with graphdock's StateGraph only.`);
@@ -480,25 +498,31 @@ async function run(graph: CompiledStateGraph, o: ExecuteOptions, eventParents: r
       taskEvent("task", { id: task.id, name: task.name, input, triggers: task.triggers, interrupts: [] });
       if (nodeRun) emit("events", { event: "on_chain_start", data: { input }, ...nodeRun });
       const resumeWrites = (): PendingWrite[] => (resumes.length > 0 ? [[task.id, RESUME, freeze(resumes, true)]] : []);
+      // A router run (LangChain's `RunnableLambda`) per conditional edge the node's writes go through.
+      const routerRun: RouterRun | undefined = nodeRun && {
+        start: (state) => {
+          const run_id = ids.uuid();
+          childEvent("on_chain_start", "RunnableLambda", run_id, { input: state });
+          return (output) => {
+            if (!dead) childEvent("on_chain_end", "RunnableLambda", run_id, { output, input: state });
+          };
+        },
+      };
       let out: Outcome;
       try {
         const update = hidden ? input : await graph.nodes.get(task.name)!(input as never, ctx);
-        const { writes, shown } = await graph.nodeWrites(task.name, update, values, config, ids);
+        if (nodeRun && !dead) endModelRuns();
+        const { writes, shown } = await graph.nodeWrites(task.name, update, values, config, ids, routerRun);
         // Earlier interrupts stay recorded: the history entry of this checkpoint keeps showing them.
         const asked = stored.get(task.id)?.filter((w) => w[1] === INTERRUPT) ?? [];
         const pw: PendingWrite[] = [...resumeWrites(), ...asked, ...writes.map((w) => [task.id, w[0], w[1]] as const)];
         if (writes.length === 0) pw.push([task.id, NO_WRITES, null]);
         out = { task, writes: pw, state: writes, interrupts: [], consumedNullResume: consumed };
         if (!dead && !hidden) {
+          if (nodeRun) emit("events", { event: "on_chain_end", data: { output: Command.is(update) ? shown : (update ?? null), input }, ...nodeRun });
+          if (msgMeta) emitWholeMessages(graph, writes, seenMessages, (m) => emit("messages", [m, msgMeta]));
           emit("updates", { [task.name]: shown });
           taskEvent("task_result", { id: task.id, name: task.name, result: shown ?? {}, interrupts: [] });
-          if (msgMeta) emitWholeMessages(graph, writes, seenMessages, (m) => emit("messages", [m, msgMeta]));
-          if (nodeRun) {
-            endModelRuns();
-            const output = Command.is(update) ? shown : (update ?? null);
-            emit("events", { event: "on_chain_stream", data: { chunk: output }, ...nodeRun });
-            emit("events", { event: "on_chain_end", data: { input, output }, ...nodeRun });
-          }
         }
       } catch (err) {
         // The messages a failed or interrupted node streamed still end (as a model call would have).
@@ -622,17 +646,25 @@ function messageMetadata(config: RunnableConfig, task: Task, step: number, ns: s
   for (const [k, v] of Object.entries(config.configurable)) {
     if (!k.startsWith("__") && (typeof v === "string" || typeof v === "number" || typeof v === "boolean")) meta[k] = v;
   }
-  return Object.freeze({
-    ...meta,
-    langgraph_step: step,
-    langgraph_node: task.name,
-    langgraph_triggers: task.triggers,
-    langgraph_path: task.path,
-    langgraph_checkpoint_ns: ns,
-    checkpoint_ns: ns,
-    tags: config.tags ?? [],
-  });
+  return Object.freeze({ ...meta, ...taskMetadata(task, step, ns), tags: config.tags ?? [] });
 }
+
+/** What LangGraph adds to a task's runs' metadata. */
+const taskMetadata = (task: Task, step: number, ns: string) => ({
+  langgraph_step: step,
+  langgraph_node: task.name,
+  langgraph_triggers: task.triggers,
+  langgraph_path: task.path,
+  langgraph_checkpoint_ns: ns,
+  checkpoint_ns: ns,
+});
+
+/** Stream events' metadata of a task's runs: the run's, and the task's. */
+const nodeEventMetadata = (config: RunnableConfig, task: Task, step: number, ns: string): Record<string, unknown> =>
+  Object.freeze({ ...eventMetadata(config), ...taskMetadata(task, step, ns) });
+
+/** An error as a stream event names it (`on_tool_error`). */
+const errorText = (err: unknown): string => (err instanceof Error ? `${err.name}: ${err.message}` : String(err));
 
 /** Whole messages a node wrote under a messages-reducer key, unless already seen in the run. */
 function emitWholeMessages(graph: CompiledStateGraph, writes: readonly Write[], seen: Set<string>, send: (m: unknown) => void) {

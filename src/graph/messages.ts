@@ -190,6 +190,29 @@ function build(type: Kind, f: Record<string, unknown>, role: string | undefined,
   }
 }
 
+/** The tool message answering a tool call, before the state gives it an id (`ctx.runTool`). */
+export type ToolResultMessage = Omit<ToolMessage, "id" | "artifact"> & { artifact?: unknown };
+
+/**
+ * The tool message answering `call` with a tool's `result`, as LangChain's tools make it: a
+ * string result is its content, anything else its JSON; a tool message the tool made itself is
+ * kept, with the call's id and name where it has none.
+ */
+export function toolMessage(call: { name: string; id?: string | null }, result: unknown): ToolResultMessage {
+  const own = isPlainObject(result) && result.type === "tool" ? result : undefined;
+  const content = own ? (own.content ?? "") : typeof result === "string" ? result : (JSON.stringify(result) ?? "");
+  return {
+    ...own,
+    content,
+    additional_kwargs: isPlainObject(own?.additional_kwargs) ? own.additional_kwargs : {},
+    response_metadata: isPlainObject(own?.response_metadata) ? own.response_metadata : {},
+    type: "tool",
+    name: typeof own?.name === "string" ? own.name : call.name,
+    tool_call_id: typeof own?.tool_call_id === "string" ? own.tool_call_id : (call.id ?? ""),
+    status: own?.status === "error" ? "error" : "success",
+  };
+}
+
 const BASE_FIELDS = ["content", "additional_kwargs", "response_metadata", "name"];
 const WIRE_FIELDS: Record<string, readonly string[]> = {
   human: [...BASE_FIELDS, "example"],

@@ -7,6 +7,7 @@ import type { ItemStore } from "../items/types.js";
 import type { Clock, Ids } from "../ids.js";
 import type { CheckpointMetadata, CheckpointStore } from "../persistence/types.js";
 import type { Interrupt } from "../types.js";
+import type { ToolCall, ToolResultMessage } from "./messages.js";
 
 /** Stream modes the engine produces (the runtime adds `metadata` and `error`). */
 export type EngineStreamMode =
@@ -50,6 +51,14 @@ export interface NodeContext<Ctx = unknown> {
    * the engine adds the tuple metadata (`langgraph_node`, `langgraph_step`, ...).
    */
   emitMessage(chunk: Record<string, unknown>): void;
+  /**
+   * Runs one tool call a model asked for, `fn(call.args)`, and resolves the tool message
+   * answering it (`content`: the result, a string as is, anything else as JSON; `tool_call_id`
+   * and `name` from the call). The `events` stream mode reports it as a tool run
+   * (`on_tool_start`, then `on_tool_end`, or `on_tool_error` when `fn` throws or interrupts), as
+   * it reports the runs of LangGraph's `ToolNode`. `ctx.interrupt()` inside `fn` pauses the node.
+   */
+  runTool(call: Pick<ToolCall, "name" | "args"> & { id?: string | null }, fn: (args: Record<string, unknown>) => unknown): Promise<ToolResultMessage>;
   threadId: string;
   step: number;
   /** Name of the node being run. */

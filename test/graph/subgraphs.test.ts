@@ -44,6 +44,9 @@ function parentGraph(child: CompiledStateGraph) {
 }
 
 /** A harness that also records each event's namespace. */
+/** An AI chunk as stream events carry it (LangChain's `toDict()` form). */
+const chunkOf = (fields: Record<string, unknown>) => ({ additional_kwargs: {}, response_metadata: {}, tool_call_chunks: [], tool_calls: [], invalid_tool_calls: [], ...fields, type: "ai" });
+
 function nsHarness(graph: CompiledStateGraph) {
   const h = harness(graph);
   const events: Ev[] = [];
@@ -318,7 +321,7 @@ describe("stream modes", () => {
   });
 
 
-  test("events: on_chain_start/stream/end for the graph and each node, on_chat_model_stream for emitted chunks, with run ids and parent_ids", async () => {
+  test("events: on_chain_start/end for the graph and each node, a chat model run for emitted chunks (LangChain's chunk form), with run ids and parent_ids", async () => {
     const g = new StateGraph({ log: logKey })
       .addNode("talk", (_s, ctx) => {
         ctx.emitMessage({ type: "AIMessageChunk", id: "m1", content: "he" });
@@ -338,16 +341,15 @@ describe("stream modes", () => {
       ["on_chat_model_stream", "ChatModel"],
       ["on_chat_model_stream", "ChatModel"],
       ["on_chat_model_end", "ChatModel"],
-      ["on_chain_stream", "talk"],
       ["on_chain_end", "talk"],
       ["on_chain_end", "talker"],
     ]);
-    const [start, node, modelStart, chunk1, chunk2, modelEnd, stream, nodeEnd, end] = events as [typeof events[0], ...typeof events];
+    const [start, node, modelStart, chunk1, chunk2, modelEnd, nodeEnd, end] = events as [typeof events[0], ...typeof events];
     expect(modelStart!.run_id).toBe(chunk1!.run_id);
     expect(modelStart!.data).toEqual({ input: { messages: [[]] } });
     expect(modelEnd!.run_id).toBe(chunk1!.run_id);
     expect(modelEnd!.parent_ids).toEqual([start.run_id, node!.run_id]);
-    expect(modelEnd!.data).toEqual({ input: { messages: [[]] }, output: { type: "AIMessageChunk", id: "m1", content: "hello" } });
+    expect(modelEnd!.data).toEqual({ input: { messages: [[]] }, output: chunkOf({ id: "m1", content: "hello" }) });
     expect(start.data).toEqual({ input: { log: ["in"] } });
     expect(start.parent_ids).toEqual([]);
     expect(end!.run_id).toBe(start.run_id);
@@ -355,15 +357,17 @@ describe("stream modes", () => {
     expect(node!.parent_ids).toEqual([start.run_id]);
     expect(node!.tags).toEqual(["graph:step:1"]);
     expect(node!.metadata).toMatchObject({ langgraph_node: "talk", langgraph_step: 1, langgraph_triggers: ["branch:to:talk"] });
-    expect(chunk1!.data.chunk).toEqual({ type: "AIMessageChunk", id: "m1", content: "he" });
+    // The model runs' tags are the run's (the node's step tag is the node's own).
+    expect(modelStart!.tags).toEqual([]);
+    expect(chunk1!.data.chunk).toEqual(chunkOf({ id: "m1", content: "he" }));
     expect(chunk1!.parent_ids).toEqual([start.run_id, node!.run_id]);
     expect(chunk2!.run_id).toBe(chunk1!.run_id);
-    expect(stream!.data).toEqual({ chunk: { log: "talk" } });
     expect(nodeEnd!.data).toEqual({ input: { log: ["in"] }, output: { log: "talk" } });
+    expect(end!.data).toEqual({ output: { log: ["in", "talk"] } });
     expect(new Set(events.map((e) => e.run_id)).size).toBe(3);
   });
 
-  test("events: each streamed message is its own chat model run; a node that fails after streaming still ends them", async () => {
+  test("events: each streamed message is its own chat model run (a new message ends the one before); a node that fails after streaming still ends them", async () => {
     const g = new StateGraph({ log: logKey })
       .addNode("talk", (_s, ctx) => {
         ctx.emitMessage({ type: "AIMessageChunk", id: "a", content: "one" });
@@ -380,16 +384,25 @@ describe("stream modes", () => {
     expect(model.map((e) => e.event)).toEqual([
       "on_chat_model_start",
       "on_chat_model_stream",
+      "on_chat_model_end",
       "on_chat_model_start",
       "on_chat_model_stream",
       "on_chat_model_stream",
       "on_chat_model_end",
-      "on_chat_model_end",
     ]);
-    expect(model[0]!.run_id).not.toBe(model[2]!.run_id);
-    expect(model.slice(5).map((e) => [e.run_id, e.data.output])).toEqual([
-      [model[0]!.run_id, { type: "AIMessageChunk", id: "a", content: "one" }],
-      [model[2]!.run_id, { type: "AIMessageChunk", id: "b", content: "two", tool_call_chunks: [{ index: 0, name: "f", args: '{"x":1}' }] }],
+    expect(model[0]!.run_id).not.toBe(model[3]!.run_id);
+    expect([model[2], model[6]].map((e) => [e!.run_id, e!.data.output])).toEqual([
+      [model[0]!.run_id, chunkOf({ id: "a", content: "one" })],
+      // A tool call chunk without an id is an invalid tool call (as LangChain reads it).
+      [
+        model[3]!.run_id,
+        chunkOf({
+          id: "b",
+          content: "two",
+          tool_call_chunks: [{ index: 0, name: "f", args: '{"x":1}' }],
+          invalid_tool_calls: [{ name: "f", args: '{"x":1}', id: undefined, error: "Malformed args.", type: "invalid_tool_call" }],
+        }),
+      ],
     ]);
   });
 
