@@ -209,6 +209,22 @@ async function run(graph: CompiledStateGraph, o: ExecuteOptions, eventParents: r
   let resumeMap =
     parsed.kind === "command" && isResumeMap(parsed.command.resume) ? (parsed.command.resume as Record<string, unknown>) : link?.resumeMap;
 
+  // With the `events` mode, a step's values frame waits until the next step's first node has
+  // started (or the run ends): where LangGraph.js's loop sends it among the events.
+  const deferValues = o.emit !== undefined && modes?.has("events") === true;
+  let heldValues: { values: unknown } | undefined;
+  const emitValues = (values: unknown) => {
+    if (!on("values")) return;
+    if (deferValues) heldValues = { values };
+    else emit("values", values);
+  };
+  const flushValues = () => {
+    if (!heldValues) return;
+    const { values } = heldValues;
+    heldValues = undefined;
+    emit("values", values);
+  };
+
   /** The `checkpoints` and `debug` events of a checkpoint. */
   const emitCheckpoint = (stored: StoredCheckpoint, parentId: string | null) => {
     if (!on("checkpoints") && !on("debug")) return;
@@ -250,7 +266,7 @@ async function run(graph: CompiledStateGraph, o: ExecuteOptions, eventParents: r
     saved = stored;
     cp = next;
     pending = [];
-    if (showValues && on("values")) emit("values", readValues(def, next));
+    if (showValues && on("values")) emitValues(readValues(def, next));
     emitCheckpoint(stored, parent?.checkpoint.id ?? null);
   };
   const nextCheckpoint = (tasks: Parameters<typeof applyWrites>[2], stepFlag: boolean) =>
@@ -299,7 +315,7 @@ async function run(graph: CompiledStateGraph, o: ExecuteOptions, eventParents: r
     cp = produce(cp, (d) => {
       d.versions_seen[INTERRUPT] = { ...cp.channel_versions };
     });
-    if (on("values")) emit("values", readValues(def, cp));
+    if (on("values")) emitValues(readValues(def, cp));
     // As the reference loop does at each step, a continued run first reports the checkpoint it starts from.
     emitCheckpoint(saved, saved.parent_checkpoint_id);
   } else if (parsed.kind === "command") {
@@ -332,251 +348,263 @@ async function run(graph: CompiledStateGraph, o: ExecuteOptions, eventParents: r
   }
 
   // The loop.
-  for (;;) {
-    checkAbort();
-    if (step > stop) throw new GraphRecursionError(limit);
-    const tasks = prepareTasks(def, cp, step, "sorted");
-    if (tasks.length === 0) return { status: "done", values: readValues(def, cp), interrupts: [], checkpointId: cp.id };
+  try {
+    return await steps();
+  } finally {
+    flushValues();
+  }
 
-    const stored = new Map<string, PendingWrite[]>();
-    for (const w of pending) {
-      const list = stored.get(w[0]);
-      if (list) list.push(w);
-      else stored.set(w[0], [w]);
-    }
-    const succeeded = (t: Task) => stored.get(t.id)?.some((w) => !isSpecialChannel(w[1]) || w[1] === NO_WRITES) ?? false;
-    const toRun = tasks.filter((t) => !succeeded(t));
-    if (toRun.length > 0 && matches(before, toRun, cp)) {
-      emit("values", { __interrupt__: [] });
-      return { status: "interrupted", values: readValues(def, cp), interrupts: [], checkpointId: cp.id };
-    }
+  async function steps(): Promise<ExecuteResult> {
+    for (;;) {
+      checkAbort();
+      if (step > stop) throw new GraphRecursionError(limit);
+      const tasks = prepareTasks(def, cp, step, "sorted");
+      if (tasks.length === 0) return { status: "done", values: readValues(def, cp), interrupts: [], checkpointId: cp.id };
 
-    const values = readValues(def, cp);
-    const nullResume = { value: pending.find((w) => w[0] === NULL_TASK_ID && w[1] === RESUME) };
-    const checkpointId = cp.id;
-    let held: WriteOp[] = [];
-    let dead = false;
-    let remaining = toRun.length;
-
-    /** A task start or finish for the `tasks` and `debug` modes (hidden `__start__` excluded). */
-    const taskEvent = (type: "task" | "task_result", payload: Record<string, unknown>) => {
-      if (dead || payload.name === START) return;
-      emit("tasks", payload);
-      if (on("debug")) emit("debug", { type, timestamp: new Date(clock()).toISOString(), step, payload });
-    };
-    const runTask = async (task: Task): Promise<Outcome> => {
-      const resumes = [...((stored.get(task.id)?.find((w) => w[1] === RESUME)?.[2] as unknown[] | undefined) ?? [])];
-      let counter = 0;
-      let consumed = false;
-      let invoked = false;
-      const taskNs = taskNamespace(ns, task.name, task.id);
-      const iid = hash32(taskNs);
-      const hidden = task.name === START;
-      const wantsEvents = modes?.has("events") === true && o.emit !== undefined && !hidden;
-      const msgMeta = on("messages") ? messageMetadata(config, task, step, taskNs) : undefined;
-      // Stream events (`events` mode), as LangChain reports a LangGraph node: the node's run; in it,
-      // a chat model run per streamed message, a tool run per `ctx.runTool`, a run per router.
-      const runTags = config.tags ?? [];
-      const nodeRun = wantsEvents
-        ? { name: task.name, tags: [...runTags, `graph:step:${step}`], run_id: ids.uuid(), metadata: nodeEventMetadata(config, task, step, taskNs), parent_ids: [...eventParents] }
-        : undefined;
-      const childEvent = (event: string, name: string, run_id: string, data: unknown) =>
-        emit("events", { event, data, name, tags: runTags, run_id, metadata: nodeRun!.metadata, parent_ids: [...eventParents, nodeRun!.run_id] });
-      /** Chat model runs of this node (one per streamed message id): run id and the message so far. */
-      const modelRuns = new Map<string, { run_id: string; message: Record<string, unknown> }>();
-      // The prompt is not known to the engine: a model run's input is the node's input messages
-      // (LangChain's shape, a list of message lists).
-      const modelInput = () => ({ messages: [isPlainObject(values) && Array.isArray(values.messages) ? values.messages : []] });
-      /** `on_chat_model_end` for each message this node streamed, carrying the accumulated message. */
-      const endModelRuns = () => {
-        for (const m of modelRuns.values()) childEvent("on_chat_model_end", "ChatModel", m.run_id, { output: m.message, input: modelInput() });
-        modelRuns.clear();
-      };
-      /** The plain resume value left for this task: this graph's, else an enclosing graph's. */
-      const takeNullResume = (): { value: unknown } | undefined => {
-        if (nullResume.value) {
-          const v = nullResume.value[2];
-          nullResume.value = undefined;
-          consumed = true;
-          return { value: v };
-        }
-        return link?.takeNullResume();
-      };
-      const ctx: NodeContext = {
-        interrupt<R>(value: unknown): R {
-          const i = counter++;
-          if (i < resumes.length) return resumes[i] as R;
-          const taken = takeNullResume();
-          if (taken) {
-            resumes.push(taken.value);
-            return taken.value as R;
-          }
-          throw new GraphInterrupt([{ id: iid, value: freeze(value, true) }]);
-        },
-        config,
-        context: o.context,
-        signal: signal ?? neverAborted(),
-        writer: (chunk) => {
-          if (!dead) emit("custom", chunk);
-        },
-        emitMessage: (raw) => {
-          if (dead) return;
-          if (nodeRun) {
-            // A model call streams one message: a chunk of another id starts the next call.
-            const chunk = eventChunk(raw);
-            const key = typeof chunk.id === "string" ? chunk.id : "";
-            let modelRun = modelRuns.get(key);
-            if (!modelRun) {
-              endModelRuns();
-              modelRuns.set(key, (modelRun = { run_id: ids.uuid(), message: chunk }));
-              childEvent("on_chat_model_start", "ChatModel", modelRun.run_id, { input: modelInput() });
-            } else modelRun.message = concatChunks(modelRun.message, chunk);
-            childEvent("on_chat_model_stream", "ChatModel", modelRun.run_id, { chunk });
-          }
-          if (msgMeta) {
-            if (typeof raw.id === "string") seenMessages.add(raw.id);
-            emit("messages", [tupleChunk(raw), msgMeta]);
-          }
-        },
-        runTool: async (call, fn) => {
-          const toolRun = nodeRun && !dead ? ids.uuid() : undefined;
-          const input = call.args;
-          if (toolRun) childEvent("on_tool_start", call.name, toolRun, { input });
-          let message: ToolResultMessage;
-          try {
-            message = toolMessage(call, await fn(input));
-          } catch (err) {
-            if (toolRun && !dead) childEvent("on_tool_error", call.name, toolRun, { error: errorText(err), input });
-            throw err;
-          }
-          if (toolRun && !dead) childEvent("on_tool_end", call.name, toolRun, { output: message, input });
-          return message;
-        },
-        invoke: async <O>(sub: CompiledGraph, subInput: unknown): Promise<O> => {
-          if (!isCompiledStateGraph(sub)) throw invalidInput(`Node "${task.name}": ctx.invoke runs graphs compiled with graphdock's StateGraph only.`);
-          if (invoked) {
-            throw new InvalidUpdateError(
-              `Node "${task.name}" ran a second subgraph; a task runs at most one (its checkpoints live in namespace "${taskNs}"). Make each subgraph its own node.`,
-              "MULTIPLE_SUBGRAPHS",
-            );
-          }
-          invoked = true;
-          const result = await sub.execute({
-            store,
-            threadId,
-            input: subInput,
-            config: o.config,
-            context: o.context,
-            ...(signal ? { signal } : {}),
-            ids,
-            clock,
-            ...(modes ? { streamModes: modes } : {}),
-            ...(o.emit ? { emit: o.emit } : {}),
-            ...(o.itemStore ? { itemStore: o.itemStore } : {}),
-            checkpointNs: taskNs,
-            parent: {
-              parents: { ...parents, [ns]: checkpointId },
-              takeNullResume,
-              resumeMap,
-              eventParents: nodeRun ? [...eventParents, nodeRun.run_id] : eventParents,
-              seenMessages,
-            },
-          });
-          if (result.status === "interrupted") throw new GraphInterrupt(result.interrupts);
-          const { __interrupt__: _none, ...out } = result.values;
-          return out as O;
-        },
-        threadId,
-        step,
-        node: task.name,
-        store: o.itemStore ?? NO_ITEM_STORE,
-      };
-      const input = task.path[0] === "__pregel_push" ? task.args : hidden ? cp.channel_values[START] : values;
-      // As LangGraph's messages handler: a node's input messages count as seen, and ids seen
-      // anywhere in the run (streamed as chunks, sent whole, in a subgraph) are not sent again.
-      if (msgMeta) markSeen(graph, input, seenMessages);
-      taskEvent("task", { id: task.id, name: task.name, input, triggers: task.triggers, interrupts: [] });
-      if (nodeRun) emit("events", { event: "on_chain_start", data: { input }, ...nodeRun });
-      const resumeWrites = (): PendingWrite[] => (resumes.length > 0 ? [[task.id, RESUME, freeze(resumes, true)]] : []);
-      // A router run (LangChain's `RunnableLambda`) per conditional edge the node's writes go through.
-      const routerRun: RouterRun | undefined = nodeRun && {
-        start: (state) => {
-          const run_id = ids.uuid();
-          childEvent("on_chain_start", "RunnableLambda", run_id, { input: state });
-          return (output) => {
-            if (!dead) childEvent("on_chain_end", "RunnableLambda", run_id, { output, input: state });
-          };
-        },
-      };
-      let out: Outcome;
-      try {
-        const update = hidden ? input : await graph.nodes.get(task.name)!(input as never, ctx);
-        if (nodeRun && !dead) endModelRuns();
-        const { writes, shown } = await graph.nodeWrites(task.name, update, values, config, ids, routerRun);
-        // Earlier interrupts stay recorded: the history entry of this checkpoint keeps showing them.
-        const asked = stored.get(task.id)?.filter((w) => w[1] === INTERRUPT) ?? [];
-        const pw: PendingWrite[] = [...resumeWrites(), ...asked, ...writes.map((w) => [task.id, w[0], w[1]] as const)];
-        if (writes.length === 0) pw.push([task.id, NO_WRITES, null]);
-        out = { task, writes: pw, state: writes, interrupts: [], consumedNullResume: consumed };
-        if (!dead && !hidden) {
-          if (nodeRun) emit("events", { event: "on_chain_end", data: { output: Command.is(update) ? shown : (update ?? null), input }, ...nodeRun });
-          if (msgMeta) emitWholeMessages(graph, writes, seenMessages, (m) => emit("messages", [m, msgMeta]));
-          emit("updates", { [task.name]: shown });
-          taskEvent("task_result", { id: task.id, name: task.name, result: shown ?? {}, interrupts: [] });
-        }
-      } catch (err) {
-        // The messages a failed or interrupted node streamed still end (as a model call would have).
-        if (nodeRun && !dead) endModelRuns();
-        if (err instanceof GraphInterrupt) {
-          const asked = err.interrupts.map((i) => [task.id, INTERRUPT, i] as const);
-          out = { task, writes: [...resumeWrites(), ...asked], state: [], interrupted: true, interrupts: err.interrupts, consumedNullResume: consumed };
-          taskEvent("task_result", { id: task.id, name: task.name, result: {}, interrupts: err.interrupts });
-        } else {
-          const name = (err as Error | undefined)?.name ?? "Error";
-          const message = (err as Error | undefined)?.message ?? String(err);
-          out = { task, writes: [...resumeWrites(), [task.id, ERROR, freeze({ name, message })]], state: [], interrupts: [], error: err, consumedNullResume: consumed };
-          taskEvent("task_result", { id: task.id, name: task.name, error: `${name}: ${message}`, interrupts: [] });
-        }
+      const stored = new Map<string, PendingWrite[]>();
+      for (const w of pending) {
+        const list = stored.get(w[0]);
+        if (list) list.push(w);
+        else stored.set(w[0], [w]);
       }
-      // Persist the task's writes as it finishes; the last one rides with the step's checkpoint.
-      const ops: WriteOp[] = [{ op: "writes.put", thread_id: threadId, ...nsKey, checkpoint_id: checkpointId, task_id: task.id, writes: out.writes }];
-      if (out.consumedNullResume) {
-        const rest = pending.filter((w) => w[0] === NULL_TASK_ID && w[1] !== RESUME);
-        ops.push({ op: "writes.put", thread_id: threadId, ...nsKey, checkpoint_id: checkpointId, task_id: NULL_TASK_ID, writes: rest });
+      const succeeded = (t: Task) => stored.get(t.id)?.some((w) => !isSpecialChannel(w[1]) || w[1] === NO_WRITES) ?? false;
+      const toRun = tasks.filter((t) => !succeeded(t));
+      if (toRun.length > 0 && matches(before, toRun, cp)) {
+        flushValues();
+        emit("values", { __interrupt__: [] });
+        return { status: "interrupted", values: readValues(def, cp), interrupts: [], checkpointId: cp.id };
       }
-      if (--remaining === 0) held = ops;
-      else if (!dead) await store.commit(ops);
-      return out;
-    };
 
-    const all = Promise.all(toRun.map(runTask));
-    const outcomes = signal ? await raceAbort(all, signal, () => (dead = true)) : await all;
-    checkAbort();
-    const failed = outcomes.find((x) => x.error !== undefined);
-    const interrupted = outcomes.some((x) => x.interrupted);
-    if (failed || interrupted) {
-      if (held.length > 0) await store.commit(held);
-      if (failed) throw failed.error;
-      const interrupts = outcomes.flatMap((x) => x.interrupts);
-      if (interrupts.length > 0) emit("updates", { __interrupt__: interrupts });
-      emit("values", { __interrupt__: interrupts });
-      const snap = snapshotOf(graph, threadId, (await store.getCheckpoint({ thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpointId }))!, true);
-      const all = snap.interrupts.length > 0 ? snap.interrupts : interrupts;
-      return { status: "interrupted", values: { ...snap.values, ...(all.length > 0 ? { __interrupt__: all } : {}) }, interrupts: all, checkpointId: cp.id };
-    }
+      const values = readValues(def, cp);
+      const nullResume = { value: pending.find((w) => w[0] === NULL_TASK_ID && w[1] === RESUME) };
+      const checkpointId = cp.id;
+      let held: WriteOp[] = [];
+      let dead = false;
+      let remaining = toRun.length;
 
-    const ran = new Map(outcomes.map((x) => [x.task.id, x.state]));
-    const writes = tasks.map((t) => ({
-      name: t.name,
-      path: t.path,
-      triggers: t.triggers,
-      writes: ran.get(t.id) ?? (stored.get(t.id) ?? []).filter((w) => !isSpecialChannel(w[1])).map((w) => [w[1], w[2]] as const),
-    }));
-    await save(nextCheckpoint(writes, true), "loop", loopWrites(graph, writes), held);
-    step++;
-    if (matches(after, tasks, cp)) {
-      emit("values", { __interrupt__: [] });
-      return { status: "interrupted", values: readValues(def, cp), interrupts: [], checkpointId: cp.id };
+      /** A task start or finish for the `tasks` and `debug` modes (hidden `__start__` excluded). */
+      const taskEvent = (type: "task" | "task_result", payload: Record<string, unknown>) => {
+        if (dead || payload.name === START) return;
+        emit("tasks", payload);
+        if (on("debug")) emit("debug", { type, timestamp: new Date(clock()).toISOString(), step, payload });
+      };
+      const runTask = async (task: Task): Promise<Outcome> => {
+        const resumes = [...((stored.get(task.id)?.find((w) => w[1] === RESUME)?.[2] as unknown[] | undefined) ?? [])];
+        let counter = 0;
+        let consumed = false;
+        let invoked = false;
+        const taskNs = taskNamespace(ns, task.name, task.id);
+        const iid = hash32(taskNs);
+        const hidden = task.name === START;
+        const wantsEvents = modes?.has("events") === true && o.emit !== undefined && !hidden;
+        const msgMeta = on("messages") ? messageMetadata(config, task, step, taskNs) : undefined;
+        // Stream events (`events` mode), as LangChain reports a LangGraph node: the node's run; in it,
+        // a chat model run per streamed message, a tool run per `ctx.runTool`, a run per router.
+        const runTags = config.tags ?? [];
+        const nodeRun = wantsEvents
+          ? { name: task.name, tags: [...runTags, `graph:step:${step}`], run_id: ids.uuid(), metadata: nodeEventMetadata(config, task, step, taskNs), parent_ids: [...eventParents] }
+          : undefined;
+        const childEvent = (event: string, name: string, run_id: string, data: unknown) =>
+          emit("events", { event, data, name, tags: runTags, run_id, metadata: nodeRun!.metadata, parent_ids: [...eventParents, nodeRun!.run_id] });
+        /** Chat model runs of this node (one per streamed message id): run id and the message so far. */
+        const modelRuns = new Map<string, { run_id: string; message: Record<string, unknown> }>();
+        // The prompt is not known to the engine: a model run's input is the node's input messages
+        // (LangChain's shape, a list of message lists).
+        const modelInput = () => ({ messages: [isPlainObject(values) && Array.isArray(values.messages) ? values.messages : []] });
+        /** `on_chat_model_end` for each message this node streamed, carrying the accumulated message. */
+        const endModelRuns = () => {
+          for (const m of modelRuns.values()) childEvent("on_chat_model_end", "ChatModel", m.run_id, { output: m.message, input: modelInput() });
+          modelRuns.clear();
+        };
+        /** The plain resume value left for this task: this graph's, else an enclosing graph's. */
+        const takeNullResume = (): { value: unknown } | undefined => {
+          if (nullResume.value) {
+            const v = nullResume.value[2];
+            nullResume.value = undefined;
+            consumed = true;
+            return { value: v };
+          }
+          return link?.takeNullResume();
+        };
+        const ctx: NodeContext = {
+          interrupt<R>(value: unknown): R {
+            const i = counter++;
+            if (i < resumes.length) return resumes[i] as R;
+            const taken = takeNullResume();
+            if (taken) {
+              resumes.push(taken.value);
+              return taken.value as R;
+            }
+            throw new GraphInterrupt([{ id: iid, value: freeze(value, true) }]);
+          },
+          config,
+          context: o.context,
+          signal: signal ?? neverAborted(),
+          writer: (chunk) => {
+            if (!dead) emit("custom", chunk);
+          },
+          emitMessage: (raw) => {
+            if (dead) return;
+            if (nodeRun) {
+              // A model call streams one message: a chunk of another id starts the next call.
+              const chunk = eventChunk(raw);
+              const key = typeof chunk.id === "string" ? chunk.id : "";
+              let modelRun = modelRuns.get(key);
+              if (!modelRun) {
+                endModelRuns();
+                modelRuns.set(key, (modelRun = { run_id: ids.uuid(), message: chunk }));
+                childEvent("on_chat_model_start", "ChatModel", modelRun.run_id, { input: modelInput() });
+              } else modelRun.message = concatChunks(modelRun.message, chunk);
+              childEvent("on_chat_model_stream", "ChatModel", modelRun.run_id, { chunk });
+            }
+            if (msgMeta) {
+              if (typeof raw.id === "string") seenMessages.add(raw.id);
+              emit("messages", [tupleChunk(raw), msgMeta]);
+            }
+          },
+          runTool: async (call, fn) => {
+            const toolRun = nodeRun && !dead ? ids.uuid() : undefined;
+            const input = call.args;
+            if (toolRun) childEvent("on_tool_start", call.name, toolRun, { input });
+            let message: ToolResultMessage;
+            try {
+              message = toolMessage(call, await fn(input));
+            } catch (err) {
+              if (toolRun && !dead) childEvent("on_tool_error", call.name, toolRun, { error: errorText(err), input });
+              throw err;
+            }
+            if (toolRun && !dead) childEvent("on_tool_end", call.name, toolRun, { output: message, input });
+            return message;
+          },
+          invoke: async <O>(sub: CompiledGraph, subInput: unknown): Promise<O> => {
+            if (!isCompiledStateGraph(sub)) throw invalidInput(`Node "${task.name}": ctx.invoke runs graphs compiled with graphdock's StateGraph only.`);
+            if (invoked) {
+              throw new InvalidUpdateError(
+                `Node "${task.name}" ran a second subgraph; a task runs at most one (its checkpoints live in namespace "${taskNs}"). Make each subgraph its own node.`,
+                "MULTIPLE_SUBGRAPHS",
+              );
+            }
+            invoked = true;
+            const result = await sub.execute({
+              store,
+              threadId,
+              input: subInput,
+              config: o.config,
+              context: o.context,
+              ...(signal ? { signal } : {}),
+              ids,
+              clock,
+              ...(modes ? { streamModes: modes } : {}),
+              ...(o.emit ? { emit: o.emit } : {}),
+              ...(o.itemStore ? { itemStore: o.itemStore } : {}),
+              checkpointNs: taskNs,
+              parent: {
+                parents: { ...parents, [ns]: checkpointId },
+                takeNullResume,
+                resumeMap,
+                eventParents: nodeRun ? [...eventParents, nodeRun.run_id] : eventParents,
+                seenMessages,
+              },
+            });
+            if (result.status === "interrupted") throw new GraphInterrupt(result.interrupts);
+            const { __interrupt__: _none, ...out } = result.values;
+            return out as O;
+          },
+          threadId,
+          step,
+          node: task.name,
+          store: o.itemStore ?? NO_ITEM_STORE,
+        };
+        const input = task.path[0] === "__pregel_push" ? task.args : hidden ? cp.channel_values[START] : values;
+        // As LangGraph's messages handler: a node's input messages count as seen, and ids seen
+        // anywhere in the run (streamed as chunks, sent whole, in a subgraph) are not sent again.
+        if (msgMeta) markSeen(graph, input, seenMessages);
+        taskEvent("task", { id: task.id, name: task.name, input, triggers: task.triggers, interrupts: [] });
+        if (nodeRun) emit("events", { event: "on_chain_start", data: { input }, ...nodeRun });
+        flushValues();
+        const resumeWrites = (): PendingWrite[] => (resumes.length > 0 ? [[task.id, RESUME, freeze(resumes, true)]] : []);
+        // A router run (LangChain's `RunnableLambda`) per conditional edge the node's writes go through.
+        const routerRun: RouterRun | undefined = nodeRun && {
+          start: (state) => {
+            const run_id = ids.uuid();
+            childEvent("on_chain_start", "RunnableLambda", run_id, { input: state });
+            return (output) => {
+              if (!dead) childEvent("on_chain_end", "RunnableLambda", run_id, { output, input: state });
+            };
+          },
+        };
+        let out: Outcome;
+        try {
+          const update = hidden ? input : await graph.nodes.get(task.name)!(input as never, ctx);
+          if (nodeRun && !dead) endModelRuns();
+          const { writes, shown } = await graph.nodeWrites(task.name, update, values, config, ids, routerRun);
+          // Earlier interrupts stay recorded: the history entry of this checkpoint keeps showing them.
+          const asked = stored.get(task.id)?.filter((w) => w[1] === INTERRUPT) ?? [];
+          const pw: PendingWrite[] = [...resumeWrites(), ...asked, ...writes.map((w) => [task.id, w[0], w[1]] as const)];
+          if (writes.length === 0) pw.push([task.id, NO_WRITES, null]);
+          out = { task, writes: pw, state: writes, interrupts: [], consumedNullResume: consumed };
+          if (!dead && !hidden) {
+            if (nodeRun) emit("events", { event: "on_chain_end", data: { output: Command.is(update) ? shown : (update ?? null), input }, ...nodeRun });
+            if (msgMeta) emitWholeMessages(graph, writes, seenMessages, (m) => emit("messages", [m, msgMeta]));
+            emit("updates", { [task.name]: shown });
+            taskEvent("task_result", { id: task.id, name: task.name, result: shown ?? {}, interrupts: [] });
+          }
+        } catch (err) {
+          // The messages a failed or interrupted node streamed still end (as a model call would have).
+          if (nodeRun && !dead) endModelRuns();
+          if (err instanceof GraphInterrupt) {
+            const asked = err.interrupts.map((i) => [task.id, INTERRUPT, i] as const);
+            out = { task, writes: [...resumeWrites(), ...asked], state: [], interrupted: true, interrupts: err.interrupts, consumedNullResume: consumed };
+            taskEvent("task_result", { id: task.id, name: task.name, result: {}, interrupts: err.interrupts });
+          } else {
+            const name = (err as Error | undefined)?.name ?? "Error";
+            const message = (err as Error | undefined)?.message ?? String(err);
+            out = { task, writes: [...resumeWrites(), [task.id, ERROR, freeze({ name, message })]], state: [], interrupts: [], error: err, consumedNullResume: consumed };
+            taskEvent("task_result", { id: task.id, name: task.name, error: `${name}: ${message}`, interrupts: [] });
+          }
+        }
+        // Persist the task's writes as it finishes; the last one rides with the step's checkpoint.
+        const ops: WriteOp[] = [{ op: "writes.put", thread_id: threadId, ...nsKey, checkpoint_id: checkpointId, task_id: task.id, writes: out.writes }];
+        if (out.consumedNullResume) {
+          const rest = pending.filter((w) => w[0] === NULL_TASK_ID && w[1] !== RESUME);
+          ops.push({ op: "writes.put", thread_id: threadId, ...nsKey, checkpoint_id: checkpointId, task_id: NULL_TASK_ID, writes: rest });
+        }
+        if (--remaining === 0) held = ops;
+        else if (!dead) await store.commit(ops);
+        return out;
+      };
+
+      const all = Promise.all(toRun.map(runTask));
+      const outcomes = signal ? await raceAbort(all, signal, () => (dead = true)) : await all;
+      checkAbort();
+      const failed = outcomes.find((x) => x.error !== undefined);
+      const interrupted = outcomes.some((x) => x.interrupted);
+      if (failed || interrupted) {
+        if (held.length > 0) await store.commit(held);
+        if (failed) throw failed.error;
+        const interrupts = outcomes.flatMap((x) => x.interrupts);
+        if (interrupts.length > 0) emit("updates", { __interrupt__: interrupts });
+        flushValues();
+        emit("values", { __interrupt__: interrupts });
+        const snap = snapshotOf(graph, threadId, (await store.getCheckpoint({ thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpointId }))!, true);
+        const all = snap.interrupts.length > 0 ? snap.interrupts : interrupts;
+        return { status: "interrupted", values: { ...snap.values, ...(all.length > 0 ? { __interrupt__: all } : {}) }, interrupts: all, checkpointId: cp.id };
+      }
+
+      const ran = new Map(outcomes.map((x) => [x.task.id, x.state]));
+      const writes = tasks.map((t) => ({
+        name: t.name,
+        path: t.path,
+        triggers: t.triggers,
+        writes: ran.get(t.id) ?? (stored.get(t.id) ?? []).filter((w) => !isSpecialChannel(w[1])).map((w) => [w[1], w[2]] as const),
+      }));
+      await save(nextCheckpoint(writes, true), "loop", loopWrites(graph, writes), held);
+      step++;
+      if (matches(after, tasks, cp)) {
+        flushValues();
+        emit("values", { __interrupt__: [] });
+        return { status: "interrupted", values: readValues(def, cp), interrupts: [], checkpointId: cp.id };
+      }
     }
   }
 }
