@@ -18,6 +18,7 @@ import { createFetchHandler } from "../../src/http/index.js";
 import { createRuntime, memoryStore } from "../../src/index.js";
 import { jsonFileStore } from "../../src/persistence/json-file/index.js";
 import { inProcessClient } from "../http/helpers.js";
+import { graph as weather } from "../reference-server/graphs/agent.js";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Loose = any;
@@ -93,6 +94,82 @@ describe("the createAgent agent hosted by graphdock", () => {
       expect(complete.map((m: Loose) => [m.type, m.content])).toContainEqual(["ai", "The answer is 42."]);
       const chunks = events.filter((e) => e.event === "events" && e.data.event === "on_chat_model_stream" && e.data.data.chunk.id === answerId).map((e) => e.data.data.chunk.content);
       expect(chunks.join("")).toBe("The answer is 42.");
+    } finally {
+      await runtime.close();
+    }
+  });
+
+  it("streams LangChain's events as the reference server does: every run's start and end, model chunks in LangChain's form, each before its messages-tuple frame", async () => {
+    const runtime = await createRuntime({ graphs: { weather } });
+    try {
+      const t = await runtime.threads.create();
+      const input = { messages: [{ type: "human", content: "What is the weather in Paris?", id: "q1" }] };
+      const events = (await collect(runtime.runs.stream(t.thread_id, "weather", { input, streamMode: ["events", "messages-tuple"] }))) as Loose[];
+      const name = (e: Loose) => (e.event === "events" ? `${e.data.event} ${e.data.name}` : e.event);
+      expect(events.filter((e) => e.event === "events").map(name)).toEqual([
+        "on_chain_start LangGraph",
+        "on_chain_start model",
+        "on_chat_model_start ScriptedChatModel",
+        "on_chat_model_stream ScriptedChatModel",
+        "on_chat_model_stream ScriptedChatModel",
+        "on_chat_model_stream ScriptedChatModel",
+        "on_chat_model_end ScriptedChatModel",
+        "on_chain_start RunnableLambda",
+        "on_chain_end RunnableLambda",
+        "on_chain_end model",
+        "on_chain_start tools",
+        "on_tool_start get_weather",
+        "on_tool_error get_weather",
+        "on_chain_end LangGraph",
+      ]);
+      const [root] = events.filter((e) => e.event === "events").map((e) => e.data);
+      expect(root.run_id).toBe(events[0].data.run_id);
+      // The chunk as LangChain's toDict() makes it: what the AG-UI adapter reads is there.
+      const chunks = events.filter((e) => e.event === "events" && e.data.event === "on_chat_model_stream").map((e) => e.data.data.chunk);
+      expect(chunks[0]).toEqual({
+        content: "",
+        additional_kwargs: {},
+        response_metadata: {},
+        tool_call_chunks: [{ type: "tool_call_chunk", name: "get_weather", args: '{"city": ', id: "call-1", index: 0 }],
+        tool_calls: [{ name: "get_weather", args: {}, id: "call-1", type: "tool_call" }],
+        invalid_tool_calls: [],
+        id: "ai-1",
+        type: "ai",
+      });
+      expect(chunks[2]!.response_metadata).toEqual({ finish_reason: "tool_calls", model_name: "scripted-1" });
+      expect(events.find((e) => e.data?.event === "on_tool_start").data.data).toEqual({ input: { city: "Paris" } });
+      // A chunk's events frame comes before its messages-tuple frame.
+      const firstTuple = events.findIndex((e) => e.event === "messages");
+      expect(events.slice(0, firstTuple).filter((e) => e.data?.event === "on_chat_model_stream").length).toBeGreaterThanOrEqual(1);
+
+      const resumed = (await collect(runtime.runs.stream(t.thread_id, "weather", { command: { resume: "yes" }, streamMode: ["events"] }))) as Loose[];
+      const toolEnd = resumed.find((e) => e.data?.event === "on_tool_end").data.data;
+      expect(toolEnd.output).toMatchObject({ type: "tool", content: "sunny in Paris", tool_call_id: "call-1", name: "get_weather" });
+    } finally {
+      await runtime.close();
+    }
+  });
+
+  it("ends a messages + values stream with messages/complete, after the values it comes from", async () => {
+    const runtime = await createRuntime({ graphs: { weather } });
+    try {
+      const input = { messages: [{ type: "human", content: "Hello", id: "q1" }] };
+      const events = (await collect(runtime.runs.stream(null, "weather", { input, streamMode: ["messages", "values"] }))) as Loose[];
+      expect(events.map((e) => e.event)).toEqual([
+        "metadata",
+        "values",
+        "messages/complete",
+        "messages/metadata",
+        ...Array(8).fill("messages/partial"),
+        "values",
+        "messages/complete",
+      ]);
+      expect(events.at(-1).data.map((m: Loose) => [m.type, m.content])).toEqual([["ai", "Hello! Ask me about the weather somewhere."]]);
+      expect(events.filter((e) => e.event === "messages/partial").at(-1).data[0]).toMatchObject({
+        type: "ai",
+        content: "Hello! Ask me about the weather somewhere.",
+        usage_metadata: { input_tokens: 1, output_tokens: 3, total_tokens: 4 },
+      });
     } finally {
       await runtime.close();
     }
