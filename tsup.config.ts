@@ -17,6 +17,7 @@ export default defineConfig([
       // The protocols (D32): each loads its library (an optional peer) only when its endpoint serves.
       mcp: "src/mcp/index.ts",
       a2a: "src/a2a/index.ts",
+      "ai-sdk": "src/ai-sdk/index.ts",
     },
     format: ["esm", "cjs"],
     dts: true,

@@ -21,7 +21,7 @@ import { protocolEndpoints, type ProtocolOptions } from "./protocols.js";
  * Options of {@link serve}: where to listen, plus the fetch handler's options, limits included
  * (D25: `maxBodyBytes` default 16 MiB, `maxDepth` default 128, `sseBufferBytes` default 4 MiB)
  * and `onError`, which also receives the listener's own faults, plus the protocol endpoints
- * (`mcp`, `a2a`: each mounted when its library is installed, unless `false`).
+ * (`mcp`, `a2a`, `aiSdk`: each mounted when its library is installed, unless `false`).
  */
 export interface ServeOptions extends FetchHandlerOptions, ProtocolOptions {
   /**
@@ -257,9 +257,9 @@ async function pump(body: ReadableStream<Uint8Array>, res: ServerResponse, signa
  * await server.close();
  */
 export async function serve(runtime: HttpRuntime, options: ServeOptions = {}): Promise<ServeHandle> {
-  const { port = 2024, host = "127.0.0.1", strictPort = options.port !== undefined, mcp, a2a, ...handlerOptions } = options;
+  const { port = 2024, host = "127.0.0.1", strictPort = options.port !== undefined, mcp, a2a, aiSdk, ...handlerOptions } = options;
   const { maxBodyBytes, maxDepth, onError } = handlerOptions;
-  const protocols = await protocolEndpoints({ mcp, a2a }, { maxBodyBytes, maxDepth, onError });
+  const protocols = await protocolEndpoints({ mcp, a2a, aiSdk }, { maxBodyBytes, maxDepth, onError });
   const endpoints = [...(handlerOptions.endpoints ?? []), ...protocols];
   const listener = toNodeListener(createFetchHandler(runtime, { ...handlerOptions, endpoints }), { onError });
   const server = createServer(listener);

@@ -97,6 +97,7 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Runt
     // Experiments are the caller's tenant's: the owner's without auth, the user's own with it.
     ...upload.forTenant(core.auth ? async () => userTenantId((await caller.user()).identity) : LOCAL_TENANT_ID),
     store: items.api(caller),
+    whoami: () => caller.user(),
   });
 
   const { auth } = options;

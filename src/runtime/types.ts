@@ -5,7 +5,7 @@
  * of the HTTP API (D2). Record types are typed as the SDK types them, so code written against the
  * SDK compiles unchanged against a runtime.
  */
-import type { AuthProvider } from "../auth/types.js";
+import type { AuthProvider, AuthUser } from "../auth/types.js";
 import type { IndexConfig, ItemStore } from "../items/types.js";
 import type { CheckpointRef, DrawableGraph, GraphSchemas, TaskView } from "../graph/types.js";
 import type { Clock, Ids } from "../ids.js";
@@ -535,6 +535,12 @@ export interface RuntimeClient {
   datasets: UploadNamespaces["datasets"];
   /** Long-term memory shared across threads (the SDK's `client.store`), authorized as resource `store`. */
   store: ItemStore;
+  /**
+   * The caller this client is bound to, as the auth handler identified it (the owner without
+   * auth), for code that keeps per-user data of its own (the AI SDK endpoint's chat ids). Not a
+   * member of the SDK's `Client`.
+   */
+  whoami(): Promise<AuthUser>;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -26,7 +26,7 @@ async function rpc(path: string, method: string, params: unknown) {
 
 beforeAll(async () => {
   runtime = await createRuntime({ graphs: { echo: echoGraph(), ask: lgAskGraph() } });
-  server = await serve(runtime, { port: 0, mcp: false, a2a: false, endpoints: [a2aEndpoint({ onError: (e) => faults.push(e) })], onError: (e) => faults.push(e) });
+  server = await serve(runtime, { port: 0, mcp: false, a2a: false, aiSdk: false, endpoints: [a2aEndpoint({ onError: (e) => faults.push(e) })], onError: (e) => faults.push(e) });
   const done = await rpc("/a2a/echo", "message/send", { message: { kind: "message", messageId: "m1", role: "user", parts: [{ kind: "data", data: { text: "seed" } }] } });
   const waiting = await rpc("/a2a/ask", "message/send", { message: { kind: "message", messageId: "m2", role: "user", parts: [{ kind: "text", text: "hi" }] } });
   expect([done.status.state, waiting.status.state]).toEqual(["completed", "input-required"]);

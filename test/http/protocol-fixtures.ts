@@ -72,7 +72,7 @@ export async function served(options: CreateRuntimeOptions, endpoints: (onError:
   const onError = (err: unknown) => faults.push(err);
   const mounted = endpoints(onError);
   const handler = createFetchHandler(runtime, { endpoints: mounted, onError });
-  const server = await serve(runtime, { port: 0, onError, mcp: false, a2a: false, endpoints: mounted, ...serveOptions });
+  const server = await serve(runtime, { port: 0, onError, mcp: false, a2a: false, aiSdk: false, endpoints: mounted, ...serveOptions });
   return {
     runtime,
     handler,

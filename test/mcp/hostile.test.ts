@@ -21,7 +21,7 @@ const faults: unknown[] = [];
 
 beforeAll(async () => {
   runtime = await createRuntime({ graphs: { echo: echoGraph(), ask: lgAskGraph() } });
-  server = await serve(runtime, { port: 0, mcp: false, a2a: false, endpoints: [mcpEndpoint({ onError: (e) => faults.push(e) })], onError: (e) => faults.push(e) });
+  server = await serve(runtime, { port: 0, mcp: false, a2a: false, aiSdk: false, endpoints: [mcpEndpoint({ onError: (e) => faults.push(e) })], onError: (e) => faults.push(e) });
   // Seed through MCP itself: a call on a named thread, and one left waiting on an interrupt.
   const client = new Client({ name: "seed", version: "1" });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`)));
