@@ -10,7 +10,8 @@ import { DefaultChatTransport, lastAssistantMessageIsCompleteWithApprovalRespons
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { agent as calcAgent } from "../../examples/node/agent.js";
 import { aiSdkEndpoint, chatThreadId } from "../../src/ai-sdk/index.js";
-import type { RuntimeClient } from "../../src/index.js";
+import { createRuntime, type RuntimeClient } from "../../src/index.js";
+import { serve } from "../../src/node/index.js";
 import { as, keyAuth, lgAskGraph, served, type Served } from "../http/protocol-fixtures.js";
 import { chatAgent, contents, NodeChat, partsOf, slowGraph, textOf } from "./fixtures.js";
 
@@ -280,5 +281,23 @@ describe.each(transports)("useChat's chat %s", (_t, where) => {
     expect((await post(chatPath, undefined, "GET")).status).toBe(405);
     expect((await post(chatPath, "{not json")).status).toBe(400);
     expect(await snapshot()).toEqual(before);
+  });
+});
+
+describe("serve mounts the AI SDK endpoint when ai is installed", () => {
+  it("serves /ai-sdk/chat by default and not with aiSdk: false", async () => {
+    const runtime = await createRuntime({ graphs: { ask: lgAskGraph() } });
+    const on = await serve(runtime, { port: 0 });
+    const off = await serve(runtime, { port: 0, aiSdk: false });
+    try {
+      const c = new NodeChat({ id: "mounted", api: `${on.url}/ai-sdk/chat/ask` });
+      await c.sendMessage({ text: "hi" });
+      expect(partsOf(c.messages[1])).toEqual([{ tool: "interrupt", state: "approval-requested", input: "What is your name?" }]);
+      const res = await fetch(`${off.url}/ai-sdk/chat/ask`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+      expect(res.status).toBe(404);
+    } finally {
+      await Promise.all([on.close(), off.close()]);
+      await runtime.close();
+    }
   });
 });
