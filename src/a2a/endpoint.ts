@@ -5,8 +5,7 @@
  * with `A2A-Version: 1.0`, else 0.3) and call a handler bound to the request's caller.
  */
 import type { EndpointContext, HttpEndpoint } from "../http/endpoints.js";
-import { authRefusal, callerOf, jsonRpcError, readJsonBody, type BodyLimits } from "../http/endpoint-kit.js";
-import { logInternalError } from "../http/handler.js";
+import { authRefusal, callerOf, faultReporter, jsonRpcError, readJsonBody, type BodyLimits } from "../http/endpoint-kit.js";
 import type { HttpClient } from "../http/types.js";
 import { GraphdockError } from "../errors.js";
 import { isPlainObject } from "../json.js";
@@ -50,13 +49,7 @@ export function a2aEndpoint(options: A2aEndpointOptions = {}): HttpEndpoint {
           () => undefined,
           (err) => (authRefusal(err) ? securityFromChallenge(authRefusal(err)!.headers.get("www-authenticate")) : undefined),
         ));
-  const report = (err: unknown, request: Request) => {
-    try {
-      (options.onError ?? logInternalError)(err, request);
-    } catch {
-      // a failing logger must not fail the request
-    }
-  };
+  const report = faultReporter(options.onError);
   const rpcUrl = (request: Request, context: EndpointContext, assistantId: string) =>
     `${(options.publicUrl ?? new URL(request.url).origin).replace(/\/+$/, "")}${context.basePath}${RPC_PATH}/${encodeURIComponent(assistantId)}`;
 

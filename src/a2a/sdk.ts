@@ -8,6 +8,7 @@ import type * as Server from "@a2a-js/sdk/server";
 import type * as Legacy from "@a2a-js/sdk/compat/v0_3/server";
 import type * as Compat from "@a2a-js/sdk/compat/v0_3";
 import type * as Errors from "@a2a-js/sdk/errors";
+import { loads } from "../http/endpoint-kit.js";
 
 export interface A2aSdk {
   TaskState: typeof Root.TaskState;
@@ -64,11 +65,4 @@ export function loadA2aSdk(): Promise<A2aSdk> {
 }
 
 /** True when `@a2a-js/sdk` can be loaded (what `serve` checks before mounting the endpoint). */
-export async function a2aInstalled(): Promise<boolean> {
-  try {
-    await loadA2aSdk();
-    return true;
-  } catch {
-    return false;
-  }
-}
+export const a2aInstalled = (): Promise<boolean> => loads(loadA2aSdk);

@@ -11,8 +11,7 @@
  */
 import type { UIMessageChunk } from "ai";
 import type { HttpEndpoint } from "../http/endpoints.js";
-import { authRefusal, callerOf, readJsonBody, type BodyLimits } from "../http/endpoint-kit.js";
-import { logInternalError } from "../http/handler.js";
+import { authRefusal, callerOf, faultReporter, readJsonBody, type BodyLimits } from "../http/endpoint-kit.js";
 import type { HttpClient } from "../http/types.js";
 import { GraphdockError } from "../errors.js";
 import type { RunEvent } from "../runtime/types.js";
@@ -50,13 +49,7 @@ const json = (status: number, detail: string, headers?: Headers) => {
  */
 export function aiSdkEndpoint(options: AiSdkEndpointOptions = {}): HttpEndpoint {
   const path = (options.path ?? "/ai-sdk/chat").replace(/\/+$/, "");
-  const report = (err: unknown, request: Request) => {
-    try {
-      (options.onError ?? logInternalError)(err, request);
-    } catch {
-      // a failing logger must not fail the request
-    }
-  };
+  const report = faultReporter(options.onError);
   return {
     name: "ai_sdk",
     paths: [path],

@@ -5,6 +5,7 @@
  * message stream (SSE framing, headers, keep-alive comments).
  */
 import type { createUIMessageStreamResponse, safeValidateUIMessages } from "ai";
+import { loads } from "../http/endpoint-kit.js";
 
 export interface AiSdk {
   safeValidateUIMessages: typeof safeValidateUIMessages;
@@ -27,11 +28,4 @@ export function loadAiSdk(): Promise<AiSdk> {
 }
 
 /** True when `ai` can be loaded (what `serve` checks before mounting the endpoint). */
-export async function aiSdkInstalled(): Promise<boolean> {
-  try {
-    await loadAiSdk();
-    return true;
-  } catch {
-    return false;
-  }
-}
+export const aiSdkInstalled = (): Promise<boolean> => loads(loadAiSdk);

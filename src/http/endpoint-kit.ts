@@ -1,12 +1,13 @@
 /**
  * What the endpoints beside the API (src/http/endpoints.ts) share, kept apart from the fetch
  * handler so the page bundle of `graphdock/http` does not carry it: the caller bound as the API
- * binds it, auth refusals with their headers, and JSON-RPC bodies read within the body limits.
+ * binds it, auth refusals with their headers, JSON-RPC bodies read within the body limits, fault
+ * reports, and whether an endpoint's optional library is installed.
  */
 import { GraphdockError } from "../errors.js";
 import { jsonTextDepth, MAX_JSON_DEPTH } from "../json.js";
 import type { EndpointContext } from "./endpoints.js";
-import { causeHeaders, DEFAULT_MAX_BODY_BYTES, HttpError, readBodyText } from "./handler.js";
+import { causeHeaders, DEFAULT_MAX_BODY_BYTES, HttpError, logInternalError, readBodyText } from "./handler.js";
 import type { HttpClient } from "./types.js";
 
 /**
@@ -80,3 +81,20 @@ export function jsonRpcError(status: number, code: number, message: string, head
   out.set("content-type", "application/json");
   return new Response(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code, message } }), { status, headers: out });
 }
+
+/**
+ * Reports an internal fault once to an endpoint's `onError` (default: `console.error`, as the
+ * fetch handler's); a logger that throws does not fail the request.
+ */
+export function faultReporter(onError: ((error: unknown, request?: Request) => void) | undefined): (err: unknown, request: Request) => void {
+  return (err, request) => {
+    try {
+      (onError ?? logInternalError)(err, request);
+    } catch {
+      // a failing logger must not fail the request
+    }
+  };
+}
+
+/** True when `load` (an endpoint's loader of its optional library) succeeds: what `serve` checks before mounting it. */
+export const loads = (load: () => Promise<unknown>): Promise<boolean> => load().then(() => true, () => false);

@@ -5,8 +5,7 @@
  * store answers any request: no session state, no affinity.
  */
 import type { HttpEndpoint } from "../http/endpoints.js";
-import { authRefusal, callerOf, jsonRpcError, readJsonBody, type BodyLimits } from "../http/endpoint-kit.js";
-import { logInternalError } from "../http/handler.js";
+import { authRefusal, callerOf, faultReporter, jsonRpcError, readJsonBody, type BodyLimits } from "../http/endpoint-kit.js";
 import type { HttpClient } from "../http/types.js";
 import { GraphdockError } from "../errors.js";
 import { UUID_RE } from "../ids.js";
@@ -41,13 +40,7 @@ export interface McpEndpointOptions extends BodyLimits {
 export function mcpEndpoint(options: McpEndpointOptions = {}): HttpEndpoint {
   const path = options.path ?? "/mcp";
   const calls = new CallsInFlight();
-  const report = (err: unknown, request: Request) => {
-    try {
-      (options.onError ?? logInternalError)(err, request);
-    } catch {
-      // a failing logger must not fail the request
-    }
-  };
+  const report = faultReporter(options.onError);
   return {
     name: "mcp",
     paths: [path],

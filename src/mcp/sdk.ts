@@ -7,6 +7,7 @@ import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type * as Types from "@modelcontextprotocol/sdk/types.js";
 import type { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv-provider.js";
+import { loads } from "../http/endpoint-kit.js";
 
 export interface McpSdk {
   Server: typeof Server;
@@ -60,11 +61,4 @@ export function loadMcpSdk(): Promise<McpSdk> {
 }
 
 /** True when `@modelcontextprotocol/sdk` can be loaded (what `serve` checks before mounting the endpoint). */
-export async function mcpInstalled(): Promise<boolean> {
-  try {
-    await loadMcpSdk();
-    return true;
-  } catch {
-    return false;
-  }
-}
+export const mcpInstalled = (): Promise<boolean> => loads(loadMcpSdk);
