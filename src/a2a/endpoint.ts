@@ -5,7 +5,7 @@
  * with `A2A-Version: 1.0`, else 0.3) and call a handler bound to the request's caller.
  */
 import type { EndpointContext, HttpEndpoint } from "../http/endpoints.js";
-import { authRefusal, callerOf, faultReporter, jsonRpcError, readJsonBody, type BodyLimits } from "../http/endpoint-kit.js";
+import { authRefusal, callerOf, faultReporter, jsonRpcError, readJsonBody, segmentAfter, type BodyLimits } from "../http/endpoint-kit.js";
 import type { HttpClient } from "../http/types.js";
 import { GraphdockError } from "../errors.js";
 import { isPlainObject } from "../json.js";
@@ -58,7 +58,7 @@ export function a2aEndpoint(options: A2aEndpointOptions = {}): HttpEndpoint {
     paths: [RPC_PATH, CARD_PATH],
     async fetch(request, context) {
       const card = context.path === CARD_PATH;
-      const assistantId = card ? new URL(request.url).searchParams.get("assistant_id") : agentIdOf(context.path);
+      const assistantId = card ? new URL(request.url).searchParams.get("assistant_id") : segmentAfter(context.path, RPC_PATH);
       const expected = card ? "GET" : "POST";
       if (request.method !== expected && !(card && request.method === "HEAD")) {
         return answer(405, { error: `Method ${request.method} is not allowed here; use ${expected}` }, card, new Headers({ allow: expected }));
@@ -102,17 +102,6 @@ export function a2aEndpoint(options: A2aEndpointOptions = {}): HttpEndpoint {
       return rpc(sdk, request, body.value, handler, () => faulted);
     },
   };
-}
-
-/** The assistant id of `/a2a/{id}` (one segment), or undefined. */
-function agentIdOf(path: string): string | undefined {
-  const rest = path.slice(RPC_PATH.length + 1);
-  if (!rest || rest.includes("/")) return undefined;
-  try {
-    return decodeURIComponent(rest);
-  } catch {
-    return undefined;
-  }
 }
 
 /**

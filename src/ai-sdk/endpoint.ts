@@ -11,7 +11,7 @@
  */
 import type { UIMessageChunk } from "ai";
 import type { HttpEndpoint } from "../http/endpoints.js";
-import { authRefusal, callerOf, faultReporter, readJsonBody, type BodyLimits } from "../http/endpoint-kit.js";
+import { authRefusal, callerOf, faultReporter, readJsonBody, segmentAfter, type BodyLimits } from "../http/endpoint-kit.js";
 import type { HttpClient } from "../http/types.js";
 import { GraphdockError } from "../errors.js";
 import type { RunEvent } from "../runtime/types.js";
@@ -54,7 +54,7 @@ export function aiSdkEndpoint(options: AiSdkEndpointOptions = {}): HttpEndpoint 
     name: "ai_sdk",
     paths: [path],
     async fetch(request, context) {
-      const assistantId = assistantIdOf(context.path, path);
+      const assistantId = segmentAfter(context.path, path);
       if (!assistantId) return json(404, `The chat endpoint is ${path}/{assistant_id}`);
       if (request.method !== "POST") return json(405, `Method ${request.method} is not allowed here; use POST`, new Headers({ allow: "POST" }));
       let client: HttpClient;
@@ -74,17 +74,6 @@ export function aiSdkEndpoint(options: AiSdkEndpointOptions = {}): HttpEndpoint 
       return chat(ai, client, assistant, body.value, { options, report: (err) => report(err, request) });
     },
   };
-}
-
-/** The assistant id of `<path>/{id}` (one segment), or undefined. */
-function assistantIdOf(requestPath: string, path: string): string | undefined {
-  const rest = requestPath.slice(path.length + 1);
-  if (!rest || rest.includes("/")) return undefined;
-  try {
-    return decodeURIComponent(rest);
-  } catch {
-    return undefined;
-  }
 }
 
 /** The assistant's id (the path may name a graph, as runs accept one for its default assistant). */

@@ -98,3 +98,14 @@ export function faultReporter(onError: ((error: unknown, request?: Request) => v
 
 /** True when `load` (an endpoint's loader of its optional library) succeeds: what `serve` checks before mounting it. */
 export const loads = (load: () => Promise<unknown>): Promise<boolean> => load().then(() => true, () => false);
+
+/** The one path segment after `prefix` (`/a2a/{id}`: the id), decoded; undefined when there is not exactly one. */
+export function segmentAfter(path: string, prefix: string): string | undefined {
+  const rest = path.slice(prefix.length + 1);
+  if (!rest || rest.includes("/")) return undefined;
+  try {
+    return decodeURIComponent(rest);
+  } catch {
+    return undefined;
+  }
+}

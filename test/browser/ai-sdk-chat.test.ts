@@ -13,16 +13,13 @@ import { chatThreadId } from "../../src/ai-sdk/index.js";
 import { createRuntime, type Runtime } from "../../src/index.js";
 import { serve, type ServeHandle } from "../../src/node/index.js";
 import { chatAgent } from "../ai-sdk/fixtures.js";
-import { ROOT, launchBrowser, screenshot, serveDir, tempDir, type Browser, type StaticServer } from "./harness.js";
+import { ROOT, screenshot } from "./harness.js";
+import { browserPages } from "./pages.js";
 
-let browser: Browser;
-let site: StaticServer;
-let out: { path: string; remove: () => void };
 let runtime: Runtime;
 let server: ServeHandle;
 
-beforeAll(async () => {
-  out = tempDir("ai-sdk-chat");
+const pages = browserPages("ai-sdk-chat", async (dir) => {
   const { build } = await import("esbuild");
   await build({
     entryPoints: [join(ROOT, "test/browser/page/ai-sdk-chat-app.tsx")],
@@ -30,23 +27,21 @@ beforeAll(async () => {
     format: "esm",
     platform: "browser",
     target: "es2022",
-    outfile: join(out.path, "page.js"),
+    outfile: join(dir, "page.js"),
     define: { "process.env.NODE_ENV": '"production"' },
     logLevel: "error",
   });
-  writeFileSync(join(out.path, "index.html"), `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>useChat</title><script type="module" src="./page.js"></script>`);
-  site = await serveDir(out.path);
+  writeFileSync(join(dir, "index.html"), `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>useChat</title><script type="module" src="./page.js"></script>`);
+});
+
+beforeAll(async () => {
   runtime = await createRuntime({ graphs: { weather: chatAgent(), agent: calcAgent } });
   server = await serve(runtime, { port: 0 });
-  browser = await launchBrowser();
 }, 120_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await site?.close();
   await server?.close();
   await runtime?.close();
-  out?.remove();
 });
 
 interface Rendered {
@@ -92,8 +87,8 @@ const lastText = (r: Rendered) => r.messages.at(-1)?.parts.filter((p) => p.text 
 
 describe("useChat in Chromium against graphdock serve", () => {
   it("holds two turns on one chat, the first with a tool call the agent runs", async () => {
-    const page = await browser.newPage();
-    await page.goto(`${site.url}/?api=${encodeURIComponent(server.url)}&assistant=weather`);
+    const page = await pages.browser.newPage();
+    await page.goto(`${pages.server.url}/?api=${encodeURIComponent(server.url)}&assistant=weather`);
     await page.waitForFunction(() => window.appReady === true);
     await say(page, "weather in Paris");
     let r = await waitFor(page, "first answer", (x) => x.status === "ready" && x.messages.length === 2 && lastText(x).endsWith("sunny in Paris"));
@@ -117,13 +112,13 @@ describe("useChat in Chromium against graphdock serve", () => {
     expect(threads[0]!.thread_id).toBe(await chatThreadId("owner", chatId));
     const state = await runtime.threads.getState(threads[0]!.thread_id);
     expect((state.values as { messages: Array<{ type: string }> }).messages.map((m) => m.type)).toEqual(["human", "ai", "tool", "ai", "human", "ai"]);
-    expect(browser.errors).toEqual([]);
+    expect(pages.browser.errors).toEqual([]);
     await page.close();
   });
 
   it("asks before the example agent's tool runs; Approve resumes the run", async () => {
-    const page = await browser.newPage();
-    await page.goto(`${site.url}/?api=${encodeURIComponent(server.url)}&assistant=agent`);
+    const page = await pages.browser.newPage();
+    await page.goto(`${pages.server.url}/?api=${encodeURIComponent(server.url)}&assistant=agent`);
     await page.waitForFunction(() => window.appReady === true);
     await say(page, "what is 12 * (3 + 4)?");
     let r = await waitFor(page, "approval", (x) => x.status === "ready" && x.messages[1]?.parts[0]?.state === "approval-requested");
@@ -132,7 +127,7 @@ describe("useChat in Chromium against graphdock serve", () => {
     r = await waitFor(page, "answer", (x) => x.status === "ready" && lastText(x) === "The answer is 84.");
     expect(r.messages).toHaveLength(2);
     expect(r.messages[1]!.parts).toEqual([{ tool: "calculator", state: "output-available", output: '"84"' }, { text: "The answer is 84." }]);
-    expect(browser.errors).toEqual([]);
+    expect(pages.browser.errors).toEqual([]);
     await page.close();
   });
 });
