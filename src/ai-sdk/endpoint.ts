@@ -14,7 +14,7 @@ import type { HttpEndpoint } from "../http/endpoints.js";
 import { authRefusal, callerOf, faultReporter, readJsonBody, segmentAfter, type BodyLimits } from "../http/endpoint-kit.js";
 import type { HttpClient } from "../http/types.js";
 import { GraphdockError } from "../errors.js";
-import type { RunEvent } from "../runtime/types.js";
+import type { RunEvent, StreamMode } from "../runtime/types.js";
 import { chatThreadId } from "./chat-thread.js";
 import { planRun, type Plan } from "./plan.js";
 import { ChatRequestError, readChatRequest } from "./request.js";
@@ -42,6 +42,21 @@ const json = (status: number, detail: string, headers?: Headers) => {
   return new Response(JSON.stringify({ detail }), { status, headers: out });
 };
 
+/** A request's route below the endpoint's path: a chat, or a chat's stream to resume. */
+type Route = { kind: "chat"; assistantId: string } | { kind: "resume"; assistantId: string; chatId: string };
+
+function routeOf(requestPath: string, path: string): Route | undefined {
+  const assistantId = segmentAfter(requestPath, path);
+  if (assistantId) return { kind: "chat", assistantId };
+  const [a, chat, tail, ...more] = requestPath.slice(path.length + 1).split("/");
+  if (!a || !chat || tail !== "stream" || more.length) return undefined;
+  try {
+    return { kind: "resume", assistantId: decodeURIComponent(a), chatId: decodeURIComponent(chat) };
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The AI SDK chat endpoint: mount it with `createFetchHandler(runtime, { endpoints: [aiSdkEndpoint()] })`
  * (or `serve`, which mounts it when `ai` is installed), and point `useChat` at it:
@@ -54,24 +69,26 @@ export function aiSdkEndpoint(options: AiSdkEndpointOptions = {}): HttpEndpoint 
     name: "ai_sdk",
     paths: [path],
     async fetch(request, context) {
-      const assistantId = segmentAfter(context.path, path);
-      if (!assistantId) return json(404, `The chat endpoint is ${path}/{assistant_id}`);
-      if (request.method !== "POST") return json(405, `Method ${request.method} is not allowed here; use POST`, new Headers({ allow: "POST" }));
+      const route = routeOf(context.path, path);
+      if (!route) return json(404, `The chat endpoint is POST ${path}/{assistant_id} (and GET ${path}/{assistant_id}/{chat_id}/stream)`);
+      const method = route.kind === "chat" ? "POST" : "GET";
+      if (request.method !== method) return json(405, `Method ${request.method} is not allowed here; use ${method}`, new Headers({ allow: method }));
       let client: HttpClient;
       let assistant: string;
       try {
         client = await callerOf(request, context);
-        assistant = await resolveAssistant(client, assistantId);
+        assistant = await resolveAssistant(client, route.assistantId);
       } catch (err) {
         const refusal = authRefusal(err);
         if (refusal) return json(refusal.status, refusal.message, refusal.headers);
-        if (GraphdockError.is(err, "not_found") || GraphdockError.is(err, "invalid_input")) return json(404, `No assistant ${assistantId} here`);
+        if (GraphdockError.is(err, "not_found") || GraphdockError.is(err, "invalid_input")) return json(404, `No assistant ${route.assistantId} here`);
         throw err;
       }
+      const shared = { options, report: (err: unknown) => report(err, request) };
+      if (route.kind === "resume") return resume(await loadAiSdk(), client, assistant, route.chatId, shared);
       const body = await readJsonBody(request, options);
       if ("refused" in body) return json(body.refused.status, body.refused.message);
-      const ai = await loadAiSdk();
-      return chat(ai, client, assistant, body.value, { options, report: (err) => report(err, request) });
+      return chat(await loadAiSdk(), client, assistant, body.value, shared);
     },
   };
 }
@@ -104,6 +121,9 @@ function errorStream(ai: AiSdk, errorText: string): Response {
   return ai.createUIMessageStreamResponse({ stream });
 }
 
+/** The metadata event's run id (the first event of a run's stream). */
+const runIdOf = (first: IteratorResult<RunEvent>) => (first.done ? "" : (first.value.data as { run_id: string }).run_id);
+
 /** Answers one chat request: checks it, plans its run, starts it and streams it. */
 async function chat(ai: AiSdk, client: HttpClient, assistantId: string, body: unknown, shared: Shared): Promise<Response> {
   let plan: Plan;
@@ -115,16 +135,46 @@ async function chat(ai: AiSdk, client: HttpClient, assistantId: string, body: un
     threadId = await chatThreadId((await client.whoami()).identity, request.chatId);
     plan = await planRun(client, threadId, request);
     plan.payload.onDisconnect ??= shared.options.onDisconnect ?? "continue";
-    events = client.runs.stream(threadId, assistantId, { ...plan.payload, streamMode: ["messages-tuple", "updates"] })[Symbol.asyncIterator]();
-    const first = await events.next(); // the run exists (or was refused) once its metadata event comes
-    runId = first.done ? "" : (first.value.data as { run_id: string }).run_id;
+    // Resumable, so a client that reloads mid-answer can follow the run again from its start.
+    const payload = { ...plan.payload, streamMode: ["messages-tuple", "updates"] as StreamMode[], streamResumable: true };
+    events = client.runs.stream(threadId, assistantId, payload)[Symbol.asyncIterator]();
+    runId = runIdOf(await events.next()); // the run exists (or was refused) once its metadata event comes
   } catch (err) {
     if (err instanceof ChatRequestError) return errorStream(ai, err.message);
     if (GraphdockError.is(err)) return errorStream(ai, err.message);
     throw err;
   }
+  return streamRun(ai, client, { threadId, runId, events, plan, onDisconnect: plan.payload.onDisconnect }, shared);
+}
+
+/**
+ * Answers the hook's reconnect (`useChat({ resume: true })`): the chat's run in flight replayed
+ * from its start (the hook rebuilds the answer from it), or 204 when none is.
+ */
+async function resume(ai: AiSdk, client: HttpClient, assistantId: string, chatId: string, shared: Shared): Promise<Response> {
+  const threadId = await chatThreadId((await client.whoami()).identity, chatId);
+  const [run] = await client.runs.list(threadId, { limit: 1 }).catch((err: unknown) => {
+    if (GraphdockError.is(err, "not_found")) return [];
+    throw err;
+  });
+  if (!run || run.assistant_id !== assistantId || (run.status !== "pending" && run.status !== "running")) return new Response(null, { status: 204 });
+  const events = client.runs.joinStream(threadId, run.run_id, { lastEventId: "-1", streamMode: ["messages-tuple", "updates"] })[Symbol.asyncIterator]();
+  const plan: Plan = { payload: {}, continuation: false, before: new Set(), knownCalls: new Set(), denied: [] };
+  return streamRun(ai, client, { threadId, runId: run.run_id, events, plan, onDisconnect: "continue" }, shared);
+}
+
+interface Following {
+  threadId: string;
+  runId: string;
+  /** The run's events after its metadata event. */
+  events: AsyncIterator<RunEvent>;
+  plan: Plan;
+  onDisconnect: "cancel" | "continue" | undefined;
+}
+
+/** The UI message stream of a run being followed. */
+function streamRun(ai: AiSdk, client: HttpClient, { threadId, runId, events, plan, onDisconnect }: Following, shared: Shared): Response {
   const translator = new RunTranslator(plan);
-  const onDisconnect = plan.payload.onDisconnect;
   let ended = false;
   let cancelled = false;
   const stream = new ReadableStream<UIMessageChunk>({

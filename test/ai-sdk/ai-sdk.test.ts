@@ -252,6 +252,25 @@ describe.each(transports)("useChat's chat %s", (_t, where) => {
     }
   });
 
+  it("a reloaded page follows the answer in flight again (useChat's resume), from its start; with none in flight, 204", async () => {
+    const c = chat("slow");
+    const sent = c.sendMessage({ text: "talk" });
+    await until("the first words", () => textOf(c.messages[1]), (t) => t.length > 10);
+    const reloaded = chat("slow", { id: c.id });
+    await reloaded.resumeStream();
+    await sent;
+    expect(reloaded.status).toBe("ready");
+    expect(reloaded.messages).toHaveLength(1); // the answer, rebuilt from the run's first event
+    expect(reloaded.messages[0]).toEqual(c.messages[1]);
+    expect(textOf(c.messages[1])).toMatch(/^w0 w1 .* w199 $/);
+    const idle = chat("slow", { id: c.id });
+    await idle.resumeStream();
+    expect([idle.status, idle.messages]).toEqual(["ready", []]);
+    const { base, fetch } = where();
+    const res = await fetch(`${base}/ai-sdk/chat/${ids.slow}/${c.id}/stream`, { headers: as("alice") });
+    expect(res.status).toBe(204);
+  });
+
   it("answers what it cannot serve with an error part or a 4xx, and changes nothing", async () => {
     const { base, fetch } = where();
     const before = await snapshot();
