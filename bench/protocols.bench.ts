@@ -1,10 +1,11 @@
 /**
  * What the protocols add to a run (`npm run bench -- protocols`): the same echo run over loopback
  * HTTP through `runs.wait` (the LangGraph SDK's client), an MCP tool call (the MCP SDK's client,
- * stateless Streamable HTTP) and an A2A `message/send` (the A2A SDK's client, 1.0 and 0.3), each
- * client connected once, in alternating rounds of sequential calls. The verdict (each protocol
- * within 1.5x of `runs.wait`) is on CPU per call, which other processes' load disturbs far less
- * than wall time; both are printed.
+ * stateless Streamable HTTP) and an A2A `message/send` (the A2A SDK's client, 1.0 and 0.3); and a
+ * first chat turn through the AI SDK's transport against `runs.stream` of the same run on a new
+ * thread (the stream modes the chat reads); each client connected once, in alternating rounds of
+ * sequential calls. The verdict (each protocol within 1.5x of its baseline) is on CPU per call,
+ * which other processes' load disturbs far less than wall time; both are printed.
  */
 import { Client as LangGraphClient } from "@langchain/langgraph-sdk";
 import { Client as McpClient } from "@modelcontextprotocol/sdk/client/index.js";
@@ -12,6 +13,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { Role } from "@a2a-js/sdk";
 import { ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory } from "@a2a-js/sdk/client";
 import { ClientFactory as ClientFactory03, ClientFactoryOptions as Options03, DefaultAgentCardResolver as Resolver03, JsonRpcTransportFactory as Transport03 } from "a2a-sdk-v03/client";
+import { DefaultChatTransport, readUIMessageStream, type UIMessage } from "ai";
 import { cpus, loadavg } from "node:os";
 import { createRuntime } from "../src/runtime/index.js";
 import { serve } from "../src/node/index.js";
@@ -40,6 +42,8 @@ export default async function (): Promise<void> {
   await mcp.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`)));
   const a2a = await new ClientFactory({ transports: [new JsonRpcTransportFactory()], cardResolver: new DefaultAgentCardResolver() }).createFromUrl(card, "");
   const a2a03 = await new ClientFactory03(Options03.createFrom(Options03.default, { transports: [new Transport03()], cardResolver: new Resolver03() })).createFromUrl(card, "");
+  const chat = new DefaultChatTransport<UIMessage>({ api: `${server.url}/ai-sdk/chat/echo` });
+  const said: UIMessage[] = [{ id: "m1", role: "user", parts: [{ type: "text", text: "hi" }] }];
   const calls: Record<string, () => Promise<unknown>> = {
     "runs.wait (LangGraph SDK)": () => sdk.runs.wait(null, "echo", { input }),
     "MCP tools/call": async () => {
@@ -54,7 +58,18 @@ export default async function (): Promise<void> {
         message: { messageId: crypto.randomUUID(), role: Role.ROLE_USER, parts: [{ content: { $case: "text", value: "hi" }, metadata: undefined, filename: "", mediaType: "" }], contextId: "", taskId: "", metadata: undefined, extensions: [], referenceTaskIds: [] },
       }),
     "A2A 0.3 message/send": () => a2a03.sendMessage({ message: { kind: "message", messageId: crypto.randomUUID(), role: "user", parts: [{ kind: "text", text: "hi" }] } }),
+    "runs.stream, new thread": async () => {
+      for await (const _ of sdk.runs.stream(crypto.randomUUID(), "echo", { input, streamMode: ["messages-tuple", "updates"], ifNotExists: "create" }));
+    },
+    "AI SDK chat turn": async () => {
+      const stream = await chat.sendMessages({ chatId: crypto.randomUUID().slice(0, 16), messages: said, trigger: "submit-message", messageId: undefined, abortSignal: undefined });
+      let answer: UIMessage | undefined;
+      for await (const message of readUIMessageStream({ stream })) answer = message;
+      if (answer?.parts.at(-1)?.type !== "text") throw new Error(`no answer: ${JSON.stringify(answer)}`);
+    },
   };
+  /** What each call is compared with: the run it makes, through the LangGraph API. */
+  const baseline = (name: string) => (name === "AI SDK chat turn" ? "runs.stream, new thread" : "runs.wait (LangGraph SDK)");
   const names = Object.keys(calls);
   try {
     for (const name of names) await measure(200, calls[name]!); // warm-up
@@ -67,11 +82,11 @@ export default async function (): Promise<void> {
         cpu[name]!.push(m.cpu);
       }
     }
-    const base = names[0]!;
     for (const name of names) {
+      const base = baseline(name);
       const ratio = median(cpu[name]!) / median(cpu[base]!);
       const wallRatio = median(wall[name]!) / median(wall[base]!);
-      const verdict = name === base ? "" : `   ${ratio.toFixed(2)}x runs.wait CPU, ${wallRatio.toFixed(2)}x wall (target <= 1.5x: ${ratio <= 1.5 ? "met" : "MISSED"})`;
+      const verdict = name.startsWith("runs.") ? "" : `   ${ratio.toFixed(2)}x ${base} CPU, ${wallRatio.toFixed(2)}x wall (target <= 1.5x: ${ratio <= 1.5 ? "met" : "MISSED"})`;
       console.log(`${name.padEnd(27)} ${median(cpu[name]!).toFixed(3)} ms CPU, ${median(wall[name]!).toFixed(2).padStart(6)} ms wall per call (median of 8 rounds, worst round ${p90(wall[name]!).toFixed(2)} ms)${verdict}`);
     }
     console.log(`(echo graph, loopback; client and server in this process, so CPU is both ends; load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores)`);
