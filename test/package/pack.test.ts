@@ -88,6 +88,7 @@ const ENTRY_EXPORT: Record<string, string> = {
   "graphdock/langgraph": "fromLangGraph",
   "graphdock/mcp": "mcpEndpoint",
   "graphdock/a2a": "a2aEndpoint",
+  "graphdock/ai-sdk": "aiSdkEndpoint",
 };
 const entries = Object.keys(pkg.exports)
   .filter((s) => s !== "./package.json")
