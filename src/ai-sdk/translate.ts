@@ -30,7 +30,16 @@ export interface TranslateOptions {
   denied: readonly string[];
 }
 
-const isChunkType = (type: unknown) => type === "AIMessageChunk" || type === "ai";
+const isAiType = (type: unknown) => type === "AIMessageChunk" || type === "ai";
+
+/** `raw` as a message, or undefined when it is none the chat can show. */
+function asMessage(raw: unknown): Message | undefined {
+  try {
+    return coerceMessage(raw);
+  } catch {
+    return undefined;
+  }
+}
 
 /** Turns one run's events into UI message chunks, in order. */
 export class RunTranslator {
@@ -124,10 +133,11 @@ export class RunTranslator {
 
   /** A `messages-tuple` event: a token chunk of an AI message, or a whole message. */
   #token(raw: unknown, out: UIMessageChunk[]) {
-    if (!isPlainObject(raw) || !isChunkType(raw.type) || typeof raw.id !== "string" || this.#before.has(raw.id)) return;
+    if (!isPlainObject(raw) || !isAiType(raw.type) || typeof raw.id !== "string" || this.#before.has(raw.id)) return;
     const id = raw.id;
     if (raw.type === "ai") {
-      this.#aiMessage(coerceMessage(raw) as AIMessage, out);
+      const m = asMessage(raw);
+      if (m?.type === "ai") this.#aiMessage(m, out);
       return;
     }
     this.#text(id, contentText(raw.content), out);
@@ -186,13 +196,8 @@ export class RunTranslator {
       }
       if (!isPlainObject(update) || update.messages === undefined) continue;
       for (const raw of Array.isArray(update.messages) ? update.messages : [update.messages]) {
-        let m: Message;
-        try {
-          m = coerceMessage(raw);
-        } catch {
-          continue; // not a message the chat can show
-        }
-        if (typeof m.id !== "string" || this.#before.has(m.id)) continue;
+        const m = asMessage(raw);
+        if (!m || typeof m.id !== "string" || this.#before.has(m.id)) continue;
         if (m.type === "ai") this.#aiMessage(m, out);
         else if (m.type === "tool") this.#toolMessage(m, out);
       }
