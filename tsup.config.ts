@@ -18,6 +18,8 @@ export default defineConfig([
       mcp: "src/mcp/index.ts",
       a2a: "src/a2a/index.ts",
       "ai-sdk": "src/ai-sdk/index.ts",
+      // The studio's endpoint; its web app (src/studio/app) is built by Vite into dist/studio/.
+      studio: "src/studio/index.ts",
     },
     format: ["esm", "cjs"],
     dts: true,
@@ -26,6 +28,8 @@ export default defineConfig([
     target: "node20",
     splitting: true,
     treeshake: true,
+    // import.meta.url in the CommonJS build (the studio finds its files beside its module).
+    shims: true,
     // lowdb is ESM-only: bundled (its core is one small class), so that every CommonJS entry loads
     // without require(esm) (off before Node 20.19 and 22.12, and under tsx's CommonJS loader).
     noExternal: ["lowdb"],

@@ -1,7 +1,8 @@
 // Checks the built package: every path named in package.json "exports", "typesVersions" and "bin"
 // exists in dist/, every subpath export has its typesVersions entry,
-// every tsup entry has an export, publint finds no errors, and the core entry bundles for a
-// browser target with no Node built-ins (D18).
+// every tsup entry has an export, publint finds no errors, the core entry bundles for a browser
+// target with no Node built-ins (D18), and the studio's web app is built (dist/studio/index.html
+// and every asset it names).
 import { existsSync, readFileSync } from "node:fs";
 import { build } from "esbuild";
 import { publint } from "publint";
@@ -26,6 +27,14 @@ for (const subpath of Object.keys(pkg.exports)) {
   else walk(typesVersions[name], `typesVersions["${name}"]`);
 }
 for (const [name, target] of Object.entries(pkg.bin ?? {})) walk(target, `bin["${name}"]`);
+
+const shell = "dist/studio/index.html";
+if (!existsSync(shell)) problems.push(`${shell} does not exist (npm run build builds the studio with Vite)`);
+else {
+  for (const [, asset] of readFileSync(shell, "utf8").matchAll(/(?:src|href)="\.\/(assets\/[^"]+)"/g)) {
+    if (!existsSync(`dist/studio/${asset}`)) problems.push(`${shell} names ${asset}, which does not exist`);
+  }
+}
 
 const { messages } = await publint({ pkgDir: ".", level: "error" });
 for (const m of messages) if (m.type === "error") problems.push(`publint: ${m.code} ${JSON.stringify(m.args)}`);

@@ -16,6 +16,7 @@ import {
 } from "../http/index.js";
 import { attachProtocolV2WebSocket } from "./protocol-v2-ws.js";
 import { protocolEndpoints, type ProtocolOptions } from "./protocols.js";
+import { studio, type StudioOptions } from "../studio/index.js";
 
 /**
  * Options of {@link serve}: where to listen, plus the fetch handler's options, limits included
@@ -36,6 +37,11 @@ export interface ServeOptions extends FetchHandlerOptions, ProtocolOptions {
    * true when `port` is given (that port or an error), false without it.
    */
   strictPort?: boolean;
+  /**
+   * The studio at `/studio` (below `basePath`; src/studio): on by default, `false` turns it off
+   * (langgraph.json `http.disable_studio`), an object passes its options.
+   */
+  studio?: boolean | StudioOptions;
 }
 
 /** A running server. */
@@ -257,10 +263,11 @@ async function pump(body: ReadableStream<Uint8Array>, res: ServerResponse, signa
  * await server.close();
  */
 export async function serve(runtime: HttpRuntime, options: ServeOptions = {}): Promise<ServeHandle> {
-  const { port = 2024, host = "127.0.0.1", strictPort = options.port !== undefined, mcp, a2a, aiSdk, ...handlerOptions } = options;
+  const { port = 2024, host = "127.0.0.1", strictPort = options.port !== undefined, mcp, a2a, aiSdk, studio: studioOption = true, ...handlerOptions } = options;
   const { maxBodyBytes, maxDepth, onError } = handlerOptions;
   const protocols = await protocolEndpoints({ mcp, a2a, aiSdk }, { maxBodyBytes, maxDepth, onError });
   const endpoints = [...(handlerOptions.endpoints ?? []), ...protocols];
+  if (studioOption !== false) endpoints.push(studio(studioOption === true ? {} : studioOption));
   const listener = toNodeListener(createFetchHandler(runtime, { ...handlerOptions, endpoints }), { onError });
   const server = createServer(listener);
   server.on("checkContinue", listener.checkContinue);
