@@ -1,11 +1,14 @@
 /**
  * The studio as an endpoint beside the agent-server API (src/http/endpoints.ts): `/studio` and
  * every path under it answer the app's shell (so deep links such as `/studio/threads/<id>` can be
- * bookmarked), `/studio/assets/<file>` the built, content-hashed files. Nothing here reads data:
- * the shell loads without credentials and the app asks for them when the API answers 401, then
- * reads everything through the API as that user (the runtime's auth applies as to any client).
+ * bookmarked), `/studio/assets/<file>` the built, content-hashed files, and `/studio/session`
+ * whether the request's credentials pass the runtime's authentication. Nothing here reads data:
+ * the shell loads without credentials, the app asks for them until the session says they pass,
+ * then reads everything through the API as that user (the runtime's auth applies as to any client).
  */
+import { GraphdockError } from "../errors.js";
 import type { HttpEndpoint } from "../http/endpoints.js";
+import type { HttpRuntime } from "../http/types.js";
 import { prepare, StudioFiles, type StudioFile } from "./assets.js";
 
 /** Options of {@link studio}. */
@@ -62,11 +65,12 @@ export function studio(options: StudioOptions = {}): HttpEndpoint {
   return {
     name: "studio",
     paths: [STUDIO_PATH],
-    async fetch(request, { path }) {
+    async fetch(request, { path, runtime }) {
       if (request.method !== "GET" && request.method !== "HEAD") {
         return Response.json({ detail: `Method ${request.method} is not allowed on ${path}; use GET` }, { status: 405, headers: { allow: "GET, HEAD" } });
       }
       const rest = path.slice(STUDIO_PATH.length); // "" | "/..." (the router matched the prefix)
+      if (rest === "/session") return session(request, runtime, path);
       if (rest.startsWith("/assets/")) {
         const file = await files.get(rest.slice(1));
         if (!file) return Response.json({ detail: `No studio asset ${rest.slice("/assets/".length)}` }, { status: 404 });
@@ -80,6 +84,26 @@ export function studio(options: StudioOptions = {}): HttpEndpoint {
       return send(request, shell, TYPES.html!, { "cache-control": "no-cache", ...SHELL_HEADERS });
     },
   };
+}
+
+/**
+ * `{ "authenticated": true }` when the request's credentials pass the runtime's authentication,
+ * else `{ "authenticated": false, "detail": <the auth handler's message> }`, both 200: the app
+ * learns whether to ask for credentials without a failed request (a 401 the browser would log).
+ */
+async function session(request: Request, runtime: HttpRuntime, path: string): Promise<Response> {
+  const headers: Record<string, string> = {};
+  request.headers.forEach((value, name) => (headers[name] = value));
+  const noStore = { "cache-control": "no-store" };
+  try {
+    await runtime.client({ headers, method: request.method, path, url: request.url });
+    return Response.json({ authenticated: true }, { headers: noStore });
+  } catch (err) {
+    if (GraphdockError.is(err) && (err.code === "unauthenticated" || err.code === "forbidden")) {
+      return Response.json({ authenticated: false, detail: err.message }, { headers: noStore });
+    }
+    throw err;
+  }
 }
 
 /**

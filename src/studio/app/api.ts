@@ -95,6 +95,22 @@ export class Api {
     return response;
   }
 
+  /**
+   * Whether the credentials (or none) pass the server's authentication, from the studio
+   * endpoint's `/studio/session`; null when the server has none (not graphdock, or the studio
+   * mounted elsewhere): then a 401 from the API is what asks for credentials.
+   */
+  async session(): Promise<{ authenticated: boolean; detail?: string } | null> {
+    try {
+      const response = await this.fetchImpl(`${this.apiUrl}/studio/session`, { headers: this.headers() });
+      if (!response.ok) return null;
+      const body = (await response.json()) as { authenticated?: unknown; detail?: unknown };
+      return typeof body.authenticated === "boolean" ? { authenticated: body.authenticated, ...(typeof body.detail === "string" ? { detail: body.detail } : {}) } : null;
+    } catch {
+      return null;
+    }
+  }
+
   datasets(signal?: AbortSignal): Promise<DatasetRecord[]> {
     return this.call("/api/v1/datasets", { signal });
   }

@@ -53,6 +53,20 @@ export function App(props: { api: Api; router: Router; title?: string }) {
   }, []);
   const studio = useMemo<Studio>(() => ({ api: props.api, router: props.router, session, requestSignIn, notify }), [props.api, props.router, session]);
   const credentials = props.api.credentials;
+  // Pages load only once the server accepts the credentials (or has no session check).
+  const [gate, setGate] = useState<{ session: number; open: boolean } | null>(null);
+  useEffect(() => {
+    let live = true;
+    void props.api.session().then((s) => {
+      if (!live) return;
+      const open = !s || s.authenticated;
+      setGate({ session, open });
+      if (!open) requestSignIn(s.detail ?? "");
+    });
+    return () => {
+      live = false;
+    };
+  }, [session]);
   return (
     <StudioContext.Provider value={studio}>
       <a class="skip" href="#studio-main" onClick={(e) => { e.preventDefault(); document.getElementById("studio-main")?.focus(); }}>
@@ -88,7 +102,21 @@ export function App(props: { api: Api; router: Router; title?: string }) {
         </div>
       </header>
       <main id="studio-main" tabIndex={-1}>
-        <Page />
+        {gate?.session === session && gate.open ? (
+          <Page />
+        ) : gate?.session === session ? (
+          <section class="page">
+            <h1>Sign in</h1>
+            <p>This server shows its data to signed-in users only.</p>
+            <button type="button" onClick={() => setSignIn("")} data-testid="sign-in-again">
+              Sign in
+            </button>
+          </section>
+        ) : (
+          <p class="muted" role="status">
+            Connecting…
+          </p>
+        )}
       </main>
       <div class="notice" role="status" aria-live="polite" data-testid="notice">
         {notice}

@@ -50,9 +50,13 @@ export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, deps: unkn
   const [tick, setTick] = useState(0);
   const loadRef = useRef(load);
   loadRef.current = load;
+  const loadedSession = useRef(session);
   useEffect(() => {
     const abort = new AbortController();
-    setState((s) => ({ ...s, loading: true }));
+    // Another user's (or no user's) data is never shown while this user's loads.
+    const sameUser = loadedSession.current === session;
+    loadedSession.current = session;
+    setState((s) => (sameUser ? { ...s, loading: true } : { loading: true }));
     loadRef.current(abort.signal).then(
       (data) => !abort.signal.aborted && setState({ data, loading: false }),
       (err) => {

@@ -27,6 +27,8 @@ export function VirtualList<T>(props: {
   const box = useRef<HTMLDivElement>(null);
   const [view, setView] = useState({ top: 0, height: 600 });
   const [focus, setFocus] = useState<number | null>(null);
+  // The row the keys last moved to, until it is focused (keys pressed faster than it is drawn add up).
+  const target = useRef<number | null>(null);
   const { items, rowHeight } = props;
 
   useLayoutEffect(() => {
@@ -55,18 +57,23 @@ export function VirtualList<T>(props: {
   // After an arrow key moved past the rendered rows, focus the row once it is drawn.
   useEffect(() => {
     if (focus === null) return;
-    const row = box.current?.querySelector<HTMLElement>(`[data-index="${focus}"]`);
-    const target = row?.querySelector<HTMLElement>("a, button, [tabindex]") ?? row;
-    if (target) {
-      target.focus({ preventScroll: true });
-      setFocus(null);
-    }
+    if (focusRow(focus)) setFocus(null);
   }, [focus, first, last]);
+
+  /** Focuses the row's first control if it is drawn. */
+  const focusRow = (index: number): boolean => {
+    const row = box.current?.querySelector<HTMLElement>(`[data-index="${index}"]`);
+    const control = row?.querySelector<HTMLElement>("a, button, [tabindex]") ?? row;
+    if (!control) return false;
+    control.focus({ preventScroll: true });
+    if (target.current === index) target.current = null;
+    return true;
+  };
 
   const onKeyDown = (e: KeyboardEvent) => {
     const row = (e.target as HTMLElement).closest<HTMLElement>("[data-index]");
     if (!row || !items.length) return;
-    const at = Number(row.dataset.index);
+    const at = target.current ?? Number(row.dataset.index);
     const page = Math.max(1, Math.floor(view.height / rowHeight) - 1);
     const to =
       e.key === "ArrowDown" ? at + 1 : e.key === "ArrowUp" ? at - 1 : e.key === "PageDown" ? at + page : e.key === "PageUp" ? at - page : e.key === "Home" ? 0 : e.key === "End" ? items.length - 1 : null;
@@ -77,8 +84,11 @@ export function VirtualList<T>(props: {
     const top = index * rowHeight;
     if (top < el.scrollTop) el.scrollTop = top;
     else if (top + rowHeight > el.scrollTop + el.clientHeight) el.scrollTop = top + rowHeight - el.clientHeight;
-    setView({ top: el.scrollTop, height: el.clientHeight });
-    setFocus(index);
+    target.current = index;
+    if (!focusRow(index)) {
+      setView({ top: el.scrollTop, height: el.clientHeight });
+      setFocus(index);
+    }
   };
 
   const rows = [];

@@ -4,8 +4,9 @@
  * run. Crons listed with their schedule and next run, paused and resumed by their `enabled` flag,
  * deleted, and created in a dialog.
  */
-import type { Assistant, Cron, Run, Thread } from "@langchain/langgraph-sdk";
-import { useEffect, useState } from "preact/hooks";
+import type { Cron, Run, Thread } from "@langchain/langgraph-sdk";
+import { useState } from "preact/hooks";
+import { AssistantField } from "../components/assistant-field.js";
 import { Dialog } from "../components/dialog.js";
 import { ErrorNote, InputField, Link, Loading, SelectField, Status, TextField } from "../components/common.js";
 import { useAction, useLoad, useStudio } from "../context.js";
@@ -26,11 +27,6 @@ export default function RunsPage({ route }: { route: Route }) {
       <Crons />
     </section>
   );
-}
-
-function useAssistants() {
-  const { api } = useStudio();
-  return useLoad((signal) => api.client.assistants.search({ limit: 100, signal }), []);
 }
 
 function Runs({ route }: { route: Route }) {
@@ -143,15 +139,6 @@ function Runs({ route }: { route: Route }) {
   );
 }
 
-function AssistantSelect(props: { value: string; onChange(v: string): void; testId?: string }) {
-  const assistants = useAssistants();
-  const options = (assistants.data ?? []).map((a): [string, string] => [a.assistant_id, `${a.name || shortId(a.assistant_id)} (${a.graph_id})`]);
-  useEffect(() => {
-    if (!props.value && options[0]) props.onChange(options[0][0]);
-  }, [assistants.data]);
-  return <SelectField label="Assistant" value={props.value} onChange={props.onChange} options={options} testId={props.testId} />;
-}
-
 function RunForm(props: { threadId: string; onClose(): void; onCreated(run: Run): void }) {
   const { api } = useStudio();
   const [assistant, setAssistant] = useState("");
@@ -173,7 +160,7 @@ function RunForm(props: { threadId: string; onClose(): void; onCreated(run: Run)
           });
         }}
       >
-        <AssistantSelect value={assistant} onChange={setAssistant} testId="run-assistant" />
+        <AssistantField value={assistant} onChange={setAssistant} testId="run-assistant" pickFirst />
         <SelectField
           label="Thread"
           value={target}
@@ -215,12 +202,17 @@ function Crons() {
     [offset],
   );
   const action = useAction();
-  const toggle = (cron: Cron, enabled: boolean) =>
-    action.run(async () => {
+  // A toggle shows at once; the list catches up when the update is saved.
+  const [toggled, setToggled] = useState<Record<string, boolean>>({});
+  const toggle = async (cron: Cron, enabled: boolean) => {
+    setToggled((t) => ({ ...t, [cron.cron_id]: enabled }));
+    await action.run(async () => {
       await api.client.crons.update(cron.cron_id, { enabled });
       notify(enabled ? "Cron resumed" : "Cron paused");
       crons.reload();
     });
+    setToggled(({ [cron.cron_id]: _, ...rest }) => rest);
+  };
   return (
     <section aria-labelledby="crons-heading" class="panel">
       <div class="row spread">
@@ -259,10 +251,11 @@ function Crons() {
                     <code>{shortId(c.assistant_id)}</code>
                   </td>
                   <td>{c.thread_id ? <Link to={`threads/${encodeURIComponent(c.thread_id)}`}>{shortId(c.thread_id)}</Link> : "new each run"}</td>
-                  <td>{c.enabled === false ? "paused" : when(c.next_run_date)}</td>
+                  <td>{(toggled[c.cron_id] ?? c.enabled) === false ? "paused" : when(c.next_run_date)}</td>
                   <td>
                     <label class="inline">
-                      <input type="checkbox" checked={c.enabled !== false} disabled={action.busy} onChange={(e) => toggle(c, (e.target as HTMLInputElement).checked)} data-testid="cron-enabled" />
+                      {/* Uncontrolled: the box keeps the user's click; a new record (key) redraws it. */}
+                      <input key={`${c.cron_id}:${String(c.enabled)}`} type="checkbox" defaultChecked={c.enabled !== false} disabled={action.busy} onChange={(e) => toggle(c, (e.target as HTMLInputElement).checked)} data-testid="cron-enabled" />
                       <span class="sr-only">Cron {c.schedule} enabled</span>
                     </label>
                   </td>
@@ -340,7 +333,7 @@ function CronForm(props: { onClose(): void; onCreated(): void }) {
           });
         }}
       >
-        <AssistantSelect value={assistant} onChange={setAssistant} testId="cron-assistant" />
+        <AssistantField value={assistant} onChange={setAssistant} testId="cron-assistant" pickFirst />
         <InputField label="Schedule (cron expression)" value={schedule} onInput={setSchedule} testId="cron-schedule" />
         <InputField label="Timezone (IANA, empty: UTC)" value={timezone} onInput={setTimezone} />
         <InputField label="Thread id (empty: a new thread each run)" value={threadId} onInput={setThreadId} />

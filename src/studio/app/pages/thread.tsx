@@ -9,6 +9,7 @@
  */
 import type { Assistant, Run, Thread, ThreadState } from "@langchain/langgraph-sdk";
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
+import { AssistantField } from "../components/assistant-field.js";
 import { Chat } from "../components/chat.js";
 import { ErrorNote, Json, Link, Loading, SelectField, Status, TextField } from "../components/common.js";
 import { Dialog } from "../components/dialog.js";
@@ -233,7 +234,6 @@ export default function ThreadPage({ params }: { params: string[] }) {
             />
           )}
           <Composer
-            assistants={assistants.data ?? []}
             defaultAssistant={defaultAssistant}
             busy={!!active}
             onSend={(assistantId, input, modes, subgraphs) => startRun(assistantId, { input }, modes, subgraphs)}
@@ -243,6 +243,7 @@ export default function ThreadPage({ params }: { params: string[] }) {
           <SidePanels
             threadId={threadId}
             historyVersion={historyVersion}
+            head={s?.checkpoint?.checkpoint_id ?? null}
             events={view.current?.log ?? []}
             thread={t}
             busy={!!active}
@@ -263,17 +264,15 @@ function interruptsOf(state: State | undefined, thread: Thread | undefined): Arr
   return isObject(map) ? Object.values(map).flat().map((i) => i as { id?: string; value: unknown }) : [];
 }
 
-function Composer(props: { assistants: Assistant[]; defaultAssistant: string; busy: boolean; onSend(assistantId: string, input: unknown, modes: string[], subgraphs: boolean): void }) {
-  const [assistant, setAssistant] = useState<string>("");
+function Composer(props: { defaultAssistant: string; busy: boolean; onSend(assistantId: string, input: unknown, modes: string[], subgraphs: boolean): void }) {
+  const [assistant, setAssistant] = useState<string | null>(null);
   const [mode, setMode] = useState<"message" | "json">("message");
   const [text, setText] = useState("");
   const [modes, setModes] = useState<string[]>(DEFAULT_MODES);
   const [subgraphs, setSubgraphs] = useState(false);
-  const chosen = assistant || props.defaultAssistant;
+  const chosen = assistant ?? props.defaultAssistant;
   const json = mode === "json" ? parseJson(text, "The input") : null;
   const problem = json && !json.ok ? json.message : null;
-  const options: Array<[string, string]> = props.assistants.map((a) => [a.assistant_id, `${a.name || shortId(a.assistant_id)} (${a.graph_id})`]);
-  if (chosen && !options.some(([id]) => id === chosen)) options.unshift([chosen, chosen]);
   const send = () => {
     if (props.busy || !chosen || problem || (mode === "message" && !text.trim())) return;
     const input = mode === "message" ? { messages: [{ role: "user", content: text }] } : (json as { value: unknown }).value ?? null;
@@ -290,7 +289,7 @@ function Composer(props: { assistants: Assistant[]; defaultAssistant: string; bu
       }}
     >
       <div class="toolbar wrap">
-        <SelectField label="Assistant" value={chosen} onChange={setAssistant} options={options} testId="composer-assistant" />
+        <AssistantField value={chosen} onChange={setAssistant} testId="composer-assistant" />
         <fieldset class="inline-group">
           <legend>Input</legend>
           <label class="inline">
@@ -419,6 +418,7 @@ function ResumeForm(props: { interrupts: Array<{ id?: string; value: unknown; ta
 function SidePanels(props: {
   threadId: string;
   historyVersion: number;
+  head: string | null;
   events: RunView["log"];
   thread: Thread | undefined;
   busy: boolean;
@@ -438,7 +438,7 @@ function SidePanels(props: {
         ["thread", "Thread"],
       ]}
     >
-      {tab === "timeline" && <Timeline threadId={props.threadId} version={props.historyVersion} busy={props.busy} assistantId={props.assistantId} onFork={props.onFork} />}
+      {tab === "timeline" && <Timeline threadId={props.threadId} version={props.historyVersion} head={props.head} busy={props.busy} assistantId={props.assistantId} onFork={props.onFork} />}
       {tab === "runs" && <ThreadRuns threadId={props.threadId} version={props.historyVersion} />}
       {tab === "events" && <EventLog events={props.events} />}
       {tab === "thread" && props.thread && <Json value={props.thread} label="Thread record" />}
@@ -446,7 +446,7 @@ function SidePanels(props: {
   );
 }
 
-function Timeline(props: { threadId: string; version: number; busy: boolean; assistantId: string; onFork(assistantId: string, payload: Record<string, unknown>): void }) {
+function Timeline(props: { threadId: string; version: number; head: string | null; busy: boolean; assistantId: string; onFork(assistantId: string, payload: Record<string, unknown>): void }) {
   const { api, requestSignIn } = useStudio();
   const [items, setItems] = useState<State[]>([]);
   const [done, setDone] = useState(false);
@@ -482,6 +482,13 @@ function Timeline(props: { threadId: string; version: number; busy: boolean; ass
 
   const idOf = (s: State) => s.checkpoint?.checkpoint_id ?? "";
   const chosen = items.find((s) => idOf(s) === selected);
+  // The current branch: the thread's head and its ancestors; other checkpoints are forks left behind.
+  const onBranch = useMemo(() => {
+    const byId = new Map(items.map((s) => [idOf(s), s]));
+    const ids = new Set<string>();
+    for (let id = props.head; id && !ids.has(id); id = byId.get(id)?.parent_checkpoint?.checkpoint_id ?? null) ids.add(id);
+    return ids;
+  }, [items, props.head]);
   return (
     <div class="timeline" data-testid="timeline">
       <ErrorNote error={error} />
@@ -499,8 +506,18 @@ function Timeline(props: { threadId: string; version: number; busy: boolean; ass
           const m = (s.metadata ?? {}) as Record<string, unknown>;
           const writes = isObject(m.writes) ? Object.keys(m.writes) : [];
           return (
-            <button type="button" class={idOf(s) === selected ? "checkpoint selected" : "checkpoint"} aria-pressed={idOf(s) === selected} onClick={() => setSelected(idOf(s))} data-testid="checkpoint">
-              <span class="step">step {String(m.step ?? "?")}</span>
+            <button
+              type="button"
+              class={`checkpoint${idOf(s) === selected ? " selected" : ""}${onBranch.has(idOf(s)) ? "" : " other-branch"}`}
+              aria-pressed={idOf(s) === selected}
+              onClick={() => setSelected(idOf(s))}
+              data-testid="checkpoint"
+              data-branch={onBranch.has(idOf(s)) ? "current" : "other"}
+            >
+              <span class="step">
+                step {String(m.step ?? "?")}
+                {onBranch.has(idOf(s)) ? "" : " · other branch"}
+              </span>
               <span class="what">
                 {String(m.source ?? "")}
                 {writes.length ? ` · ${writes.join(", ")}` : ""}
