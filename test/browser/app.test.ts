@@ -177,6 +177,26 @@ describe("example app in Chromium", () => {
     expect(await page.getByTestId("approval").count()).toBe(0);
   });
 
+  it("shows the runtime in this tab in the studio, through the in-page fetch handler", async () => {
+    await go("#/studio/threads", "studio");
+    const rows = page.getByTestId("thread-row");
+    await expect.poll(() => rows.allTextContents()).toEqual(expect.arrayContaining([expect.stringContaining("Hello there")]));
+    await rows.filter({ hasText: "Hello there" }).first().click();
+    await expect.poll(() => page.evaluate(() => location.hash)).toMatch(/^#\/studio\/threads\/[0-9a-f-]{36}$/);
+    await expect.poll(() => page.getByTestId("message-human").first().textContent()).toContain("Hello there");
+    await page.getByTestId("checkpoint").first().waitFor();
+    // A run from the studio goes to the same IndexedDB runtime.
+    await page.getByTestId("composer-assistant").fill("echo");
+    await page.getByTestId("composer-input").fill("from the studio");
+    await page.getByTestId("send").click();
+    await expect.poll(() => page.getByTestId("message-ai").last().textContent()).toContain("from the studio");
+    await screenshot(page, "12-studio-in-page");
+    // The uploaded experiments are there too.
+    await page.getByRole("link", { name: "Experiments", exact: true }).last().click();
+    await expect.poll(() => page.getByTestId("choose-experiment").count()).toBeGreaterThanOrEqual(2);
+    expect(await page.evaluate(() => location.hash)).toBe("#/studio/experiments");
+  });
+
   it("shows a readable error for a thread that does not exist", async () => {
     await go("#/chat/00000000-0000-4000-8000-000000000000", "chat");
     const message = page.getByTestId("error-message");

@@ -7,6 +7,7 @@ const NAV: [route: string, label: string][] = [
   ["assistants", "Assistants"],
   ["experiments", "Experiments"],
   ["sdk", "Official client"],
+  ["studio", "Studio"],
 ];
 
 const root = document.querySelector<HTMLElement>("#app")!;
@@ -36,6 +37,8 @@ async function boot(): Promise<void> {
   let rendering = 0;
   async function render(): Promise<void> {
     const [route = "chat", id] = location.hash.replace(/^#\/?/, "").split("/");
+    // The studio routes within itself (#/studio/...): it stays mounted while it is shown.
+    if (route === "studio" && main.dataset.route === "studio") return;
     mount(nav, NAV.map(([r, label]) => h("a", { href: `#/${r}`, class: r === route || (r === "chat" && route === "history") ? "active" : "" }, label)));
     const ticket = ++rendering;
     main.setAttribute("aria-busy", "true");

@@ -44,6 +44,7 @@ export function App(props: { api: Api; router: Router; title?: string }) {
   const [session, setSession] = useState(0);
   const [signIn, setSignIn] = useState<string | null>(null);
   const [notice, setNotice] = useState("");
+  const mainRef = useRef<HTMLElement>(null);
   const noticeTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const requestSignIn = useCallback((reason: string) => setSignIn((current) => current ?? reason), []);
   const notify = useCallback((message: string) => {
@@ -69,7 +70,14 @@ export function App(props: { api: Api; router: Router; title?: string }) {
   }, [session]);
   return (
     <StudioContext.Provider value={studio}>
-      <a class="skip" href="#studio-main" onClick={(e) => { e.preventDefault(); document.getElementById("studio-main")?.focus(); }}>
+      <a
+        class="skip"
+        href="#studio-main"
+        onClick={(e) => {
+          e.preventDefault();
+          mainRef.current?.focus();
+        }}
+      >
         Skip to content
       </a>
       <header class="topbar">
@@ -101,7 +109,7 @@ export function App(props: { api: Api; router: Router; title?: string }) {
           )}
         </div>
       </header>
-      <main id="studio-main" tabIndex={-1}>
+      <main id="studio-main" tabIndex={-1} ref={mainRef}>
         {gate?.session === session && gate.open ? (
           <Page />
         ) : gate?.session === session ? (

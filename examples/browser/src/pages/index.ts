@@ -4,6 +4,7 @@ import { chatPage } from "./chat";
 import { experimentsPage } from "./experiments";
 import { historyPage } from "./history";
 import { sdkPage } from "./sdk";
+import { studioPage } from "./studio";
 
 export function render(route: string, id: string | undefined): Promise<HTMLElement> {
   switch (route) {
@@ -13,6 +14,8 @@ export function render(route: string, id: string | undefined): Promise<HTMLEleme
       return experimentsPage();
     case "sdk":
       return sdkPage();
+    case "studio":
+      return studioPage();
     case "history":
       if (id) return historyPage(id);
       return chatPage(undefined);

@@ -136,3 +136,12 @@ export function Loading(props: { what: string }) {
     </p>
   );
 }
+
+/** A box that scrolls sideways when its table is wider than the page, reachable by keyboard. */
+export function TableScroll(props: { label: string; children: ComponentChildren }) {
+  return (
+    <div class="table-wrap" role="region" aria-label={props.label} tabIndex={0}>
+      {props.children}
+    </div>
+  );
+}

@@ -10,7 +10,8 @@ export function Dialog(props: { title: string; onClose(): void; children: Compon
   const titleId = useId();
   useEffect(() => {
     const dialog = ref.current!;
-    const opener = document.activeElement as HTMLElement | null;
+    // The focused element of the document, or of the shadow root the studio is mounted in.
+    const opener = (dialog.getRootNode() as Document | ShadowRoot).activeElement as HTMLElement | null;
     if (!dialog.open) dialog.showModal();
     return () => {
       if (dialog.open) dialog.close();

@@ -96,7 +96,7 @@ export function GraphView(props: { graph: DrawnGraph; title: string }) {
     .map((e) => `${e.source} to ${e.target}${e.conditional ? " (conditional)" : ""}`)
     .join("; ")}.`;
   return (
-    <figure class="graph" data-testid="graph">
+    <figure class="graph" data-testid="graph" tabIndex={0}>
       <svg viewBox={`0 0 ${layout.width} ${layout.height}`} width={layout.width} height={layout.height} role="img" aria-label={`${props.title}. ${description}`}>
         <defs>
           <marker id="gd-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">

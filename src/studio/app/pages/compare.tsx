@@ -9,7 +9,7 @@
  */
 import { useMemo, useState } from "preact/hooks";
 import type { Comparison, ExampleComparison, KeyComparison } from "../../../upload/types.js";
-import { ErrorNote, InputField, Json, Link, Loading, SelectField } from "../components/common.js";
+import { ErrorNote, InputField, Json, Link, Loading, SelectField, TableScroll } from "../components/common.js";
 import { Dialog } from "../components/dialog.js";
 import { distribution, PALETTE, ScoreChart } from "../components/score-chart.js";
 import { TextDiff } from "../components/text-diff.js";
@@ -134,7 +134,7 @@ function KeyTable({ comparison: c, keyComparison: k }: { comparison: Comparison;
   const numeric = k.experiments.some((e) => e.stats?.avg !== null && e.stats?.avg !== undefined);
   const labels = [...new Set(k.experiments.flatMap((e) => Object.keys(e.stats?.values ?? {})))];
   return (
-    <div class="table-wrap">
+    <TableScroll label={`Metric ${k.key}`}>
       <table class="table metrics" data-testid="metric-table" data-key={k.key}>
         <caption>
           {k.key} <span class="muted small">({k.higher_is_better ? "higher is better" : "lower is better"})</span>
@@ -196,13 +196,13 @@ function KeyTable({ comparison: c, keyComparison: k }: { comparison: Comparison;
           })}
         </tbody>
       </table>
-    </div>
+    </TableScroll>
   );
 }
 
 function LatencyTable({ comparison: c }: { comparison: Comparison }) {
   return (
-    <div class="table-wrap">
+    <TableScroll label="Latency">
       <table class="table metrics" data-testid="latency-table">
         <caption>
           latency <span class="muted small">(lower is better)</span>
@@ -246,7 +246,7 @@ function LatencyTable({ comparison: c }: { comparison: Comparison }) {
           })}
         </tbody>
       </table>
-    </div>
+    </TableScroll>
   );
 }
 

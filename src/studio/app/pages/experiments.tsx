@@ -5,7 +5,7 @@
  */
 import { useState } from "preact/hooks";
 import type { DatasetRecord, ExperimentRecord } from "../../../upload/types.js";
-import { ErrorNote, Link, Loading } from "../components/common.js";
+import { ErrorNote, Link, Loading, TableScroll } from "../components/common.js";
 import { useAction, useLoad, useStudio } from "../context.js";
 import { num, seconds, shortId, when } from "../format.js";
 import type { Route } from "../router.js";
@@ -85,7 +85,7 @@ function DatasetExperiments(props: { datasetId: string; dataset: DatasetRecord |
       {!experiments.data && !experiments.error && <Loading what="experiments" />}
       {list.length > 0 && (
         <>
-          <div class="table-wrap">
+          <TableScroll label="Experiments">
             <table class="table" data-testid="experiments">
               <caption class="sr-only">Experiments of the dataset; choose two or more to compare</caption>
               <thead>
@@ -131,7 +131,7 @@ function DatasetExperiments(props: { datasetId: string; dataset: DatasetRecord |
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableScroll>
           <div class="actions">
             <button
               type="button"

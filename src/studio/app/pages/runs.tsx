@@ -8,7 +8,7 @@ import type { Cron, Run, Thread } from "@langchain/langgraph-sdk";
 import { useState } from "preact/hooks";
 import { AssistantField } from "../components/assistant-field.js";
 import { Dialog } from "../components/dialog.js";
-import { ErrorNote, InputField, Link, Loading, SelectField, Status, TextField } from "../components/common.js";
+import { ErrorNote, InputField, Link, Loading, SelectField, Status, TextField, TableScroll } from "../components/common.js";
 import { useAction, useLoad, useStudio } from "../context.js";
 import { isObject, parseJson, shortId, when } from "../format.js";
 import type { Route } from "../router.js";
@@ -72,7 +72,7 @@ function Runs({ route }: { route: Route }) {
       {!runs.data && !runs.error && <Loading what="runs" />}
       {runs.data && !runs.data.length && <p class="muted">No runs.</p>}
       {runs.data && runs.data.length > 0 && (
-        <div class="table-wrap">
+        <TableScroll label="Runs">
           <table class="table" data-testid="runs-table">
             <caption class="sr-only">Runs</caption>
             <thead>
@@ -122,7 +122,7 @@ function Runs({ route }: { route: Route }) {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       )}
       {creating && (
         <RunForm
@@ -225,7 +225,7 @@ function Crons() {
       {!crons.data && !crons.error && <Loading what="crons" />}
       {crons.data && !crons.data.items.length && <p class="muted">No crons.</p>}
       {crons.data && crons.data.items.length > 0 && (
-        <div class="table-wrap">
+        <TableScroll label="Crons">
           <table class="table" data-testid="crons-table">
             <caption class="sr-only">Crons</caption>
             <thead>
@@ -278,7 +278,7 @@ function Crons() {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       )}
       {crons.data && crons.data.total > CRON_PAGE && (
         <nav class="pager" aria-label="Pages of crons">

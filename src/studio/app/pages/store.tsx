@@ -6,7 +6,7 @@
 import type { Item } from "@langchain/langgraph-sdk";
 import { useState } from "preact/hooks";
 import { Dialog } from "../components/dialog.js";
-import { ErrorNote, InputField, Json, Link, Loading, TextField } from "../components/common.js";
+import { ErrorNote, InputField, Json, Link, Loading, TextField, TableScroll } from "../components/common.js";
 import { useAction, useLoad, useStudio } from "../context.js";
 import { isObject, parseJson, when } from "../format.js";
 import type { Route } from "../router.js";
@@ -120,7 +120,7 @@ export default function StorePage({ route }: { route: Route }) {
         {!items.data && !items.error && <Loading what="items" />}
         {items.data && !list.length && <p class="muted">No items.</p>}
         {list.length > 0 && (
-          <div class="table-wrap">
+          <TableScroll label="Items">
             <table class="table" data-testid="store-items">
               <caption class="sr-only">Items</caption>
               <thead>
@@ -148,7 +148,7 @@ export default function StorePage({ route }: { route: Route }) {
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableScroll>
         )}
         {items.data && (items.data.items.length > PAGE || offset > 0) && (
           <nav class="pager" aria-label="Pages of items">
