@@ -14,7 +14,7 @@ export const ARTIFACTS = join(ROOT, "test-artifacts", "browser");
 export const CHROMIUM = "/usr/bin/chromium";
 
 /** The flags this machine needs: no sandbox as root, no network beyond loopback. */
-const CHROMIUM_ARGS = [
+export const CHROMIUM_ARGS = [
   "--no-sandbox",
   "--disable-gpu",
   "--disable-quic",

@@ -54,6 +54,8 @@ export function App(props: { api: Api; router: Router; title?: string }) {
   }, []);
   const studio = useMemo<Studio>(() => ({ api: props.api, router: props.router, session, requestSignIn, notify }), [props.api, props.router, session]);
   const credentials = props.api.credentials;
+  // The first page's code loads while the session is asked (the import is cached for the page).
+  useEffect(() => void PAGES[pageOf(props.router.current().path).page]?.().catch(() => undefined), []);
   // Pages load only once the server accepts the credentials (or has no session check).
   const [gate, setGate] = useState<{ session: number; open: boolean } | null>(null);
   useEffect(() => {

@@ -14,7 +14,7 @@ import { isObject, parseJson, shortId, when } from "../format.js";
 import type { Route } from "../router.js";
 
 /** Threads whose runs make up "recent runs": the most recently active (changed since created) of the last updated. */
-const RECENT_THREADS = 20;
+const RECENT_THREADS = 10;
 const SCANNED_THREADS = 100;
 const CRON_PAGE = 50;
 
