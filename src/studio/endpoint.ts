@@ -6,9 +6,8 @@
  * the shell loads without credentials, the app asks for them until the session says they pass,
  * then reads everything through the API as that user (the runtime's auth applies as to any client).
  */
-import { GraphdockError } from "../errors.js";
-import type { HttpEndpoint } from "../http/endpoints.js";
-import type { HttpRuntime } from "../http/types.js";
+import { authRefusal, callerOf } from "../http/endpoint-kit.js";
+import type { EndpointContext, HttpEndpoint } from "../http/endpoints.js";
 import { prepare, StudioFiles, type StudioFile } from "./assets.js";
 
 /** Options of {@link studio}. */
@@ -65,12 +64,13 @@ export function studio(options: StudioOptions = {}): HttpEndpoint {
   return {
     name: "studio",
     paths: [STUDIO_PATH],
-    async fetch(request, { path, runtime }) {
+    async fetch(request, context) {
+      const { path } = context;
       if (request.method !== "GET" && request.method !== "HEAD") {
         return Response.json({ detail: `Method ${request.method} is not allowed on ${path}; use GET` }, { status: 405, headers: { allow: "GET, HEAD" } });
       }
       const rest = path.slice(STUDIO_PATH.length); // "" | "/..." (the router matched the prefix)
-      if (rest === "/session") return session(request, runtime, path);
+      if (rest === "/session") return session(request, context);
       if (rest.startsWith("/assets/")) {
         const file = await files.get(rest.slice(1));
         if (!file) return Response.json({ detail: `No studio asset ${rest.slice("/assets/".length)}` }, { status: 404 });
@@ -91,17 +91,14 @@ export function studio(options: StudioOptions = {}): HttpEndpoint {
  * else `{ "authenticated": false, "detail": <the auth handler's message> }`, both 200: the app
  * learns whether to ask for credentials without a failed request (a 401 the browser would log).
  */
-async function session(request: Request, runtime: HttpRuntime, path: string): Promise<Response> {
-  const headers: Record<string, string> = {};
-  request.headers.forEach((value, name) => (headers[name] = value));
+async function session(request: Request, context: EndpointContext): Promise<Response> {
   const noStore = { "cache-control": "no-store" };
   try {
-    await runtime.client({ headers, method: request.method, path, url: request.url });
+    await callerOf(request, context);
     return Response.json({ authenticated: true }, { headers: noStore });
   } catch (err) {
-    if (GraphdockError.is(err) && (err.code === "unauthenticated" || err.code === "forbidden")) {
-      return Response.json({ authenticated: false, detail: err.message }, { headers: noStore });
-    }
+    const refusal = authRefusal(err);
+    if (refusal) return Response.json({ authenticated: false, detail: refusal.message }, { headers: noStore });
     throw err;
   }
 }

@@ -57,8 +57,8 @@ describe("the studio endpoint", () => {
 
   it("serves every built asset, cached as immutable, gzipped when accepted", async () => {
     const files = readdirSync(join(assets.path, "assets"));
-    expect(files.some((f) => f.endsWith(".js"))).toBe(true);
-    expect(files.some((f) => f.endsWith(".css"))).toBe(true);
+    // The entry and a chunk per page (the styles are in the entry, as a constructed style sheet).
+    expect(files.filter((f) => f.endsWith(".js")).length).toBeGreaterThan(7);
     for (const file of files) {
       const plain = await get(`/studio/assets/${file}`);
       expect(plain.status, file).toBe(200);
