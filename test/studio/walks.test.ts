@@ -29,6 +29,8 @@ let page: Page;
 let base: string;
 /** Every request the page made to anywhere but the server (the studio loads nothing from the network). */
 const elsewhereRequests: string[] = [];
+/** Every answer of 400 or more the page got, with its body (they would be console errors). */
+const refused: string[] = [];
 
 beforeAll(async () => {
   await buildStudio(assets.path);
@@ -42,6 +44,9 @@ beforeAll(async () => {
   page.on("request", (request) => {
     const url = new URL(request.url());
     if (url.protocol !== "data:" && url.protocol !== "blob:" && url.origin !== server.url) elsewhereRequests.push(request.url());
+  });
+  page.on("response", (response) => {
+    if (response.status() >= 400) void response.text().then((body) => refused.push(`${response.request().method()} ${response.url()} ${response.status()} ${body}`), () => undefined);
   });
 }, 120_000);
 
@@ -384,7 +389,9 @@ describe("the studio in Chromium", () => {
     await page.getByTestId("run-input").fill('{"messages": [{"role": "user", "content": "background hello"}]}');
     await expectAccessible("the new run dialog");
     await page.getByTestId("run-submit").click();
-    await expect.poll(() => page.getByTestId("run-create").count()).toBe(0);
+    // The dialog closes once the run is created (or shows why not).
+    const dialogState = async () => ((await page.getByTestId("run-create").count()) === 0 ? "closed" : ((await page.getByTestId("run-create").getByTestId("error").textContent({ timeout: 100 }).catch(() => null)) ?? "open"));
+    await expect.poll(dialogState).toBe("closed");
     // The run, on a new thread, is listed among the latest runs, and under its thread's filter.
     const [thread] = await runtime.threads.search({ metadata: {}, sortBy: "created_at", sortOrder: "desc", limit: 1 });
     const [run] = await runtime.runs.list(thread!.thread_id);
@@ -396,6 +403,7 @@ describe("the studio in Chromium", () => {
     await page.getByTestId("cron-assistant").fill(await assistantOf("agent"));
     await page.getByTestId("cron-schedule").fill("*/5 * * * *");
     await page.getByTestId("cron-submit").click();
+    await expect.poll(async () => ((await page.getByTestId("cron-create").count()) === 0 ? "closed" : ((await page.getByTestId("cron-create").getByTestId("error").textContent({ timeout: 100 }).catch(() => null)) ?? "open"))).toBe("closed");
     await page.getByTestId("cron-row").first().waitFor();
     const [cron] = await runtime.crons.search({});
     expect(cron?.schedule).toBe("*/5 * * * *");
@@ -410,6 +418,7 @@ describe("the studio in Chromium", () => {
   });
 
   it("logged no console error and no page error, and asked nothing of any other origin", () => {
+    expect(refused).toEqual([]);
     expect(browser.errors).toEqual([]);
     expect(elsewhereRequests).toEqual([]);
   });

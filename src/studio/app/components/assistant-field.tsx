@@ -3,18 +3,18 @@
  * from the assistants the user may see (a user whose auth hides the graphs' default assistants can
  * still type a graph id).
  */
-import { useEffect, useId } from "preact/hooks";
+import { useId } from "preact/hooks";
 import { useLoad, useStudio } from "../context.js";
 import { shortId } from "../format.js";
 
-export function AssistantField(props: { value: string; onChange(value: string): void; testId?: string; pickFirst?: boolean }) {
+export function AssistantField(props: { value: string; onChange(value: string): void; testId?: string; fallback?: string }) {
   const { api } = useStudio();
   const assistants = useLoad((signal) => api.client.assistants.search({ limit: 100, signal }), []);
   const id = useId();
-  useEffect(() => {
-    if (props.pickFirst && !props.value && assistants.data?.[0]) props.onChange(assistants.data[0].assistant_id);
-  }, [assistants.data]);
-  const known = assistants.data?.find((a) => a.assistant_id === props.value);
+  // Left empty, the field means `fallback` (shown as its placeholder): never written into the
+  // field, where it would race with the user's typing.
+  const effective = props.value || props.fallback || "";
+  const known = assistants.data?.find((a) => a.assistant_id === effective);
   return (
     <div class="field">
       <label for={id}>Assistant (id or graph id)</label>
@@ -23,6 +23,7 @@ export function AssistantField(props: { value: string; onChange(value: string): 
         list={`${id}-options`}
         class="mono"
         value={props.value}
+        placeholder={props.fallback}
         autocomplete="off"
         spellcheck={false}
         aria-describedby={`${id}-which`}
@@ -37,7 +38,7 @@ export function AssistantField(props: { value: string; onChange(value: string): 
         ))}
       </datalist>
       <small id={`${id}-which`} class="hint">
-        {known ? `${known.name} · graph ${known.graph_id} · v${known.version}` : props.value ? "A graph id, or an assistant not listed" : "Type or pick one"}
+        {known ? `${known.name} · graph ${known.graph_id} · v${known.version}` : effective ? "A graph id, or an assistant not listed" : "Type or pick one"}
       </small>
     </div>
   );

@@ -160,7 +160,7 @@ function RunForm(props: { threadId: string; onClose(): void; onCreated(run: Run)
           });
         }}
       >
-        <AssistantField value={assistant} onChange={setAssistant} testId="run-assistant" pickFirst />
+        <AssistantField value={assistant} onChange={setAssistant} testId="run-assistant" />
         <SelectField
           label="Thread"
           value={target}
@@ -333,7 +333,7 @@ function CronForm(props: { onClose(): void; onCreated(): void }) {
           });
         }}
       >
-        <AssistantField value={assistant} onChange={setAssistant} testId="cron-assistant" pickFirst />
+        <AssistantField value={assistant} onChange={setAssistant} testId="cron-assistant" />
         <InputField label="Schedule (cron expression)" value={schedule} onInput={setSchedule} testId="cron-schedule" />
         <InputField label="Timezone (IANA, empty: UTC)" value={timezone} onInput={setTimezone} />
         <InputField label="Thread id (empty: a new thread each run)" value={threadId} onInput={setThreadId} />

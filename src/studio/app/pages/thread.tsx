@@ -265,12 +265,12 @@ function interruptsOf(state: State | undefined, thread: Thread | undefined): Arr
 }
 
 function Composer(props: { defaultAssistant: string; busy: boolean; onSend(assistantId: string, input: unknown, modes: string[], subgraphs: boolean): void }) {
-  const [assistant, setAssistant] = useState<string | null>(null);
+  const [assistant, setAssistant] = useState("");
   const [mode, setMode] = useState<"message" | "json">("message");
   const [text, setText] = useState("");
   const [modes, setModes] = useState<string[]>(DEFAULT_MODES);
   const [subgraphs, setSubgraphs] = useState(false);
-  const chosen = assistant ?? props.defaultAssistant;
+  const chosen = assistant || props.defaultAssistant;
   const json = mode === "json" ? parseJson(text, "The input") : null;
   const problem = json && !json.ok ? json.message : null;
   const send = () => {
@@ -289,7 +289,7 @@ function Composer(props: { defaultAssistant: string; busy: boolean; onSend(assis
       }}
     >
       <div class="toolbar wrap">
-        <AssistantField value={chosen} onChange={setAssistant} testId="composer-assistant" />
+        <AssistantField value={assistant} fallback={props.defaultAssistant} onChange={setAssistant} testId="composer-assistant" />
         <fieldset class="inline-group">
           <legend>Input</legend>
           <label class="inline">
