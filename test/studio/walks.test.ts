@@ -157,6 +157,32 @@ describe("the studio in Chromium", () => {
     await screenshot(page, "studio-6-forked");
   });
 
+  it("cancels a streaming run", async () => {
+    const threadId = await newThread();
+    await send(await assistantOf("talker"), "Start and stop");
+    await expect.poll(() => page.locator('[data-testid="message-ai"].streaming').textContent()).toContain("one two three");
+    await page.getByTestId("cancel").click();
+    await expect.poll(() => page.getByTestId("own-run").count()).toBe(0);
+    await expect.poll(() => page.getByTestId("thread-status").textContent()).toContain("idle");
+    const [run] = await runtime.runs.list(threadId);
+    expect(run?.status).toBe("interrupted");
+    expect(await page.getByTestId("message-ai").count()).toBe(0);
+  });
+
+  it("answers an interrupt with a Command: resume and goto", async () => {
+    await newThread();
+    await send(await assistantOf("agent"), "What is 1 + 2?");
+    await page.getByTestId("interrupt").waitFor();
+    await page.getByTestId("command-toggle").check();
+    await page.getByTestId("command-goto").selectOption("model");
+    await page.getByTestId("resume-value").fill("false");
+    await page.getByTestId("resume").click();
+    // The tool is told no, and the model runs again (goto), then answers.
+    await expect.poll(() => page.getByTestId("message-tool").last().textContent()).toContain("the user declined to run the calculator");
+    await expect.poll(() => page.getByTestId("thread-status").textContent()).toContain("idle");
+    expect(await aiMessages().count()).toBeGreaterThanOrEqual(3);
+  });
+
   it("shows a run started elsewhere as it streams", async () => {
     const thread = await runtime.threads.create();
     await page.goto(`${base}/threads/${thread.thread_id}`);
@@ -214,6 +240,14 @@ describe("the studio in Chromium", () => {
     expect(await page.locator('[data-testid="examples"] tbody tr').first().textContent()).toContain("regressed");
     await page.getByTestId("sort-regression").click(); // descending now
     await expect.poll(async () => (await worst()).filter(Number.isFinite)[0]).toBe(Math.max(...deltas.filter(Number.isFinite)));
+    // A score filter: the baseline's correctness of at least 1.
+    const baselineFull = comparison.examples.filter((x) => (x.runs[0]!.scores.correctness?.score ?? -1) >= 1).length;
+    await page.getByTestId("filter-min").fill("1");
+    await page.getByTestId("filter-apply").click();
+    await expect.poll(() => page.getByTestId("examples-shown").textContent()).toContain(`${baselineFull} of ${comparison.examples.length} examples`);
+    await page.getByTestId("filter-min").fill("");
+    await page.getByTestId("filter-apply").click();
+    await expect.poll(() => page.getByTestId("examples-shown").textContent()).toContain(`${comparison.examples.length} of ${comparison.examples.length} examples`);
     await page.getByTestId("only-regressed").check();
     const regressed = new Set(comparison.keys[0]!.experiments.flatMap((e) => e.vs_baseline?.regressed_examples ?? []));
     await expect.poll(() => page.getByTestId("examples-shown").textContent()).toContain(`${regressed.size} of ${comparison.examples.length} examples`);
@@ -301,6 +335,24 @@ describe("the studio in Chromium", () => {
     await expect.poll(() => page.getByTestId("version-diff").locator("ins").allTextContents()).toEqual([expect.stringContaining('"persona": "Careful"')]);
     await screenshot(page, "studio-13-versions");
     await expectAccessible("the versions");
+  });
+
+  it("works under a base path (the mount prefix), deep links included", async () => {
+    const mounted = await serve(runtime, { port: 0, basePath: "/agents", studio: { assetsDir: assets.path } });
+    const other = await browser.newPage();
+    try {
+      await other.goto(`${mounted.url}/agents/studio/threads`);
+      await other.getByTestId("thread-row").first().click();
+      await other.waitForURL(new RegExp(`^${mounted.url}/agents/studio/threads/[0-9a-f-]{36}$`));
+      await other.getByTestId("composer-input").waitFor();
+      await other.reload();
+      await other.getByTestId("checkpoint-list").waitFor();
+      await other.getByRole("link", { name: "Store" }).click();
+      await other.waitForURL(`${mounted.url}/agents/studio/store`);
+    } finally {
+      await other.close();
+      await mounted.close();
+    }
   });
 
   it("serves deep links: a bookmarked thread or comparison opens as it was", async () => {
