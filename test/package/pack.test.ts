@@ -89,6 +89,7 @@ const ENTRY_EXPORT: Record<string, string> = {
   "graphdock/mcp": "mcpEndpoint",
   "graphdock/a2a": "a2aEndpoint",
   "graphdock/ai-sdk": "aiSdkEndpoint",
+  "graphdock/studio": "studio",
 };
 const entries = Object.keys(pkg.exports)
   .filter((s) => s !== "./package.json")
@@ -233,6 +234,26 @@ describe("the packed package, installed outside the repository", () => {
     }, 120_000);
   });
 
+  it("serves the studio from graphdock/studio through the fetch handler, required in a CommonJS project", async () => {
+    writeFileSync(
+      join(full, "studio.cjs"),
+      `const { createRuntime } = require("graphdock");
+const { createFetchHandler } = require("graphdock/http");
+const { studio } = require("graphdock/studio");
+createRuntime({ graphs: {} }).then(async (runtime) => {
+  const handler = createFetchHandler(runtime, { basePath: "/agents", endpoints: [studio()] });
+  const shell = await handler(new Request("http://localhost/agents/studio"));
+  const html = await shell.text();
+  const entry = /src="([^"]*assets\\/[^"]+\\.js)"/.exec(html)[1];
+  const asset = await handler(new Request(new URL(entry, "http://localhost/agents/studio")));
+  console.log(shell.status, asset.status, asset.headers.get("content-type"));
+  await runtime.close();
+});
+`,
+    );
+    expect((await ok("node studio.cjs", process.execPath, ["studio.cjs"], full)).trim()).toBe("200 200 text/javascript; charset=utf-8");
+  });
+
   it("runs the README's usage snippets as written (one ES module, in order)", async () => {
     // Node has no IndexedDB: the snippets get fake-indexeddb, as in the doc test.
     const { code } = await transform('import "fake-indexeddb/auto";\n' + usage.code, { loader: "ts", format: "esm", target: "node20" });
@@ -334,6 +355,15 @@ export const echo = new StateGraph(messagesState).addNode("echo", () => ({})).ad
         const res = await fetch(`${url}/assistants/search`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
         expect(res.status).toBe(200);
         expect(((await res.json()) as Array<{ graph_id: string }>).map((a) => a.graph_id)).toEqual(["echo"]);
+        // The studio, from the package's own files.
+        const shell = await fetch(`${url}/studio/threads`);
+        expect(shell.status).toBe(200);
+        const html = await shell.text();
+        const entry = /src="([^"]*assets\/[^"]+\.js)"/.exec(html)?.[1];
+        expect(entry, html).toBeDefined();
+        const asset = await fetch(new URL(entry!, `${url}/studio/threads`));
+        expect(asset.status).toBe(200);
+        expect(asset.headers.get("cache-control")).toContain("immutable");
       } finally {
         const exited = new Promise((r) => child.once("exit", r));
         process.kill(-child.pid!, "SIGTERM");
