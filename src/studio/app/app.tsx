@@ -7,7 +7,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from "preact/hooks"
 import type { Api, Credentials } from "./api.js";
 import { Dialog } from "./components/dialog.js";
 import { StudioContext, useRoute, type Studio } from "./context.js";
-import { Link } from "./components/common.js";
+import { FormActions, Link } from "./components/common.js";
 import type { Route, Router } from "./router.js";
 
 type PageModule = { default: ComponentType<{ route: Route; params: string[] }> };
@@ -222,14 +222,7 @@ function SignIn(props: { reason: string; onClose(): void; onSubmit(credentials: 
           <input id="studio-secret" type="password" autocomplete="off" value={value} onInput={(e) => setValue((e.target as HTMLInputElement).value)} data-testid="secret" required />
         </div>
         <p class="muted">Kept in this tab only, and sent only to this server.</p>
-        <div class="actions">
-          <button type="submit" data-testid="sign-in-submit">
-            Sign in
-          </button>
-          <button type="button" class="secondary" onClick={props.onClose}>
-            Cancel
-          </button>
-        </div>
+        <FormActions submit="Sign in" testId="sign-in-submit" onCancel={props.onClose} />
       </form>
     </Dialog>
   );

@@ -145,3 +145,39 @@ export function TableScroll(props: { label: string; children: ComponentChildren 
     </div>
   );
 }
+
+/** A form's submit button and a Cancel that closes its dialog. */
+export function FormActions(props: { submit: string; disabled?: boolean; testId?: string; onCancel(): void }) {
+  return (
+    <div class="actions">
+      <button type="submit" disabled={props.disabled} data-testid={props.testId}>
+        {props.submit}
+      </button>
+      <button type="button" class="secondary" onClick={props.onCancel}>
+        Cancel
+      </button>
+    </div>
+  );
+}
+
+/**
+ * A table with a caption (read by screen readers only unless `showCaption`) and a header row; an
+ * empty column name is an actions column, named for screen readers.
+ */
+export function Table(props: { caption: ComponentChildren; head: string[]; children: ComponentChildren; showCaption?: boolean; class?: string; testId?: string; dataKey?: string }) {
+  return (
+    <table class={`table ${props.class ?? ""}`} data-testid={props.testId} data-key={props.dataKey}>
+      <caption class={props.showCaption ? undefined : "sr-only"}>{props.caption}</caption>
+      <thead>
+        <tr>
+          {props.head.map((name, i) => (
+            <th scope="col" key={i}>
+              {name || <span class="sr-only">Actions</span>}
+            </th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>{props.children}</tbody>
+    </table>
+  );
+}

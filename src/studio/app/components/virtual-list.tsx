@@ -4,10 +4,8 @@
  * down arrows, Page Up/Down, Home and End move the focus between rows, rendering the one reached.
  */
 import type { ComponentChildren } from "preact";
-import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
-
-/** Rows drawn above and below the visible ones. */
-const OVERSCAN = 4;
+import { useEffect, useRef, useState } from "preact/hooks";
+import { useViewport, visibleRows } from "./viewport.js";
 
 export function VirtualList<T>(props: {
   items: readonly T[];
@@ -25,20 +23,11 @@ export function VirtualList<T>(props: {
   testId?: string;
 }) {
   const box = useRef<HTMLDivElement>(null);
-  const [view, setView] = useState({ top: 0, height: 600 });
+  const { view, onScroll, setView } = useViewport(box);
   const [focus, setFocus] = useState<number | null>(null);
   // The row the keys last moved to, until it is focused (keys pressed faster than it is drawn add up).
   const target = useRef<number | null>(null);
   const { items, rowHeight } = props;
-
-  useLayoutEffect(() => {
-    const el = box.current!;
-    const measure = () => setView({ top: el.scrollTop, height: el.clientHeight });
-    measure();
-    const observer = new ResizeObserver(measure);
-    observer.observe(el);
-    return () => observer.disconnect();
-  }, []);
 
   useEffect(() => {
     const el = box.current;
@@ -47,8 +36,7 @@ export function VirtualList<T>(props: {
     if (top < el.scrollTop || top + rowHeight > el.scrollTop + el.clientHeight) el.scrollTop = Math.max(0, top - el.clientHeight / 2);
   }, [props.scrollTo]);
 
-  const first = Math.max(0, Math.floor(view.top / rowHeight) - OVERSCAN);
-  const last = Math.min(items.length, Math.ceil((view.top + view.height) / rowHeight) + OVERSCAN);
+  const { first, last } = visibleRows(view, rowHeight, items.length);
 
   useEffect(() => {
     if (props.onEnd && items.length && last >= items.length - 1) props.onEnd();
@@ -101,7 +89,7 @@ export function VirtualList<T>(props: {
     );
   }
   return (
-    <div ref={box} class={`vlist ${props.class ?? ""}`} onScroll={(e) => setView({ top: (e.target as HTMLElement).scrollTop, height: (e.target as HTMLElement).clientHeight })} onKeyDown={onKeyDown} data-testid={props.testId}>
+    <div ref={box} class={`vlist ${props.class ?? ""}`} onScroll={onScroll} onKeyDown={onKeyDown} data-testid={props.testId}>
       <ol aria-label={props.label} style={{ height: `${items.length * rowHeight}px` }}>
         {rows}
       </ol>

@@ -4,9 +4,8 @@
  * `aria-rowindex` tell assistive technology where the drawn rows sit in the whole table.
  */
 import type { ComponentChildren } from "preact";
-import { useLayoutEffect, useRef, useState } from "preact/hooks";
-
-const OVERSCAN = 4;
+import { useRef } from "preact/hooks";
+import { useViewport, visibleRows } from "./viewport.js";
 
 export function VirtualTable<T>(props: {
   caption: string;
@@ -21,19 +20,9 @@ export function VirtualTable<T>(props: {
   testId?: string;
 }) {
   const box = useRef<HTMLDivElement>(null);
-  const [view, setView] = useState({ top: 0, height: 500 });
-  useLayoutEffect(() => {
-    const el = box.current!;
-    const measure = () => setView({ top: el.scrollTop, height: el.clientHeight });
-    measure();
-    const observer = new ResizeObserver(measure);
-    observer.observe(el);
-    return () => observer.disconnect();
-  }, []);
+  const { view, onScroll } = useViewport(box);
   const { rows, rowHeight } = props;
-  // The header's height is about one row: the first rows start below it.
-  const first = Math.max(0, Math.floor(view.top / rowHeight) - OVERSCAN);
-  const last = Math.min(rows.length, Math.ceil((view.top + view.height) / rowHeight) + OVERSCAN);
+  const { first, last } = visibleRows(view, rowHeight, rows.length);
   const drawn = [];
   for (let i = first; i < last; i++) {
     const row = rows[i]!;
@@ -44,7 +33,7 @@ export function VirtualTable<T>(props: {
     );
   }
   return (
-    <div ref={box} class="vtable" onScroll={(e) => setView({ top: (e.target as HTMLElement).scrollTop, height: (e.target as HTMLElement).clientHeight })} data-testid={props.testId}>
+    <div ref={box} class="vtable" onScroll={onScroll} data-testid={props.testId}>
       <table class="table" aria-rowcount={rows.length + 1}>
         <caption class="sr-only">{props.caption}</caption>
         <thead>

@@ -6,7 +6,7 @@
 import type { Assistant, AssistantVersion } from "@langchain/langgraph-sdk";
 import { useState } from "preact/hooks";
 import { Dialog } from "../components/dialog.js";
-import { ErrorNote, InputField, Json, Link, Loading, SelectField, TextField } from "../components/common.js";
+import { ErrorNote, FormActions, InputField, Json, Link, Loading, SelectField, Table, TextField } from "../components/common.js";
 import { GraphView, type DrawnGraph } from "../components/graph-view.js";
 import { Tabs } from "../components/tabs.js";
 import { TextDiff } from "../components/text-diff.js";
@@ -230,19 +230,7 @@ function VersionsTab({ assistant, onChanged }: { assistant: Assistant; onChanged
   const options = list.map((v): [string, string] => [String(v.version), `v${v.version} · ${when(v.created_at)}`]);
   return (
     <div data-testid="versions">
-      <table class="table">
-        <caption class="sr-only">Versions of the assistant</caption>
-        <thead>
-          <tr>
-            <th scope="col">Version</th>
-            <th scope="col">Name</th>
-            <th scope="col">Created</th>
-            <th scope="col">
-              <span class="sr-only">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
+      <Table caption="Versions of the assistant" head={["Version", "Name", "Created", ""]}>
           {list.map((v) => (
             <tr key={v.version}>
               <td>
@@ -271,8 +259,7 @@ function VersionsTab({ assistant, onChanged }: { assistant: Assistant; onChanged
               </td>
             </tr>
           ))}
-        </tbody>
-      </table>
+      </Table>
       <ErrorNote error={action.error} />
       <h3>Compare two versions</h3>
       <div class="toolbar">
@@ -379,14 +366,7 @@ function AssistantForm(props: { graphs: string[]; onClose(): void; onSaved(a: As
         <TextField label="Context (JSON)" value={json.texts.context!} onInput={(v) => json.set("context", v)} problem={json.problems.context} rows={3} testId="create-context" />
         <TextField label="Metadata (JSON)" value={json.texts.metadata!} onInput={(v) => json.set("metadata", v)} problem={json.problems.metadata} rows={3} />
         <ErrorNote error={action.error} />
-        <div class="actions">
-          <button type="submit" disabled={action.busy || !json.valid || !graphId} data-testid="create-submit">
-            Create
-          </button>
-          <button type="button" class="secondary" onClick={props.onClose}>
-            Cancel
-          </button>
-        </div>
+        <FormActions submit="Create" disabled={action.busy || !json.valid || !graphId} testId="create-submit" onCancel={props.onClose} />
       </form>
     </Dialog>
   );

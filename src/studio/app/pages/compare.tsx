@@ -9,7 +9,7 @@
  */
 import { useMemo, useState } from "preact/hooks";
 import type { Comparison, ExampleComparison, KeyComparison } from "../../../upload/types.js";
-import { ErrorNote, InputField, Json, Link, Loading, SelectField, TableScroll } from "../components/common.js";
+import { ErrorNote, InputField, Json, Link, Loading, SelectField, Table, TableScroll } from "../components/common.js";
 import { Dialog } from "../components/dialog.js";
 import { distribution, PALETTE, ScoreChart } from "../components/score-chart.js";
 import { TextDiff } from "../components/text-diff.js";
@@ -135,33 +135,18 @@ function KeyTable({ comparison: c, keyComparison: k }: { comparison: Comparison;
   const labels = [...new Set(k.experiments.flatMap((e) => Object.keys(e.stats?.values ?? {})))];
   return (
     <TableScroll label={`Metric ${k.key}`}>
-      <table class="table metrics" data-testid="metric-table" data-key={k.key}>
-        <caption>
-          {k.key} <span class="muted small">({k.higher_is_better ? "higher is better" : "lower is better"})</span>
-        </caption>
-        <thead>
-          <tr>
-            <th scope="col">Experiment</th>
-            {numeric && (
-              <>
-                <th scope="col">Mean</th>
-                <th scope="col">n</th>
-                <th scope="col">Δ</th>
-                <th scope="col">Paired Δ</th>
-                <th scope="col">Interval</th>
-              </>
-            )}
-            {labels.map((l) => (
-              <th scope="col" key={l}>
-                “{l}”
-              </th>
-            ))}
-            <th scope="col">Improved</th>
-            <th scope="col">Regressed</th>
-            <th scope="col">Unchanged</th>
-          </tr>
-        </thead>
-        <tbody>
+      <Table
+        caption={
+          <>
+            {k.key} <span class="muted small">({k.higher_is_better ? "higher is better" : "lower is better"})</span>
+          </>
+        }
+        showCaption
+        class="metrics"
+        testId="metric-table"
+        dataKey={k.key}
+        head={["Experiment", ...(numeric ? ["Mean", "n", "Δ", "Paired Δ", "Interval"] : []), ...labels.map((l) => `“${l}”`), "Improved", "Regressed", "Unchanged"]}
+      >
           {k.experiments.map((e, i) => {
             const v = e.vs_baseline;
             const significant = v && v.paired.ci_low !== null && v.paired.ci_high !== null && (v.paired.ci_low > 0 || v.paired.ci_high < 0);
@@ -194,8 +179,7 @@ function KeyTable({ comparison: c, keyComparison: k }: { comparison: Comparison;
               </tr>
             );
           })}
-        </tbody>
-      </table>
+      </Table>
     </TableScroll>
   );
 }
@@ -203,26 +187,17 @@ function KeyTable({ comparison: c, keyComparison: k }: { comparison: Comparison;
 function LatencyTable({ comparison: c }: { comparison: Comparison }) {
   return (
     <TableScroll label="Latency">
-      <table class="table metrics" data-testid="latency-table">
-        <caption>
-          latency <span class="muted small">(lower is better)</span>
-        </caption>
-        <thead>
-          <tr>
-            <th scope="col">Experiment</th>
-            <th scope="col">p50</th>
-            <th scope="col">p99</th>
-            <th scope="col">Mean</th>
-            <th scope="col">Δ mean</th>
-            <th scope="col">Δ p50</th>
-            <th scope="col">Δ p99</th>
-            <th scope="col">Paired Δ</th>
-            <th scope="col">Interval</th>
-            <th scope="col">Slower</th>
-            <th scope="col">Faster</th>
-          </tr>
-        </thead>
-        <tbody>
+      <Table
+        caption={
+          <>
+            latency <span class="muted small">(lower is better)</span>
+          </>
+        }
+        showCaption
+        class="metrics"
+        testId="latency-table"
+        head={["Experiment", "p50", "p99", "Mean", "Δ mean", "Δ p50", "Δ p99", "Paired Δ", "Interval", "Slower", "Faster"]}
+      >
           {c.latency.experiments.map((e, i) => {
             const v = e.vs_baseline;
             return (
@@ -244,8 +219,7 @@ function LatencyTable({ comparison: c }: { comparison: Comparison }) {
               </tr>
             );
           })}
-        </tbody>
-      </table>
+      </Table>
     </TableScroll>
   );
 }

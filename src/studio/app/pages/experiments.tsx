@@ -5,7 +5,7 @@
  */
 import { useState } from "preact/hooks";
 import type { DatasetRecord, ExperimentRecord } from "../../../upload/types.js";
-import { ErrorNote, Link, Loading, TableScroll } from "../components/common.js";
+import { ErrorNote, Link, Loading, Table, TableScroll } from "../components/common.js";
 import { useAction, useLoad, useStudio } from "../context.js";
 import { num, seconds, shortId, when } from "../format.js";
 import type { Route } from "../router.js";
@@ -86,24 +86,7 @@ function DatasetExperiments(props: { datasetId: string; dataset: DatasetRecord |
       {list.length > 0 && (
         <>
           <TableScroll label="Experiments">
-            <table class="table" data-testid="experiments">
-              <caption class="sr-only">Experiments of the dataset; choose two or more to compare</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Compare</th>
-                  <th scope="col">Experiment</th>
-                  <th scope="col">Started</th>
-                  <th scope="col">Runs</th>
-                  <th scope="col">Errors</th>
-                  <th scope="col">Latency p50</th>
-                  {keys.map((k) => (
-                    <th scope="col" key={k}>
-                      {k}
-                    </th>
-                  ))}
-                </tr>
-              </thead>
-              <tbody>
+            <Table caption="Experiments of the dataset; choose two or more to compare" head={["Compare", "Experiment", "Started", "Runs", "Errors", "Latency p50", ...keys]} testId="experiments">
                 {list.map((e: ExperimentRecord) => (
                   <tr key={e.id}>
                     <td>
@@ -129,8 +112,7 @@ function DatasetExperiments(props: { datasetId: string; dataset: DatasetRecord |
                     ))}
                   </tr>
                 ))}
-              </tbody>
-            </table>
+            </Table>
           </TableScroll>
           <div class="actions">
             <button

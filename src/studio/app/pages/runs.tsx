@@ -8,7 +8,7 @@ import type { Cron, Run, Thread } from "@langchain/langgraph-sdk";
 import { useState } from "preact/hooks";
 import { AssistantField } from "../components/assistant-field.js";
 import { Dialog } from "../components/dialog.js";
-import { ErrorNote, InputField, Link, Loading, SelectField, Status, TextField, TableScroll } from "../components/common.js";
+import { ErrorNote, FormActions, InputField, Link, Loading, SelectField, Status, Table, TableScroll, TextField } from "../components/common.js";
 import { useAction, useLoad, useStudio } from "../context.js";
 import { isObject, parseJson, shortId, when } from "../format.js";
 import type { Route } from "../router.js";
@@ -73,21 +73,7 @@ function Runs({ route }: { route: Route }) {
       {runs.data && !runs.data.length && <p class="muted">No runs.</p>}
       {runs.data && runs.data.length > 0 && (
         <TableScroll label="Runs">
-          <table class="table" data-testid="runs-table">
-            <caption class="sr-only">Runs</caption>
-            <thead>
-              <tr>
-                <th scope="col">Run</th>
-                <th scope="col">Thread</th>
-                <th scope="col">Assistant</th>
-                <th scope="col">Status</th>
-                <th scope="col">Created</th>
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
+          <Table caption="Runs" head={["Run", "Thread", "Assistant", "Status", "Created", ""]} testId="runs-table">
               {runs.data.map((r) => (
                 <tr key={r.run_id}>
                   <td>
@@ -120,8 +106,7 @@ function Runs({ route }: { route: Route }) {
                   </td>
                 </tr>
               ))}
-            </tbody>
-          </table>
+          </Table>
         </TableScroll>
       )}
       {creating && (
@@ -174,14 +159,7 @@ function RunForm(props: { threadId: string; onClose(): void; onCreated(run: Run)
         {target === "existing" && <InputField label="Thread id" value={threadId} onInput={setThreadId} />}
         <TextField label="Input (JSON)" value={input} onInput={setInput} rows={4} problem={parsed.ok ? null : parsed.message} testId="run-input" />
         <ErrorNote error={action.error} />
-        <div class="actions">
-          <button type="submit" disabled={!parsed.ok || !assistant || action.busy} data-testid="run-submit">
-            Start run
-          </button>
-          <button type="button" class="secondary" onClick={props.onClose}>
-            Cancel
-          </button>
-        </div>
+        <FormActions submit="Start run" disabled={!parsed.ok || !assistant || action.busy} testId="run-submit" onCancel={props.onClose} />
       </form>
     </Dialog>
   );
@@ -226,21 +204,7 @@ function Crons() {
       {crons.data && !crons.data.items.length && <p class="muted">No crons.</p>}
       {crons.data && crons.data.items.length > 0 && (
         <TableScroll label="Crons">
-          <table class="table" data-testid="crons-table">
-            <caption class="sr-only">Crons</caption>
-            <thead>
-              <tr>
-                <th scope="col">Schedule</th>
-                <th scope="col">Assistant</th>
-                <th scope="col">Thread</th>
-                <th scope="col">Next run</th>
-                <th scope="col">Enabled</th>
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
+          <Table caption="Crons" head={["Schedule", "Assistant", "Thread", "Next run", "Enabled", ""]} testId="crons-table">
               {crons.data.items.map((c) => (
                 <tr key={c.cron_id} data-testid="cron-row">
                   <td>
@@ -276,8 +240,7 @@ function Crons() {
                   </td>
                 </tr>
               ))}
-            </tbody>
-          </table>
+          </Table>
         </TableScroll>
       )}
       {crons.data && crons.data.total > CRON_PAGE && (
@@ -342,14 +305,7 @@ function CronForm(props: { onClose(): void; onCreated(): void }) {
           <input type="checkbox" checked={enabled} onChange={(e) => setEnabled((e.target as HTMLInputElement).checked)} /> Enabled
         </label>
         <ErrorNote error={action.error} />
-        <div class="actions">
-          <button type="submit" disabled={!!problem || !assistant || action.busy} data-testid="cron-submit">
-            Create cron
-          </button>
-          <button type="button" class="secondary" onClick={props.onClose}>
-            Cancel
-          </button>
-        </div>
+        <FormActions submit="Create cron" disabled={!!problem || !assistant || action.busy} testId="cron-submit" onCancel={props.onClose} />
       </form>
     </Dialog>
   );

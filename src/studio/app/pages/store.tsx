@@ -6,7 +6,7 @@
 import type { Item } from "@langchain/langgraph-sdk";
 import { useState } from "preact/hooks";
 import { Dialog } from "../components/dialog.js";
-import { ErrorNote, InputField, Json, Link, Loading, TextField, TableScroll } from "../components/common.js";
+import { ErrorNote, FormActions, InputField, Json, Link, Loading, Table, TableScroll, TextField } from "../components/common.js";
 import { useAction, useLoad, useStudio } from "../context.js";
 import { isObject, parseJson, when } from "../format.js";
 import type { Route } from "../router.js";
@@ -121,17 +121,7 @@ export default function StorePage({ route }: { route: Route }) {
         {items.data && !list.length && <p class="muted">No items.</p>}
         {list.length > 0 && (
           <TableScroll label="Items">
-            <table class="table" data-testid="store-items">
-              <caption class="sr-only">Items</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Key</th>
-                  <th scope="col">Namespace</th>
-                  <th scope="col">Value</th>
-                  <th scope="col">Updated</th>
-                </tr>
-              </thead>
-              <tbody>
+            <Table caption="Items" head={["Key", "Namespace", "Value", "Updated"]} testId="store-items">
                 {list.map((item) => (
                   <tr key={toPath(item.namespace) + "\u0000" + item.key} class={chosen === item ? "selected" : ""}>
                     <td>
@@ -146,8 +136,7 @@ export default function StorePage({ route }: { route: Route }) {
                     <td>{when(stamp(item, "updated"))}</td>
                   </tr>
                 ))}
-              </tbody>
-            </table>
+            </Table>
           </TableScroll>
         )}
         {items.data && (items.data.items.length > PAGE || offset > 0) && (
@@ -247,14 +236,7 @@ function PutDialog(props: { namespace: string[]; onClose(): void; onSaved(namesp
         <InputField label="Key" value={key} onInput={setKey} testId="put-key" />
         <TextField label="Value (JSON object)" value={value} onInput={setValue} rows={6} problem={problem} testId="put-value" />
         <ErrorNote error={action.error} />
-        <div class="actions">
-          <button type="submit" disabled={!!problem || !key.trim() || !fromPath(ns).length || action.busy} data-testid="put-submit">
-            Save
-          </button>
-          <button type="button" class="secondary" onClick={props.onClose}>
-            Cancel
-          </button>
-        </div>
+        <FormActions submit="Save" disabled={!!problem || !key.trim() || !fromPath(ns).length || action.busy} testId="put-submit" onCancel={props.onClose} />
       </form>
     </Dialog>
   );

@@ -11,7 +11,7 @@ import type { Assistant, Run, Thread, ThreadState } from "@langchain/langgraph-s
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { AssistantField } from "../components/assistant-field.js";
 import { Chat } from "../components/chat.js";
-import { ErrorNote, Json, Link, Loading, SelectField, Status, TextField } from "../components/common.js";
+import { ErrorNote, FormActions, Json, Link, Loading, SelectField, Status, TextField } from "../components/common.js";
 import { Dialog } from "../components/dialog.js";
 import { Tabs } from "../components/tabs.js";
 import { VirtualList } from "../components/virtual-list.js";
@@ -639,14 +639,7 @@ function ForkDialog(props: { threadId: string; state: State; assistantId: string
         <SelectField label="Write the edit as node" value={asNode} onChange={setAsNode} options={[["", "(the node that wrote last)"], ...(nodes.data ?? []).map((n): [string, string] => [n, n])]} />
         <TextField label="New message (optional)" value={message} onInput={setMessage} rows={2} mono={false} testId="fork-message" />
         <ErrorNote error={action.error} />
-        <div class="actions">
-          <button type="submit" disabled={!!problem || action.busy || !props.assistantId} data-testid="fork-run">
-            Fork and run
-          </button>
-          <button type="button" class="secondary" onClick={props.onClose}>
-            Cancel
-          </button>
-        </div>
+        <FormActions submit="Fork and run" disabled={!!problem || action.busy || !props.assistantId} testId="fork-run" onCancel={props.onClose} />
       </form>
     </Dialog>
   );
