@@ -7,7 +7,7 @@
  * checkpoint shows its state, next nodes, tasks and writes, and "Fork from here" edits that state
  * and runs from it.
  */
-import type { Assistant, Run, Thread, ThreadState } from "@langchain/langgraph-sdk";
+import type { Run, Thread, ThreadState } from "@langchain/langgraph-sdk";
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { AssistantField } from "../components/assistant-field.js";
 import { Chat } from "../components/chat.js";
