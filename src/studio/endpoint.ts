@@ -5,6 +5,7 @@
  * whether the request's credentials pass the runtime's authentication. Nothing here reads data:
  * the shell loads without credentials, the app asks for them until the session says they pass,
  * then reads everything through the API as that user (the runtime's auth applies as to any client).
+ * URLs relative to the page (D112), caching (D113), the session (D114), the page's policy (D115).
  */
 import { authRefusal, callerOf } from "../http/endpoint-kit.js";
 import type { EndpointContext, HttpEndpoint } from "../http/endpoints.js";

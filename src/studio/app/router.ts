@@ -2,7 +2,7 @@
  * The studio's routes as paths relative to its root: `""` (assistants), `threads`,
  * `threads/<id>`, `runs`, `store`, `experiments`, `experiments/compare?ids=...`. Served by the
  * endpoint they are real URLs under the mount (`/studio/threads/<id>`, bookmarkable); embedded
- * in another page (the browser example) they live in the hash (`#/studio/threads/<id>`).
+ * in another page (the browser example) they live in the hash (`#/studio/threads/<id>`) (D112, D118).
  */
 
 export interface Route {

@@ -1,7 +1,8 @@
 /**
  * A list that keeps only the rows in view (plus a few) in the DOM: fixed-height rows, absolutely
  * placed in a box as tall as all of them, inside its own scrolling container. Keyboard: the up and
- * down arrows, Page Up/Down, Home and End move the focus between rows, rendering the one reached.
+ * down arrows, Page Up/Down, Home and End move the focus between rows, rendering the one reached
+ * (D116).
  */
 import type { ComponentChildren } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";

@@ -38,7 +38,7 @@ function Runs({ route }: { route: Route }) {
   const runs = useLoad(
     async (signal) => {
       if (threadId) return (await api.client.runs.list(threadId, { limit: 100, signal } as never)) as Run[];
-      // The SDK lists runs per thread only: read those of the threads that changed since created.
+      // The SDK lists runs per thread only: read those of the threads that changed since created (D119).
       const threads = (await api.client.threads.search({ limit: SCANNED_THREADS, sortBy: "updated_at", sortOrder: "desc", select: ["thread_id", "created_at", "updated_at"], signal } as never)) as Thread[];
       const active = threads.filter((t) => t.updated_at !== t.created_at).slice(0, RECENT_THREADS);
       const lists = await Promise.all(active.map((t) => api.client.runs.list(t.thread_id, { limit: 10, signal } as never) as Promise<Run[]>));

@@ -64,7 +64,7 @@ export default function ThreadPage({ params }: { params: string[] }) {
     setHistoryVersion((v) => v + 1);
   };
 
-  // A run started elsewhere shows up through the thread's stream (every run on the thread).
+  // A run started elsewhere shows up through the thread's stream (every run on the thread; D117).
   useEffect(() => {
     const abort = new AbortController();
     let lastEventId: string | undefined;
