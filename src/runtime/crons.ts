@@ -9,7 +9,6 @@
  * against the cron's metadata like a thread's, so another user's cron looks like no cron (404)
  * and never shows in a search or count. Each tick runs as the cron's creator (D12).
  */
-import * as z from "zod/mini";
 import { type AuthUser, matchesAuthFilter, type AuthFilter } from "../auth/types.js";
 import { invalidInput, notFound } from "../errors.js";
 import type { CronQuery, CronRecord } from "../persistence/crons.js";
@@ -22,77 +21,13 @@ import type { Caller, Core } from "./core.js";
 import { selectFields } from "./select.js";
 import type { Selection } from "./types.js";
 import { commitIf, LostRace, retryLostRaces } from "./races.js";
-import { parse, schemas } from "./schemas.js";
+import { CRON_RUN_FIELDS as RUN_FIELDS, cronSchemas, parse, schemas } from "./schemas.js";
 
-/** The run options a cron keeps for its ticks: camelCase option -> snake_case payload key. */
-const RUN_FIELDS = [
-  ["input", "input"],
-  ["config", "config"],
-  ["context", "context"],
-  ["interruptBefore", "interrupt_before"],
-  ["interruptAfter", "interrupt_after"],
-  ["webhook", "webhook"],
-  ["multitaskStrategy", "multitask_strategy"],
-  ["checkpointDuring", "checkpoint_during"],
-  ["durability", "durability"],
-  ["streamMode", "stream_mode"],
-  ["streamSubgraphs", "stream_subgraphs"],
-  ["streamResumable", "stream_resumable"],
-] as const;
 
 /** The topic that wakes every runtime's scheduler when crons change. */
 export const CRONS_TOPIC = "crons";
 export const cronsChanged: WriteOp = { op: "notify", topic: CRONS_TOPIC };
 
-const record = z.record(z.string(), z.unknown());
-const metadata = z.pipe(
-  z.nullish(record),
-  z.transform((v) => v ?? undefined),
-);
-const isoTime = z.string().check(z.refine((s) => !Number.isNaN(Date.parse(s)), "must be an ISO 8601 date-time"));
-const int = z.number().check(z.int());
-const signal = z.optional(z.custom<AbortSignal>((v) => v === undefined || (typeof v === "object" && v !== null && "aborted" in v)));
-const sortBy = z.enum(["cron_id", "assistant_id", "thread_id", "created_at", "updated_at", "next_run_date"]);
-
-const cronSchemas = {
-  create: z.object({
-    schedule: z.string().check(z.minLength(1)),
-    timezone: z.optional(z.string().check(z.minLength(1))),
-    endTime: z.optional(isoTime),
-    enabled: z.optional(z.boolean()),
-    onRunCompleted: z.optional(z.enum(["delete", "keep"])),
-    metadata,
-    signal,
-  }),
-  update: z.object({
-    schedule: z.optional(z.string().check(z.minLength(1))),
-    timezone: z.optional(z.string().check(z.minLength(1))),
-    endTime: z.nullish(isoTime),
-    enabled: z.optional(z.boolean()),
-    onRunCompleted: z.optional(z.enum(["delete", "keep"])),
-    metadata,
-    signal,
-  }),
-  search: z.object({
-    assistantId: z.optional(z.string()),
-    threadId: z.optional(z.string()),
-    enabled: z.optional(z.boolean()),
-    metadata,
-    limit: z.optional(int.check(z.minimum(0), z.maximum(1000))),
-    offset: z.optional(int.check(z.minimum(0))),
-    sortBy: z.optional(sortBy),
-    sortOrder: z.optional(z.enum(["asc", "desc"])),
-    select: z.optional(z.array(z.string())),
-    signal,
-  }),
-  count: z.object({
-    assistantId: z.optional(z.string()),
-    threadId: z.optional(z.string()),
-    enabled: z.optional(z.boolean()),
-    metadata,
-    signal,
-  }),
-};
 
 /** A cron as callers see it: without the store's revision and the creator's user record. */
 export function publicCron(cron: CronRecord): Cron {

@@ -11,6 +11,7 @@ export type {
   AssistantVersion,
   CallOptions,
   CancelAction,
+  CheckpointArg,
   CheckpointConfig,
   CheckpointState,
   CheckpointSelector,

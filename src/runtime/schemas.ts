@@ -11,6 +11,7 @@ import { en } from "zod/v4/locales";
 import { invalidInput } from "../errors.js";
 import { UUID_RE } from "../ids.js";
 import { jsonDepth, MAX_JSON_DEPTH } from "../json.js";
+import { ASSISTANT_SELECT_FIELDS, CRON_SELECT_FIELDS, RUN_SELECT_FIELDS, STATE_SELECT_FIELDS, THREAD_SELECT_FIELDS } from "./select.js";
 
 const record = z.record(z.string(), z.unknown());
 /** Metadata: an object; `null` is the same as absent (the SDK's `Metadata` allows it). */
@@ -36,7 +37,8 @@ const limit = z.optional(int.check(z.minimum(0), z.maximum(1000)));
 const offset = z.optional(int.check(z.minimum(0)));
 const sortOrder = z.optional(z.enum(["asc", "desc"]));
 const threadStatus = z.enum(["idle", "busy", "interrupted", "error"]);
-const checkpointSelector = z.object({
+/** A checkpoint named by its parts (`{checkpoint_id, checkpoint_ns?, checkpoint_map?}`). */
+export const checkpointSelector = z.object({
   thread_id: z.optional(z.string()),
   checkpoint_id: z.nullish(z.string()),
   checkpoint_ns: z.optional(z.string()),
@@ -70,12 +72,14 @@ export function checkpointNsOf(ref: z.infer<typeof checkpointRef> | undefined): 
 }
 const ttl = z.optional(z.union([z.number(), z.object({ ttl: z.number(), strategy: z.optional(z.literal("delete")) })]));
 const send = z.object({ node: z.string(), input: z.unknown() });
-const command = z.object({
+/** A LangGraph `Command` as runs and supersteps take it. */
+export const command = z.object({
   update: z.nullish(z.union([record, z.array(z.tuple([z.string(), z.unknown()]))])),
   resume: z.optional(z.unknown()),
   goto: z.optional(z.union([z.string(), send, z.array(z.union([z.string(), send]))])),
 });
-const streamMode = z.enum([
+/** The stream modes a run takes. */
+export const streamMode = z.enum([
   "values",
   "updates",
   "messages-tuple",
@@ -89,7 +93,28 @@ const streamMode = z.enum([
   "lifecycle",
 ]);
 const streamModes = z.optional(z.union([streamMode, z.array(streamMode)]));
+/** Modes of a thread's stream (the SDK's `ThreadStreamMode`; only `run_modes` is served). */
+export const threadStreamMode = z.enum(["run_modes", "lifecycle", "state_update"]);
 const breakpoints = z.optional(z.union([z.literal("*"), strings]));
+export { STATE_SELECT_FIELDS };
+
+/** The fields `select` may name, per call (src/runtime/select.ts, D28); a state's also `values.<key>`, one state key. */
+export const selectable = {
+  assistant: z.enum(ASSISTANT_SELECT_FIELDS),
+  thread: z.enum(THREAD_SELECT_FIELDS),
+  state: z.union([z.enum(STATE_SELECT_FIELDS), z.templateLiteral(["values.", z.string().check(z.minLength(1))])]),
+  run: z.enum(RUN_SELECT_FIELDS),
+  cron: z.enum(CRON_SELECT_FIELDS),
+};
+const select = <F extends z.ZodMiniType<string>>(field: F) => z.optional(z.array(field));
+const stateSelect = select(selectable.state);
+/** How a run is cancelled: `rollback` also deletes it and what it wrote (D9). */
+export const cancelAction = z.enum(["interrupt", "rollback"]);
+/** A run's status. */
+export const runStatus = z.enum(["pending", "running", "success", "error", "timeout", "interrupted"]);
+
+/** One update of a `threads.create` superstep. */
+export const superstepUpdate = z.object({ values: z.optional(z.unknown()), command: z.nullish(command), asNode: z.optional(z.string()) });
 
 export const schemas = {
   assistantCreate: z.object({
@@ -120,7 +145,7 @@ export const schemas = {
     offset,
     sortBy: z.optional(z.enum(["assistant_id", "graph_id", "name", "created_at", "updated_at"])),
     sortOrder,
-    select: z.optional(strings),
+    select: select(selectable.assistant),
     includePagination: bool,
     signal,
   }),
@@ -137,13 +162,7 @@ export const schemas = {
     threadId: z.optional(uuid),
     ifExists: z.optional(z.enum(["raise", "do_nothing"])),
     graphId: z.optional(z.string()),
-    supersteps: z.optional(
-      z.array(
-        z.object({
-          updates: z.array(z.object({ values: z.optional(z.unknown()), command: z.nullish(command), asNode: z.optional(z.string()) })),
-        }),
-      ),
-    ),
+    supersteps: z.optional(z.array(z.object({ updates: z.array(superstepUpdate) }))),
     ttl,
     signal,
   }),
@@ -156,13 +175,13 @@ export const schemas = {
     status: z.optional(threadStatus),
     sortBy: z.optional(z.enum(["thread_id", "status", "created_at", "updated_at", "state_updated_at"])),
     sortOrder,
-    select: z.optional(strings),
+    select: select(selectable.thread),
     values: z.optional(record),
     signal,
   }),
   threadCount: z.object({ metadata, values: z.optional(record), status: z.optional(threadStatus), signal }),
   checkpointArg: z.optional(checkpointRef),
-  getStateOptions: z.object({ subgraphs: bool, select: z.optional(strings), signal }),
+  getStateOptions: z.object({ subgraphs: bool, select: stateSelect, signal }),
   patchState: z.object({ metadata: record }),
   threadRef: z.union([nonEmpty, z.object({ configurable: z.object({ thread_id: nonEmpty }) })]),
   updateState: z.object({
@@ -177,7 +196,7 @@ export const schemas = {
     before: z.optional(checkpointRef),
     checkpoint: z.optional(checkpointRef),
     metadata,
-    select: z.optional(strings),
+    select: stateSelect,
     signal,
   }),
 
@@ -210,11 +229,11 @@ export const schemas = {
   runList: z.object({
     limit,
     offset,
-    status: z.optional(z.enum(["pending", "running", "success", "error", "timeout", "interrupted"])),
-    select: z.optional(strings),
+    status: z.optional(runStatus),
+    select: select(selectable.run),
     signal,
   }),
-  cancel: z.object({ wait: bool, action: z.optional(z.enum(["interrupt", "rollback"])) }),
+  cancel: z.object({ wait: bool, action: z.optional(cancelAction) }),
   join: z.object({ cancelOnDisconnect: bool, signal }),
   joinStream: z.object({
     lastEventId: z.optional(z.string()),
@@ -224,12 +243,82 @@ export const schemas = {
   }),
   threadJoinStream: z.object({
     lastEventId: z.optional(z.string()),
-    streamMode: z.optional(z.union([z.string(), strings])),
+    streamMode: z.optional(z.union([threadStreamMode, z.array(threadStreamMode)])),
     signal,
   }),
   callOptions: z.object({ signal }),
   id: nonEmpty,
 } as const;
+
+/** The run options a cron keeps for its ticks: camelCase option -> snake_case payload key. */
+export const CRON_RUN_FIELDS = [
+  ["input", "input"],
+  ["config", "config"],
+  ["context", "context"],
+  ["interruptBefore", "interrupt_before"],
+  ["interruptAfter", "interrupt_after"],
+  ["webhook", "webhook"],
+  ["multitaskStrategy", "multitask_strategy"],
+  ["checkpointDuring", "checkpoint_during"],
+  ["durability", "durability"],
+  ["streamMode", "stream_mode"],
+  ["streamSubgraphs", "stream_subgraphs"],
+  ["streamResumable", "stream_resumable"],
+] as const;
+
+/** The run options of a cron's ticks (`CRON_RUN_FIELDS`), checked as for `runs.create`. */
+export const cronRunOptions = z.pick(schemas.run, {
+  input: true,
+  config: true,
+  context: true,
+  interruptBefore: true,
+  interruptAfter: true,
+  webhook: true,
+  multitaskStrategy: true,
+  checkpointDuring: true,
+  durability: true,
+  streamMode: true,
+  streamSubgraphs: true,
+  streamResumable: true,
+});
+
+const isoTime = z.string().check(z.refine((s) => !Number.isNaN(Date.parse(s)), "must be an ISO 8601 date-time"));
+const cronSortBy = z.enum(["cron_id", "assistant_id", "thread_id", "created_at", "updated_at", "next_run_date"]);
+
+/** `runtime.crons` inputs; the run options of create and update are checked with `schemas.run`. */
+export const cronSchemas = {
+  create: z.object({
+    schedule: nonEmpty,
+    timezone: z.optional(nonEmpty),
+    endTime: z.optional(isoTime),
+    enabled: bool,
+    onRunCompleted: z.optional(z.enum(["delete", "keep"])),
+    metadata,
+    signal,
+  }),
+  update: z.object({
+    schedule: z.optional(nonEmpty),
+    timezone: z.optional(nonEmpty),
+    endTime: z.nullish(isoTime),
+    enabled: bool,
+    onRunCompleted: z.optional(z.enum(["delete", "keep"])),
+    metadata,
+    signal,
+  }),
+  search: z.object({
+    assistantId: z.optional(z.string()),
+    threadId: z.optional(z.string()),
+    enabled: bool,
+    metadata,
+    limit,
+    offset,
+    sortBy: z.optional(cronSortBy),
+    sortOrder,
+    select: select(selectable.cron),
+    signal,
+  }),
+  count: z.object({ assistantId: z.optional(z.string()), threadId: z.optional(z.string()), enabled: bool, metadata, signal }),
+};
 
 const english = en().localeError;
 
@@ -248,9 +337,16 @@ export function parse<S extends z.ZodMiniType>(schema: S, input: unknown, what: 
   // copies the options of every parse given some); a failing one again, for English messages
   // whatever locale the app's own zod is configured with. (The schemas are pure.)
   const first = schema.safeParse(input);
-  if (first.success) return first.data;
+  return first.success ? first.data : invalid(schema, input, what);
+}
+
+/**
+ * Throws the `invalid_input` that `parse` throws for an `input` that `schema` refuses, its
+ * problems worded in English (see `parse`).
+ */
+export function invalid(schema: z.ZodMiniType, input: unknown, what: string): never {
   const result = schema.safeParse(input, { error: english });
-  if (result.success) return result.data;
+  if (result.success) throw new Error(`graphdock: ${what}: the input failed a parse and passed the next one`);
   const problems = result.error.issues.map((issue) => ({
     path: issue.path.map(String).join("."),
     message: issue.message,

@@ -1,10 +1,57 @@
 /**
  * `select` (D28): exactly the fields asked for, on `threads.search`, `threads.getState` and
  * `threads.getHistory`, with the SDK's field names. A state field `values.<key>` keeps one state
- * key (`values` then holds only the selected keys). A name outside the lists is `invalid_input`.
+ * key (`values` then holds only the selected keys). A name outside the lists is `invalid_input`
+ * (the option schemas of src/runtime/schemas.ts take only these names).
  */
-import { invalidInput } from "../errors.js";
 import type { ThreadState } from "./types.js";
+
+/** Fields `assistants.search` can select (the SDK's). */
+export const ASSISTANT_SELECT_FIELDS = [
+  "assistant_id",
+  "graph_id",
+  "name",
+  "description",
+  "config",
+  "context",
+  "metadata",
+  "version",
+  "created_at",
+  "updated_at",
+] as const;
+
+/** Fields `runs.list` can select (the SDK's). */
+export const RUN_SELECT_FIELDS = [
+  "run_id",
+  "thread_id",
+  "assistant_id",
+  "created_at",
+  "updated_at",
+  "status",
+  "metadata",
+  "kwargs",
+  "multitask_strategy",
+  "cancel_reason",
+] as const;
+
+/** Fields `crons.search` can select (the SDK's; `now` selects nothing). */
+export const CRON_SELECT_FIELDS = [
+  "cron_id",
+  "assistant_id",
+  "thread_id",
+  "on_run_completed",
+  "end_time",
+  "schedule",
+  "timezone",
+  "created_at",
+  "updated_at",
+  "payload",
+  "user_id",
+  "next_run_date",
+  "metadata",
+  "enabled",
+  "now",
+] as const;
 
 /** Fields `threads.search` can select (the SDK's `ThreadSelectField`, plus `error`). */
 export const THREAD_SELECT_FIELDS = [
@@ -34,18 +81,6 @@ export const STATE_SELECT_FIELDS = [
   "checkpoint_id",
   "parent_checkpoint_id",
 ] as const;
-
-/** Refuses names outside `allowed` (state selects also take `values.<key>`). */
-export function checkSelect(select: readonly string[] | undefined, allowed: readonly string[], what: string, stateKeys = false): void {
-  if (!select) return;
-  const bad = select.filter((f) => !allowed.includes(f) && !(stateKeys && f.startsWith("values.") && f.length > 7));
-  if (bad.length) {
-    throw invalidInput(
-      `graphdock: invalid input to ${what}: select names unknown fields ${bad.map((f) => `"${f}"`).join(", ")}; choose from ${allowed.join(", ")}${stateKeys ? ", values.<key>" : ""}`,
-      bad.map((f) => ({ path: "select", message: `unknown field "${f}"` })),
-    );
-  }
-}
 
 /**
  * The fields of `record` that `select` names, as a partial record (the methods' signatures type

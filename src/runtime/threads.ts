@@ -9,7 +9,7 @@ import type { Metadata, ThreadRecord, ThreadStatus } from "../types.js";
 import type { RunControl } from "./control.js";
 import { cronsOf } from "./crons.js";
 import type { Caller, Core } from "./core.js";
-import { checkSelect, selectFields, selectState, STATE_SELECT_FIELDS, THREAD_SELECT_FIELDS } from "./select.js";
+import { selectFields, selectState } from "./select.js";
 import { LostRace, commitIf, retryLostRaces } from "./races.js";
 import { graphIdOf, interruptsOf, runsReady, threadKey } from "./outcome.js";
 import { checkpointIdOf, checkpointNsOf, parse, schemas } from "./schemas.js";
@@ -214,7 +214,6 @@ export function threadsApi(core: Core, caller: Caller, control: RunControl): Thr
   function search<V, const S extends readonly ThreadSelectField[]>(query?: Omit<ThreadSearchQuery, "select"> & { select?: S }): Promise<Selection<Thread<V>, S>[]>;
   async function search(query?: unknown): Promise<Array<ThreadSummary | Partial<ThreadRecord>>> {
     const q = parse(schemas.threadSearch, query ?? {}, "threads.search");
-    checkSelect(q.select, THREAD_SELECT_FIELDS, "threads.search");
     const limit = q.limit ?? 10;
     const offset = q.offset ?? 0;
     const filter = await core.authorize(caller, "threads", "search", {
@@ -287,7 +286,6 @@ export function threadsApi(core: Core, caller: Caller, control: RunControl): Thr
     const id = parse(schemas.id, threadId, "threads.getState");
     const cp = parse(schemas.checkpointArg, checkpoint, `threads.getState(${id})`);
     const o = parse(schemas.getStateOptions, options ?? {}, `threads.getState(${id})`);
-    checkSelect(o.select, STATE_SELECT_FIELDS, `threads.getState(${id})`, true);
     const thread = await readable(id);
     const checkpointId = checkpointIdOf(cp);
     const checkpointNs = checkpointNsOf(cp);
@@ -346,7 +344,6 @@ export function threadsApi(core: Core, caller: Caller, control: RunControl): Thr
   async function getHistory(threadId: unknown, options?: unknown): Promise<Array<ThreadState | Partial<ThreadState>>> {
     const id = parse(schemas.id, threadId, "threads.getHistory");
     const p = parse(schemas.history, options ?? {}, `threads.getHistory(${id})`);
-    checkSelect(p.select, STATE_SELECT_FIELDS, `threads.getHistory(${id})`, true);
     const thread = await readable(id);
     const before = checkpointIdOf(p.before);
     const checkpointId = checkpointIdOf(p.checkpoint);

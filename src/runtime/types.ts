@@ -199,7 +199,8 @@ export interface AssistantCreatePayload extends CallOptions {
   assistantId?: string;
   ifExists?: OnConflictBehavior;
   name?: string;
-  description?: string;
+  /** `null`: no description. */
+  description?: string | null;
 }
 
 /** An update creates version max+1 built from exactly what is supplied (D6). */
@@ -209,7 +210,8 @@ export interface AssistantUpdatePayload extends CallOptions {
   context?: unknown;
   metadata?: MetadataInput;
   name?: string;
-  description?: string;
+  /** `null` clears it. */
+  description?: string | null;
 }
 
 export interface AssistantSearchQuery extends CallOptions {
@@ -227,7 +229,7 @@ export interface AssistantSearchQuery extends CallOptions {
 
 /** A superstep of `threads.create`, camelCase as in the SDK. */
 export interface SuperstepPayload {
-  updates: Array<{ values: unknown; command?: RunCommand; asNode: string }>;
+  updates: Array<{ values?: unknown; command?: RunCommand | null; asNode?: string }>;
 }
 
 export interface ThreadCreatePayload extends CallOptions {
@@ -265,6 +267,12 @@ export interface ThreadCountQuery extends CallOptions {
   status?: ThreadStatus;
 }
 
+/**
+ * A checkpoint as calls name one (D27): its id, a selector, or a config holding its id (the
+ * SDK's form). A selector without an id names the latest checkpoint of its namespace.
+ */
+export type CheckpointArg = string | CheckpointSelector | { configurable: { checkpoint_id: string; checkpoint_ns?: string } };
+
 /** A checkpoint selector: `{checkpoint_id, checkpoint_ns?, checkpoint_map?}`. */
 export interface CheckpointSelector {
   thread_id?: string;
@@ -275,17 +283,18 @@ export interface CheckpointSelector {
 
 export interface UpdateStatePayload<Values = unknown> extends CallOptions {
   values: Values;
-  checkpoint?: CheckpointSelector;
+  /** The checkpoint to write after (default: the latest). */
+  checkpoint?: CheckpointArg;
   checkpointId?: string;
   asNode?: string;
 }
 
 export interface HistoryQuery extends CallOptions {
   limit?: number;
-  /** Entries older than this checkpoint (`{configurable: {checkpoint_id}}`, as the SDK sends). */
-  before?: Config;
+  /** Entries older than this checkpoint (`{configurable: {checkpoint_id}}`, as the SDK sends it). */
+  before?: CheckpointArg | Config;
   /** Start from this checkpoint (inclusive). */
-  checkpoint?: CheckpointSelector;
+  checkpoint?: CheckpointArg;
   /** Checkpoint metadata containment filter. */
   metadata?: MetadataInput;
   /** Only these fields of each state (`values.<key>`: one state key; D28). */
@@ -296,7 +305,7 @@ export interface HistoryQuery extends CallOptions {
 export interface RunCommand {
   update?: Record<string, unknown> | [string, unknown][] | null;
   resume?: unknown;
-  goto?: RunSend | RunSend[] | string | string[];
+  goto?: RunSend | string | Array<RunSend | string>;
 }
 /** A `goto` target with its own input. */
 export interface RunSend {
@@ -306,13 +315,15 @@ export interface RunSend {
 
 /** Options shared by every run-creating method (camelCase). */
 export interface RunPayload extends CallOptions {
-  input?: Record<string, unknown> | null;
-  command?: RunCommand;
+  /** The graph's input: any JSON value (a graphdock `StateGraph` takes an object of state keys). */
+  input?: unknown;
+  command?: RunCommand | null;
   metadata?: MetadataInput;
   config?: Config;
   context?: unknown;
   checkpointId?: string;
-  checkpoint?: CheckpointSelector;
+  /** Start from this checkpoint (a fork); `checkpointId` names it by id alone. */
+  checkpoint?: CheckpointArg;
   interruptBefore?: "*" | string[];
   interruptAfter?: "*" | string[];
   multitaskStrategy?: MultitaskStrategy;
@@ -450,13 +461,13 @@ export interface ThreadsApi {
   /** The thread's latest state, or its state at `checkpoint`. */
   getState<Values = Record<string, unknown>>(
     threadId: string,
-    checkpoint?: CheckpointSelector | string,
+    checkpoint?: CheckpointArg,
     options?: ThreadGetStateOptions & { select?: undefined },
   ): Promise<ThreadState<Values>>;
   /** With `select`: only the named fields (`values.<key>`: one state key; D28). */
   getState<Values = Record<string, unknown>, const S extends readonly ThreadStateSelectField[] = readonly ThreadStateSelectField[]>(
     threadId: string,
-    checkpoint?: CheckpointSelector | string,
+    checkpoint?: CheckpointArg,
     options?: ThreadGetStateOptions & { select?: S },
   ): Promise<StateSelection<Values, S>>;
   /** Resolves the new checkpoint, as `checkpoint` (the HTTP body) and `configurable` (the SDK's type). */
