@@ -13,7 +13,11 @@ export default defineConfig({
     // test/postgres runs against a throwaway PostgreSQL server that its global setup starts (D22);
     // the setup runs only when a test of that project is selected.
     projects: [
-      { extends: true, test: { name: "default", include: ["test/**/*.test.ts"], exclude: ["test/postgres/**", "**/node_modules/**"] } },
+      {
+        extends: true,
+        // Every answer of the HTTP handler is checked against its OpenAPI document (D81).
+        test: { name: "default", include: ["test/**/*.test.ts"], exclude: ["test/postgres/**", "**/node_modules/**"], setupFiles: ["test/setup/openapi-responses.ts"] },
+      },
       {
         extends: true,
         test: { name: "postgres", include: ["test/postgres/**/*.test.ts"], globalSetup: ["test/postgres/global-setup.ts"], typecheck: { enabled: false } },

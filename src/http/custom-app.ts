@@ -15,7 +15,7 @@
  * stays with the built-in routes: a custom route is the app's own code and checks its callers
  * itself.
  */
-import { HttpError } from "./handler.js";
+import { HttpError } from "./errors.js";
 
 /** What Hono hands a not-found handler: the parts graphdock reads. */
 export interface CustomAppContext {

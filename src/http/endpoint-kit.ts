@@ -7,7 +7,9 @@
 import { GraphdockError } from "../errors.js";
 import { jsonTextDepth, MAX_JSON_DEPTH } from "../json.js";
 import type { EndpointContext } from "./endpoints.js";
-import { causeHeaders, DEFAULT_MAX_BODY_BYTES, HttpError, logInternalError, readBodyText } from "./handler.js";
+import { readBodyText } from "./body.js";
+import { causeHeaders, HttpError, logInternalError } from "./errors.js";
+import { DEFAULT_MAX_BODY_BYTES } from "./options.js";
 import type { HttpClient } from "./types.js";
 
 /**

@@ -27,12 +27,10 @@ export interface HttpEndpoint {
   readonly paths: readonly string[];
   /** Answers one request. */
   fetch(request: Request, context: EndpointContext): Promise<Response>;
+  /**
+   * Its OpenAPI 3.1 path items, by path (`{ "/mcp": { post: {...} } }`), for `GET /openapi.json`;
+   * without them its paths are listed as opaque.
+   */
+  readonly openapi?: Readonly<Record<string, Record<string, unknown>>>;
 }
 
-/** The endpoint answering `path`, if any. */
-export function endpointFor(endpoints: readonly HttpEndpoint[], path: string): HttpEndpoint | undefined {
-  for (const endpoint of endpoints) {
-    for (const p of endpoint.paths) if (path === p || path.startsWith(p.endsWith("/") ? p : `${p}/`)) return endpoint;
-  }
-  return undefined;
-}

@@ -1,7 +1,8 @@
 /**
  * `graphdock/http`: the runtime as the agent-server HTTP API, as a fetch handler
  * (`Request -> Response`) that mounts in Node (see `graphdock/node`), Deno, Bun, workers and
- * service workers, or is passed to the official client as `callerOptions.fetch`. No Node built-ins.
+ * service workers, or is passed to the official client as `callerOptions.fetch`; or as a Hono
+ * app to mount in your own (`createApp`). No Node built-ins.
  *
  * @example
  * const handler = createFetchHandler(runtime);
@@ -9,47 +10,50 @@
  * // or, with no network at all:
  * new Client({ apiUrl: "http://in-process", callerOptions: { fetch: (input, init) => handler(new Request(input, init)) } });
  */
-import { applyCors, createRouter, errorResponse, logInternalError, preflight, type FetchHandlerOptions } from "./handler.js";
-import type { HttpRuntime } from "./types.js";
-import { invalidInput } from "../errors.js";
+import { invalidInput, notFound } from "../errors.js";
+import { createApp, methodsOn, pathOf } from "./app.js";
+import { applyCors, preflight } from "./cors.js";
 import { isFetchApp, withCustomApp, type FetchApp } from "./custom-app.js";
-import { endpointFor } from "./endpoints.js";
+import { errorResponse, json, logInternalError } from "./errors.js";
+import type { FetchHandlerOptions } from "./options.js";
+import type { HttpRuntime } from "./types.js";
+
+export { createApp, type GraphdockApp } from "./app.js";
 export type { FetchApp, FetchAppObject, CustomAppContext } from "./custom-app.js";
 export type { HttpEndpoint, EndpointContext } from "./endpoints.js";
-
-export type { FetchHandlerOptions } from "./handler.js";
-export { DEFAULT_MAX_BODY_BYTES, DEFAULT_SSE_BUFFER_BYTES, MAX_JSON_DEPTH, INTERNAL_ERROR_DETAIL, logInternalError } from "./handler.js";
+export type { FetchHandlerOptions, RequestEvent, RouteGroup } from "./options.js";
+export { DEFAULT_MAX_BODY_BYTES, DEFAULT_SSE_BUFFER_BYTES, MAX_JSON_DEPTH } from "./options.js";
+export { INTERNAL_ERROR_DETAIL, logInternalError } from "./errors.js";
 export type { HttpRuntime, HttpClient } from "./types.js";
 
 /** A fetch-style request handler. */
 export type FetchHandler = (request: Request) => Promise<Response>;
 
 /**
- * Serves `runtime` over the agent-server HTTP API (api.md 1.1-1.5), SSE streams (D11), JSON
- * errors `{ detail }` with 404/409/422/401/403 (D3), pagination headers and CORS. Bodies, JSON
- * nesting and SSE send buffers are bounded (D25: `maxBodyBytes`, `maxDepth`, `sseBufferBytes`);
- * an internal fault is a 500 `{"detail": "Internal server error"}`, reported once to `onError`.
+ * Serves `runtime` over the agent-server HTTP API (`GET /openapi.json` describes it): SSE streams
+ * (D11), JSON errors `{ detail }` with 404/409/422/401/403 (D3), pagination headers and CORS.
+ * Bodies, JSON nesting and SSE send buffers are bounded (D25: `maxBodyBytes`, `maxDepth`,
+ * `sseBufferBytes`); an internal fault is a 500 `{"detail": "Internal server error"}`, reported
+ * once to `onError`. Custom routes (`app`) are served first, endpoints (`endpoints`) beside the API.
  */
 export function createFetchHandler(runtime: HttpRuntime, options: FetchHandlerOptions = {}): FetchHandler {
-  const router = createRouter(runtime, options);
+  const app = createApp(runtime, options);
   const base = (options.basePath ?? "").replace(/\/+$/, "");
-  const endpoints = options.endpoints ?? [];
-  const report = (err: unknown, request: Request) => {
-    try {
-      (options.onError ?? logInternalError)(err, request);
-    } catch {
-      // a failing logger must not turn a 500 into a crash
-    }
-  };
   const builtIn = async (request: Request): Promise<Response> => {
     try {
-      let path = new URL(request.url).pathname;
-      if (base && (path === base || path.startsWith(`${base}/`))) path = path.slice(base.length) || "/";
-      const endpoint = endpoints.length ? endpointFor(endpoints, path) : undefined;
-      if (endpoint) return await endpoint.fetch(request, { runtime, path, basePath: base });
-      return await router.route(request, path);
+      // HEAD is not a GET without its body here (a GET may open a stream): 405, as for another method.
+      if (request.method === "HEAD") {
+        const path = pathOf(request.url, base);
+        const allowed = methodsOn(app, path);
+        if (allowed) {
+          if (!allowed.length) throw notFound(`No endpoint HEAD ${path}`);
+          const allow = allowed.join(", ");
+          return json({ detail: `Method HEAD is not allowed on ${path}; use ${allow}` }, 405, new Headers({ allow }));
+        }
+      }
+      return await app.fetch(request);
     } catch (err) {
-      return errorResponse(err, (e) => report(e, request));
+      return errorResponse(err, (e) => report(options, e, request));
     }
   };
   // Custom routes first, their middleware around the built-in ones (custom-app.ts).
@@ -61,7 +65,7 @@ export function createFetchHandler(runtime: HttpRuntime, options: FetchHandlerOp
       try {
         response = await serveApp(request);
       } catch (err) {
-        response = errorResponse(err, (e) => report(e, request));
+        response = errorResponse(err, (e) => report(options, e, request));
       }
     }
     try {
@@ -71,6 +75,14 @@ export function createFetchHandler(runtime: HttpRuntime, options: FetchHandlerOp
       return applyCors(request, new Response(response.body, response), options.cors);
     }
   };
+}
+
+function report(options: FetchHandlerOptions, err: unknown, request: Request) {
+  try {
+    (options.onError ?? logInternalError)(err, request);
+  } catch {
+    // a failing logger must not turn a 500 into a crash
+  }
 }
 
 function checkedApp(app: unknown): FetchApp {

@@ -7,7 +7,7 @@
 import type { RuntimeClient } from "../runtime/index.js";
 import { dispatchCommand, filterOf } from "./commands.js";
 import { type ProtocolRuntime, type ProtocolV2Options, SessionRegistry, wire } from "./session.js";
-import type { CommandError, ProtocolEvent } from "./types.js";
+import type { CommandError, CommandSuccess, ProtocolEvent } from "./types.js";
 
 export interface ProtocolV2HttpOptions extends ProtocolV2Options {
   /** Interval of SSE `: heartbeat` comments in ms (default 5000; 0 disables). */
@@ -32,9 +32,13 @@ export function protocolV2Http(runtime: ProtocolRuntime, options: ProtocolV2Http
 
   return {
     registry,
+    /** A command's typed response: what `POST /threads/{thread_id}/commands` answers (200). */
+    command(threadId: string, client: RuntimeClient, body: unknown): Promise<CommandSuccess | CommandError> {
+      return dispatchCommand({ registry, threadId, client }, body);
+    },
     /** `POST /threads/{thread_id}/commands`: body a command, answer its typed response (200). */
     async commands(threadId: string, client: RuntimeClient, body: unknown): Promise<Response> {
-      return json(await dispatchCommand({ registry, threadId, client }, body));
+      return json(await this.command(threadId, client, body));
     },
 
     /** `POST /threads/{thread_id}/stream/events`: an SSE subscription (404 when the thread does not exist). */
