@@ -1,4 +1,14 @@
+import { copyFileSync, mkdirSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
 import { defineConfig } from "tsup";
+
+/** The API viewer's files (`GET /docs`, src/node/docs.ts), shipped in dist/docs/ with their licence. */
+function copyDocsViewer(): void {
+  const from = dirname(createRequire(import.meta.url).resolve("swagger-ui-dist/package.json"));
+  mkdirSync("dist/docs", { recursive: true });
+  for (const file of ["swagger-ui-bundle.js", "swagger-ui-bundle.js.LICENSE.txt", "swagger-ui.css", "LICENSE", "NOTICE"]) copyFileSync(join(from, file), join("dist/docs", file));
+}
 
 // One entry per subpath export; scripts/check-exports.mjs keeps this list and package.json in sync.
 // The core entry (index) must stay free of Node built-ins (D18): the check bundles it for the browser.
@@ -28,11 +38,13 @@ export default defineConfig([
     target: "node20",
     splitting: true,
     treeshake: true,
-    // import.meta.url in the CommonJS build (the studio finds its files beside its module).
+    // import.meta.url in the CommonJS build (the studio and the API viewer, src/node/docs.ts, find
+    // their files beside their module).
     shims: true,
     // lowdb is ESM-only: bundled (its core is one small class), so that every CommonJS entry loads
     // without require(esm) (off before Node 20.19 and 22.12, and under tsx's CommonJS loader).
     noExternal: ["lowdb"],
+    onSuccess: async () => copyDocsViewer(),
   },
   {
     entry: { cli: "src/node/cli.ts" },

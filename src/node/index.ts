@@ -1,9 +1,10 @@
 /**
  * `graphdock/node`: Node-only helpers around the runtime: `serve` (the HTTP adapter on
- * `node:http`), `serveConfig` (start from graph.json, as the `graphdock serve` command does) and
+ * `node:http`), `apiDocs` (its `GET /docs`), `serveConfig` (start from graph.json, as the `graphdock serve` command does) and
  * the graph.json loaders.
  */
 export { serve, toNodeListener } from "./serve.js";
+export { apiDocs } from "./docs.js";
 export type { NodeListener, NodeListenerOptions, ServeHandle, ServeOptions } from "./serve.js";
 export type { ProtocolOptions } from "./protocols.js";
 export { serveConfig, loadGraphs, openStore, limitOptions, LIMIT_FLAGS } from "./config.js";

@@ -14,6 +14,7 @@ import {
   type FetchHandlerOptions,
   type HttpRuntime,
 } from "../http/index.js";
+import { apiDocs } from "./docs.js";
 import { attachProtocolV2WebSocket } from "./protocol-v2-ws.js";
 import { protocolEndpoints, type ProtocolOptions } from "./protocols.js";
 import { studio, type StudioOptions } from "../studio/index.js";
@@ -42,6 +43,12 @@ export interface ServeOptions extends FetchHandlerOptions, ProtocolOptions {
    * (langgraph.json `http.disable_studio`), an object passes its options.
    */
   studio?: boolean | StudioOptions;
+  /**
+   * `GET /docs`: the API's documentation, rendered from `GET /openapi.json` by Swagger UI
+   * (`apiDocs()`, served from the package). Default true; off with `false` or when the meta
+   * routes are disabled (`disable: ["meta"]`).
+   */
+  docs?: boolean;
 }
 
 /** A running server. */
@@ -263,11 +270,12 @@ async function pump(body: ReadableStream<Uint8Array>, res: ServerResponse, signa
  * await server.close();
  */
 export async function serve(runtime: HttpRuntime, options: ServeOptions = {}): Promise<ServeHandle> {
-  const { port = 2024, host = "127.0.0.1", strictPort = options.port !== undefined, mcp, a2a, aiSdk, studio: studioOption = true, ...handlerOptions } = options;
+  const { port = 2024, host = "127.0.0.1", strictPort = options.port !== undefined, mcp, a2a, aiSdk, studio: studioOption = true, docs = true, ...handlerOptions } = options;
   const { maxBodyBytes, maxDepth, onError } = handlerOptions;
   const protocols = await protocolEndpoints({ mcp, a2a, aiSdk }, { maxBodyBytes, maxDepth, onError });
   const endpoints = [...(handlerOptions.endpoints ?? []), ...protocols];
   if (studioOption !== false) endpoints.push(studio(studioOption === true ? {} : studioOption));
+  if (docs && !handlerOptions.disable?.includes("meta")) endpoints.push(apiDocs());
   const listener = toNodeListener(createFetchHandler(runtime, { ...handlerOptions, endpoints }), { onError });
   const server = createServer(listener);
   server.on("checkContinue", listener.checkContinue);
