@@ -12,7 +12,7 @@ import { TrieRouter } from "hono/router/trie-router";
 import { notFound, unauthenticated } from "../errors.js";
 import { protocolV2Http } from "../protocol-v2/http.js";
 import { errorResponse, json, logInternalError } from "./errors.js";
-import { resolveLimits, type FetchHandlerOptions, type RouteGroup } from "./options.js";
+import { resolveLimits, type FetchHandlerOptions, type Limits, type RouteGroup } from "./options.js";
 import { routeHandlers, type ApiEnv, type DeclaredRoute, type Define, type Method } from "./route.js";
 import { assistantRoutes } from "./routes/assistants.js";
 import { cronRoutes } from "./routes/crons.js";
@@ -29,8 +29,8 @@ export type GraphdockApp = Hono<ApiEnv>;
 /** What the routes of one app share. */
 export interface Api {
   readonly runtime: HttpRuntime;
-  readonly options: FetchHandlerOptions;
-  readonly limits: ReturnType<typeof resolveLimits>;
+  readonly options: AppOptions;
+  readonly limits: Limits;
   /** Interval of SSE heartbeats in ms (0: none). */
   readonly heartbeatMs: number;
   /** Reports an internal fault to `onError` (a throwing `onError` is ignored). */
@@ -68,12 +68,15 @@ export function pathOf(url: string, base: string): string {
   return path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path;
 }
 
+/** Options of {@link createApp}: those of `createFetchHandler` but CORS and custom routes (your app's own). */
+export type AppOptions = Omit<FetchHandlerOptions, "cors" | "app">;
+
 /**
  * The API on `runtime` as a Hono app. Mount it in your own with `app.route("/api", createApp(runtime))`
- * (its `basePath` option is then left out), or serve it with `createFetchHandler`, which adds
- * CORS, custom routes and the handling of `basePath`.
+ * (`basePath` is then left out: the route's path is where it is mounted), or serve its `fetch`;
+ * `createFetchHandler` serves it with CORS and custom routes.
  */
-export function createApp(runtime: HttpRuntime, options: FetchHandlerOptions = {}): GraphdockApp {
+export function createApp(runtime: HttpRuntime, options: AppOptions = {}): GraphdockApp {
   const base = (options.basePath ?? "").replace(/\/+$/, "");
   const app = new Hono<ApiEnv>({ router: new TrieRouter(), getPath: (request) => pathOf(request.url, base) });
   const routes: DeclaredRoute[] = [];

@@ -18,7 +18,7 @@ import { errorResponse, json, logInternalError } from "./errors.js";
 import type { FetchHandlerOptions } from "./options.js";
 import type { HttpRuntime } from "./types.js";
 
-export { createApp, type GraphdockApp } from "./app.js";
+export { createApp, type AppOptions, type GraphdockApp } from "./app.js";
 export type { FetchApp, FetchAppObject, CustomAppContext } from "./custom-app.js";
 export type { HttpEndpoint, EndpointContext } from "./endpoints.js";
 export type { FetchHandlerOptions, RequestEvent, RouteGroup } from "./options.js";

@@ -1,5 +1,5 @@
 /**
- * The wire forms of the runtime's inputs (D80): request bodies are the runtime's own option
+ * The wire forms of the runtime's inputs (D81): request bodies are the runtime's own option
  * schemas (src/runtime/schemas.ts) under their snake_case names, so what a route accepts, what
  * the runtime accepts and what the OpenAPI document says are one definition; query parameters
  * are strings converted here. A validated body goes to the runtime method with its names turned

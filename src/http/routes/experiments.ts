@@ -19,7 +19,7 @@ export function experimentRoutes(define: Define): void {
     path: "/api/v1/datasets/upload-experiment",
     id: "experiments.upload",
     summary: "Upload an experiment run elsewhere",
-    description: "Creates or reuses the dataset (by id or name), one example per row, one run per row with its feedback; all or nothing.",
+    description: "One example and one run per row, in the dataset named; all or nothing.",
     body: uploadRequestSchema,
     responses: { 200: { description: "The experiment and its dataset.", json: "UploadResult" } },
     handle: async ({ client, body }) => ok(await client.experiments.upload(body)),
@@ -62,7 +62,6 @@ export function experimentRoutes(define: Define): void {
     path: "/api/v1/experiments/compare",
     id: "experiments.compare",
     summary: "Compare experiments of one dataset",
-    description: "Example by example against a baseline (default: the first id), with bootstrap intervals per feedback key.",
     headers: { accept: "`text/html` answers the HTML report when `format` is not given." },
     query: z.object({
       id: ids("experiment ids"),

@@ -21,7 +21,6 @@ export function metaRoutes(define: Define, api: Api): void {
     path: "/info",
     id: "meta.info",
     summary: "Server information",
-    description: "The server's name and the features it offers, plus the handler's `info` option.",
     public: true,
     responses: { 200: { description: "What the server is and supports.", json: "Info" } },
     handle: async () =>

@@ -201,7 +201,7 @@ export function runRoutes(define: Define, api: Api): void {
     path: "/threads/:thread_id/runs/:run_id/cancel",
     id: "runs.cancel",
     summary: "Cancel a run",
-    description: "`action: rollback` also deletes the run and what it wrote (D9).",
+    description: "`action: rollback` also deletes the run and what it wrote.",
     query: z.object({ wait: queryBool, action: queryEnum(cancelAction) }),
     responses: { 202: { description: "Cancelling." }, 204: { description: "Cancelled (`wait=true`)." } },
     handle: async ({ client, params, query }) => {

@@ -24,7 +24,7 @@ export function threadRoutes(define: Define, api: Api): void {
     path: "/threads",
     id: "threads.create",
     summary: "Create a thread",
-    description: "`supersteps` fill its state as runs would have; `if_exists: do_nothing` answers an existing thread of that id instead of 409.",
+    description: "`supersteps` fill its state as runs would have.",
     body: z.extend(wireObject(schemas.threadCreate, ["signal", "graphId", "supersteps"]), {
       supersteps: z.optional(z.array(z.object({ updates: z.array(wireObject(superstepUpdate)) }))),
     }),
@@ -134,7 +134,7 @@ export function threadRoutes(define: Define, api: Api): void {
     path: "/threads/:thread_id/state/checkpoint",
     id: "threads.getStateAtCheckpoint",
     summary: "Get a thread's state at a checkpoint given by its parts",
-    description: "`checkpoint` without an id names the latest checkpoint of its namespace (a subgraph's state).",
+    description: "Without an id, `checkpoint` names its namespace's latest checkpoint.",
     body: z.extend(z.pick(schemas.getStateOptions, { subgraphs: true, select: true }), { checkpoint: checkpointSelector }),
     responses: { 200: { description: "The state (only the `select`ed fields when asked).", json: "ThreadStateSelection" } },
     handle: async ({ client, params, body }) => {
@@ -147,7 +147,7 @@ export function threadRoutes(define: Define, api: Api): void {
     path: "/threads/:thread_id/state",
     id: "threads.updateState",
     summary: "Update a thread's state",
-    description: "Writes `values` as node `as_node` would have, from the latest checkpoint or the one named.",
+    description: "Writes `values` as node `as_node` would have.",
     body: wireObject(schemas.updateState, ["signal"]),
     responses: { 200: { description: "The checkpoint written.", json: "UpdatedState" } },
     handle: async ({ client, params, body }) => ok(await client.threads.updateState(params.thread_id, camelKeys(body))),
@@ -181,7 +181,6 @@ export function threadRoutes(define: Define, api: Api): void {
     path: "/threads/:thread_id/history",
     id: "threads.searchHistory",
     summary: "List a thread's past states, filtered",
-    description: "`before` is a checkpoint id or a config naming one; `checkpoint` starts from a checkpoint (inclusive).",
     body: wireObject(schemas.history, ["signal"]),
     responses: { 200: { description: "The states, newest first.", json: "ThreadStateSelection[]" } },
     handle: async ({ client, params, body }) => {
@@ -195,8 +194,7 @@ export function threadRoutes(define: Define, api: Api): void {
     path: "/threads/:thread_id/stream",
     id: "threads.joinStream",
     summary: "Stream every run of a thread",
-    description:
-      "Server-sent events of the runs in flight, then of each run created afterwards, each starting with its `metadata` event; ids are `<run id>:<event id>`. Stays open.",
+    description: "The runs in flight, then each run created later, each from its `metadata` event; ids are `<run id>:<event id>`.",
     headers: { "last-event-id": "Resume after this event (`-`: replay every retained run first)." },
     query: z.object({ stream_mode: queryList(threadStreamMode, `one of ${threadStreamMode.options.join(", ")}`) }),
     responses: { 200: { description: "The thread's events.", content: { [SSE]: "Run events (`event:`, `data:` JSON, `id:`), `: heartbeat` comments." } } },
