@@ -1,7 +1,9 @@
 /**
  * HTTP adapter figures on loopback (`npm run bench -- http`): requests/s for thread creation and
  * for `runs.wait` on the echo graph, time to the first SSE event of a streamed run, and `GET /ok`
- * through graphdock against the same trivial endpoint on raw node:http (target: >= 50%).
+ * through graphdock against the same trivial endpoint on raw node:http (target: >= 50%). Each
+ * rate also as CPU time per request (this process: client and server), which a loaded machine
+ * disturbs far less than the rate.
  */
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -11,17 +13,20 @@ import { echo } from "../examples/node/agent.js";
 
 const CONCURRENCY = 16;
 
-/** Runs `total` requests with `CONCURRENCY` in flight; returns requests per second. */
-async function rate(total: number, one: (i: number) => Promise<void>): Promise<number> {
+/** Runs `total` requests with `CONCURRENCY` in flight; returns requests per second and CPU µs per request. */
+async function measure(total: number, one: (i: number) => Promise<void>): Promise<{ rate: number; cpu: number }> {
   let next = 0;
   const start = performance.now();
+  const cpu = process.cpuUsage();
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
       while (next < total) await one(next++);
     }),
   );
-  return total / ((performance.now() - start) / 1000);
+  const used = process.cpuUsage(cpu);
+  return { rate: total / ((performance.now() - start) / 1000), cpu: (used.user + used.system) / total };
 }
+const rate = async (total: number, one: (i: number) => Promise<void>) => (await measure(total, one)).rate;
 
 async function ok(response: Response): Promise<void> {
   if (!response.ok) throw new Error(`HTTP ${response.status}: ${await response.text()}`);
@@ -51,12 +56,15 @@ export default async function (): Promise<void> {
     // Alternating rounds, best of each, so load from other processes hits both sides alike.
     let okGraphdock = 0;
     let okRaw = 0;
+    let okCpu = Infinity;
     for (let round = 0; round < 4; round++) {
-      okGraphdock = Math.max(okGraphdock, await rate(2000, async () => ok(await fetch(`${server.url}/ok`))));
+      const m = await measure(2000, async () => ok(await fetch(`${server.url}/ok`)));
+      okGraphdock = Math.max(okGraphdock, m.rate);
+      okCpu = Math.min(okCpu, m.cpu);
       okRaw = Math.max(okRaw, await rate(2000, async () => ok(await fetch(`${rawUrl}/ok`))));
     }
-    const threads = await rate(2000, async () => ok(await post(`${server.url}/threads`, { metadata: { bench: true } })));
-    const waits = await rate(1000, async () =>
+    const threads = await measure(2000, async () => ok(await post(`${server.url}/threads`, { metadata: { bench: true } })));
+    const waits = await measure(1000, async () =>
       ok(await post(`${server.url}/runs/wait`, { assistant_id: "echo", input: { messages: [{ role: "user", content: "hi" }] } })),
     );
 
@@ -75,10 +83,10 @@ export default async function (): Promise<void> {
     }
 
     const ratio = okGraphdock / okRaw;
-    console.log(`GET /ok graphdock         ${fmt(okGraphdock)} req/s`);
+    console.log(`GET /ok graphdock         ${fmt(okGraphdock)} req/s   cpu ${fmt(okCpu)} µs/req`);
     console.log(`GET /ok raw node:http     ${fmt(okRaw)} req/s   ratio ${(ratio * 100).toFixed(0)}% (target >= 50%: ${ratio >= 0.5 ? "met" : "MISSED"})`);
-    console.log(`POST /threads             ${fmt(threads)} req/s`);
-    console.log(`POST /runs/wait (echo)    ${fmt(waits)} req/s`);
+    console.log(`POST /threads             ${fmt(threads.rate)} req/s   cpu ${fmt(threads.cpu)} µs/req`);
+    console.log(`POST /runs/wait (echo)    ${fmt(waits.rate)} req/s   cpu ${fmt(waits.cpu)} µs/req`);
     console.log(`stream first event        ${median(firstEvent).toFixed(2).padStart(7)} ms median (p90 ${[...firstEvent].sort((a, b) => a - b)[Math.floor(firstEvent.length * 0.9)].toFixed(2)} ms)`);
     console.log(`(loopback, ${CONCURRENCY} requests in flight, fetch keep-alive)`);
   } finally {

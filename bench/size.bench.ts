@@ -3,6 +3,11 @@
  * with esbuild, in gzip bytes. Printed twice: as bundled, and with zod's locale catalogue (every
  * language's messages, reachable through `z.locales`) replaced by an empty module; English, the
  * default, stays in both. Target: under 60 kB gzip without the locales.
+ *
+ * Then `graphdock/http` for the browser: alone, and what it adds to a page that has the core
+ * (what a page serving its runtime with the fetch handler pays: the runtime's schemas and zod
+ * are there already), as one file and split at its dynamic import (the OpenAPI document's code,
+ * loaded on the first `GET /openapi.json`, D81).
  */
 import { build, type Metafile, type Plugin } from "esbuild";
 import { gzipSync } from "node:zlib";
@@ -23,9 +28,9 @@ const withoutZodLocales: Plugin = {
   },
 };
 
-async function bundle(plugins: Plugin[], external: string[] = []): Promise<{ minified: number; gzip: number; metafile: Metafile }> {
+async function bundle(plugins: Plugin[], external: string[] = [], entry = ENTRY): Promise<{ minified: number; gzip: number; metafile: Metafile }> {
   const result = await build({
-    stdin: { contents: ENTRY, resolveDir: ROOT, loader: "ts", sourcefile: "browser-entry.ts" },
+    stdin: { contents: entry, resolveDir: ROOT, loader: "ts", sourcefile: "browser-entry.ts" },
     bundle: true,
     minify: true,
     format: "esm",
@@ -55,6 +60,37 @@ function byPackage(metafile: Metafile): [string, number][] {
 
 const kB = (bytes: number) => `${(bytes / 1024).toFixed(1)} kB`;
 
+const CORE = `export * from "./src/index.ts";\n`;
+const HTTP = `export * from "./src/http/index.ts";\n`;
+
+/** Gzip bytes of `entry` split at its dynamic imports: the entry and the chunks it imports statically. */
+async function eager(entry: string): Promise<number> {
+  const result = await build({
+    stdin: { contents: entry, resolveDir: ROOT, loader: "ts", sourcefile: "browser-entry.ts" },
+    bundle: true,
+    minify: true,
+    format: "esm",
+    platform: "browser",
+    target: "es2022",
+    write: false,
+    splitting: true,
+    outdir: "size-out",
+    metafile: true,
+    logLevel: "silent",
+  });
+  const outputs = result.metafile.outputs;
+  const loaded = new Set<string>();
+  const visit = (out: string) => {
+    if (loaded.has(out)) return;
+    loaded.add(out);
+    for (const i of outputs[out]!.imports) if (i.kind === "import-statement") visit(i.path);
+  };
+  visit(Object.keys(outputs).find((o) => outputs[o]!.entryPoint)!);
+  let gzip = 0;
+  for (const file of result.outputFiles) if ([...loaded].some((o) => file.path.endsWith(o))) gzip += gzipSync(file.contents, { level: 9 }).byteLength;
+  return gzip;
+}
+
 export default async function main(): Promise<void> {
   const full = await bundle([]);
   const lean = await bundle([withoutZodLocales]);
@@ -67,4 +103,14 @@ export default async function main(): Promise<void> {
   console.log(`  zod left out (external): ${noZod.gzip} B gzip (${kB(noZod.gzip)}): zod costs ${kB(lean.gzip - noZod.gzip)} gzip here`);
   console.log("  minified bytes by package (without locales):");
   for (const [pkg, bytes] of byPackage(lean.metafile)) console.log(`    ${pkg.padEnd(28)} ${String(bytes).padStart(8)} B`);
+
+  const http = await bundle([], [], HTTP);
+  const core = await bundle([], [], CORE);
+  const both = await bundle([], [], CORE + HTTP);
+  const [coreEager, bothEager] = [await eager(CORE), await eager(CORE + HTTP)];
+  console.log("graphdock/http, esbuild --minify --platform=browser, gzip -9");
+  console.log(`  alone:                         ${http.gzip} B gzip (${kB(http.gzip)}), ${http.minified} B minified`);
+  console.log(`  added to a page with the core: ${both.gzip - core.gzip} B gzip (${kB(both.gzip - core.gzip)}) as one file, ${bothEager - coreEager} B (${kB(bothEager - coreEager)}) loaded up front when split`);
+  console.log("  minified bytes by package (alone):");
+  for (const [pkg, bytes] of byPackage(http.metafile).slice(0, 12)) console.log(`    ${pkg.padEnd(28)} ${String(bytes).padStart(8)} B`);
 }
