@@ -5,7 +5,7 @@
  * - `bare`: exactly the README's steps (`npm init -y`, `npm pkg set type=module`, `npm install
  *   graphdock`), nothing else. The README's quick start runs there as written (quickstart.js, and
  *   quickstart.cjs, its CommonJS form), and the `graphdock` command runs through `npx graphdock`,
- *   without tsx.
+ *   without tsx (with its OpenAPI document and /docs from the files the package ships).
  * - `full`: a project as `npm init -y` makes it (`"type": "commonjs"`) with TypeScript 5.9 and the
  *   latest 7.x, tsx, @types/node, the optional peers (pg without @types/pg, LangGraph.js) and what
  *   the README's snippets use; `full/esm` is an ES module package inside it.
@@ -364,6 +364,14 @@ export const echo = new StateGraph(messagesState).addNode("echo", () => ({})).ad
         const asset = await fetch(new URL(entry!, `${url}/studio/threads`));
         expect(asset.status).toBe(200);
         expect(asset.headers.get("cache-control")).toContain("immutable");
+        // The API's description and its viewer, whose files the package ships (swagger-ui-dist
+        // is not installed with it).
+        expect(((await (await fetch(`${url}/openapi.json`)).json()) as { openapi: string }).openapi).toBe("3.1.0");
+        expect(await (await fetch(`${url}/docs`)).text()).toContain("swagger-ui-bundle.js");
+        const viewer = await fetch(`${url}/docs/swagger-ui-bundle.js`);
+        expect(viewer.status).toBe(200);
+        expect((await viewer.arrayBuffer()).byteLength).toBeGreaterThan(1_000_000);
+        expect(existsSync(join(bare, "node_modules", "swagger-ui-dist"))).toBe(false);
       } finally {
         const exited = new Promise((r) => child.once("exit", r));
         process.kill(-child.pid!, "SIGTERM");
