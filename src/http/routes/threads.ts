@@ -224,7 +224,7 @@ export function threadRoutes(define: Define, api: Api): void {
     path: "/threads/:thread_id/commands",
     id: "threads.protocolCommand",
     summary: "Send a v2 protocol command",
-    body: z.unknown().check(z.describe("A v2 protocol command: `{ id, method, params }` (docs/protocol-v2.md).")),
+    body: z.unknown().check(z.describe("A v2 protocol command: `{ id, method, params }`.")),
     responses: { 200: { description: "The command's typed response.", json: "ProtocolResponse" } },
     handle: async ({ client, params, body }) => ok(await api.v2.command(params.thread_id, client, body)),
   });
@@ -234,7 +234,7 @@ export function threadRoutes(define: Define, api: Api): void {
     id: "threads.protocolEvents",
     summary: "Subscribe to a thread's v2 protocol events",
     headers: { "last-event-id": "Resume after this event." },
-    body: z.unknown().check(z.describe("The subscription: `{ channels, namespaces?, depth?, since? }` (docs/protocol-v2.md).")),
+    body: z.unknown().check(z.describe("The subscription: `{ channels, namespaces?, depth?, since? }`.")),
     responses: { 200: { description: "The thread's events.", content: { [SSE]: "Protocol events (`id:`, `data:` JSON)." } } },
     handle: async ({ client, params, body, request }) => raw(await api.v2.events(request, params.thread_id, client, body)),
   });
