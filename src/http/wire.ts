@@ -19,7 +19,16 @@ export type SnakeKeys<T> = { [K in keyof T & string as Snake<K>]: T[K] };
 export type CamelKeys<T> = { [K in keyof T & string as Camel<K>]: T[K] };
 
 const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
-export const camel = (name: string) => name.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+const camels = new Map<string, string>();
+/** `checkpoint_id` -> `checkpointId` (remembered: the wire's field names are few). */
+export function camel(name: string): string {
+  let out = camels.get(name);
+  if (out === undefined) {
+    out = name.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+    if (camels.size < 1000) camels.set(name, out);
+  }
+  return out;
+}
 
 type Shape = Record<string, z.ZodMiniType>;
 
