@@ -9,7 +9,7 @@
  * are there already), as one file and split at its dynamic import (the OpenAPI document's code,
  * loaded on the first `GET /openapi.json`, D81).
  */
-import { build, type Metafile, type Plugin } from "esbuild";
+import { build, type BuildOptions, type Metafile, type Plugin } from "esbuild";
 import { gzipSync } from "node:zlib";
 import { fileURLToPath } from "node:url";
 
@@ -28,8 +28,9 @@ const withoutZodLocales: Plugin = {
   },
 };
 
-async function bundle(plugins: Plugin[], external: string[] = [], entry = ENTRY): Promise<{ minified: number; gzip: number; metafile: Metafile }> {
-  const result = await build({
+/** `entry` bundled and minified for the browser, in memory. */
+const browserBuild = (entry: string, more: Pick<BuildOptions, "plugins" | "external" | "splitting" | "outdir">) =>
+  build({
     stdin: { contents: entry, resolveDir: ROOT, loader: "ts", sourcefile: "browser-entry.ts" },
     bundle: true,
     minify: true,
@@ -39,9 +40,11 @@ async function bundle(plugins: Plugin[], external: string[] = [], entry = ENTRY)
     write: false,
     metafile: true,
     logLevel: "silent",
-    plugins,
-    external,
+    ...more,
   });
+
+async function bundle(plugins: Plugin[], external: string[] = [], entry = ENTRY): Promise<{ minified: number; gzip: number; metafile: Metafile }> {
+  const result = await browserBuild(entry, { plugins, external });
   const code = result.outputFiles[0]!.contents;
   return { minified: code.byteLength, gzip: gzipSync(code, { level: 9 }).byteLength, metafile: result.metafile };
 }
@@ -65,19 +68,7 @@ const HTTP = `export * from "./src/http/index.ts";\n`;
 
 /** Gzip bytes of `entry` split at its dynamic imports: the entry and the chunks it imports statically. */
 async function eager(entry: string): Promise<number> {
-  const result = await build({
-    stdin: { contents: entry, resolveDir: ROOT, loader: "ts", sourcefile: "browser-entry.ts" },
-    bundle: true,
-    minify: true,
-    format: "esm",
-    platform: "browser",
-    target: "es2022",
-    write: false,
-    splitting: true,
-    outdir: "size-out",
-    metafile: true,
-    logLevel: "silent",
-  });
+  const result = await browserBuild(entry, { splitting: true, outdir: "size-out" });
   const outputs = result.metafile.outputs;
   const loaded = new Set<string>();
   const visit = (out: string) => {
