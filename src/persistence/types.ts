@@ -371,12 +371,24 @@ export interface RunEventReadOptions {
   ifAbsent?: "wait" | "end";
 }
 
+/** How a run's log is opened (`RunEventPort.open`). */
+export interface RunEventOpenOptions {
+  /** Every event is retained until the log is dropped; otherwise only what attached readers have not read yet. */
+  resumable: boolean;
+  /**
+   * The first sequence number when the port does not know where the log got to: a run resumed
+   * as a later attempt (D62) whose earlier attempts published in a runtime that is gone. A log
+   * still open (or ended) in the port continues after its last event instead. Default 0.
+   */
+  from?: number;
+}
+
 export interface RunEventPort {
   /**
-   * Opens the run's log before its first event (`resumable`: every event is retained until the
-   * log is dropped; otherwise only what attached readers have not read yet).
+   * Opens the run's log before its first event. Opening a log that is open continues it (a run
+   * resumed as its next attempt publishes after the earlier attempts' events: D62).
    */
-  open(runId: string, options: { resumable: boolean }): void | Promise<void>;
+  open(runId: string, options: RunEventOpenOptions): void | Promise<void>;
   /** Appends one event; the port numbers events 0, 1, ... per run. Never awaits a reader. */
   publish(runId: string, event: string, data: unknown): void;
   /** No more events for the run; readers drain and end. Resumable logs stay replayable. */
