@@ -7,17 +7,16 @@
  * (PostgreSQL, two processes: test/postgres/crons-clock.test.ts.)
  */
 import "fake-indexeddb/auto";
-import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { afterAll, expect, it } from "vitest";
 import { createRuntime, memoryStore } from "../../src/index.js";
 import { indexedDbStore } from "../../src/persistence/indexeddb/index.js";
 import { jsonFileStore } from "../../src/persistence/json-file/index.js";
 import type { Store } from "../../src/persistence/types.js";
+import { lineChild } from "../faults/child.js";
 import { AFTER_MS, checkTicks, WINDOW_MS } from "./crons.js";
 import { echoGraph } from "./graphs.js";
 
@@ -50,29 +49,8 @@ it("a per-second cron fires 9-11 times in 10 s of real time, once per tick, acro
   await Promise.all([twoRuntimes("memory store, two runtimes", [store, store]), twoRuntimes("IndexedDB, two connections", [indexedDbStore(name), indexedDbStore(name)])]);
 }, 30_000);
 
-/** A child of test/runtime/fixtures/cron-child.ts on `dir`, its stdout read line by line. */
-function child(dir: string): { proc: ChildProcess; send(line: string): void; line(prefix: string): Promise<string> } {
-  const script = fileURLToPath(new URL("./fixtures/cron-child.ts", import.meta.url));
-  const proc = spawn(process.execPath, ["--import", "tsx", script, dir], { stdio: ["pipe", "pipe", "inherit"] });
-  const lines: string[] = [];
-  const waiting: Array<() => void> = [];
-  createInterface({ input: proc.stdout! }).on("line", (l) => {
-    lines.push(l);
-    waiting.splice(0).forEach((w) => w());
-  });
-  return {
-    proc,
-    send: (line) => void proc.stdin!.write(`${line}\n`),
-    async line(prefix) {
-      for (;;) {
-        const i = lines.findIndex((l) => l.startsWith(prefix));
-        if (i >= 0) return lines.splice(i, 1)[0]!;
-        if (proc.exitCode !== null || proc.signalCode !== null) throw new Error(`cron child exited before printing ${prefix}`);
-        await new Promise<void>((r) => waiting.push(r));
-      }
-    },
-  };
-}
+/** A child of test/runtime/fixtures/cron-child.ts on `dir`. */
+const child = (dir: string) => lineChild(fileURLToPath(new URL("./fixtures/cron-child.ts", import.meta.url)), [dir]);
 
 it("a per-second cron on a JSON-file store fires 9-11 times in 10 s of real time although its process is SIGKILLed in the middle and replaced 1.5 s later", async () => {
   const dir = join(root, "json");
@@ -85,9 +63,8 @@ it("a per-second cron on a JSON-file store fires 9-11 times in 10 s of real time
   const [, cronId, threadId] = (await first.line("cron ")).split(" ");
   await second.line("loaded");
   await sleep(WINDOW_MS / 2);
-  first.proc.kill("SIGKILL");
   const killedAt = Date.now();
-  await new Promise((r) => first.proc.once("exit", r));
+  await first.kill();
   // Down across a tick: the tick missed while no process ran fires once when the next one starts.
   await sleep(1_500);
   second.send("go");
@@ -99,7 +76,7 @@ it("a per-second cron on a JSON-file store fires 9-11 times in 10 s of real time
   const deletedAt = Date.now();
   await sleep(AFTER_MS);
   second.send("close");
-  await new Promise((r) => second.proc.once("exit", r));
+  await second.exited;
 
   const store = jsonFileStore(dir);
   await store.open();
