@@ -488,6 +488,15 @@ export interface Store {
    */
   withLock?<T>(key: string, fn: () => Promise<T>): Promise<T>;
   /**
+   * Optional, for stores that can tell at once that a runtime on the data stopped (IndexedDB:
+   * Web Locks, released by the browser when a tab closes): marks `owner` (a runtime's lease
+   * owner id) alive until the returned function is called, and calls `onGone` with the owner id
+   * of every other runtime on the data when it stops, gracefully or not. The runtime then voids
+   * the leases that owner still holds, so its runs are resumed at once rather than after their
+   * lease (D64).
+   */
+  watchOwners?(owner: string, onGone: (owner: string) => void): () => void;
+  /**
    * Optional: claims the thread's next run in one step (`claimRun` in ./claim.ts falls back to a
    * conditional commit for stores without it). A SQL store locks the rows with `FOR UPDATE SKIP
    * LOCKED`, so concurrent claimers never wait for or retry against each other: one claims, the

@@ -98,6 +98,8 @@ export class Executor {
   private closed = false;
   /** Outcomes being recorded (close waits for them). */
   private readonly finishing = new Set<Promise<void>>();
+  /** Ends this runtime's liveness on a store that can tell (`Store.watchOwners`): after its drain. */
+  private alive: (() => void) | undefined;
 
   constructor(private readonly core: Core) {}
 
@@ -109,6 +111,7 @@ export class Executor {
       if (threadId) this.poke(threadId);
     };
     this.unsubscribe.push(store.subscribe("runs", ready));
+    this.alive = store.watchOwners?.(this.core.owner, (owner) => void this.ownerGone(owner));
     this.sweeper = setInterval(() => void this.sweep(), Math.max(10, this.core.leaseMs / 2));
     (this.sweeper as { unref?: () => void }).unref?.();
     void this.sweep();
@@ -741,5 +744,27 @@ export class Executor {
     await Promise.all([...this.finishing]);
     // Renewed until their outcomes are recorded, so no other runtime takes them over meanwhile.
     if (this.renewer) clearInterval(this.renewer);
+    this.alive?.();
+  }
+
+  /**
+   * Another runtime on the store stopped (D64: its tab closed): the leases it still holds are
+   * void, so its runs are taken over now instead of when those leases expire.
+   */
+  private async ownerGone(owner: string): Promise<void> {
+    const { store } = this.core;
+    if (this.closed) return;
+    try {
+      for (const run of await store.queryRuns({ status: "running", sortBy: "queue", limit: 200 })) {
+        if (this.local.has(run.run_id)) continue;
+        const key = threadKey(run.thread_id);
+        if ((await store.getLease(key))?.owner !== owner) continue;
+        // Only if that owner still holds it: the op does nothing otherwise.
+        await store.commit([{ op: "lease.delete", key, owner }]);
+        this.poke(run.thread_id);
+      }
+    } catch (err) {
+      if (!this.closed) console.error("graphdock: taking over the runs of a runtime that stopped failed; they resume when their leases expire", err);
+    }
   }
 }
