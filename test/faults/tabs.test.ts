@@ -94,6 +94,7 @@ it(`${CLOSES} tabs closed mid-run: the surviving tab resumes each run at once (W
       `${all.length} step executions, ${verdict.rerun} re-run; threads busy: ${busy}; ` +
       `resumed after the tab closed: median ${percentile(delays, 0.5)} ms, max ${Math.max(...delays)} ms (lease 30 s)`,
   );
+  for (const tab of live) await tab.page.close();
   expect(verdict.problems).toEqual([]);
   expect(busy).toBe(0);
   expect(twice).toBeGreaterThan(0);
@@ -101,3 +102,26 @@ it(`${CLOSES} tabs closed mid-run: the surviving tab resumes each run at once (W
   expect(Math.max(...delays)).toBeLessThan(10_000);
   expect(pages.browser.errors).toEqual([]);
 }, 240_000);
+
+it("a tab reloaded mid-run resumes its run itself as soon as it has loaded again (the lease of the page it replaced is void)", async () => {
+  const ledger = join(files.path, "reload-ledger.txt");
+  const page = await pages.browser.newPage();
+  await page.exposeFunction("ledger", (line: string) => appendFileSync(ledger, `${line} ${Date.now()}\n`));
+  const load = async () => {
+    await page.goto(`${pages.server.url}/tab/?who=reloaded&step=${STEP_MS}`);
+    await page.waitForFunction(() => "tab" in window);
+  };
+  await load();
+  const { run_id, thread_id } = await page.evaluate(() => window.tab.create());
+  const lines = () => parseLedger(readFileSync(ledger, { encoding: "utf8", flag: "a+" }));
+  while (!lines().some((l) => l.run === run_id && l.step === "s2")) await sleep(10);
+  const reloadedAt = Date.now();
+  await load();
+  let resumed;
+  while (!(resumed = lines().find((l) => l.run === run_id && l.attempt === 2))) await sleep(10);
+  const trail = await page.evaluate(([th, r]) => window.tab.trail(th, r), [thread_id, run_id] as const);
+  console.log(`faults, Chromium reload: the reloaded page resumed its run ${resumed.at - reloadedAt} ms after the reload began (lease 30 s)`);
+  expect(trail).toMatchObject({ status: "success", attempt: 2, done: [...STEPS] });
+  expect(resumed.at - reloadedAt).toBeLessThan(10_000);
+  await page.close();
+}, 60_000);

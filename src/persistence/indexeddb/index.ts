@@ -145,8 +145,9 @@ class IndexedDbStore extends IdbReads implements Store {
    * it while it runs; the browser releases it when the tab closes (or crashes). Every other
    * runtime asks for a shared lock of the same name, granted only then, and learns at once that
    * its runs may be resumed. Runtimes find each other through `navigator.locks.query()` and a
-   * message on the channel when one starts. Without Web Locks (Node) nothing is watched: leases
-   * expire as usual.
+   * message on the channel when one starts; a runtime starting also reports the owners of stored
+   * leases that hold no lock (a tab closed or reloaded before it started). Without Web Locks
+   * (Node) nothing is watched: leases expire as usual.
    */
   watchOwners(owner: string, onGone: (owner: string) => void): () => void {
     const locks = (globalThis.navigator as Navigator | undefined)?.locks;
@@ -174,7 +175,19 @@ class IndexedDbStore extends IdbReads implements Store {
       // Held from here: the others may watch it now.
       this.post({ k: "runtime", owner });
       const state = await locks.query();
-      for (const lock of state.held ?? []) if (lock.name?.startsWith(prefix)) watch(lock.name.slice(prefix.length));
+      // Alive: those holding their lock, and those starting (their exclusive request pending).
+      const alive = new Set<string>();
+      for (const lock of [...(state.held ?? []), ...(state.pending ?? []).filter((l) => l.mode === "exclusive")]) {
+        if (lock.name?.startsWith(prefix)) alive.add(lock.name.slice(prefix.length));
+      }
+      for (const other of alive) watch(other);
+      // Leases held by a runtime that is gone already (the tab this one reloads) are void too.
+      try {
+        const gone = new Set((await this.expiredLeases("", Number.POSITIVE_INFINITY)).map((l) => l.owner).filter((o) => o !== owner && !alive.has(o)));
+        for (const other of gone) if (!stopped) onGone(other);
+      } catch {
+        // unreadable now: those leases expire
+      }
       await held;
     });
     return () => {
