@@ -67,6 +67,8 @@ export interface LocalRun {
   cancel?: CancelAction;
   /** The lease was lost (expired and taken over): stop writing, record nothing. */
   lost: boolean;
+  /** When the lease was last taken or renewed (epoch ms): a commit long after it is fenced (`commitFor`). */
+  renewedAt: number;
   /** The runtime is closing: the run goes back to the queue for another runtime to resume (D61). */
   drain?: boolean;
   result: Promise<RunResult>;
@@ -164,8 +166,13 @@ export class Executor {
         case "stopped":
           // Marked running with no live lease: its runtime stopped (D60). Or queued by a version
           // that kept the queue in memory (no execution part): it cannot be run from the store.
-          if ((await this.takeOver(claimed.run, nowMs)) === "started") return;
-          continue;
+          switch (await this.takeOver(claimed.run, nowMs)) {
+            case "started":
+            case "skip":
+              return;
+            default:
+              continue; // ended, or another runtime took it over: look again
+          }
         case "later":
           this.later(claimed.not_before - nowMs, () => this.poke(threadId));
           return;
@@ -245,6 +252,7 @@ export class Executor {
       run,
       controller: new AbortController(),
       lost: false,
+      renewedAt: core.clock(),
       result,
       resolve,
       written: new Set(),
@@ -310,18 +318,26 @@ export class Executor {
     const { core } = this;
     const nowMs = core.clock();
     try {
-      await commitIf(core.store, [
-        {
-          op: "lease.put",
-          lease: { key: threadKey(local.run.thread_id), owner: core.owner, expires_at: nowMs + core.leaseMs, data: { run_id: local.run.run_id } },
-          expect: { state: "held", now: nowMs },
-        },
-      ]);
+      await commitIf(core.store, [this.fence(local, nowMs)]);
+      local.renewedAt = nowMs;
     } catch (err) {
       if (!(err instanceof LostRace)) return; // a store hiccup: the next renewal tries again
       local.lost = true;
       local.controller.abort();
     }
+  }
+
+  /**
+   * The op renewing the run's lease that a commit carries to hold only while this runtime holds
+   * it (D60); `free` takes it again when it expired unclaimed.
+   */
+  private fence(local: LocalRun, nowMs: number, state: LeaseExpectation["state"] = "held"): WriteOp {
+    const { core } = this;
+    return {
+      op: "lease.put",
+      lease: { key: threadKey(local.run.thread_id), owner: core.owner, expires_at: nowMs + core.leaseMs, data: { run_id: local.run.run_id } },
+      expect: { state, now: nowMs },
+    };
   }
 
   private async run(local: LocalRun): Promise<void> {
@@ -449,12 +465,34 @@ export class Executor {
         (replacing ??= []).push(op);
       }
     }
-    if (replacing) return this.keepReplacedWrites(local, replacing).then(() => this.core.store.commit(ops));
+    if (replacing) return this.keepReplacedWrites(local, replacing).then(() => this.send(local, ops));
     try {
-      return this.core.store.commit(ops);
+      return this.send(local, ops);
     } catch (err) {
       return Promise.reject(err);
     }
+  }
+
+  /**
+   * Sends a commit of the run's. Renewals keep the lease at most a third of it old; one older
+   * than half (this runtime was stalled, or could not reach the store) may have been taken over
+   * by another runtime resuming the run, so the commit carries the lease's renewal and writes
+   * nothing if it is not held any more (D60): the run is then lost here.
+   */
+  private send(local: LocalRun, ops: readonly WriteOp[]): Promise<void> {
+    const { core } = this;
+    const nowMs = core.clock();
+    if (nowMs - local.renewedAt <= core.leaseMs / 2) return core.store.commit(ops);
+    return core.store.commit([this.fence(local, nowMs), ...ops]).then(
+      () => void (local.renewedAt = nowMs),
+      (err) => {
+        if (GraphdockError.is(err, "conflict")) {
+          local.lost = true;
+          local.controller.abort();
+        }
+        throw err;
+      },
+    );
   }
 
   /** Reads and keeps the original writes that `writes.put` ops of the run replace (for a rollback). */
@@ -517,12 +555,7 @@ export class Executor {
               // Still ours, though expired (nobody took it over): taken again in the same commit.
               lease = holder && holder.owner === core.owner && holder.expires_at >= core.clock() ? "held" : "free";
             }
-            const nowMs = core.clock();
-            const fence: WriteOp = {
-              op: "lease.put",
-              lease: { key: threadKey(threadId), owner: core.owner, expires_at: nowMs + core.leaseMs, data: { run_id: runId } },
-              expect: { state: lease, now: nowMs },
-            };
+            const fence = this.fence(local, core.clock(), lease);
             if (drained) {
               await commitIf(store, this.handBackOps(stored, fence));
               return;

@@ -10,7 +10,7 @@ import { createRuntime } from "../../src/index.js";
 import type { Runtime, RunEvent } from "../../src/index.js";
 import { END, START, StateGraph } from "../../src/graph/index.js";
 import type { CompiledGraph } from "../../src/graph/types.js";
-import type { RunEventPort, Store } from "../../src/persistence/types.js";
+import type { RunEventPort, Store, WriteOp } from "../../src/persistence/types.js";
 import type { StorePair } from "./shared.js";
 
 /** Leases short enough for a takeover to come quickly. */
@@ -22,9 +22,13 @@ const never = () => new Promise<never>(() => undefined);
 /**
  * The store as a runtime sees it, until `kill()`: afterwards every call it makes never settles,
  * nothing it publishes arrives and no notification reaches it, as for a process that died.
+ * `cutRenewals()` keeps the runtime working but its lease renewals never arrive (a runtime
+ * stalled, or cut off from the store, long enough to lose its lease).
  */
-export function killable(store: Store): { store: Store; kill(): void } {
+export function killable(store: Store): { store: Store; kill(): void; cutRenewals(): void } {
   let dead = false;
+  /** From `cutRenewals()`: commits holding only lease ops never settle (renewals cannot reach the store). */
+  let renewalsCut = false;
   const events = new Proxy(store.events, {
     get(target, key) {
       const value = Reflect.get(target, key, target) as unknown;
@@ -47,10 +51,13 @@ export function killable(store: Store): { store: Store; kill(): void } {
         return (topic: string, listener: (payload: string | undefined) => void) =>
           dead ? () => undefined : target.subscribe(topic, (payload) => void (dead || listener(payload)));
       }
+      if (key === "commit") {
+        return (ops: WriteOp[]) => (dead || (renewalsCut && ops.every((op) => op.op === "lease.put")) ? never() : target.commit(ops));
+      }
       return (...args: unknown[]) => (dead ? never() : (value as (...a: unknown[]) => unknown).apply(target, args));
     },
   });
-  return { store: proxy, kill: () => void (dead = true) };
+  return { store: proxy, kill: () => void (dead = true), cutRenewals: () => void (renewalsCut = true) };
 }
 
 /** Executions of each step, and the attempts each step saw (`config.metadata.run_attempt`). */
@@ -77,14 +84,17 @@ function newProbe(): Probe {
 /**
  * `steps`: one -> two -> three, each appending its name to `log` and counting its executions.
  * `two` blocks until its run is aborted when `blockAttempts` includes the attempt it runs in
- * (default: the first only), after emitting a custom `{ waiting: attempt }` event.
+ * (default: the first only), after emitting a custom `{ waiting: attempt }` event; with `slow`,
+ * it first waits for the promise `slow(attempt)` returns, abort or not.
  */
-function stepsGraph(probe: Probe, blockAttempts: (attempt: number) => boolean): CompiledGraph {
+function stepsGraph(probe: Probe, blockAttempts: (attempt: number) => boolean, slow?: (attempt: number) => Promise<void> | undefined): CompiledGraph {
   const step = (name: string) => async (_state: unknown, ctx: { config: { metadata?: Record<string, unknown> }; signal: AbortSignal; writer(c: unknown): void }) => {
     const attempt = Number(ctx.config.metadata?.run_attempt);
     probe.runs[name] = (probe.runs[name] ?? 0) + 1;
     (probe.attempts[name] ??= []).push(attempt);
     (probe as Probe & { wake(): void }).wake();
+    const wait = name === "two" ? slow?.(attempt) : undefined;
+    if (wait) await wait;
     if (name === "two" && blockAttempts(attempt)) {
       ctx.writer({ waiting: attempt });
       await new Promise<never>((_, reject) => ctx.signal.addEventListener("abort", () => reject(new Error("aborted")), { once: true }));
@@ -142,15 +152,19 @@ export function durableRunsContract(name: string, pair: StorePair): void {
       return runtime;
     };
     /** A runtime on a store it can be killed from (never closed: a dead process closes nothing). */
-    const startKillable = async (store: Store, probe: Probe, options: { maxAttempts?: number; block?: (attempt: number) => boolean } = {}) => {
+    const startKillable = async (
+      store: Store,
+      probe: Probe,
+      options: { maxAttempts?: number; block?: (attempt: number) => boolean; slow?: (attempt: number) => Promise<void> | undefined } = {},
+    ) => {
       const k = killable(store);
       const runtime = await createRuntime({
-        graphs: { steps: stepsGraph(probe, options.block ?? ((a) => a === 1)) },
+        graphs: { steps: stepsGraph(probe, options.block ?? ((a) => a === 1), options.slow) },
         store: k.store,
         leaseMs: LEASE_MS,
         ...(options.maxAttempts !== undefined ? { maxAttempts: options.maxAttempts } : {}),
       });
-      return { runtime, kill: k.kill };
+      return { runtime, kill: k.kill, cutRenewals: k.cutRenewals };
     };
 
     beforeEach(async () => {
@@ -253,6 +267,30 @@ export function durableRunsContract(name: string, pair: StorePair): void {
       expect(events.some((e) => e.event === "error")).toBe(false);
       expect(probe.runs).toEqual({ one: 1, two: 1 });
       expect((await b.threads.get(t.thread_id)).status).toBe("idle");
+    });
+
+    it("a runtime that lost its lease while alive writes nothing more once another resumed the run: its late commit is fenced", async () => {
+      const probe = newProbe();
+      let release!: () => void;
+      const late = new Promise<void>((r) => (release = r));
+      // Attempt 1 of `two` is not aborted by the takeover (its runtime cannot tell yet): it ends late.
+      const a = await startKillable(stores[0], probe, { block: () => false, slow: (attempt) => (attempt === 1 ? late : undefined) });
+      const b = await start(stores[1], probe);
+      const t = await b.threads.create();
+      // Durability sync: a step starts once the step before it is stored (with async the engine
+      // goes on while a commit is in flight, so the step after a refused commit may have begun).
+      const run = await a.runtime.runs.create(t.thread_id, "steps", { input: {}, durability: "sync" });
+      await probe.reachedTwo(1);
+      await checkpointed(b, t.thread_id, ["one"]);
+      a.cutRenewals();
+      // B resumes it once A's lease expired, and finishes it.
+      expect(await b.runs.join(t.thread_id, run.run_id)).toMatchObject({ log: ["one", "two", "three"] });
+      expect(await b.runs.get(t.thread_id, run.run_id)).toMatchObject({ status: "success", attempt: 2 });
+      const after = await b.threads.getHistory(t.thread_id, { limit: 20 });
+      release(); // A's `two` ends now: its checkpoint must not land, nor `three` run there
+      await new Promise((r) => setTimeout(r, LEASE_MS));
+      expect(await b.threads.getHistory(t.thread_id, { limit: 20 })).toEqual(after);
+      expect(probe.attempts).toEqual({ one: [1], two: [1, 2], three: [2] });
     });
 
     it("a runtime that closes hands its runs to another at once (a drain, not counted as an attempt)", async () => {
