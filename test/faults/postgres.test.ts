@@ -20,7 +20,7 @@ import { checkLedger, completedIn, parseLedger, sleep, type RunTrail } from "./l
 
 const KILLS = 20;
 const LEASE_MS = 2000;
-const STEP_MS = 100;
+const STEP_MS = 150;
 const store = `${inject("pgUrl")}?schema=faults_${process.pid}`;
 const files = tempDir("faults-pg");
 const ledger = join(files.path, "ledger.txt");
@@ -81,26 +81,38 @@ it("20 SIGKILLs of a PostgreSQL process mid-run: every acknowledged run complete
     }
     return "unknown";
   };
+  // Every other kill waits (up to ~6 s) for a run cut off once to be executing again, and kills
+  // that process: some runs are cut off twice and finish in their third attempt.
+  let waitedForResumed = 0;
   for (let k = 0; k < KILLS; ) {
-    await sleep(100 + Math.random() * 400);
+    const twice = k % 2 === 1 && waitedForResumed < 60;
+    await sleep(twice ? 100 : 100 + Math.random() * 400);
     if (live.length < 2) continue;
-    const twice = k % 2 === 1;
-    const victim = pick();
-    const pid = String(victim.child.pid);
     const now = lines();
-    // Runs this process executes: its steps are the runs' latest, and they have not ended.
+    // Each run's latest step: who executes it, in which attempt.
     const latest = new Map<string, { who: string; attempt: number }>();
     for (const l of now) latest.set(l.run, { who: l.who, attempt: l.attempt });
-    const mine = [...latest].filter(([run, l]) => l.who === pid && acked.has(run) && !ended.has(run)).map(([run, l]) => ({ run, attempt: l.attempt }));
-    const inFlight: typeof mine = [];
-    for (const m of mine) {
-      if (final.has(await status(m.run))) ended.add(m.run);
-      else inFlight.push(m);
+    let victim: Server | undefined;
+    if (twice) {
+      const resumed = [...latest].find(([run, l]) => kills.get(run) === 1 && l.attempt >= 2 && !ended.has(run) && live.some((s) => String(s.child.pid) === l.who));
+      victim = resumed && live.find((s) => String(s.child.pid) === resumed[1].who);
+      if (!victim) {
+        waitedForResumed++;
+        continue;
+      }
     }
+    victim ??= pick();
+    waitedForResumed = 0;
+    const pid = String(victim.child.pid);
+    // Runs this process executes: its steps are the runs' latest, and they have not ended.
+    const mine = [...latest].filter(([run, l]) => l.who === pid && acked.has(run) && !ended.has(run)).map(([run, l]) => ({ run, attempt: l.attempt }));
+    const statuses = await Promise.all(mine.map((m) => status(m.run)));
+    const inFlight = mine.filter((m, i) => !final.has(statuses[i]!));
+    for (const [i, m] of mine.entries()) if (final.has(statuses[i]!)) ended.add(m.run);
     if (inFlight.length === 0 || inFlight.some((m) => (kills.get(m.run) ?? 0) >= 2)) continue;
-    if (twice && !inFlight.some((m) => kills.get(m.run) === 1) && Math.random() < 0.8) continue;
-    await victim.kill();
-    live = live.filter((s) => s !== victim);
+    const cut = victim;
+    await cut.kill();
+    live = live.filter((s) => s !== cut);
     k++;
     for (const m of inFlight) kills.set(m.run, (kills.get(m.run) ?? 0) + 1);
     cuts.push({ at: Date.now(), runs: inFlight });
