@@ -166,6 +166,8 @@ export class Executor {
         case "stopped":
           // Marked running with no live lease: its runtime stopped (D60). Or queued by a version
           // that kept the queue in memory (no execution part): it cannot be run from the store.
+          // One executing here lost its lease to a stall: its renewal takes it again (`retake`).
+          if (this.local.has(claimed.run.run_id)) return;
           switch (await this.takeOver(claimed.run, nowMs)) {
             case "started":
             case "skip":
@@ -322,8 +324,41 @@ export class Executor {
       local.renewedAt = nowMs;
     } catch (err) {
       if (!(err instanceof LostRace)) return; // a store hiccup: the next renewal tries again
+      if (await this.retake(local)) return;
       local.lost = true;
       local.controller.abort();
+    }
+  }
+
+  /**
+   * Takes the run's lease again when it expired while still this runtime's (the runtime was
+   * stalled, and nobody took it over meanwhile), so a stall alone does not cost the run an
+   * attempt. False when another runtime holds or voided it: the run is lost here.
+   */
+  private async retake(local: LocalRun): Promise<boolean> {
+    const { core } = this;
+    const key = threadKey(local.run.thread_id);
+    /** Ours and live (another renewal of this runtime took it again meanwhile): nothing to do. */
+    const ours = async () => {
+      const lease = await core.store.getLease(key);
+      return lease?.owner !== core.owner ? false : lease.expires_at >= core.clock() ? true : undefined;
+    };
+    try {
+      for (let tries = 0; tries < 3; tries++) {
+        const state = await ours();
+        if (state !== undefined) return state;
+        const nowMs = core.clock();
+        try {
+          await commitIf(core.store, [this.fence(local, nowMs, "free")]);
+          local.renewedAt = nowMs;
+          return true;
+        } catch (err) {
+          if (!(err instanceof LostRace)) return false;
+        }
+      }
+      return false;
+    } catch {
+      return false;
     }
   }
 
@@ -485,11 +520,11 @@ export class Executor {
     if (nowMs - local.renewedAt <= core.leaseMs / 2) return core.store.commit(ops);
     return core.store.commit([this.fence(local, nowMs), ...ops]).then(
       () => void (local.renewedAt = nowMs),
-      (err) => {
-        if (GraphdockError.is(err, "conflict")) {
-          local.lost = true;
-          local.controller.abort();
-        }
+      async (err) => {
+        if (!GraphdockError.is(err, "conflict")) throw err;
+        if (await this.retake(local)) return core.store.commit(ops);
+        local.lost = true;
+        local.controller.abort();
         throw err;
       },
     );

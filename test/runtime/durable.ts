@@ -22,10 +22,11 @@ const never = () => new Promise<never>(() => undefined);
 /**
  * The store as a runtime sees it, until `kill()`: afterwards every call it makes never settles,
  * nothing it publishes arrives and no notification reaches it, as for a process that died.
- * `cutRenewals()` keeps the runtime working but its lease renewals never arrive (a runtime
- * stalled, or cut off from the store, long enough to lose its lease).
+ * `cutRenewals()` keeps the runtime working but holds back its lease renewals until the function
+ * it returns is called (a runtime stalled, or cut off from the store, long enough to lose its
+ * lease); a killed runtime's never arrive.
  */
-export function killable(store: Store): { store: Store; kill(): void; cutRenewals(): void } {
+export function killable(store: Store): { store: Store; kill(): void; cutRenewals(): () => void } {
   let dead = false;
   /** From `cutRenewals()`: commits holding only lease ops never settle (renewals cannot reach the store). */
   let renewalsCut = false;
@@ -52,12 +53,29 @@ export function killable(store: Store): { store: Store; kill(): void; cutRenewal
           dead ? () => undefined : target.subscribe(topic, (payload) => void (dead || listener(payload)));
       }
       if (key === "commit") {
-        return (ops: WriteOp[]) => (dead || (renewalsCut && ops.every((op) => op.op === "lease.put")) ? never() : target.commit(ops));
+        return (ops: WriteOp[]) => {
+          if (dead) return never();
+          if (renewalsCut && ops.every((op) => op.op === "lease.put")) return stalled().then(() => target.commit(ops));
+          return target.commit(ops);
+        };
       }
       return (...args: unknown[]) => (dead ? never() : (value as (...a: unknown[]) => unknown).apply(target, args));
     },
   });
-  return { store: proxy, kill: () => void (dead = true), cutRenewals: () => void (renewalsCut = true) };
+  const waiting: Array<() => void> = [];
+  const stalled = () => new Promise<void>((resolve) => waiting.push(resolve));
+  return {
+    store: proxy,
+    kill: () => void (dead = true),
+    // Held until restored, then sent: a stalled runtime's renewals arrive late.
+    cutRenewals: () => {
+      renewalsCut = true;
+      return () => {
+        renewalsCut = false;
+        waiting.splice(0).forEach((w) => w());
+      };
+    },
+  };
 }
 
 /** Executions of each step, and the attempts each step saw (`config.metadata.run_attempt`). */
@@ -291,6 +309,24 @@ export function durableRunsContract(name: string, pair: StorePair): void {
       await new Promise((r) => setTimeout(r, LEASE_MS));
       expect(await b.threads.getHistory(t.thread_id, { limit: 20 })).toEqual(after);
       expect(probe.attempts).toEqual({ one: [1], two: [1, 2], three: [2] });
+    });
+
+    it("a runtime whose lease expired while it was stalled, with nobody taking over, takes it again and goes on in the same attempt", async () => {
+      const probe = newProbe();
+      let release!: () => void;
+      const late = new Promise<void>((r) => (release = r));
+      const a = await startKillable(stores[0], probe, { block: () => false, slow: (attempt) => (attempt === 1 ? late : undefined) });
+      const t = await a.runtime.threads.create();
+      const run = await a.runtime.runs.create(t.thread_id, "steps", { input: {} });
+      await probe.reachedTwo(1);
+      const restore = a.cutRenewals();
+      await new Promise((r) => setTimeout(r, LEASE_MS * 2)); // the lease expires; A's own sweeper leaves its run alone
+      restore();
+      release();
+      expect(await a.runtime.runs.join(t.thread_id, run.run_id)).toMatchObject({ log: ["one", "two", "three"] });
+      expect(await a.runtime.runs.get(t.thread_id, run.run_id)).toMatchObject({ status: "success", attempt: 1 });
+      expect(probe.attempts).toEqual({ one: [1], two: [1], three: [1] });
+      open.push(a.runtime);
     });
 
     it("a runtime that closes hands its runs to another at once (a drain, not counted as an attempt)", async () => {
