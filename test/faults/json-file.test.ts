@@ -16,7 +16,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, expect, it } from "vitest";
 import { jsonFileStore } from "../../src/persistence/json-file/index.js";
 import { lineChild, type LineChild } from "./child.js";
-import { checkLedger, completedIn, parseLedger, sleep, type RunTrail } from "./ledger.js";
+import { checkLedger, completedIn, parseLedger, resumeDelays, sleep, type Cut, type RunTrail } from "./ledger.js";
 import { percentile } from "./figures.js";
 
 const KILLS = 20;
@@ -37,7 +37,7 @@ it("20 SIGKILLs of a JSON-file process mid-run: every acknowledged run completes
   /** run id -> kills it was executing at. */
   const kills = new Map<string, number>();
   /** For each kill: the runs cut off, and when the replacement started opening. */
-  const cuts: Array<{ runs: Array<{ run: string; attempt: number }>; opening: number }> = [];
+  const cuts: Cut[] = [];
   const ledgerLines = () => parseLedger(readFileSync(ledger, { encoding: "utf8", flag: "a+" }));
   const follow = (c: LineChild) => {
     c.proc.stdout!.on("data", () => {
@@ -100,7 +100,7 @@ it("20 SIGKILLs of a JSON-file process mid-run: every acknowledged run completes
     for (const r of inFlight) kills.set(r, (kills.get(r) ?? 0) + 1);
     current = next;
     const opening = await go(next);
-    cuts.push({ runs: inFlight.map((run) => ({ run, attempt: lastAttempt(run) })), opening });
+    cuts.push({ runs: inFlight.map((run) => ({ run, attempt: lastAttempt(run) })), at: opening });
   }
 
   // The last process finishes everything, then closes.
@@ -138,13 +138,7 @@ it("20 SIGKILLs of a JSON-file process mid-run: every acknowledged run completes
   const lines = ledgerLines();
   const verdict = checkLedger(lines, trails);
   // Resume delay: from a replacement starting to open the store to the first step of each cut-off run's next attempt.
-  const delays: number[] = [];
-  for (const cut of cuts) {
-    for (const { run, attempt } of cut.runs) {
-      const resumed = lines.find((l) => l.run === run && l.attempt === attempt + 1);
-      if (resumed) delays.push(resumed.at - cut.opening);
-    }
-  }
+  const delays = resumeDelays(cuts, lines);
   const cutRuns = cuts.reduce((n, c) => n + c.runs.length, 0);
   console.log(
     `faults, JSON file: ${cuts.length} SIGKILLs cutting off ${cutRuns} runs; ${acked.size} acknowledged runs (${trails.filter((t) => t.status === "success").length} success); ` +

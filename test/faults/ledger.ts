@@ -135,3 +135,24 @@ export function checkLedger(lines: LedgerLine[], trails: RunTrail[]): LedgerVerd
   }
   return { rerun, rerunPerCut, problems };
 }
+
+/** The runs a fault cut off (each in the attempt it was in), and when the fault happened or its replacement started (epoch ms). */
+export interface Cut {
+  at: number;
+  runs: Array<{ run: string; attempt: number }>;
+}
+
+/**
+ * For each run a fault cut off: the delay from `cut.at` to the first step of its next attempt in
+ * the ledger (a run cut off after its last step has none: it is left out).
+ */
+export function resumeDelays(cuts: readonly Cut[], lines: readonly LedgerLine[]): number[] {
+  const delays: number[] = [];
+  for (const cut of cuts) {
+    for (const { run, attempt } of cut.runs) {
+      const resumed = lines.find((l) => l.run === run && l.attempt === attempt + 1);
+      if (resumed) delays.push(resumed.at - cut.at);
+    }
+  }
+  return delays;
+}

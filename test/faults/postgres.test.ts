@@ -16,7 +16,7 @@ import { afterAll, expect, inject, it } from "vitest";
 import { tempDir } from "../browser/harness.js";
 import { startServer, type Server } from "../postgres/procs.js";
 import { percentile } from "./figures.js";
-import { checkLedger, completedIn, parseLedger, sleep, type RunTrail } from "./ledger.js";
+import { checkLedger, completedIn, parseLedger, resumeDelays, sleep, type Cut, type RunTrail } from "./ledger.js";
 
 const KILLS = 20;
 const LEASE_MS = 2000;
@@ -70,7 +70,7 @@ it("20 SIGKILLs of a PostgreSQL process mid-run: every acknowledged run complete
   const kills = new Map<string, number>();
   /** Runs seen ended (not asked about again). */
   const ended = new Set<string>();
-  const cuts: Array<{ at: number; runs: Array<{ run: string; attempt: number }> }> = [];
+  const cuts: Cut[] = [];
   const status = async (run: string) => {
     for (const s of live) {
       try {
@@ -147,13 +147,7 @@ it("20 SIGKILLs of a PostgreSQL process mid-run: every acknowledged run complete
 
   const ledgerLines = lines();
   const verdict = checkLedger(ledgerLines, trails);
-  const delays: number[] = [];
-  for (const cut of cuts) {
-    for (const { run, attempt } of cut.runs) {
-      const resumed = ledgerLines.find((l) => l.run === run && l.attempt === attempt + 1);
-      if (resumed) delays.push(resumed.at - cut.at);
-    }
-  }
+  const delays = resumeDelays(cuts, ledgerLines);
   console.log(
     `faults, PostgreSQL: ${cuts.length} SIGKILLs cutting off ${cuts.reduce((n, x) => n + x.runs.length, 0)} runs; ${acked.size} acknowledged runs ` +
       `(${trails.filter((t) => t.status === "success").length} success, ${[...kills.values()].filter((n) => n === 2).length} cut off twice), ${refused} requests refused by killed processes; ` +
