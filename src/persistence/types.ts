@@ -389,7 +389,7 @@ export interface RunEventPort {
    * resumed as its next attempt publishes after the earlier attempts' events: D62).
    */
   open(runId: string, options: RunEventOpenOptions): void | Promise<void>;
-  /** Appends one event; the port numbers events 0, 1, ... per run. Never awaits a reader. */
+  /** Appends one event; the port numbers a log's events on from where it opened (0, or `from`). Never awaits a reader. */
   publish(runId: string, event: string, data: unknown): void;
   /** No more events for the run; readers drain and end. Resumable logs stay replayable. */
   end(runId: string): void | Promise<void>;

@@ -67,7 +67,7 @@ export interface LocalRun {
   cancel?: CancelAction;
   /** The lease was lost (expired and taken over): stop writing, record nothing. */
   lost: boolean;
-  /** When the lease was last taken or renewed (epoch ms): a commit long after it is fenced (`commitFor`). */
+  /** When the lease was last taken or renewed (epoch ms): a commit long after it is fenced (`send`). */
   renewedAt: number;
   /** The runtime is closing: the run goes back to the queue for another runtime to resume (D61). */
   drain?: boolean;
