@@ -74,6 +74,12 @@ export interface RunRecord {
   kwargs: Record<string, unknown>;
   multitask_strategy: MultitaskStrategy | null;
   /**
+   * Which execution of the run this is, from 1: a run cut off (its runtime stopped, its lease
+   * expired, or its runtime drained) is resumed from its last checkpoint as the next attempt
+   * (D60). Absent on runs stored before attempts were counted: read as 1.
+   */
+  attempt?: number;
+  /**
    * What the run executes with, stored with it because the store is the queue and any runtime
    * on it may execute the run. Internal: the runtime never returns it to callers.
    */
@@ -91,4 +97,9 @@ export interface RunExecution {
   temporary: boolean;
   /** Epoch ms before which the run may not start (`afterSeconds`). */
   not_before: number;
+  /**
+   * Attempts that ended because their runtime drained (closed gracefully) rather than stopped:
+   * they do not count against `maxAttempts` (D61). Absent: none.
+   */
+  drains?: number;
 }

@@ -14,7 +14,8 @@ const USAGE = `usage: graphdock serve --config graph.json [options]
                         { "path", "config", "context" }; LANGGRAPH_CONFIG sets default-assistant config)
   --store SPEC          memory (default), json:<directory>, or postgres://user:pass@host:port/db[?schema=name]
                         (graphdock/postgres; needs the pg package)
-  --lease-ms N          run lease: a run of a process that died ends error after this (default 30000)
+  --lease-ms N          run lease: a run of a process that died is resumed elsewhere after this (default 30000)
+  --max-attempts N      attempts of a run cut off by a process dying before it ends error (default 3)
   --port, -p N          port; a port in use is an error, as with serve() (0 picks a free one);
                         without it: 2024, or the next free port after it
   --host HOST           interface (default 127.0.0.1)
@@ -40,6 +41,7 @@ async function main(argv: string[]): Promise<void> {
       host: { type: "string", default: "127.0.0.1" },
       "heartbeat-ms": { type: "string" },
       "lease-ms": { type: "string" },
+      "max-attempts": { type: "string" },
       "api-key": { type: "string" },
       verbose: { type: "boolean" },
       "max-body-bytes": { type: "string" },
@@ -67,6 +69,7 @@ async function main(argv: string[]): Promise<void> {
     heartbeatMs: values["heartbeat-ms"] === undefined ? undefined : Number(values["heartbeat-ms"]),
     apiKey,
     ...(values["lease-ms"] !== undefined ? { leaseMs: Number(values["lease-ms"]) } : {}),
+    ...(values["max-attempts"] !== undefined ? { maxAttempts: Number(values["max-attempts"]) } : {}),
     ...limitOptions(values),
   });
   if (apiKey === undefined && !server.hasAuth) {

@@ -39,6 +39,8 @@ export interface ServeConfigOptions extends ServeOptions {
   store?: string;
   /** The runtime's run lease in ms (`createRuntime`'s `leaseMs`). */
   leaseMs?: number;
+  /** Attempts of a run cut off before it ends (`createRuntime`'s `maxAttempts`). */
+  maxAttempts?: number;
 }
 
 /** A server started from graph.json, with the runtime behind it. */
@@ -130,7 +132,7 @@ export async function loadGraphs(
 
 /** Loads graph.json, creates the runtime on the chosen store and serves it. */
 export async function serveConfig(options: ServeConfigOptions): Promise<ConfigServer> {
-  const { config: configPath, store: storeSpec, leaseMs, ...serveOptions } = options;
+  const { config: configPath, store: storeSpec, leaseMs, maxAttempts, ...serveOptions } = options;
   const { config, graphs, assistantDefaults } = await loadGraphs(configPath);
   const dir = dirname(resolve(configPath));
   const auth = await loadAuth(config, dir);
@@ -146,6 +148,7 @@ export async function serveConfig(options: ServeConfigOptions): Promise<ConfigSe
     store: await openStore(storeSpec),
     auth,
     ...(leaseMs !== undefined ? { leaseMs } : {}),
+    ...(maxAttempts !== undefined ? { maxAttempts } : {}),
     ...(webhooks ? { webhooks } : {}),
   });
   try {

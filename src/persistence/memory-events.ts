@@ -17,7 +17,7 @@
  *   as ended (a bounded set of ids), so their readers end instead of waiting for an open.
  * - `drop` frees the log and ends its attached readers.
  */
-import type { RunEventPort, RunEventReadOptions, RunEventRecord } from "./types.js";
+import type { RunEventOpenOptions, RunEventPort, RunEventReadOptions, RunEventRecord } from "./types.js";
 import { WakeSignal } from "./common.js";
 import { RecentIds } from "./recent-ids.js";
 
@@ -222,12 +222,15 @@ export class MemoryRunEvents implements RunEventPort {
     this.endedIds = new RecentIds(this.options.maxEndedIds);
   }
 
-  open(runId: string, options: { resumable: boolean }): void {
+  open(runId: string, options: RunEventOpenOptions): void {
     const had = this.logs.get(runId);
     if (had && !had.ended) return;
     if (had) this.forgetLog(runId, had);
     this.endedIds.delete(runId);
     const log = new EventLog(options.resumable);
+    // Numbered on after what it held, or from `from` for a resumed attempt whose earlier
+    // attempts' log did not survive (D62).
+    log.first = log.next = Math.max(had?.next ?? 0, options.from ?? 0);
     this.logs.set(runId, log);
     const waiting = this.pending.get(runId);
     if (waiting) {

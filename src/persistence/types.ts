@@ -371,13 +371,25 @@ export interface RunEventReadOptions {
   ifAbsent?: "wait" | "end";
 }
 
+/** How a run's log is opened (`RunEventPort.open`). */
+export interface RunEventOpenOptions {
+  /** Every event is retained until the log is dropped; otherwise only what attached readers have not read yet. */
+  resumable: boolean;
+  /**
+   * The first sequence number when the port does not know where the log got to: a run resumed
+   * as a later attempt (D62) whose earlier attempts published in a runtime that is gone. A log
+   * still open (or ended) in the port continues after its last event instead. Default 0.
+   */
+  from?: number;
+}
+
 export interface RunEventPort {
   /**
-   * Opens the run's log before its first event (`resumable`: every event is retained until the
-   * log is dropped; otherwise only what attached readers have not read yet).
+   * Opens the run's log before its first event. Opening a log that is open continues it (a run
+   * resumed as its next attempt publishes after the earlier attempts' events: D62).
    */
-  open(runId: string, options: { resumable: boolean }): void | Promise<void>;
-  /** Appends one event; the port numbers events 0, 1, ... per run. Never awaits a reader. */
+  open(runId: string, options: RunEventOpenOptions): void | Promise<void>;
+  /** Appends one event; the port numbers a log's events on from where it opened (0, or `from`). Never awaits a reader. */
   publish(runId: string, event: string, data: unknown): void;
   /** No more events for the run; readers drain and end. Resumable logs stay replayable. */
   end(runId: string): void | Promise<void>;
@@ -475,6 +487,15 @@ export interface Store {
    * the rule (an upload's id checks); the run lifecycle never needs it.
    */
   withLock?<T>(key: string, fn: () => Promise<T>): Promise<T>;
+  /**
+   * Optional, for stores that can tell at once that a runtime on the data stopped (IndexedDB:
+   * Web Locks, released by the browser when a tab closes): marks `owner` (a runtime's lease
+   * owner id) alive until the returned function is called, and calls `onGone` with the owner id
+   * of every other runtime on the data when it stops, gracefully or not. The runtime then voids
+   * the leases that owner still holds, so its runs are resumed at once rather than after their
+   * lease (D64).
+   */
+  watchOwners?(owner: string, onGone: (owner: string) => void): () => void;
   /**
    * Optional: claims the thread's next run in one step (`claimRun` in ./claim.ts falls back to a
    * conditional commit for stores without it). A SQL store locks the rows with `FOR UPDATE SKIP

@@ -16,7 +16,7 @@
  *   pruned after its retention window (`resumable` logs: `resumableRetentionMs`).
  */
 import type { Pool } from "pg";
-import type { RunEventPort, RunEventReadOptions, RunEventRecord } from "../persistence/types.js";
+import type { RunEventOpenOptions, RunEventPort, RunEventReadOptions, RunEventRecord } from "../persistence/types.js";
 import { WakeSignal } from "../persistence/common.js";
 import { statementName } from "./core.js";
 
@@ -32,6 +32,8 @@ class LocalLog {
   shared = false;
   ended = false;
   dropped = false;
+  /** Replaced by a newer copy (a resumed attempt found the log gone on elsewhere): readers go to the table. */
+  superseded = false;
   private readonly signal = new WakeSignal();
 
   constructor(
@@ -126,9 +128,30 @@ export class PgRunEvents implements RunEventPort {
   // -------------------------------------------------------------------------------------------
   // Writing.
 
-  async open(runId: string, options: { resumable: boolean }): Promise<void> {
+  /**
+   * Opens the log; one open elsewhere (a run resumed as its next attempt: D62) continues after
+   * the events its table holds, which are all that readers in other processes can have read,
+   * so `options.from` is not needed here.
+   */
+  async open(runId: string, options: RunEventOpenOptions): Promise<void> {
     const had = this.local.get(runId);
-    if (had && !had.ended) return;
+    if (had && !had.ended) {
+      // A resumed attempt on a log this process published before: another process may have
+      // published an attempt since (this one's lease had lapsed), then it goes on after those.
+      if (options.from === undefined) return;
+      await this.flush();
+      const { rows } = await this.pool().query<{ next: number }>(
+        `SELECT COALESCE((SELECT max(seq) + 1 FROM ${this.s}.run_events WHERE run_id = $1), 0)::int AS next`,
+        [runId],
+      );
+      const next = rows[0]?.next ?? 0;
+      if (next <= had.next || this.local.get(runId) !== had) return;
+      had.superseded = true;
+      had.notify();
+      this.local.set(runId, new LocalLog(options.resumable, next));
+      this.wake(runId);
+      return;
+    }
     await this.flush();
     const s = this.s;
     // The common case in one statement: a log never opened before.
@@ -397,6 +420,7 @@ export class PgRunEvents implements RunEventPort {
           // Read the memory copy until it ends.
           for (;;) {
             if (signal?.aborted || local.dropped) return;
+            if (local.superseded) break;
             if (pos < local.next) {
               const event = local.events[pos - local.first]!;
               pos++;

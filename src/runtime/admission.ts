@@ -339,6 +339,7 @@ export async function admitRun(
         // with every stored run (about 1 KB a run). Its empty parts are shared (./shared-values.ts).
         kwargs: shareKwargs(Object.assign({}, kwargs, { temporary })),
         multitask_strategy: strategy,
+        attempt: 1,
         execution: {
           graph_id: assistant.graph_id,
           config,

@@ -116,6 +116,8 @@ export function readRunEvents(
   first.catch(() => undefined);
   async function* events(): AsyncGenerator<RunEvent> {
     let finished = false;
+    // A reader waits on the store's event port, which keeps nothing alive in Node (D63).
+    const release = core.hold();
     try {
       for (;;) {
         const step = first ? await first : await source.next();
@@ -128,6 +130,7 @@ export function readRunEvents(
     } catch (err) {
       if (!controller.signal.aborted) throw err;
     } finally {
+      release();
       controller.abort(DETACHED);
       await source.return?.(undefined);
       options.onStop?.(finished);

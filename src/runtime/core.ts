@@ -31,6 +31,11 @@ export class Core {
   itemStore: ItemStore | undefined;
   /** Called once when the runtime closes (open thread streams end). */
   readonly onClose = new Set<() => void>();
+  /** Aborted when the runtime closes: calls still waiting on the store stop (`conflict`). */
+  private readonly closer = new AbortController();
+  /** Calls waiting on the store that hold the process open (`hold`), and the timer that does it. */
+  private holds = 0;
+  private keepAlive: ReturnType<typeof setInterval> | undefined;
   private readonly defaultAssistantIds: ReadonlySet<string>;
   /** Graph id -> its default assistant's id (a uuid5, costly to hash on every run). */
   private readonly defaultAssistantOf: ReadonlyMap<string, string>;
@@ -44,8 +49,10 @@ export class Core {
     readonly auth: AuthProvider | undefined,
     readonly defaultStrategy: MultitaskStrategy,
     readonly webhooks: WebhookOptions | undefined,
-    /** How long a run's lease lasts without renewal (ms): a stopped runtime's runs end after it. */
+    /** How long a run's lease lasts without renewal (ms): a stopped runtime's runs are resumed after it. */
     readonly leaseMs: number,
+    /** Attempts a run may make before a cut-off ends it `error` (drains not counted; D61). */
+    readonly maxAttempts: number,
   ) {
     // Not from the injected ids: those are the records' (D19), and this is no record.
     this.owner = uuid4();
@@ -64,6 +71,40 @@ export class Core {
       this.lastMs = ms;
     }
     return this.lastIso;
+  }
+
+  /** Aborted (with a `conflict`) when the runtime closes. */
+  get closeSignal(): AbortSignal {
+    return this.closer.signal;
+  }
+
+  /**
+   * Holds the process open while a call waits on the store (D63): a `runs.wait`, `join` or
+   * stream whose run executes elsewhere waits on notifications, which keep nothing alive in
+   * Node, so a script whose only work is such a wait would exit mid-way. One timer, referenced
+   * while any call holds it (no timer per call); nothing in browsers. Returns the release.
+   */
+  hold(): () => void {
+    if (this.closed) return () => undefined;
+    if (this.holds++ === 0) {
+      this.keepAlive ??= setInterval(() => undefined, 2 ** 31 - 1);
+      (this.keepAlive as { ref?: () => void }).ref?.();
+    }
+    let held = true;
+    return () => {
+      if (!held || this.closed) return;
+      held = false;
+      if (--this.holds === 0 && this.keepAlive !== undefined) (this.keepAlive as { unref?: () => void }).unref?.();
+    };
+  }
+
+  /** Marks the runtime closed: waiting calls stop and nothing holds the process open any more. */
+  close(): void {
+    this.closed = true;
+    this.closer.abort(conflict("graphdock: the runtime closed while this call was waiting; call again on a new createRuntime() (a run still in flight goes on there)."));
+    if (this.keepAlive !== undefined) clearInterval(this.keepAlive);
+    this.keepAlive = undefined;
+    this.holds = 0;
   }
 
   emit(event: RuntimeEvent): void {

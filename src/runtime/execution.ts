@@ -6,15 +6,19 @@
  * runtime on the store may execute any run whose graph it has; at most one run executes per
  * thread because only one runtime can hold the thread's lease.
  *
- * A sweeper (every half lease) ends runs whose lease expired (their runtime stopped: D10) and
- * picks up queued runs nobody is executing. Nothing scans the whole store.
+ * Durable runs (D60, D61): a run whose execution was cut off (its runtime stopped and its lease
+ * expired, or the lease was voided by a store that knows its holder is gone) is taken over by
+ * whichever runtime claims its thread next and resumed from its last checkpoint as the next
+ * attempt, up to `maxAttempts`; a runtime that closes hands its runs back to the queue (a drain,
+ * not counted). A sweeper (every half lease) picks up expired leases and queued runs nobody is
+ * executing. Nothing scans the whole store.
  */
 import { GraphdockError } from "../errors.js";
 import { threadGraphConfig } from "./graph-source.js";
 import type { ExecuteResult } from "../graph/types.js";
 import { claimRun } from "../persistence/claim.js";
-import type { CancelRequest, CheckpointStore, PendingWrite, WriteOp } from "../persistence/types.js";
-import type { RunRecord, RunStatus, ThreadStatus } from "../types.js";
+import type { CancelRequest, CheckpointStore, LeaseExpectation, PendingWrite, WriteOp } from "../persistence/types.js";
+import type { RunExecution, RunRecord, RunStatus, ThreadStatus } from "../types.js";
 import { asModes, breakpointsOf, toEngineInput } from "./admission.js";
 import { streamShaper } from "./stream-shaper.js";
 import type { Core } from "./core.js";
@@ -22,6 +26,8 @@ import { LostRace, commitIf, retryLostRaces } from "./races.js";
 import {
   IN_FLIGHT,
   PROCESS_STOPPED,
+  attemptFirstSeq,
+  attemptsExhausted,
   errorInfo,
   finalValues,
   graphIdOf,
@@ -29,8 +35,10 @@ import {
   projectThread,
   publicRun,
   readyThread,
+  runEnded,
   runsReady,
   sendWebhook,
+  storedOutcome,
   threadKey,
   withoutExecution,
 } from "./outcome.js";
@@ -59,8 +67,12 @@ export interface LocalRun {
   cancel?: CancelAction;
   /** The lease was lost (expired and taken over): stop writing, record nothing. */
   lost: boolean;
+  /** When the lease was last taken or renewed (epoch ms): a commit long after it is fenced (`send`). */
+  renewedAt: number;
+  /** The runtime is closing: the run goes back to the queue for another runtime to resume (D61). */
+  drain?: boolean;
   result: Promise<RunResult>;
-  resolve(result: RunResult): void;
+  resolve(result: RunResult | Promise<RunResult>): void;
   /** Checkpoints the run wrote, and the original writes of tasks it recorded on older ones (rollback). */
   written: Set<string>;
   /** The same checkpoints by namespace (a subgraph's live in its own; rollback removes them all). */
@@ -88,6 +100,8 @@ export class Executor {
   private closed = false;
   /** Outcomes being recorded (close waits for them). */
   private readonly finishing = new Set<Promise<void>>();
+  /** Ends this runtime's liveness on a store that can tell (`Store.watchOwners`): after its drain. */
+  private alive: (() => void) | undefined;
 
   constructor(private readonly core: Core) {}
 
@@ -99,6 +113,7 @@ export class Executor {
       if (threadId) this.poke(threadId);
     };
     this.unsubscribe.push(store.subscribe("runs", ready));
+    this.alive = store.watchOwners?.(this.core.owner, (owner) => void this.ownerGone(owner));
     this.sweeper = setInterval(() => void this.sweep(), Math.max(10, this.core.leaseMs / 2));
     (this.sweeper as { unref?: () => void }).unref?.();
     void this.sweep();
@@ -149,10 +164,17 @@ export class Executor {
         case "none":
           return; // a run of the thread executes somewhere, nothing is queued, or another runtime claims it
         case "stopped":
-          // Marked running with no live lease: its runtime stopped (D10). Or queued by a version
+          // Marked running with no live lease: its runtime stopped (D60). Or queued by a version
           // that kept the queue in memory (no execution part): it cannot be run from the store.
-          await this.endStopped(claimed.run);
-          continue;
+          // One executing here lost its lease to a stall: its renewal takes it again (`retake`).
+          if (this.local.has(claimed.run.run_id)) return;
+          switch (await this.takeOver(claimed.run, nowMs)) {
+            case "started":
+            case "skip":
+              return;
+            default:
+              continue; // ended, or another runtime took it over: look again
+          }
         case "later":
           this.later(claimed.not_before - nowMs, () => this.poke(threadId));
           return;
@@ -163,9 +185,47 @@ export class Executor {
     }
   }
 
+  /**
+   * Takes over a run whose execution was cut off (D60, D61): resumes it here as its next attempt
+   * (the lease taken only if still free, so of several runtimes one resumes it), or ends it
+   * `error` when it has used its attempts or cannot be run from the store. `skip`: its graph is
+   * not registered here; a runtime that has it resumes it.
+   */
+  private async takeOver(run: RunRecord, nowMs: number): Promise<"started" | "ended" | "lost" | "skip"> {
+    const { core } = this;
+    const exec = run.execution;
+    if (!exec) {
+      await this.endStopped(run, PROCESS_STOPPED);
+      return "ended";
+    }
+    if (!core.graphs.has(exec.graph_id)) return "skip";
+    const attempt = (run.attempt ?? 1) + 1;
+    const drains = exec.drains ?? 0;
+    if (attempt - drains > core.maxAttempts) {
+      await this.endStopped(run, attemptsExhausted(run.run_id, attempt - 1 - drains, drains));
+      return "ended";
+    }
+    const resumed: RunRecord = { ...run, attempt, updated_at: core.now() };
+    try {
+      await commitIf(core.store, [
+        {
+          op: "lease.put",
+          lease: { key: threadKey(run.thread_id), owner: core.owner, expires_at: nowMs + core.leaseMs, data: { run_id: run.run_id } },
+          expect: { state: "free", now: nowMs },
+        },
+        { op: "run.put", run: resumed, expect: { status: ["running"] } },
+      ]);
+    } catch (err) {
+      if (err instanceof LostRace) return "lost"; // another runtime took it over (or it ended): look again
+      throw err;
+    }
+    await this.execute(resumed, true);
+    return "started";
+  }
+
   /** Starts a run its admission claimed for this runtime (no cancel can be waiting for it yet). */
   async startClaimed(run: RunRecord): Promise<void> {
-    if (this.closed) return; // the lease lapses; another runtime ends it
+    // (Closing meanwhile: `execute` hands it straight back to the queue.)
     await this.execute(run, false).catch((err) => console.error("graphdock: starting run", run.run_id, "failed", err));
   }
 
@@ -185,12 +245,16 @@ export class Executor {
   private async execute(run: RunRecord, mayHaveCancel: boolean): Promise<void> {
     const { core } = this;
     const { store } = core;
-    let resolve!: (r: RunResult) => void;
+    let resolve!: (r: RunResult | Promise<RunResult>) => void;
     const result = new Promise<RunResult>((r) => (resolve = r));
+    // A run handed on follows its end in the store, which rejects when this runtime closes: only
+    // callers waiting on it see that.
+    result.catch(() => undefined);
     const local: LocalRun = {
       run,
       controller: new AbortController(),
       lost: false,
+      renewedAt: core.clock(),
       result,
       resolve,
       written: new Set(),
@@ -200,12 +264,18 @@ export class Executor {
     };
     if (pipelined(run)) local.pipeline = new Pipeline((ops) => this.trackedCommit(local, ops), () => local.controller.abort());
     this.local.set(run.run_id, local);
+    // Claimed while this runtime closes: straight back to the queue.
+    if (this.closed) this.drainLocal(local);
+    const attempt = run.attempt ?? 1;
+    // A resumed attempt publishes into the same log after what the earlier ones published (D62).
     // A store whose port opens synchronously (memory) publishes the first event before this
     // yields, so a stream's reader has it at once.
-    const opening = store.events.open(run.run_id, { resumable: run.kwargs.resumable === true });
+    const resumable = run.kwargs.resumable === true;
+    const opening = store.events.open(run.run_id, attempt > 1 ? { resumable, from: attemptFirstSeq(attempt) } : { resumable });
     if (opening) await opening;
-    // `{run_id, attempt}`, exactly as the agent server sends it.
-    store.events.publish(run.run_id, "metadata", { run_id: run.run_id, attempt: 1 });
+    // `{run_id, attempt}`, exactly as the agent server sends it; each attempt sends it again,
+    // marking the restart.
+    store.events.publish(run.run_id, "metadata", { run_id: run.run_id, attempt });
     const offCancel = store.subscribe(`cancel:${run.run_id}`, () => void this.readCancel(local));
     this.startRenewer();
     if (core.listening) core.emit({ type: "run.started", run: publicRun(run) });
@@ -219,10 +289,17 @@ export class Executor {
     if (request) this.cancelLocal(local, request.action);
   }
 
-  /** Cancels a run executing here (a cancel request, interrupt/rollback, a disconnect, close). */
+  /** Cancels a run executing here (a cancel request, interrupt/rollback, a disconnect). A cancel wins over a drain. */
   cancelLocal(local: LocalRun, action: CancelRequest["action"]): void {
     if (local.cancel) return;
     local.cancel = action;
+    local.controller.abort();
+  }
+
+  /** Stops a run executing here because the runtime closes: it goes back to the queue (D61). */
+  private drainLocal(local: LocalRun): void {
+    if (local.cancel || local.drain) return;
+    local.drain = true;
     local.controller.abort();
   }
 
@@ -243,18 +320,59 @@ export class Executor {
     const { core } = this;
     const nowMs = core.clock();
     try {
-      await commitIf(core.store, [
-        {
-          op: "lease.put",
-          lease: { key: threadKey(local.run.thread_id), owner: core.owner, expires_at: nowMs + core.leaseMs, data: { run_id: local.run.run_id } },
-          expect: { state: "held", now: nowMs },
-        },
-      ]);
+      await commitIf(core.store, [this.fence(local, nowMs)]);
+      local.renewedAt = nowMs;
     } catch (err) {
       if (!(err instanceof LostRace)) return; // a store hiccup: the next renewal tries again
+      if (await this.retake(local)) return;
       local.lost = true;
       local.controller.abort();
     }
+  }
+
+  /**
+   * Takes the run's lease again when it expired while still this runtime's (the runtime was
+   * stalled, and nobody took it over meanwhile), so a stall alone does not cost the run an
+   * attempt. False when another runtime holds or voided it: the run is lost here.
+   */
+  private async retake(local: LocalRun): Promise<boolean> {
+    const { core } = this;
+    const key = threadKey(local.run.thread_id);
+    /** Ours and live (another renewal of this runtime took it again meanwhile): nothing to do. */
+    const ours = async () => {
+      const lease = await core.store.getLease(key);
+      return lease?.owner !== core.owner ? false : lease.expires_at >= core.clock() ? true : undefined;
+    };
+    try {
+      for (let tries = 0; tries < 3; tries++) {
+        const state = await ours();
+        if (state !== undefined) return state;
+        const nowMs = core.clock();
+        try {
+          await commitIf(core.store, [this.fence(local, nowMs, "free")]);
+          local.renewedAt = nowMs;
+          return true;
+        } catch (err) {
+          if (!(err instanceof LostRace)) return false;
+        }
+      }
+      return false;
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * The op renewing the run's lease that a commit carries to hold only while this runtime holds
+   * it (D60); `free` takes it again when it expired unclaimed.
+   */
+  private fence(local: LocalRun, nowMs: number, state: LeaseExpectation["state"] = "held"): WriteOp {
+    const { core } = this;
+    return {
+      op: "lease.put",
+      lease: { key: threadKey(local.run.thread_id), owner: core.owner, expires_at: nowMs + core.leaseMs, data: { run_id: local.run.run_id } },
+      expect: { state, now: nowMs },
+    };
   }
 
   private async run(local: LocalRun): Promise<void> {
@@ -268,10 +386,10 @@ export class Executor {
     // (a stream's own reader) take its metadata event first, so a stream opens without waiting for it.
     for (let turn = 0; turn < READER_TURNS; turn++) await undefined;
     try {
+      const { config, input, checkpointId } = await this.attemptStart(run);
       // A graph factory is called with the run's merged config (graph-source.ts); its failure is the run's.
-      const graph = await core.graph(exec.graph_id, exec.config);
-      if (!local.cancel) {
-        const checkpointId = typeof run.kwargs.checkpoint_id === "string" ? run.kwargs.checkpoint_id : undefined;
+      const graph = await core.graph(exec.graph_id, config);
+      if (!local.cancel && !local.drain) {
         const requested = asModes(run.kwargs.stream_mode as Parameters<typeof asModes>[0]);
         // The legacy `messages` mode derives its events from the data of others: it always needs it.
         const events = core.store.events;
@@ -284,9 +402,9 @@ export class Executor {
         done = await graph.execute({
           store: this.runStore(local),
           threadId,
-          input: toEngineInput(run.kwargs as Parameters<typeof toEngineInput>[0]),
+          input,
           ...(checkpointId !== undefined ? { checkpointId } : {}),
-          config: exec.config,
+          config,
           context: exec.context,
           ...breakpointsOf(run.kwargs),
           signal: local.controller.signal,
@@ -301,7 +419,7 @@ export class Executor {
       }
     } catch (err) {
       // A pipelined commit that failed aborted the engine: the run fails with the store's error.
-      if (!local.cancel && !local.lost) error = errorInfo(local.pipeline?.failed ?? err);
+      if (!local.cancel && !local.lost && !local.drain) error = errorInfo(local.pipeline?.failed ?? err);
     }
     // Durability async/exit: the run ends once all it wrote is in the store (or failed to be).
     // When the engine finished (no pause, no cancel) what is still queued goes in the outcome's
@@ -312,12 +430,32 @@ export class Executor {
     const fold = done?.status === "done" && !error && !local.cancel && !local.lost && !run.execution?.temporary;
     if (local.pipeline && fold) folded = await local.pipeline.takeQueued();
     else if (local.pipeline?.busy) await local.pipeline.settled();
-    if (!error && local.pipeline?.failed && !local.cancel && !local.lost) error = errorInfo(local.pipeline.failed);
+    if (!error && local.pipeline?.failed && !local.cancel && !local.lost && !local.drain) error = errorInfo(local.pipeline.failed);
     if (error) core.store.events.publish(run.run_id, "error", error);
     const finishing = this.finish(local, error, done, folded);
     this.finishing.add(finishing);
     await finishing;
     this.finishing.delete(finishing);
+  }
+
+  /**
+   * What an attempt runs with. The first runs the run's input (from its checkpoint, for a fork).
+   * A later one resumes (D60): once the run has written a checkpoint, from the thread's latest
+   * (its own) with no input, so completed steps are not run again and the step that was cut off
+   * is; before that, from the input again. Nodes read the attempt at `config.metadata.run_attempt`.
+   */
+  private async attemptStart(run: RunRecord): Promise<{ config: RunExecution["config"]; input: unknown; checkpointId: string | undefined }> {
+    const exec = run.execution!;
+    const attempt = run.attempt ?? 1;
+    let input = toEngineInput(run.kwargs as Parameters<typeof toEngineInput>[0]);
+    let checkpointId = typeof run.kwargs.checkpoint_id === "string" ? run.kwargs.checkpoint_id : undefined;
+    if (attempt === 1) return { config: exec.config, input, checkpointId };
+    const head = await this.core.store.getCheckpoint({ thread_id: run.thread_id });
+    if (head?.metadata.run_id === run.run_id) {
+      input = null;
+      checkpointId = undefined;
+    }
+    return { config: { ...exec.config, metadata: { ...exec.config.metadata, run_attempt: attempt } }, input, checkpointId };
   }
 
   /** The store the engine writes through: records what the run wrote, for rollback (D9). */
@@ -362,12 +500,34 @@ export class Executor {
         (replacing ??= []).push(op);
       }
     }
-    if (replacing) return this.keepReplacedWrites(local, replacing).then(() => this.core.store.commit(ops));
+    if (replacing) return this.keepReplacedWrites(local, replacing).then(() => this.send(local, ops));
     try {
-      return this.core.store.commit(ops);
+      return this.send(local, ops);
     } catch (err) {
       return Promise.reject(err);
     }
+  }
+
+  /**
+   * Sends a commit of the run's. Renewals keep the lease at most a third of it old; one older
+   * than half (this runtime was stalled, or could not reach the store) may have been taken over
+   * by another runtime resuming the run, so the commit carries the lease's renewal and writes
+   * nothing if it is not held any more (D60): the run is then lost here.
+   */
+  private send(local: LocalRun, ops: readonly WriteOp[]): Promise<void> {
+    const { core } = this;
+    const nowMs = core.clock();
+    if (nowMs - local.renewedAt <= core.leaseMs / 2) return core.store.commit(ops);
+    return core.store.commit([this.fence(local, nowMs), ...ops]).then(
+      () => void (local.renewedAt = nowMs),
+      async (err) => {
+        if (!GraphdockError.is(err, "conflict")) throw err;
+        if (await this.retake(local)) return core.store.commit(ops);
+        local.lost = true;
+        local.controller.abort();
+        throw err;
+      },
+    );
   }
 
   /** Reads and keeps the original writes that `writes.put` ops of the run replace (for a rollback). */
@@ -385,7 +545,9 @@ export class Executor {
   /**
    * Records the outcome in one conditional commit: the run's status (or its removal for a
    * rollback), the thread projection, the lease released; then ends the run's event log and
-   * claims the thread's next run.
+   * claims the thread's next run. A run drained by a closing runtime goes back to the queue
+   * instead (`handBack`). The commit holds only while this runtime still holds the thread's lease
+   * (D60): a runtime that lost it (another resumed the run) records nothing.
    */
   private async finish(local: LocalRun, error: ErrorInfo | undefined, done: ExecuteResult | undefined, folded?: WriteOp[]): Promise<void> {
     const { core } = this;
@@ -405,20 +567,39 @@ export class Executor {
     // The run's queued commits that go in the outcome's commit (durability async/exit), when any.
     // A rollback requested since the engine finished removes all the run wrote: these are dropped.
     let fold = folded?.length && local.cancel !== "rollback" ? folded : undefined;
+    /** Cut off by the drain before the engine finished: the run goes back to the queue. */
+    const drained = local.drain && !local.cancel && !done && !error;
+    /** The outcome could not be recorded: the run stays in flight for another attempt (D60). */
+    let unrecorded = false;
     try {
       for (let recorded = false; !recorded && !local.lost; ) {
-        let attempt = 0;
+        let tries = 0;
+        let lease: LeaseExpectation["state"] = "held";
         try {
           await retryLostRaces(async () => {
             // First try with the run as this runtime holds it (the commit's expectations check it);
-            // after a lost race, read it: it may have been ended by someone else.
-            const stored = attempt++ === 0 ? run : await store.getRun(runId);
-            if (!stored || stored.status !== "running") return; // ended by someone else (thread deleted, lease taken over)
+            // after a lost race, read it: it may have been ended by someone else, or taken over.
+            const stored = tries++ === 0 ? run : await store.getRun(runId);
+            if (!stored || stored.status !== "running") return; // ended by someone else (thread deleted)
+            if (tries > 1) {
+              const holder = await store.getLease(threadKey(threadId));
+              if ((stored.attempt ?? 1) !== (run.attempt ?? 1) || (holder && holder.owner !== core.owner && holder.expires_at >= core.clock())) {
+                local.lost = true; // another runtime resumed it: its attempt records the outcome
+                return;
+              }
+              // Still ours, though expired (nobody took it over): taken again in the same commit.
+              lease = holder && holder.owner === core.owner && holder.expires_at >= core.clock() ? "held" : "free";
+            }
+            const fence = this.fence(local, core.clock(), lease);
+            if (drained) {
+              await commitIf(store, this.handBackOps(stored, fence));
+              return;
+            }
             // Both reads at once (a store that batches reads, IndexedDB, serves them in one transaction).
             const [thread, inFlight] = await Promise.all([store.getThread(threadId), store.countRuns({ thread_id: threadId, status: IN_FLIGHT })]);
             const now = core.now();
             // The run's last checkpoints first: the outcome's expectations hold for all or nothing.
-            const ops: WriteOp[] = fold ? [...fold] : [];
+            const ops: WriteOp[] = fold ? [fence, ...fold] : [fence];
             if (local.cancel === "rollback") {
               // D9: the run and everything it wrote are removed.
               ops.push({ op: "run.delete", run_id: runId, expect: { status: ["running"] } });
@@ -472,30 +653,66 @@ export class Executor {
         }
       }
     } catch (err) {
-      // The store failed while recording the outcome: report it to waiters rather than hang.
-      console.error("graphdock: recording the outcome of run", runId, "failed", err);
-      result = { __error__: errorInfo(err) };
+      // The store failed while recording the outcome: the run stays in flight in the store, and
+      // once this runtime's lease lapses another attempt resumes it from its last checkpoint.
+      if (!core.closed) console.error("graphdock: recording the outcome of run", runId, "failed; it will be resumed", err);
+      unrecorded = true;
+    }
+    this.local.delete(runId);
+    if (drained || local.lost || unrecorded) {
+      // The run goes on elsewhere (or later): its log stays open for the next attempt, and this
+      // runtime's callers wait for its end in the store.
+      local.resolve(this.outcomeFromStore(runId));
+      return;
     }
     // Readers drain what was published; a rolled-back run's events go with it.
     await store.events.end(runId);
     if (local.cancel === "rollback") await store.events.drop(runId);
-    this.local.delete(runId);
     local.resolve(result);
     if (core.listening) {
       core.emit(error ? { type: "run.finished", run: publicRun(final), error } : { type: "run.finished", run: publicRun(final) });
       if (statusChange) core.emit({ type: "thread.status", thread_id: threadId, ...statusChange });
     }
-    if (local.cancel !== "rollback" && !local.lost) sendWebhook(core, final, result, error);
+    if (local.cancel !== "rollback") sendWebhook(core, final, result, error);
     if (queued) this.poke(threadId);
   }
 
   /**
-   * Ends a run whose runtime stopped (D10, D20): takes over its expired lease (only if still
-   * expired), marks it `error`, records the error on the head checkpoint's pending tasks (so
-   * clients reading task errors show an error, not a breakpoint), recomputes the thread's status
-   * and releases the lease, in one conditional commit.
+   * The ops handing a drained run back to the queue (D61): `pending` again as its next attempt
+   * (a drain not counted against `maxAttempts`), the lease released, the other runtimes told.
    */
-  private async endStopped(run: RunRecord): Promise<void> {
+  private handBackOps(stored: RunRecord, fence: WriteOp): WriteOp[] {
+    const { core } = this;
+    const exec = stored.execution!;
+    const pending: RunRecord = {
+      ...stored,
+      status: "pending",
+      attempt: (stored.attempt ?? 1) + 1,
+      updated_at: core.now(),
+      execution: { ...exec, drains: (exec.drains ?? 0) + 1 },
+    };
+    return [
+      fence,
+      { op: "run.put", run: pending, expect: { status: ["running"] } },
+      { op: "lease.delete", key: threadKey(stored.thread_id), owner: core.owner },
+      runsReady(core, stored.thread_id),
+    ];
+  }
+
+  /** A run's result once it has ended, whichever runtime ends it (rejects when this runtime closes first). */
+  private async outcomeFromStore(runId: string): Promise<RunResult> {
+    const ended = await runEnded(this.core, runId);
+    return ended ? storedOutcome(this.core, ended) : {};
+  }
+
+  /**
+   * Ends a run whose execution was cut off and that is not resumed (D61: it used its attempts,
+   * or it cannot be run from the store): takes over its expired lease (only if still expired),
+   * marks it `error`, records the error on the head checkpoint's pending tasks (so clients
+   * reading task errors show an error, not a breakpoint), recomputes the thread's status and
+   * releases the lease, in one conditional commit; then its streams get the `error` event.
+   */
+  private async endStopped(run: RunRecord, failure: ErrorInfo): Promise<void> {
     const { core } = this;
     const { store } = core;
     const threadId = run.thread_id;
@@ -531,13 +748,13 @@ export class Executor {
                 thread_id: threadId,
                 checkpoint_id: head.checkpoint.id,
                 task_id: task.id,
-                writes: [...kept, [task.id, "__error__", { name: PROCESS_STOPPED.error, message: PROCESS_STOPPED.message }]],
+                writes: [...kept, [task.id, "__error__", { name: failure.error, message: failure.message }]],
               });
             }
           }
         }
         const queued = (await store.countRuns({ thread_id: threadId, status: IN_FLIGHT })) > 1;
-        ops.push({ op: "thread.put", thread: projectThread(thread, state, { error: PROCESS_STOPPED, cancelled: false, queued, wroteState: false, now }), expect: { sameAs: thread } });
+        ops.push({ op: "thread.put", thread: projectThread(thread, state, { error: failure, cancelled: false, queued, wroteState: false, now }), expect: { sameAs: thread } });
       }
       ops.push(
         { op: "lease.delete", key: threadKey(threadId), owner: core.owner },
@@ -545,14 +762,15 @@ export class Executor {
         runsReady(core, threadId),
       );
       await commitIf(store, ops);
-      // Its log may never have been opened (the runtime stopped before); readers must end.
-      await store.events.open(run.run_id, { resumable: run.kwargs.resumable === true });
-      store.events.publish(run.run_id, "error", PROCESS_STOPPED);
+      // Its log may never have been opened (the runtime stopped before), or not survived its
+      // runtime (D62): readers must end, after the error.
+      await store.events.open(run.run_id, { resumable: run.kwargs.resumable === true, from: attemptFirstSeq((current.attempt ?? 1) + 1) });
+      store.events.publish(run.run_id, "error", failure);
       await store.events.end(run.run_id);
     });
   }
 
-  /** Ends runs whose lease expired and starts queued runs nobody is executing. */
+  /** Resumes runs whose lease expired and starts queued runs nobody is executing. */
   private async sweep(): Promise<void> {
     const { core } = this;
     const { store } = core;
@@ -561,12 +779,14 @@ export class Executor {
       const threads = new Set<string>();
       for (const lease of await store.expiredLeases("thread:", core.clock(), 100)) threads.add(lease.key.slice("thread:".length));
       // Queued runs get a grace period: the runtime that admitted one claims it itself (it has the
-      // caller waiting); others step in when it could not (it stopped, or had no slot).
+      // caller waiting); others step in when it could not (it stopped, or had no slot). A run
+      // handed back by a drain (a later attempt) is anyone's at once.
       const grace = this.core.leaseMs / 2;
       const nowMs = core.clock();
       for (const run of await store.queryRuns({ status: IN_FLIGHT, sortBy: "queue", limit: 200 })) {
         if (this.local.has(run.run_id)) continue;
-        if (run.status === "pending" && run.execution && nowMs - Math.max(Date.parse(run.created_at), run.execution.not_before) < grace) continue;
+        const fresh = run.status === "pending" && run.execution && (run.attempt ?? 1) === 1;
+        if (fresh && nowMs - Math.max(Date.parse(run.created_at), run.execution!.not_before) < grace) continue;
         threads.add(run.thread_id);
       }
       for (const threadId of threads) this.poke(threadId);
@@ -575,7 +795,11 @@ export class Executor {
     }
   }
 
-  /** Stops claiming; cancels (interrupts) the runs executing here and waits for their outcomes. */
+  /**
+   * Stops claiming; drains the runs executing here (D61: each stops, keeping what it
+   * checkpointed, and goes back to the queue for another runtime, or the next start, to resume)
+   * and waits until they are handed back.
+   */
   async shutdown(): Promise<void> {
     this.closed = true;
     if (this.sweeper) clearInterval(this.sweeper);
@@ -583,10 +807,32 @@ export class Executor {
     this.timers.clear();
     for (const off of this.unsubscribe.splice(0)) off();
     const running = [...this.local.values()];
-    for (const local of running) this.cancelLocal(local, "interrupt");
-    await Promise.all(running.map((l) => l.result));
+    for (const local of running) this.drainLocal(local);
+    await Promise.all(running.map((l) => l.result.catch(() => undefined)));
     await Promise.all([...this.finishing]);
     // Renewed until their outcomes are recorded, so no other runtime takes them over meanwhile.
     if (this.renewer) clearInterval(this.renewer);
+    this.alive?.();
+  }
+
+  /**
+   * Another runtime on the store stopped (D64: its tab closed): the leases it still holds are
+   * void, so its runs are taken over now instead of when those leases expire.
+   */
+  private async ownerGone(owner: string): Promise<void> {
+    const { store } = this.core;
+    if (this.closed) return;
+    try {
+      for (const run of await store.queryRuns({ status: "running", sortBy: "queue", limit: 200 })) {
+        if (this.local.has(run.run_id)) continue;
+        const key = threadKey(run.thread_id);
+        if ((await store.getLease(key))?.owner !== owner) continue;
+        // Only if that owner still holds it: the op does nothing otherwise.
+        await store.commit([{ op: "lease.delete", key, owner }]);
+        this.poke(run.thread_id);
+      }
+    } catch (err) {
+      if (!this.closed) console.error("graphdock: taking over the runs of a runtime that stopped failed; they resume when their leases expire", err);
+    }
   }
 }

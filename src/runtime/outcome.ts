@@ -32,8 +32,9 @@ export const isFinal = (status: RunStatus) => !IN_FLIGHT.includes(status);
 
 /** A run without its internal execution part: as callers see it, and as an ended run is kept. */
 export function withoutExecution(run: RunRecord): Run {
-  const { execution: _execution, ...rest } = run;
-  return rest;
+  // A run stored before attempts were counted was on its first (D60).
+  const { execution: _execution, attempt = 1, ...rest } = run;
+  return Object.assign(rest, { attempt });
 }
 
 export const publicRun = withoutExecution;
@@ -43,11 +44,32 @@ export const errorInfo = (err: unknown) => ({
   message: err instanceof Error ? err.message : String(err),
 });
 
-/** The error of a run whose runtime stopped renewing its lease (D10, D20). */
+/**
+ * The error of a run that cannot be resumed: queued by a version that kept the queue in memory
+ * (no execution part in the store), so nothing here knows how to run it.
+ */
 export const PROCESS_STOPPED = Object.freeze({
   error: "ProcessStopped",
-  message: "The runtime executing this run stopped while it was in flight (its lease expired); run it again.",
+  message: "The runtime executing this run stopped while it was in flight, and the run cannot be resumed from the store; run it again.",
 });
+
+/** The error of a run cut off in each of the attempts it may make (D61). */
+export function attemptsExhausted(runId: string, attempts: number, drains: number): { error: string; message: string } {
+  const drained = drains ? ` (not counting ${drains} ended by a runtime closing)` : "";
+  return {
+    error: "ProcessStopped",
+    message:
+      `Run ${runId} was cut off in each of its ${attempts} attempts${drained}: the runtime executing it stopped or lost its lease ` +
+      `before it ended. It is not tried again (maxAttempts ${attempts}); a run that crashes its process ends here rather than in every process in turn.`,
+  };
+}
+
+/**
+ * The sequence number a resumed attempt's events start from when the run's event log did not
+ * survive (D62): above any id an earlier attempt can have given out, so ids keep increasing
+ * across attempts for a client that reconnects with one.
+ */
+export const attemptFirstSeq = (attempt: number) => (attempt - 1) * 1_000_000_000;
 
 /** Task id -> interrupts of a snapshot. */
 export function interruptsOf(state: Pick<StateSnapshot, "tasks">): Record<string, Interrupt[]> {
@@ -101,28 +123,36 @@ export async function storedOutcome(core: Core, run: RunRecord): Promise<RunResu
 }
 
 /**
- * Resolves once the run has ended (or is gone), whichever runtime executes it: listens to the
- * run's `run:<id>` notification, then reads its status, so an end between the two is not missed.
- * Rejects when `signal` aborts.
+ * Resolves once the run has ended (or is gone), whichever runtime executes it and however many
+ * attempts it takes: listens to the run's `run:<id>` notification, then reads its status, so an
+ * end between the two is not missed. Holds the process open meanwhile (D63). Rejects when
+ * `signal` aborts, and with `conflict` when the runtime closes.
  */
 export async function runEnded(core: Core, runId: string, signal?: AbortSignal): Promise<RunRecord | undefined> {
+  const closing = core.closeSignal;
   if (signal?.aborted) throw signal.reason;
+  if (closing.aborted) throw closing.reason;
   let wake!: () => void;
   let woken = new Promise<void>((r) => (wake = r));
   const unsubscribe = core.store.subscribe(`run:${runId}`, () => wake());
   const onAbort = () => wake();
   signal?.addEventListener("abort", onAbort, { once: true });
+  closing.addEventListener("abort", onAbort, { once: true });
+  const release = core.hold();
   try {
     for (;;) {
       const run = await core.store.getRun(runId);
       if (!run || isFinal(run.status)) return run;
       await woken;
       if (signal?.aborted) throw signal.reason;
+      if (closing.aborted) throw closing.reason;
       woken = new Promise<void>((r) => (wake = r));
     }
   } finally {
+    release();
     unsubscribe();
     signal?.removeEventListener("abort", onAbort);
+    closing.removeEventListener("abort", onAbort);
   }
 }
 

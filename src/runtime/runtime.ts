@@ -38,8 +38,10 @@ const lowerCaseHeaders = (headers: ClientRequest["headers"]): Record<string, str
  */
 const storeUsers = new WeakMap<Store, number>();
 
-/** Default lease of a running run: a runtime that stops renewing it for this long loses its runs (D10, D20). */
+/** Default lease of a running run: a runtime that stops renewing it for this long loses its runs to another (D20, D60). */
 export const DEFAULT_LEASE_MS = 30_000;
+/** Default attempts of a run whose executions are cut off (D61). */
+export const DEFAULT_MAX_ATTEMPTS = 3;
 
 /**
  * Creates a runtime over `graphs` on `store` (memory by default): opens the store, creates
@@ -56,6 +58,9 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Runt
   }
   if (options.leaseMs !== undefined && !(Number.isFinite(options.leaseMs) && options.leaseMs >= 50)) {
     throw invalidInput("graphdock: createRuntime: leaseMs must be a number of milliseconds, at least 50.");
+  }
+  if (options.maxAttempts !== undefined && !(Number.isInteger(options.maxAttempts) && options.maxAttempts >= 1)) {
+    throw invalidInput("graphdock: createRuntime: maxAttempts must be a whole number of attempts, at least 1.");
   }
   if (options.webhooks !== undefined && typeof options.webhooks?.allow !== "function") {
     throw invalidInput("graphdock: createRuntime: webhooks.allow must be a function (url: URL) => boolean deciding where runs may POST.");
@@ -76,6 +81,7 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Runt
     options.multitaskStrategy ?? "reject",
     options.webhooks,
     options.leaseMs ?? DEFAULT_LEASE_MS,
+    options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
   );
   await store.open();
   storeUsers.set(store, (storeUsers.get(store) ?? 0) + 1);
@@ -137,7 +143,7 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Runt
     },
     close() {
       closing ??= (async () => {
-        core.closed = true;
+        core.close();
         await scheduler.stop();
         for (const end of core.onClose) end();
         offExternal();

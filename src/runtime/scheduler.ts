@@ -14,6 +14,9 @@
  * time) is skipped, not replayed: the cron moves on to its next future tick. A tick found late by less (a busy process, a restart within the
  * minute) still fires once. Either way the next tick is computed from now, so a long outage
  * never produces a burst.
+ *
+ * After firing, the due index is read again to arm the timer (D65): the crons just fired moved on
+ * to their next ticks, the earliest of which (a per-second cron's, always) must wake it.
  */
 import { OWNER_USER } from "../auth/types.js";
 import { GraphdockError } from "../errors.js";
@@ -110,30 +113,35 @@ export class CronScheduler {
     (this.timer as { unref?: () => void }).unref?.();
   }
 
+  /**
+   * Fires every tick due as of now, then arms the timer for the earliest tick left. The crons
+   * just fired are read again for that: each moved on to its next tick, which may well be the
+   * earliest (a seconds-level schedule's always is).
+   */
   private async fireDue(): Promise<void> {
     const { store } = this.core;
     const now = this.core.clock();
     const tried = new Set<string>();
     for (;;) {
       const batch = await store.dueCrons(undefined, BATCH);
-      let fresh = false;
-      let nextAt: number | undefined;
+      let fired = false;
+      let stuck = false;
       for (const cron of batch) {
         const at = Date.parse(cron.next_run_date!);
-        if (at > now) {
-          nextAt = at;
-          break;
-        }
+        if (at > now) return this.arm(at);
         // A cron whose tick could not be moved on (a failing store) is tried once per pass.
         const key = `${cron.cron_id}@${cron.revision}`;
-        if (tried.has(key)) continue;
+        if (tried.has(key)) {
+          stuck = true;
+          continue;
+        }
         tried.add(key);
-        fresh = true;
+        fired = true;
         if (this.closed) return;
         await this.fire(cron, now);
       }
-      if (nextAt !== undefined || batch.length < BATCH) return this.arm(nextAt);
-      if (!fresh) return this.arm(now + RETRY_MS);
+      // Nothing scheduled at all; or only crons that did not move on: try again shortly.
+      if (!fired) return this.arm(stuck ? now + RETRY_MS : undefined);
     }
   }
 

@@ -67,9 +67,8 @@ export interface ThreadState<Values = Record<string, unknown>> {
 /** A state at one of the thread's checkpoints (a history entry): `checkpoint` is set. */
 export type CheckpointState<Values = Record<string, unknown>> = ThreadState<Values> & { checkpoint: CheckpointConfig; checkpoint_id: string };
 
-/** A run. */
-/** A run as callers see it (its internal `execution` part left out). */
-export type Run = Omit<RunRecord, "execution">;
+/** A run as callers see it (its internal `execution` part left out), with its `attempt` (D60). */
+export type Run = Omit<RunRecord, "execution" | "attempt"> & { attempt: number };
 
 /** `assistants.getSchemas` result. */
 export type GraphSchema = GraphSchemas & { graph_id: string };
@@ -633,10 +632,18 @@ export interface CreateRuntimeOptions {
   ids?: Ids;
   /**
    * How long (ms) a running run's lease lasts; the runtime executing it renews it every third of
-   * that. When a runtime stops (a crash, a closed tab) its runs end `error` once their lease
-   * expires, found by whichever runtime on the store notices. Default 30,000.
+   * that. When a runtime stops (a crash, a killed process) its runs are resumed from their last
+   * checkpoint once their lease expires, by whichever runtime on the store notices (at once
+   * where the store can tell: a JSON-file store reopened, a closed tab; docs/durable.md).
+   * Default 30,000.
    */
   leaseMs?: number;
+  /**
+   * How many attempts a run may make: a run whose execution is cut off (its runtime stopped or
+   * lost its lease) is resumed as its next attempt, and one cut off in its last attempt ends
+   * `error`. Attempts ended by a drain (`close()`) do not count. Default 3.
+   */
+  maxAttempts?: number;
   /**
    * Semantic search of the `store` namespace: items are embedded on put (per `fields`, or the
    * put's `index` option) and `searchItems(prefix, { query })` ranks them by cosine similarity.

@@ -388,7 +388,9 @@ describe("jsonFileStore files: commits", () => {
     ];
     for (const [i, ops] of steps.entries()) {
       await store.commit(ops);
-      const expected = await dump(store);
+      const live = await dump(store);
+      // Opening voids the leases of whoever held the directory before (D64); the rest is kept.
+      const expected = { ...live, leases: live.leases.map(() => undefined) };
       const copy = join(root, `kinds-copy-${n++}`);
       await copyDir(dir, copy, { recursive: true });
       await rm(join(copy, "lock"));

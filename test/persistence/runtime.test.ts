@@ -1,6 +1,6 @@
 /**
- * The runtime's contract suite on the persistent stores, and D10 through them: runs a stopped
- * process left pending or running come back as errors when a runtime opens the store again.
+ * The runtime's contract suite on the persistent stores, and durable runs through them (D60,
+ * D64): a run a stopped process left running is resumed when a runtime opens the store again.
  */
 import "fake-indexeddb/auto";
 import { cp, mkdtemp, rm } from "node:fs/promises";
@@ -12,6 +12,7 @@ import { indexedDbStore } from "../../src/persistence/indexeddb/index.js";
 import { jsonFileStore } from "../../src/persistence/json-file/index.js";
 import type { Store } from "../../src/persistence/types.js";
 import { runtimeContract } from "../runtime/contract.js";
+import { killable } from "../runtime/durable.js";
 import { Gate, echoGraph, slowGraph } from "../runtime/graphs.js";
 
 const root = await mkdtemp(join(tmpdir(), "graphdock-rt-"));
@@ -56,49 +57,49 @@ describe("runtime on a persistent store", () => {
     await runtime.close();
   });
 
-  it("D10: a run in flight when the process died is an error once its lease expires after reopening (json-file)", async () => {
-    const dir = join(root, `d10-${n++}`);
+  it("a run in flight when the process died is resumed at once when the directory is opened again (json-file: the dead writer's lease is void)", async () => {
+    const dir = join(root, `d60-${n++}`);
     const gate = new Gate();
-    const runtime = await createRuntime({ graphs: { slow: slowGraph(gate) }, store: jsonFileStore(dir), leaseMs: 300 });
+    const runtime = await createRuntime({ graphs: { slow: slowGraph(gate) }, store: jsonFileStore(dir) });
     const t = await runtime.threads.create();
     const run = await runtime.runs.create(t.thread_id, "slow", { input: hi });
     await gate.reached();
+    await vi.waitFor(async () => expect((await runtime.threads.getState(t.thread_id)).values).toMatchObject({ log: [`first:${run.run_id}`] }));
     // What is on disk now is what a killed process leaves behind.
-    const crashed = join(root, `d10-copy-${n++}`);
+    const crashed = join(root, `d60-copy-${n++}`);
     await cp(dir, crashed, { recursive: true });
     gate.release();
     await runtime.runs.join(t.thread_id, run.run_id);
     await runtime.close();
 
-    const after = await createRuntime({ graphs: { slow: slowGraph(new Gate()) }, store: jsonFileStore(crashed), leaseMs: 300 });
-    await vi.waitFor(async () => expect((await after.runs.get(t.thread_id, run.run_id)).status).toBe("error"), { timeout: 5_000, interval: 50 });
-    expect((await after.threads.get(t.thread_id)).status).toBe("error");
+    // The default lease (30 s) would still hold the run: the reopened store voided it.
+    const again = new Gate();
+    const after = await createRuntime({ graphs: { slow: slowGraph(again) }, store: jsonFileStore(crashed) });
+    await again.reached();
+    expect(await after.runs.get(t.thread_id, run.run_id)).toMatchObject({ status: "running", attempt: 2 });
+    again.release();
+    expect(await after.runs.join(t.thread_id, run.run_id)).toMatchObject({ log: [`first:${run.run_id}`, "wait", "last"] });
+    expect((await after.threads.get(t.thread_id)).status).toBe("idle");
     await after.close();
   });
 
-  it("D10 on IndexedDB: a run left running by a tab that was killed is an error for the next runtime", async () => {
-    const name = `d10-${n++}`;
-    const first = await createRuntime({ graphs: { echo: echoGraph() }, store: indexedDbStore(name) });
+  it("on IndexedDB, a run left running by a tab that stopped is resumed by the next runtime once its lease expires (no Web Locks here)", async () => {
+    const name = `d60-${n++}`;
+    const gate = new Gate();
+    const { store, kill } = killable(indexedDbStore(name));
+    const first = await createRuntime({ graphs: { slow: slowGraph(gate) }, store, leaseMs: 300 });
     const t = await first.threads.create();
-    const done = await first.runs.create(t.thread_id, "echo", { input: hi });
-    await first.runs.join(t.thread_id, done.run_id);
-    await first.close();
-    // What a tab closed mid-run leaves: the run marked running, the thread busy.
-    const raw = indexedDbStore(name);
-    await raw.open();
-    const run = (await raw.getRun(done.run_id))!;
-    const thread = (await raw.getThread(t.thread_id))!;
-    await raw.commit([
-      { op: "run.put", run: { ...run, run_id: "00000000-0000-4000-8000-00000000dead", status: "running" } },
-      { op: "thread.put", thread: { ...thread, status: "busy" } },
-    ]);
-    await raw.close();
+    const run = await first.runs.create(t.thread_id, "slow", { input: hi });
+    await gate.reached();
+    await vi.waitFor(async () => expect((await first.threads.getState(t.thread_id)).values).toMatchObject({ log: [`first:${run.run_id}`] }));
+    kill();
 
-    const next = await createRuntime({ graphs: { echo: echoGraph() }, store: indexedDbStore(name) });
-    // No lease holds it: the runtime finds it when it starts and ends it.
-    await vi.waitFor(async () => expect((await next.runs.get(t.thread_id, "00000000-0000-4000-8000-00000000dead")).status).toBe("error"), { timeout: 5_000, interval: 50 });
-    expect((await next.runs.get(t.thread_id, done.run_id)).status).toBe("success");
-    expect((await next.threads.get(t.thread_id)).status).toBe("error");
+    const again = new Gate();
+    const next = await createRuntime({ graphs: { slow: slowGraph(again) }, store: indexedDbStore(name), leaseMs: 300 });
+    await again.reached();
+    again.release();
+    expect(await next.runs.join(t.thread_id, run.run_id)).toMatchObject({ log: [`first:${run.run_id}`, "wait", "last"] });
+    expect(await next.runs.get(t.thread_id, run.run_id)).toMatchObject({ status: "success", attempt: 2 });
     await next.close();
   });
 });

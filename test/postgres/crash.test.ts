@@ -1,9 +1,9 @@
 /**
- * Crash test (D20, D22): three `graphdock serve` processes on one database under a steady load
- * of enqueued runs, one of them SIGKILLed and replaced 20 times. Afterwards: every acknowledged
- * write is there (threads and runs whose creation answered 200), no run executed twice (each
- * run's input appears at most once in its thread's state, and every successful run's exactly
- * once), never two runs at once on a thread, and no thread is left busy.
+ * Crash test (D20, D22, D60): three `graphdock serve` processes on one database under a steady
+ * load of enqueued runs, one of them SIGKILLed and replaced 20 times. Afterwards: every
+ * acknowledged run is there (one cut off by a kill is resumed by another process), none executed
+ * twice (each run's input appears at most once in its thread's state, and every successful run's
+ * exactly once), never two runs at once on a thread, and no thread is left busy.
  */
 import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, expect, inject, it } from "vitest";
@@ -74,7 +74,7 @@ it("20 SIGKILLs under load: no acknowledged write lost, no run executed twice, n
   await Promise.all(load);
   await until(async () => live.size >= 2, 30_000, "replacement processes");
 
-  // Every acknowledged run ends (queued ones run on the survivors; those killed mid-run end error).
+  // Every acknowledged run ends (queued ones run on the survivors; those killed mid-run are resumed there).
   const c = client(anyLive());
   const threadsBusy = await until(
     async () => {
@@ -120,6 +120,8 @@ it("20 SIGKILLs under load: no acknowledged write lost, no run executed twice, n
     `crash test: ${kills} SIGKILLs, ${acked.size} acknowledged runs (${success} success, ${errors} error), ${failedRequests} requests failed on killed processes; ` +
       `lost ${lost}, executed twice ${twice}, overlapping ${overlapping}, threads busy ${busy}`,
   );
+  // A run may be cut off here in each of its attempts (kills are not limited per run): it then
+  // ends error; test/faults limits them and requires every run to succeed.
   expect({ lost, twice, overlapping, busy }).toEqual({ lost: 0, twice: 0, overlapping: 0, busy: 0 });
   expect(acked.size).toBeGreaterThan(50);
 }, 300_000);

@@ -2,8 +2,8 @@
  * Three `graphdock serve` processes on one PostgreSQL database act as one service (D20, D22):
  * a run created on one is joined on another and cancelled from the third; 120 enqueued runs on
  * 12 threads, created round-robin across the processes, all succeed in order with never two
- * running on a thread; a process SIGKILLed mid-run: its run ends `error` once its lease expires
- * and the thread takes new runs through the others.
+ * running on a thread; a process SIGKILLed mid-run: another resumes its run once its lease
+ * expires, and the thread takes new runs through the others.
  */
 import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -97,10 +97,10 @@ describe("three graphdock serve processes on one database", () => {
     expect(pids.size).toBeGreaterThanOrEqual(2);
   }, 120_000);
 
-  it("a process SIGKILLed mid-run: its run ends error once its lease expires and the thread takes new runs through the others", async () => {
+  it("a process SIGKILLed mid-run: another resumes its run as attempt 2 once its lease expires (D60), and the thread takes new runs", async () => {
     const [a, b] = clients as [Client, Client, Client];
     const thread = await a.threads.create();
-    const run = await a.runs.create(thread.thread_id, "ticker", { input: { every: 20, count: 5000 }, streamResumable: true, streamMode: ["custom"] });
+    const run = await a.runs.create(thread.thread_id, "ticker", { input: { every: 20, count: 100 }, streamResumable: true, streamMode: ["custom"] });
     // Wait until the run executes, then kill whichever process executes it.
     const pid = await until(async () => {
       for await (const part of b.runs.joinStream(thread.thread_id, run.run_id, { lastEventId: "-1" } as never)) {
@@ -113,12 +113,20 @@ describe("three graphdock serve processes on one database", () => {
     const t0 = Date.now();
     await servers[victim]!.kill();
     const alive = clients.filter((_, i) => i !== victim);
-    await until(async () => (await alive[0]!.runs.get(thread.thread_id, run.run_id)).status === "error", LEASE_MS * 10, "the run to end error");
+    await until(async () => (await alive[0]!.runs.get(thread.thread_id, run.run_id)).status === "success", LEASE_MS * 10, "the run to be resumed and succeed");
     const endedMs = Date.now() - t0;
-    expect(await alive[1]!.threads.get(thread.thread_id)).toMatchObject({ status: "error" });
+    expect(await alive[0]!.runs.get(thread.thread_id, run.run_id)).toMatchObject({ attempt: 2 });
+    // Its node ran again from its start, on a surviving process.
+    const ticks: Array<{ tick: number; pid: number }> = [];
+    for await (const part of alive[1]!.runs.joinStream(thread.thread_id, run.run_id, { lastEventId: "-1" } as never)) {
+      if (part.event === "custom") ticks.push(part.data as { tick: number; pid: number });
+    }
+    const resumedBy = ticks.at(-1)!.pid;
+    expect(resumedBy).not.toBe(pid);
+    expect(ticks.filter((t) => t.pid === resumedBy).map((t) => t.tick)).toEqual(Array.from({ length: 100 }, (_, i) => i));
+    expect(await alive[1]!.threads.get(thread.thread_id)).toMatchObject({ status: "idle" });
     const out = (await alive[1]!.runs.wait(thread.thread_id, "ordered", { input: { n: 1 } })) as Values;
     expect(out.order).toEqual([1]);
-    expect(await alive[0]!.threads.get(thread.thread_id)).toMatchObject({ status: "idle" });
-    console.log(`multi-process: the killed process's run ended error ${endedMs} ms after SIGKILL (lease ${LEASE_MS} ms)`);
+    console.log(`multi-process: the killed process's run was resumed and ended ${endedMs} ms after SIGKILL (lease ${LEASE_MS} ms, a 2 s node)`);
   }, 60_000);
 });

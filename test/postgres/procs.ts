@@ -1,4 +1,4 @@
-/** Starts `graphdock serve` child processes (the bin's source through tsx) on one PostgreSQL schema. */
+/** Starts `graphdock serve` child processes (the bin's source through tsx) on one store (PostgreSQL schema, JSON-file directory). */
 import { spawn, type ChildProcess } from "node:child_process";
 
 const root = new URL("../..", import.meta.url).pathname;
@@ -13,11 +13,11 @@ export interface Server {
   kill(): Promise<number | null>;
 }
 
-export function startServer(store: string, extra: string[] = []): Promise<Server> {
+export function startServer(store: string, extra: string[] = [], config = "test/postgres/fixtures/graph.json", env: Record<string, string> = {}): Promise<Server> {
   const child = spawn(
     process.execPath,
-    ["--import", "tsx", "src/node/cli.ts", "serve", "--config", "test/postgres/fixtures/graph.json", "--port", "0", "--store", store, ...extra],
-    { cwd: root, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, GRAPHDOCK_API_KEY: "test-key" } },
+    ["--import", "tsx", "src/node/cli.ts", "serve", "--config", config, "--port", "0", "--store", store, ...extra],
+    { cwd: root, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, GRAPHDOCK_API_KEY: "test-key", ...env } },
   );
   let out = "";
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code, signal) => resolve(code ?? (signal ? -1 : null))));

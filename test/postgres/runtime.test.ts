@@ -1,7 +1,7 @@
 /**
  * The runtime's contract suites on PostgreSQL (D20, D22): in process, over HTTP through the
  * official SDK Client, and two runtimes on two store instances over one schema (as two
- * processes on one database).
+ * processes on one database), durable runs included.
  */
 import { Client } from "@langchain/langgraph-sdk";
 import { inject } from "vitest";
@@ -9,7 +9,8 @@ import { serve } from "../../src/node/index.js";
 import { postgresStore } from "../../src/postgres/index.js";
 import { createRuntime } from "../../src/runtime/index.js";
 import { runtimeContract, type ContractClient } from "../runtime/contract.js";
-import { sharedStoreContract } from "../runtime/shared.js";
+import { durableRunsContract } from "../runtime/durable.js";
+import { sharedStoreContract, type StorePair } from "../runtime/shared.js";
 
 const url = inject("pgUrl");
 let n = 0;
@@ -38,7 +39,9 @@ runtimeContract("SDK Client over HTTP (socket), postgres store", async ({ graphs
   };
 });
 
-sharedStoreContract("two postgres store instances on one schema (two processes)", async () => {
+const pgPair: StorePair = async () => {
   const schema = fresh();
   return [store(schema), store(schema)];
-});
+};
+sharedStoreContract("two postgres store instances on one schema (two processes)", pgPair);
+durableRunsContract("two postgres store instances on one schema (two processes)", pgPair);

@@ -6,6 +6,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createRuntime, type Runtime } from "../../src/index.js";
+import type { Run } from "../../src/runtime/types.js";
 import type { Store } from "../../src/persistence/types.js";
 import { echoGraph, type Gate } from "./graphs.js";
 import { schedulerOf } from "../../src/runtime/scheduler.js";
@@ -332,3 +333,22 @@ export function cronsExactlyOnce(name: string, pair: () => Promise<[Store, Store
     });
   });
 }
+
+/** Real-clock cron tests (D65): how long a per-second cron lives, and how long the test watches after deleting it. */
+export const WINDOW_MS = 10_000;
+export const AFTER_MS = 2_000;
+
+/** What a per-second cron's runs over the window must show (printed as the test's figures). */
+export function checkTicks(what: string, runs: Pick<Run, "created_at" | "status">[], deletedAt: number): void {
+  const seconds = runs.map((r) => Math.floor(Date.parse(r.created_at) / 1000));
+  const late = runs.filter((r) => Date.parse(r.created_at) > deletedAt);
+  console.log(`${what}: ${runs.length} runs in ${WINDOW_MS / 1000} s, ${new Set(seconds).size} distinct ticks, ${late.length} after the delete`);
+  expect(runs.length).toBeGreaterThanOrEqual(9);
+  expect(runs.length).toBeLessThanOrEqual(11);
+  // One run per tick: no second holds two (each run is created within its tick's second, a
+  // late one within the next, whose own tick is then not fired).
+  expect(new Set(seconds).size).toBe(runs.length);
+  expect(late).toEqual([]);
+  for (const r of runs) expect(r.status).toBe("success");
+}
+

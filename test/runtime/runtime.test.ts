@@ -148,16 +148,26 @@ describe("runtime options", () => {
     await second.close();
   });
 
-  it("close cancels in-flight runs and is idempotent", async () => {
+  it("close drains in-flight runs back to the queue (their waiters here get conflict) and is idempotent; the next runtime resumes them", async () => {
     const gate = new Gate();
-    const runtime = await createRuntime({ graphs: testGraphs(gate) });
+    const store = memoryStore();
+    const runtime = await createRuntime({ graphs: testGraphs(gate), store });
     const t = await runtime.threads.create();
     const run = await runtime.runs.create(t.thread_id, "slow", { input: {} });
     await gate.reached(1);
     const joined = runtime.runs.join(t.thread_id, run.run_id);
     await Promise.all([runtime.close(), runtime.close()]);
-    expect(await joined).toMatchObject({ log: [`first:${run.run_id}`] });
+    await expectCode(joined, "conflict");
     await expectCode(runtime.threads.get(t.thread_id), "conflict");
+    // Handed back: pending as its next attempt, the drain not counted against maxAttempts.
+    expect(await store.getRun(run.run_id)).toMatchObject({ status: "pending", attempt: 2, execution: { drains: 1 } });
+    const next = await createRuntime({ graphs: testGraphs(gate), store, maxAttempts: 1 });
+    await gate.reached(2);
+    gate.release();
+    // Resumed from its checkpoint: `first` ran once, `wait` (cut off) again.
+    expect(await next.runs.join(t.thread_id, run.run_id)).toMatchObject({ log: [`first:${run.run_id}`, "wait", "last"] });
+    expect(await next.runs.get(t.thread_id, run.run_id)).toMatchObject({ status: "success", attempt: 2 });
+    await next.close();
   });
 
   it("close waits for a run still recording its outcome, so that write never meets a closed store", async () => {

@@ -12,7 +12,7 @@
  *   channel; a gap between the two (events broadcast before they were flushed) is filled by
  *   reading again once the publisher reports the flush.
  */
-import type { RunEventPort, RunEventReadOptions, RunEventRecord } from "../types.js";
+import type { RunEventOpenOptions, RunEventPort, RunEventReadOptions, RunEventRecord } from "../types.js";
 
 /** Messages about run events between tabs. */
 export type EventMessage =
@@ -49,6 +49,18 @@ interface LocalLog {
   events: RunEventRecord[];
   /** Readers of this instance that may still read it; an ended log is forgotten when none is left. */
   readers: number;
+}
+
+/** The index of the first of `events` (in increasing `seq` order) with `seq > after`. */
+function firstAfter(events: readonly RunEventRecord[], after: number): number {
+  let lo = 0;
+  let hi = events.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (events[mid]!.seq <= after) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /** How many ended logs of this instance are remembered as ended (non-resumable ones keep no record). */
@@ -126,8 +138,17 @@ export class IdbRunEvents implements RunEventPort {
     });
   }
 
-  async open(runId: string, options: { resumable: boolean }): Promise<void> {
-    const log: LocalLog = { resumable: options.resumable, next: 0, ended: false, events: [], readers: 0 };
+  async open(runId: string, options: RunEventOpenOptions): Promise<void> {
+    const had = this.logs.get(runId);
+    // Open here already (a run resumed by this instance): published after, past `from` (an
+    // attempt in another tab may have published in between).
+    if (had && !had.ended) {
+      had.next = Math.max(had.next, options.from ?? 0);
+      return;
+    }
+    // Numbered from `from` for a run resumed as a later attempt (D62): other tabs' readers take
+    // the jump at its `metadata` event.
+    const log: LocalLog = { resumable: options.resumable, next: Math.max(had?.next ?? 0, options.from ?? 0), ended: false, events: [], readers: 0 };
     this.logs.set(runId, log);
     // Only a resumable log is kept (its record tells a late reader it exists and when it ends);
     // other tabs learn of any log from the channel.
@@ -282,6 +303,8 @@ export class IdbRunEvents implements RunEventPort {
       }
       let needRead = !fromNow;
       let readAfterEnd = false;
+      /** The jump in the numbering up to which storage was read for what came before it. */
+      let filled = -1;
       while (!signal?.aborted) {
         if (dropped || this.dropped.has(runId)) return;
         const mine = local();
@@ -294,12 +317,22 @@ export class IdbRunEvents implements RunEventPort {
             last = mine.next - 1;
             fromNow = false;
           }
-          // This instance publishes the log: events from memory.
-          const first = mine.events[0]?.seq ?? 0;
-          for (let i = Math.max(0, last + 1 - first); i < mine.events.length; i++) {
+          // This instance publishes the log: events from memory. A jump in the numbering is a
+          // resumed attempt (D62): what earlier attempts published elsewhere comes first, from
+          // storage (a resumable log's).
+          const events = mine.events;
+          for (let i = firstAfter(events, last); i < events.length; i++) {
             if (signal?.aborted) return;
-            const rec = mine.events[i]!;
-            if (rec.seq <= last) continue;
+            const rec = events[i]!;
+            if (rec.seq !== last + 1 && mine.resumable && filled < rec.seq) {
+              filled = rec.seq;
+              for (const earlier of await this.backend.readEvents(runId, last)) {
+                if (earlier.seq >= rec.seq) break;
+                if (signal?.aborted) return;
+                last = earlier.seq;
+                yield earlier;
+              }
+            }
             last = rec.seq;
             yield rec;
           }
@@ -323,7 +356,14 @@ export class IdbRunEvents implements RunEventPort {
         // Another tab's log, or one that ended: persisted events, then live ones.
         let progressed = false;
         while (live.length > 0 && live[0]!.seq <= last) live.shift();
-        while (live.length > 0 && live[0]!.seq === last + 1) {
+        // A resumed attempt's `metadata` numbered past a gap (D62): taken once storage was read
+        // for what came before it.
+        const jump = live.length > 0 && live[0]!.seq > last + 1 && live[0]!.event === "metadata" ? live[0]!.seq : undefined;
+        if (jump !== undefined && filled < jump && (stored?.resumable ?? liveResumable) !== false) {
+          filled = jump;
+          needRead = true;
+        }
+        while (live.length > 0 && (live[0]!.seq === last + 1 || (live[0]!.seq === jump && filled >= jump && !needRead))) {
           if (signal?.aborted) return;
           const rec = live.shift()!;
           last = rec.seq;
@@ -336,7 +376,8 @@ export class IdbRunEvents implements RunEventPort {
           needRead = false;
           for (const rec of await this.backend.readEvents(runId, last)) {
             if (signal?.aborted) return;
-            if (rec.seq !== last + 1) break;
+            // A gap is only ever before a resumed attempt's first event (D62).
+            if (rec.seq !== last + 1 && rec.event !== "metadata") break;
             last = rec.seq;
             yield rec;
           }

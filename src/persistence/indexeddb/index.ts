@@ -38,6 +38,7 @@ class IndexedDbStore extends IdbReads implements Store {
   private channel: BroadcastChannel | undefined;
   private changeListeners = new Set<(change: ExternalChange) => void>();
   private eventListeners = new Set<(m: EventMessage) => void>();
+  private runtimeListeners = new Set<(owner: string) => void>();
 
   constructor(name: string, options: IndexedDbStoreOptions) {
     super(name, options);
@@ -125,6 +126,7 @@ class IndexedDbStore extends IdbReads implements Store {
     if (message.k === "change") for (const l of this.changeListeners) l(message.change);
     else if (message.k === "notify") this.topics.deliver(message.topic, message.payload);
     else if (message.k === "event") for (const l of this.eventListeners) l(message.m);
+    else if (message.k === "runtime") for (const l of this.runtimeListeners) l(message.owner);
   }
 
   subscribe(topic: string, listener: (payload: string | undefined) => void): () => void {
@@ -136,6 +138,65 @@ class IndexedDbStore extends IdbReads implements Store {
     this.port();
     this.changeListeners.add(listener);
     return () => this.changeListeners.delete(listener);
+  }
+
+  /**
+   * Liveness of the runtimes on this database (D64). Each holds an exclusive Web Lock named after
+   * it while it runs; the browser releases it when the tab closes (or crashes). Every other
+   * runtime asks for a shared lock of the same name, granted only then, and learns at once that
+   * its runs may be resumed. Runtimes find each other through `navigator.locks.query()` and a
+   * message on the channel when one starts; a runtime starting also reports the owners of stored
+   * leases that hold no lock (a tab closed or reloaded before it started). Without Web Locks
+   * (Node) nothing is watched: leases expire as usual.
+   */
+  watchOwners(owner: string, onGone: (owner: string) => void): () => void {
+    const locks = (globalThis.navigator as Navigator | undefined)?.locks;
+    if (!locks) return () => undefined;
+    const prefix = `graphdock:${this.name}:runtime:`;
+    const watching = new Map<string, AbortController>();
+    let stopped = false;
+    const watch = (other: string) => {
+      if (stopped || other === owner || watching.has(other)) return;
+      const abort = new AbortController();
+      watching.set(other, abort);
+      locks
+        .request(prefix + other, { mode: "shared", signal: abort.signal }, () => {
+          watching.delete(other);
+          if (!stopped) onGone(other);
+        })
+        .catch(() => watching.delete(other)); // stopped watching
+    };
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    this.port();
+    this.runtimeListeners.add(watch);
+    void locks.request(prefix + owner, async () => {
+      if (stopped) return;
+      // Held from here: the others may watch it now.
+      this.post({ k: "runtime", owner });
+      const state = await locks.query();
+      // Alive: those holding their lock, and those starting (their exclusive request pending).
+      const alive = new Set<string>();
+      for (const lock of [...(state.held ?? []), ...(state.pending ?? []).filter((l) => l.mode === "exclusive")]) {
+        if (lock.name?.startsWith(prefix)) alive.add(lock.name.slice(prefix.length));
+      }
+      for (const other of alive) watch(other);
+      // Leases held by a runtime that is gone already (the tab this one reloads) are void too.
+      try {
+        const gone = new Set((await this.expiredLeases("", Number.POSITIVE_INFINITY)).map((l) => l.owner).filter((o) => o !== owner && !alive.has(o)));
+        for (const other of gone) if (!stopped) onGone(other);
+      } catch {
+        // unreadable now: those leases expire
+      }
+      await held;
+    });
+    return () => {
+      stopped = true;
+      this.runtimeListeners.delete(watch);
+      for (const abort of watching.values()) abort.abort();
+      watching.clear();
+      release();
+    };
   }
 
   withLock<T>(key: string, fn: () => Promise<T>): Promise<T> {

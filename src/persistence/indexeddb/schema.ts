@@ -118,4 +118,6 @@ export const RUNS = "\u0001runs";
 export type TabMessage =
   | { k: "change"; change: ExternalChange }
   | { k: "notify"; topic: string; payload?: string }
-  | { k: "event"; m: EventMessage };
+  | { k: "event"; m: EventMessage }
+  /** A runtime started on the database: the others watch its liveness lock (`watchOwners`). */
+  | { k: "runtime"; owner: string };

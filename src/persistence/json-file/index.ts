@@ -28,7 +28,9 @@
  *   `seq` is the last commit folded in; `crc` is the CRC-32 of the text after `"ops":` (gzip
  *   checks its own bytes too). It is compressed because it holds the whole history: a 500-turn
  *   chat's snapshot is 0.3-0.8x its final state gzip'd, 7-10x as plain JSON.
- * - `lock`: the pid of the process that has the directory open.
+ * - `lock`: the pid of the process that has the directory open. Taking it over from a process
+ *   that died proves that process's leases dead: opening voids every stored lease (D64), so the
+ *   runs it was executing are resumed at once rather than after their lease.
  *
  * Opening reads the snapshot and replays the log lines after its `seq`. When the log grows past
  * `max(compactBytes, the snapshot's uncompressed size)`, and on `close()`, it is folded into a
@@ -241,6 +243,9 @@ class JsonFileStore extends MemoryStore {
       await this.lock();
       try {
         const rewrite = await this.load();
+        // One writer per directory: whoever held the leases stored here has closed or died (its
+        // lock is ours now), so they are void and their runs can be resumed at once (D64).
+        this.data.leases.clear();
         this.log = await open(this.logPath, "a");
         if (rewrite) await this.compact();
       } catch (err) {
