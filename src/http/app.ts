@@ -127,7 +127,10 @@ export function createApp(runtime: HttpRuntime, options: AppOptions = {}): Graph
     for (const path of endpoint.paths) {
       const serve: MiddlewareHandler<ApiEnv> = async (c) => {
         c.set("route", path);
-        return endpoint.fetch(c.req.raw, { runtime, path: relativePath(c), basePath: api.mountPath(c) });
+        // The routes ignore a trailing slash; an endpoint is given it (a page at `/studio/` is not `/studio`).
+        const asked = relativePath(c);
+        const slash = new URL(c.req.url).pathname.endsWith("/") && !asked.endsWith("/");
+        return endpoint.fetch(c.req.raw, { runtime, path: slash ? `${asked}/` : asked, basePath: api.mountPath(c) });
       };
       app.all(path, serve);
       app.all(path.endsWith("/") ? `${path}*` : `${path}/*`, serve);

@@ -104,6 +104,8 @@ const run = z.object({
   metadata: record,
   kwargs: record,
   multitask_strategy: z.nullable(multitaskStrategy),
+  /** 1 for a run's first execution, one more each time a cut-off run is resumed (docs/durable.md). */
+  attempt: int,
 });
 
 const cron = z.object({

@@ -1,6 +1,6 @@
 /**
  * Where graphdock sends something other than the LangGraph.js agent server on purpose: each
- * decision of docs/decisions.md (D45-D49) with the differences it explains, as predicates over
+ * decision of docs/decisions.md (D45-D49, D60) with the differences it explains, as predicates over
  * the differences the comparison finds (./transcript.ts). A difference none explains fails the
  * comparison.
  */
@@ -76,6 +76,11 @@ export const DECISIONS: Decision[] = [
       "JS server's release 2.0.0 and the Python server send it; its latest release sends values, metadata and next only.",
     explains: (d) =>
       /^frames\[\d+\] checkpoints(\|\S*)?\.(config|parent_config|checkpoint|parent_checkpoint|tasks)$/.test(d.path) && d.reference === undefined,
+  },
+  {
+    id: "D60",
+    says: "A run record says which attempt it is in (`attempt`, 1 until a cut-off run is resumed); the JS server's runs have no such field.",
+    explains: (d) => !inFrame(d) && d.label.includes("/runs") && /^body(\[\d+\])?\.attempt$/.test(d.path) && addedAs(d, 1),
   },
 ];
 

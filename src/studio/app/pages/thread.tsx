@@ -454,28 +454,34 @@ function Timeline(props: { threadId: string; version: number; head: string | nul
   const [selected, setSelected] = useState<string | null>(null);
   const [forking, setForking] = useState<State | null>(null);
   const loading = useRef(false);
+  // Each reload supersedes the loads before it: an older answer arriving late is dropped.
+  const generation = useRef(0);
 
   const load = async (before: State | undefined, replace: boolean) => {
     if (loading.current) return;
     loading.current = true;
+    const mine = generation.current;
     try {
       const page = (await api.client.threads.getHistory(props.threadId, {
         limit: HISTORY_PAGE,
         ...(before ? { before: { configurable: { checkpoint_id: before.checkpoint.checkpoint_id } } } : {}),
         select: TIMELINE_FIELDS,
       } as never)) as State[];
+      if (mine !== generation.current) return;
       setItems((old) => (replace ? page : [...old, ...page]));
       setDone(page.length < HISTORY_PAGE);
       setError(null);
     } catch (err) {
+      if (mine !== generation.current) return;
       const e = toStudioError(err);
       if (e.status === 401) requestSignIn(e.message);
       setError(e.message);
     } finally {
-      loading.current = false;
+      if (mine === generation.current) loading.current = false;
     }
   };
   useEffect(() => {
+    generation.current++;
     loading.current = false;
     void load(undefined, true);
   }, [props.threadId, props.version]);
