@@ -22,7 +22,7 @@ export interface GraphSchemaOptions<Ctx = unknown> {
 
 /** JSON Schema of a declared zod schema: draft-07, unrepresentable parts as `{}`. */
 export async function toJsonSchema(schema: $ZodType, io: "input" | "output"): Promise<Record<string, unknown>> {
-  const { toJSONSchema } = await import("zod/v4/core");
+  const { toJSONSchema } = await import("./json-schema.js");
   return toJSONSchema(schema, { target: "draft-07", unrepresentable: "any", io }) as Record<string, unknown>;
 }
 

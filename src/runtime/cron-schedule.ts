@@ -1,10 +1,22 @@
 /**
  * Cron schedules: a 5-field (minute) or 6-field (second) expression read in an IANA
  * time zone, parsed and stepped by `croner` (browser-safe, no Node built-ins). Nothing here
- * parses an expression by hand.
+ * parses an expression by hand. croner is imported at the first schedule checked, so pages that
+ * use no crons never load it.
  */
-import { Cron } from "croner";
+import type { Cron } from "croner";
 import { invalidInput } from "../errors.js";
+
+let croner: Promise<typeof import("croner")> | undefined;
+
+/** croner, imported once; a failed import (a chunk the page could not fetch) is tried again at the next call. */
+export function loadCroner(): Promise<typeof import("croner")> {
+  croner ??= import("croner").catch((err: unknown) => {
+    croner = undefined;
+    throw err;
+  });
+  return croner;
+}
 
 /** A checked schedule: the next tick after any time, or `null` once `endTime` is passed. */
 export interface Schedule {
@@ -16,7 +28,8 @@ export interface Schedule {
  * Checks `expression` in `timezone` (default UTC) and returns its stepper; a bad expression or
  * time zone is `invalid_input` naming `what`. `endTime` (ISO) bounds it: ticks after it are none.
  */
-export function parseSchedule(expression: string, timezone: string | null, endTime: string | null, what: string): Schedule {
+export async function parseSchedule(expression: string, timezone: string | null, endTime: string | null, what: string): Promise<Schedule> {
+  const { Cron } = await loadCroner();
   let cron: Cron;
   try {
     // No callback: croner only computes dates, it starts no timer.

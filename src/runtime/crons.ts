@@ -109,7 +109,7 @@ export function cronsApi(core: Core, caller: Caller): CronsApi {
     const c = parse(cronSchemas.create, payload ?? {}, call);
     const p = runPart(payload, call);
     const endTime = c.endTime === undefined ? null : asIso(Date.parse(c.endTime));
-    const schedule = parseSchedule(c.schedule, c.timezone ?? null, endTime, call);
+    const schedule = await parseSchedule(c.schedule, c.timezone ?? null, endTime, call);
     const cronId = core.ids.uuid();
     const user = core.auth ? await caller.user() : undefined;
     const value: Record<string, unknown> = {
@@ -165,7 +165,7 @@ export function cronsApi(core: Core, caller: Caller): CronsApi {
       const endTime = u.endTime === undefined ? cron.end_time : u.endTime === null ? null : asIso(Date.parse(u.endTime));
       const timezone = u.timezone ?? cron.timezone;
       const expression = u.schedule ?? cron.schedule;
-      const schedule = parseSchedule(expression, timezone, endTime, call);
+      const schedule = await parseSchedule(expression, timezone, endTime, call);
       const merged: Record<string, unknown> = { ...cron.payload, ...payloadOf(p) };
       await checkRun(core, tickCaller(cron, caller), cron.thread_id, cron.assistant_id, parse(schemas.run, optionsOf(merged), call), call);
       const enabled = u.enabled ?? cron.enabled;

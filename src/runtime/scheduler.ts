@@ -22,7 +22,7 @@ import { OWNER_USER } from "../auth/types.js";
 import { GraphdockError } from "../errors.js";
 import type { CronRecord } from "../persistence/crons.js";
 import type { WriteOp } from "../persistence/types.js";
-import { parseSchedule } from "./cron-schedule.js";
+import { loadCroner, parseSchedule } from "./cron-schedule.js";
 import { CRONS_TOPIC, tickCaller, tickOptions } from "./crons.js";
 import type { RunControl } from "./control.js";
 import type { Caller, Core } from "./core.js";
@@ -149,9 +149,11 @@ export class CronScheduler {
   private async fire(cron: CronRecord, now: number): Promise<void> {
     const { core } = this;
     const scheduledFor = cron.next_run_date!;
+    // croner loads first: a failed load fails the pass, which retries; it does not end the cron.
+    await loadCroner();
     let nextRun: string | null;
     try {
-      nextRun = parseSchedule(cron.schedule, cron.timezone, cron.end_time, `cron ${cron.cron_id}`).nextAfter(now)?.toISOString() ?? null;
+      nextRun = (await parseSchedule(cron.schedule, cron.timezone, cron.end_time, `cron ${cron.cron_id}`)).nextAfter(now)?.toISOString() ?? null;
     } catch {
       nextRun = null; // stored by an older version with a schedule this one refuses: it ends
     }
