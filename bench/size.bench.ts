@@ -11,6 +11,7 @@
  * - "one file": the bundle with those inlined, what a bundler without code splitting ships; the
  *   figure this bench printed before D120. It also says whether any of zod's locales beyond
  *   English got in.
+ * - a page importing only `createRuntime`, `StateGraph` and `indexedDbStore`, at start.
  * - what zod costs at start, and the minified bytes by package at start.
  *
  * Then `graphdock/http` for the browser: alone, and what it adds to a page that has the core
@@ -28,6 +29,8 @@ const BUDGET = 105 * 1024;
 const CORE = `export * from "./src/index.ts";\n`;
 const IDB = `export * from "./src/persistence/indexeddb/index.ts";\n`;
 const HTTP = `export * from "./src/http/index.ts";\n`;
+/** A page that imports only what it runs: the package is marked free of side effects. */
+const APP = `export { createRuntime, StateGraph } from "./src/index.ts";\nexport { indexedDbStore } from "./src/persistence/indexeddb/index.ts";\n`;
 
 const gzip = (code: Uint8Array) => gzipSync(code, { level: 9 }).byteLength;
 const kB = (bytes: number) => `${(bytes / 1024).toFixed(1)} kB`;
@@ -116,6 +119,8 @@ export default async function main(): Promise<void> {
   console.log(`    (esbuild --splitting loads ${split} B (${kB(split)}) at start)`);
   console.log(`  on first use: ${whole.gzip - start.gzip} B gzip (${kB(whole.gzip - start.gzip)}) more: croner at the first cron, zod's JSON Schema converter at the first getSchemas`);
   console.log(`${line("one file:", whole)}; zod locales beyond English: ${locales.length ? locales.join(", ") : "none"}`);
+  const app = await bundle(APP, [startOnly]);
+  console.log(`  only createRuntime, StateGraph and indexedDbStore imported, at start: ${app.gzip} B gzip (${kB(app.gzip)})`);
   console.log(`  zod left out (external): ${noZod.gzip} B gzip (${kB(noZod.gzip)}) at start: zod costs ${kB(start.gzip - noZod.gzip)} gzip there`);
   console.log("  minified bytes by package at start:");
   for (const [pkg, bytes] of byPackage(start.metafile)) console.log(`    ${pkg.padEnd(28)} ${String(bytes).padStart(8)} B`);
