@@ -40,12 +40,6 @@ const sources = walk("src");
 /** Where decision numbers may be cited. */
 const citing = [...docs, ...sources, ...["test", "bench", "examples", "scripts"].flatMap(walk), "tsup.config.ts", "vitest.config.ts"];
 
-/**
- * Files whose references another change rewrites (none now: the HTTP layer's rewrite has
- * landed). An entry must still hold a bad reference (the test says when it no longer does, so
- * the entry goes).
- */
-const PENDING = new Set<string>();
 
 /** The comments of a source file (line and block comments), with their line numbers. */
 function comments(text: string): Array<{ line: number; text: string }> {
@@ -146,8 +140,7 @@ describe("references", () => {
 
   it("every path mentioned in src/, docs/ and the README exists; nothing cites documents outside the repository", () => {
     const problems: Problems = [];
-    const pending = new Set<string>();
-    const report = (file: string, line: number, what: string) => (PENDING.has(file) ? pending.add(file) : problems.push(`${file}:${line}: ${what}`));
+    const report = (file: string, line: number, what: string) => problems.push(`${file}:${line}: ${what}`);
     for (const file of docs) {
       const text = prose(read(file));
       checkMentions(file, text, 1, problems);
@@ -165,7 +158,7 @@ describe("references", () => {
         for (const m of c.text.matchAll(/(?<![\w./-])([\w-]+\.md)\b/g)) {
           if (!existsSync(join(root, dirname(file), m[1]!))) mentioned.push(`${file}:${c.line + lineOf(c.text, m.index) - 1}: ${m[1]} is no file beside ${file}`);
         }
-        for (const p of mentioned) (PENDING.has(file) ? pending.add(file) : problems.push(p));
+        problems.push(...mentioned);
         for (const pattern of EXTERNAL) for (const m of c.text.matchAll(new RegExp(pattern, "g" + pattern.flags))) report(file, c.line + lineOf(c.text, m.index) - 1, `cites "${m[0]}", which is not in the repository`);
       }
     }
@@ -175,8 +168,6 @@ describe("references", () => {
       for (const pattern of EXTERNAL) for (const m of text.matchAll(new RegExp(pattern, "g" + pattern.flags))) report(file, lineOf(text, m.index), `cites "${m[0]}", which is not in the repository`);
     }
     expect(problems).toEqual([]);
-    // The pending files still hold references (else their entry goes).
-    expect([...pending].sort()).toEqual([...PENDING].sort());
   });
 
   it("error messages cite no document and no decision", () => {
@@ -184,7 +175,7 @@ describe("references", () => {
     for (const file of sources) {
       const text = read(file).replace(/\/\*[\s\S]*?\*\/|(?<![:"'`\w])\/\/[^\n]*/g, (c) => c.replace(/[^\n]/g, " "));
       for (const m of text.matchAll(/"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`(?:[^`\\]|\\.)*`/g)) {
-        if (/\bD\d{1,3}\b|\b[\w-]+\.md\b|\bseed-spec\b/.test(m[0]) && !PENDING.has(file)) problems.push(`${relative(root, join(root, file))}:${lineOf(text, m.index)}: ${m[0].slice(0, 100)}`);
+        if (/\bD\d{1,3}\b|\b[\w-]+\.md\b|\bseed-spec\b/.test(m[0])) problems.push(`${relative(root, join(root, file))}:${lineOf(text, m.index)}: ${m[0].slice(0, 100)}`);
       }
     }
     expect(problems).toEqual([]);
