@@ -152,10 +152,13 @@ export class LangGraphAdapter implements CompiledGraph {
     // does: the mode's work in the loop decides where other modes' frames fall among the events.
     const lgModes = ENGINE_MODES.filter((m) => m === "values" || modes.has(m) || (m === "debug" && wantsEvents));
     const streamSubgraphs = options.streamSubgraphs === true;
+    // The root run names no checkpoint namespace: LangGraph before 1.4 splits a given "" into
+    // the namespace [""], so every chunk of the root would come out as a subgraph's.
+    const { checkpoint_ns: _ns, ...runConfigurable } = configurable ?? {};
     const lgConfig: Record<string, unknown> = {
       ...rest,
       configurable: {
-        ...configurable,
+        ...runConfigurable,
         thread_id: threadId,
         ...(options.checkpointId !== undefined ? { checkpoint_id: options.checkpointId } : {}),
         [CHECKPOINTER]: saver,
