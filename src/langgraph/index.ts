@@ -8,9 +8,12 @@
  * - `GraphdockItemStore`: a LangGraph `BaseStore` over an graphdock item store.
  *
  * Importing this module registers the adapter for the core entry (see src/runtime/graph-port.ts),
- * which is how a browser bundle hosts LangGraph.js graphs passed as is.
+ * which is how a browser bundle hosts LangGraph.js graphs passed as is, and the SDK logger graphs
+ * reach with `getLogger()` (src/runtime/sdk-logger.ts): imported before an app's graph modules, it
+ * lets a graph call `getLogger()` as its module loads.
  */
 import { LANGGRAPH_HOST_KEY, type LangGraphHost } from "../runtime/graph-port.js";
+import { registerSdkLogger } from "../runtime/sdk-logger.js";
 import { fromLangGraph } from "./adapter.js";
 
 export { fromLangGraph, LangGraphAdapter } from "./adapter.js";
@@ -24,3 +27,4 @@ export type { LangGraphGraph, HostedGraph } from "../runtime/graph-port.js";
 
 const host: LangGraphHost = { fromLangGraph };
 Reflect.set(globalThis, LANGGRAPH_HOST_KEY, host);
+registerSdkLogger();

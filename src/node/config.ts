@@ -9,6 +9,7 @@ import { invalidInput } from "../errors.js";
 import type { Store } from "../persistence/types.js";
 import { jsonFileStore } from "../persistence/json-file/index.js";
 import { createRuntime, type Runtime } from "../runtime/index.js";
+import { registerSdkLogger } from "../runtime/sdk-logger.js";
 import { loadAuth } from "./auth-loader.js";
 import { loadExport } from "./load.js";
 import { applyEnv, configuredDefaults, entryPath, loadHttpApp, type GraphEntrySpec } from "./graph-json.js";
@@ -121,8 +122,10 @@ export async function loadGraphs(
       { path: "graphs", message: "expected a non-empty object" },
     ]);
   }
-  // Before the graphs are imported: their modules may read the environment.
+  // Before the graphs are imported: their modules may read the environment, and call the SDK's
+  // getLogger() as they load.
   await applyEnv(config.env, dirname(file), file);
+  registerSdkLogger();
   const graphs: Record<string, GraphEntry> = {};
   for (const [id, spec] of Object.entries(config.graphs)) {
     graphs[id] = await loadExport<GraphEntry>(entryPath(id, spec, file), dirname(file));

@@ -1,10 +1,15 @@
 /**
  * The logger the agent server registers for graphs: `getLogger()` from
  * `@langchain/langgraph-sdk/logging` reads it from a global (`Symbol.for("langgraph.api.sdk-logger")`)
- * and throws when nothing registered one. Graphs written for the platform call it, so a runtime
- * registers one: the `logger` option of `createRuntime` (it replaces what was there), else a
- * console logger when none is registered yet (a platform's or another runtime's is kept). The
- * global is one per realm, as on the platform.
+ * and throws when nothing registered one. Graphs written for the platform call it, often when
+ * their module is imported (`const logger = getLogger()` at the top), so it must be registered
+ * before any graph module is imported: the graph.json loader does it first, and so does importing
+ * `graphdock/langgraph` (an app that imports its graph modules itself imports that first).
+ *
+ * What graphdock registers is a forwarder: the object a graph got from `getLogger()` keeps
+ * forwarding to the logger of the runtime created later (`createRuntime({ logger })`), else to a
+ * console logger. A logger someone else registered (a platform's) is kept unless a runtime is
+ * given its own. The global is one per realm, as on the platform.
  */
 
 /** One leveled log method: a message with metadata, or an object. Returns the logger (chaining). */
@@ -47,9 +52,31 @@ export function isSdkLogger(value: unknown): value is SdkLogger {
   return typeof value === "object" && value !== null && LEVELS.every((l) => typeof (value as Record<string, unknown>)[l] === "function");
 }
 
-/** Registers the graphs' logger (see the module comment). */
-export function registerSdkLogger(logger: SdkLogger | undefined): void {
+/** Where graphdock's forwarder keeps its target (shared by every copy of graphdock in the realm). */
+const TARGET = Symbol.for("graphdock.sdk-logger.target");
+
+type Forwarder = SdkLogger & { [TARGET]: SdkLogger };
+
+function forwarder(target: SdkLogger): Forwarder {
+  const logger = { [TARGET]: target } as Forwarder;
+  for (const level of LEVELS) {
+    logger[level] = (message, ...meta) => {
+      logger[TARGET][level](message, ...meta);
+      return logger;
+    };
+  }
+  return logger;
+}
+
+const isForwarder = (value: unknown): value is Forwarder => typeof value === "object" && value !== null && TARGET in value;
+
+/** Registers the graphs' logger (see the module comment): `logger`, else a console logger unless one is registered. */
+export function registerSdkLogger(logger?: SdkLogger): void {
   const global = globalThis as { [GLOBAL_LOGGER]?: SdkLogger };
-  if (logger) global[GLOBAL_LOGGER] = logger;
-  else global[GLOBAL_LOGGER] ??= consoleLogger();
+  const current = global[GLOBAL_LOGGER];
+  if (isForwarder(current)) {
+    if (logger) current[TARGET] = logger;
+  } else if (current === undefined || logger) {
+    global[GLOBAL_LOGGER] = forwarder(logger ?? consoleLogger());
+  }
 }
