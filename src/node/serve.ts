@@ -202,7 +202,12 @@ export function toNodeListener(handler: FetchHandler, options: NodeListenerOptio
       const closeAfter = () => {
         if (!req.complete) outHeaders.connection = "close";
       };
-      if (!response.body || !outHeaders["content-type"]?.startsWith("text/event-stream")) {
+      // A body that says it is chunked (a custom route streaming with Hono's `stream*` helpers)
+      // streams like SSE. The framing is node:http's own: an app's Transfer-Encoding is dropped,
+      // since a response carrying it next to the Content-Length written below is invalid.
+      const chunked = /\bchunked\b/i.test(outHeaders["transfer-encoding"] ?? "");
+      delete outHeaders["transfer-encoding"];
+      if (!response.body || (!chunked && !outHeaders["content-type"]?.startsWith("text/event-stream"))) {
         // A finite body: one write with its length (cheaper than pumping a stream).
         const body = response.body ? Buffer.from(await response.arrayBuffer()) : undefined;
         if (body) outHeaders["content-length"] = String(body.length);
@@ -261,6 +266,29 @@ async function pump(body: ReadableStream<Uint8Array>, res: ServerResponse, signa
   }
 }
 
+/** Where the SDK's `Client` looks for the server it runs in (see {@link bindLoopback}). */
+const LOOPBACK_FETCH = Symbol.for("langgraph_api:fetch");
+const LOOPBACK_URL = Symbol.for("langgraph_api:url");
+
+/**
+ * Lets code running in this server (a graph's node, a custom route) reach it with the SDK's
+ * `new Client()` and no URL, as on the agent server: a `Client` made without `apiUrl` reads a
+ * fetch and a URL from these globals. The fetch calls the handler in process (custom routes,
+ * auth and all), without a round trip through a socket. The last server started in the process
+ * is the one reached; closing it unbinds it.
+ */
+function bindLoopback(handler: FetchHandler, url: string): () => void {
+  const global = globalThis as { [LOOPBACK_FETCH]?: unknown; [LOOPBACK_URL]?: unknown };
+  const loopback = (input: string | URL | Request, init?: RequestInit) => handler(new Request(input, init));
+  global[LOOPBACK_FETCH] = loopback;
+  global[LOOPBACK_URL] = url;
+  return () => {
+    if (global[LOOPBACK_FETCH] !== loopback) return;
+    delete global[LOOPBACK_FETCH];
+    delete global[LOOPBACK_URL];
+  };
+}
+
 /**
  * Serves `runtime` over HTTP on `node:http` and resolves once listening.
  *
@@ -276,7 +304,8 @@ export async function serve(runtime: HttpRuntime, options: ServeOptions = {}): P
   const endpoints = [...(handlerOptions.endpoints ?? []), ...protocols];
   if (studioOption !== false) endpoints.push(studio(studioOption === true ? {} : studioOption));
   if (docs && !handlerOptions.disable?.includes("meta")) endpoints.push(apiDocs());
-  const listener = toNodeListener(createFetchHandler(runtime, { ...handlerOptions, endpoints }), { onError });
+  const handler = createFetchHandler(runtime, { ...handlerOptions, endpoints });
+  const listener = toNodeListener(handler, { onError });
   const server = createServer(listener);
   server.on("checkContinue", listener.checkContinue);
   const closeSockets = attachProtocolV2WebSocket(server, runtime, handlerOptions); // the v2 protocol over WebSocket
@@ -301,13 +330,16 @@ export async function serve(runtime: HttpRuntime, options: ServeOptions = {}): P
   }
   const address = server.address() as AddressInfo;
   const shownHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  const url = `http://${shownHost}:${address.port}`;
+  const unbind = bindLoopback(handler, url);
   return {
-    url: `http://${shownHost}:${address.port}`,
+    url,
     port: address.port,
     host: address.address,
     server,
     close: () =>
       new Promise<void>((resolve, reject) => {
+        unbind();
         server.close((err) => (err ? reject(err) : resolve()));
         server.closeAllConnections();
         closeSockets();
