@@ -149,7 +149,8 @@ export class Core {
     const id = this.resolveAssistantId(assistantId);
     const assistant = await this.store.getAssistant(id);
     if (!assistant || !matchesAuthFilter(assistant.metadata, filter)) {
-      throw notFound(`graphdock: assistant "${assistantId}" not found. Pass an assistant id or a registered graph id (${[...this.graphs.keys()].join(", ")}).`);
+      // Worded as the agent server words it ("No assistant found for"): clients match on it.
+      throw notFound(`graphdock: No assistant found for "${assistantId}". Pass an assistant id or a registered graph id (${[...this.graphs.keys()].join(", ")}).`);
     }
     return assistant;
   }

@@ -300,7 +300,11 @@ describe("runs over HTTP (D11)", () => {
     expect(joined.status).toBe(200);
     expect(joined.headers.get("content-type")).toMatch(/^text\/event-stream/);
     await readSse(joined);
-    expect((await call(handler, "GET", "/runs/00000000-0000-4000-8000-000000000000/stream")).status).toBe(404);
+    // A join of a run that is not there: an open stream holding one error event saying 404.
+    const missing = await call(handler, "GET", "/runs/00000000-0000-4000-8000-000000000000/stream");
+    expect(missing.status).toBe(200);
+    expect(missing.headers.get("location")).toBeNull();
+    expect(await missing.text()).toMatch(/^event: error\ndata: \{"error":"GraphdockError","message":"404: /);
   });
 
   it("answers the subgraphs routes with {} for a visible assistant, 404 for an unknown one", async () => {

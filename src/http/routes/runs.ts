@@ -5,6 +5,7 @@
  * a stream's `Location` is where the SDK reconnects with `Last-Event-ID`.
  */
 import * as z from "zod/mini";
+import { GraphdockError } from "../../errors.js";
 import type { RunEvent } from "../../runtime/index.js";
 import { cancelAction, runStatus, schemas, selectable, streamMode } from "../../runtime/schemas.js";
 import type { Api } from "../app.js";
@@ -35,11 +36,14 @@ export function runRoutes(define: Define, api: Api): void {
   /**
    * A run's options from its body. A `webhook` that is a path (`/custom/webhook`) is resolved
    * against this server's URL (where the API is mounted), as the JS server loops such webhooks
-   * back into its own app (custom routes); the runtime's `webhooks.allow` still decides.
+   * back into its own app (custom routes); the runtime's `webhooks.allow` still decides. The
+   * request's `x-*` headers and `user-agent` go into `config.configurable`, over the body's.
    */
   const options = ({ assistant_id: _assistant, ...body }: RunBody, request: Request, mount: string) => {
     const o = camelKeys(body);
     if (o.webhook?.startsWith("/") && !o.webhook.startsWith("//")) o.webhook = new URL(`${mount}${o.webhook}`, request.url).href;
+    const headers = configurableHeaders(request.headers);
+    if (headers) o.config = { ...o.config, configurable: { ...o.config?.configurable, ...headers } };
     return o;
   };
 
@@ -51,7 +55,7 @@ export function runRoutes(define: Define, api: Api): void {
   async function stream(
     request: Request,
     client: HttpClient,
-    parts: AsyncGenerator<RunEvent>,
+    parts: AsyncGenerator<RunEvent | NotFoundEvent>,
     runId: string | undefined,
     threadId: string | null | (() => string | undefined),
     created: boolean,
@@ -62,7 +66,8 @@ export function runRoutes(define: Define, api: Api): void {
     const id = runId ?? (!first.done && first.value.event === "metadata" ? first.value.data.run_id : undefined);
     // A stateless run's thread is known once the run exists (its onRunCreated).
     const tid = typeof threadId === "function" ? threadId() : threadId;
-    if (id) {
+    // A stream that is only its error (a join of a run not found) names no run to reconnect to.
+    if (id && !(!first.done && first.value.event === "error")) {
       if (created) headers.set("content-location", runLocation(tid, id));
       // Location lets the SDK reconnect to a dropped stream with Last-Event-ID (D11).
       if (tid) headers.set("location", `/threads/${tid}/runs/${id}/stream`);
@@ -149,12 +154,14 @@ export function runRoutes(define: Define, api: Api): void {
       handle: async ({ client, params, query, request }) => {
         const threadId = threadOf(params);
         const cancelOnDisconnect = query.cancel_on_disconnect ?? false;
-        const parts = client.runs.joinStream(threadId, params.run_id, {
-          lastEventId: request.headers.get("last-event-id") ?? undefined,
-          cancelOnDisconnect,
-          streamMode: query.stream_mode,
-          signal: request.signal,
-        });
+        const parts = notFoundInStream(
+          client.runs.joinStream(threadId, params.run_id, {
+            lastEventId: request.headers.get("last-event-id") ?? undefined,
+            cancelOnDisconnect,
+            streamMode: query.stream_mode,
+            signal: request.signal,
+          }),
+        );
         return raw(await stream(request, client, parts, params.run_id, threadId, false, cancelOnDisconnect));
       },
     });
@@ -235,4 +242,43 @@ export function runRoutes(define: Define, api: Api): void {
       return ok(runs);
     },
   });
+}
+
+/** Request headers a run never gets in its config: credentials. */
+const SECRET_HEADERS = new Set(["x-api-key", "x-tenant-id", "x-service-key"]);
+
+/**
+ * The request headers a run gets in `config.configurable`, as the agent server passes them (its
+ * graphs read them there): every `x-*` header but the credentials above, and `user-agent`, under
+ * their lower-case names. Undefined when there are none.
+ */
+function configurableHeaders(headers: Headers): Record<string, string> | undefined {
+  let out: Record<string, string> | undefined;
+  for (const [name, value] of headers) {
+    // Headers yields lower-case names.
+    if ((name.startsWith("x-") && !SECRET_HEADERS.has(name)) || name === "user-agent") (out ??= {})[name] = value;
+  }
+  return out;
+}
+
+/** The one event of a joined stream whose run is not found: no id (nothing to resume from). */
+type NotFoundEvent = { event: "error"; data: { error: string; message: string } };
+
+/**
+ * A joined stream whose run or thread is not found (or hidden from the caller) answers with an
+ * open stream holding one `error` event whose message starts with "404", as the agent server's
+ * join does, rather than a 404 response: its clients read the outcome from the stream.
+ */
+async function* notFoundInStream(parts: AsyncGenerator<RunEvent>): AsyncGenerator<RunEvent | NotFoundEvent> {
+  let first: IteratorResult<RunEvent>;
+  try {
+    first = await parts.next();
+  } catch (err) {
+    if (!(err instanceof GraphdockError) || err.code !== "not_found") throw err;
+    yield { event: "error", data: { error: err.name, message: `404: ${err.message}` } };
+    return;
+  }
+  if (first.done) return;
+  yield first.value;
+  yield* parts;
 }
