@@ -19,7 +19,7 @@ runtimeContract(
     const runtime = await createRuntime({ graphs });
     return { client: runtime, close: () => runtime.close() };
   },
-  { inProcess: true, graphs: lgTestGraphs },
+  { inProcess: true, graphs: lgTestGraphs, breakpointsUnchecked: true },
 );
 
 runtimeContract(
@@ -29,7 +29,7 @@ runtimeContract(
     const client = inProcessClient(createFetchHandler(runtime));
     return { client: client as unknown as ContractClient, close: () => runtime.close() };
   },
-  { graphs: lgTestGraphs },
+  { graphs: lgTestGraphs, breakpointsUnchecked: true },
 );
 
 const root = mkdtempSync(join(tmpdir(), "graphdock-lg-contract-"));
@@ -45,6 +45,6 @@ for (const [name, make] of [
       const runtime = await createRuntime({ graphs, store: make() });
       return { client: runtime, close: () => runtime.close() };
     },
-    { inProcess: true, graphs: lgTestGraphs },
+    { inProcess: true, graphs: lgTestGraphs, breakpointsUnchecked: true },
   );
 }

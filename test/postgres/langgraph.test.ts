@@ -21,5 +21,5 @@ runtimeContract(
     const runtime = await createRuntime({ graphs, store: store() });
     return { client: runtime, close: () => runtime.close() };
   },
-  { inProcess: true, graphs: lgTestGraphs },
+  { inProcess: true, graphs: lgTestGraphs, breakpointsUnchecked: true },
 );
