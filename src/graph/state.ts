@@ -84,7 +84,7 @@ export function snapshotOf(graph: CompiledStateGraph, threadId: string, saved: S
       error: err ? String(err.message ?? err.name ?? "Error") : null,
       interrupts: taskInterrupts,
       // A subgraph task points at the namespace holding its state.
-      checkpoint: graph.subgraphs.has(t.name) ? { thread_id: threadId, checkpoint_ns: taskNamespace(saved.checkpoint_ns, t.name, t.id), checkpoint_id: null, checkpoint_map: null } : null,
+      checkpoint: graph.subgraphs.has(t.name) ? { thread_id: threadId, checkpoint_ns: taskNamespace(saved.checkpoint_ns, t.name, t.id), checkpoint_id: undefined, checkpoint_map: undefined } : null,
       state: null,
       result,
     };

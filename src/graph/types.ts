@@ -96,15 +96,18 @@ export interface CheckpointRef {
 }
 
 /**
- * Where a subgraph task keeps its state (`tasks[].checkpoint`): its namespace, without a
- * checkpoint id (the latest of that namespace). Pass it to `getState`, `getHistory` or
- * `updateState` to read or edit the subgraph's state.
+ * Where a subgraph task keeps its state (`tasks[].checkpoint`): its thread and namespace, without
+ * a checkpoint id (the latest of that namespace), as the agent server gives it (the subgraph's
+ * config). Pass it to `getState`, `getHistory` or `updateState` to read or edit the subgraph's
+ * state.
  */
 export interface SubgraphCheckpointRef {
   thread_id: string;
   checkpoint_ns: string;
-  checkpoint_id: null;
-  checkpoint_map: null;
+  /** Always undefined (absent on the wire): the namespace's latest checkpoint. */
+  checkpoint_id: undefined;
+  /** Always undefined (absent on the wire). */
+  checkpoint_map: undefined;
 }
 
 /** A task in a snapshot. */

@@ -28,6 +28,7 @@ import type { CheckpointStore } from "../persistence/types.js";
 import { isLangGraphGraph, langGraphOf, type LangGraphAgent, type LangGraphGraph } from "../runtime/graph-port.js";
 import type { Interrupt } from "../types.js";
 import { GraphdockItemStore, type ItemStoreLike } from "./item-store.js";
+import { subgraphCheckpointOf, toServerPayload } from "./checkpoint-events.js";
 import { GraphdockSaver } from "./saver.js";
 import { eventToWire, toLangGraphInput, toWire } from "./wire.js";
 
@@ -205,7 +206,7 @@ export class LangGraphAdapter implements CompiledGraph {
       if (!emit || !modes.has(mode)) continue;
       // Nobody receives an event emitted now: it is emitted (the run's events keep their
       // numbering) without converting its data, which for `values` is the whole state.
-      const wire = listening && !listening() ? undefined : toWire(data, mode === "messages");
+      const wire = listening && !listening() ? undefined : toWire(toServerPayload(mode, data), mode === "messages");
       if (nested) emit(mode, wire, ns);
       else emit(mode, wire);
     }
@@ -398,9 +399,8 @@ function toSnapshot(s: Any, threadId: string): StateSnapshot {
       path: toWire(t.path ?? []) as unknown[],
       error: errorText(t.error),
       interrupts: taskInterrupts,
-      // A subgraph task names its checkpoint namespace (the reference server's `checkpoint`:
-      // the subgraph's config; without an id it means that namespace's latest checkpoint).
-      checkpoint: !nested && t.state?.configurable ? ref(threadId, { checkpoint_id: "", ...t.state.configurable }) : null,
+      // A subgraph task names its checkpoint namespace (without an id: that namespace's latest).
+      checkpoint: nested ? null : subgraphCheckpointOf(t.state),
       state: nested ? toSnapshot(nested, threadId) : null,
       result: t.result === undefined ? null : toWire(t.result),
     };
