@@ -15,6 +15,7 @@ import type {
   EngineStreamMode,
   ExecuteOptions,
   ExecuteResult,
+  GetStateOptions,
   GraphSchemas,
   HistoryOptions,
   InputState,
@@ -130,16 +131,41 @@ export class LangGraphAdapter implements CompiledGraph {
   }
 
   /** A config addressing the thread (at a checkpoint) with a saver over `store` lent to the graph. */
-  private config(store: CheckpointStore, threadId: string, extra: { checkpointId?: string; metadata?: Record<string, unknown> } = {}) {
+  private config(store: CheckpointStore, threadId: string, extra: { checkpointId?: string; metadata?: Record<string, unknown>; checkpointNs?: string } = {}) {
     const saver = new GraphdockSaver(store, extra.metadata ? { metadata: extra.metadata } : {});
     return {
       configurable: {
         thread_id: threadId,
-        checkpoint_ns: "",
+        checkpoint_ns: extra.checkpointNs ?? "",
         ...(extra.checkpointId !== undefined ? { checkpoint_id: extra.checkpointId } : {}),
         [CHECKPOINTER]: saver,
       },
     };
+  }
+
+  /**
+   * The graph whose checkpoints live in namespace `ns` (`node:task_id`, nested ones joined with
+   * `|`): this graph for the root, else the subgraph its node path names, as LangGraph finds it
+   * for a graph with its own checkpointer (here the checkpointer is lent, so LangGraph would read
+   * the root graph at the subgraph's checkpoint). A path that names no subgraph is `invalid_input`.
+   */
+  private async graphAt(ns: string | undefined): Promise<LangGraphPregel> {
+    if (!ns) return this.graph;
+    const path = ns
+      .split("|")
+      .map((part) => part.split(":")[0])
+      .join("|");
+    if (this.graph.getSubgraphsAsync) {
+      for await (const [name, sub] of this.graph.getSubgraphsAsync(path, true)) if (name === path) return sub as LangGraphPregel;
+    }
+    throw invalidInput(`graphdock: checkpoint namespace "${ns}" names no subgraph of this graph.`);
+  }
+
+  /** The checkpoint `id` of namespace `ns`, or `not_found`. */
+  private async requireCheckpoint(store: CheckpointStore, threadId: string, id: string, ns: string | undefined): Promise<void> {
+    if (!(await store.getCheckpoint({ thread_id: threadId, checkpoint_ns: ns ?? "", checkpoint_id: id }))) {
+      throw notFound(`graphdock: checkpoint ${id} of thread ${threadId}${ns ? ` (namespace "${ns}")` : ""} not found.`);
+    }
   }
 
   async execute(options: ExecuteOptions): Promise<ExecuteResult> {
@@ -277,30 +303,28 @@ export class LangGraphAdapter implements CompiledGraph {
     }
   }
 
-  async getState(store: CheckpointStore, threadId: string, options?: { checkpointId?: string; subgraphs?: boolean }): Promise<StateSnapshot> {
-    const config = this.config(store, threadId, options?.checkpointId !== undefined ? { checkpointId: options.checkpointId } : {});
-    if (options?.checkpointId !== undefined && !(await store.getCheckpoint({ thread_id: threadId, checkpoint_id: options.checkpointId }))) {
-      throw notFound(`graphdock: checkpoint ${options.checkpointId} of thread ${threadId} not found.`);
-    }
-    return toSnapshot(await this.graph.getState(config, options?.subgraphs ? { subgraphs: true } : undefined), threadId);
+  async getState(store: CheckpointStore, threadId: string, options: GetStateOptions = {}): Promise<StateSnapshot> {
+    const { checkpointId, checkpointNs } = options;
+    const graph = await this.graphAt(checkpointNs);
+    const config = this.config(store, threadId, { ...(checkpointId !== undefined ? { checkpointId } : {}), ...(checkpointNs ? { checkpointNs } : {}) });
+    if (checkpointId !== undefined) await this.requireCheckpoint(store, threadId, checkpointId, checkpointNs);
+    return toSnapshot(await graph.getState(config, options.subgraphs ? { subgraphs: true } : undefined), threadId);
   }
 
   async getHistory(store: CheckpointStore, threadId: string, options: HistoryOptions = {}): Promise<StateSnapshot[]> {
     const out: StateSnapshot[] = [];
     let limit = options.limit;
     let before = options.before;
-    const config = this.config(store, threadId);
-    for (const id of [options.before, options.checkpointId]) {
-      if (id !== undefined && !(await store.getCheckpoint({ thread_id: threadId, checkpoint_id: id }))) {
-        throw notFound(`graphdock: checkpoint ${id} of thread ${threadId} not found.`);
-      }
-    }
+    const ns = options.checkpointNs;
+    const graph = await this.graphAt(ns);
+    const config = this.config(store, threadId, ns ? { checkpointNs: ns } : {});
+    for (const id of [options.before, options.checkpointId]) if (id !== undefined) await this.requireCheckpoint(store, threadId, id, ns);
     if (options.checkpointId !== undefined) {
       // Listing starts at this checkpoint (inclusive), then goes on with the older ones.
-      const stored = await store.getCheckpoint({ thread_id: threadId, checkpoint_id: options.checkpointId });
+      const stored = await store.getCheckpoint({ thread_id: threadId, checkpoint_ns: ns ?? "", checkpoint_id: options.checkpointId });
       if (!stored) return [];
       if (before === undefined || stored.checkpoint.id < before) {
-        const first = toSnapshot(await this.graph.getState({ configurable: { ...config.configurable, checkpoint_id: options.checkpointId } }), threadId);
+        const first = toSnapshot(await graph.getState({ configurable: { ...config.configurable, checkpoint_id: options.checkpointId } }), threadId);
         if (!options.filter || contains(first.metadata, options.filter)) {
           out.push(first);
           if (limit !== undefined) limit--;
@@ -309,7 +333,7 @@ export class LangGraphAdapter implements CompiledGraph {
       if (before === undefined || options.checkpointId < before) before = options.checkpointId;
     }
     if (limit !== undefined && limit <= 0) return out;
-    for await (const s of this.graph.getStateHistory(config, {
+    for await (const s of graph.getStateHistory(config, {
       ...(limit !== undefined ? { limit } : {}),
       ...(before !== undefined ? { before: { configurable: { checkpoint_id: before } } } : {}),
       ...(options.filter ? { filter: options.filter } : {}),
@@ -320,15 +344,18 @@ export class LangGraphAdapter implements CompiledGraph {
   }
 
   async bulkUpdateState(store: CheckpointStore, threadId: string, supersteps: Superstep[], options: UpdateStateOptions): Promise<CheckpointRef> {
+    const graph = await this.graphAt(options.checkpointNs);
     const config = this.config(store, threadId, {
       ...(options.checkpointId !== undefined ? { checkpointId: options.checkpointId } : {}),
       ...(options.metadata ? { metadata: options.metadata } : {}),
+      ...(options.checkpointNs ? { checkpointNs: options.checkpointNs } : {}),
     });
-    const nodes = new Set([...this.nodeNames, "__input__", "__copy__", START]);
+    const names = graph === this.graph ? this.nodeNames : Object.keys(graph.nodes).filter((n) => n !== START);
+    const nodes = new Set([...names, "__input__", "__copy__", START]);
     const steps = supersteps.map((s) => ({
       updates: s.updates.map((u) => {
         if (u.as_node !== undefined && u.as_node !== null && !nodes.has(u.as_node)) {
-          throw invalidInput(`graphdock: as_node names unknown node ${u.as_node}; nodes: ${this.nodeNames.join(", ")}.`);
+          throw invalidInput(`graphdock: as_node names unknown node ${u.as_node}; nodes: ${names.join(", ")}.`);
         }
         const values = u.command ? toLangGraphInput(new Command(u.command as ConstructorParameters<typeof Command>[0])) : u.values;
         return { values, ...(u.as_node ? { asNode: u.as_node } : {}) };
@@ -336,7 +363,7 @@ export class LangGraphAdapter implements CompiledGraph {
     }));
     let next: Any;
     try {
-      next = await this.graph.bulkUpdateState(config, steps);
+      next = await graph.bulkUpdateState(config, steps);
     } catch (err) {
       const e = err as { name?: string; message?: string };
       if (e?.name === "InvalidUpdateError" || e?.name === "GraphValueError" || e?.name === "EmptyInputError") throw invalidInput(`graphdock: ${e.message}`);
