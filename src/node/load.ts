@@ -2,7 +2,10 @@
  * Loads `"<file path>:<export>"` specifiers from graph.json, for graphs and the auth handler.
  * JavaScript files load through a plain dynamic import. TypeScript files load through tsx's
  * register API when tsx is installed (it is an optional peer dependency, never required to use
- * the library or to start the command-line server on compiled JavaScript).
+ * the library or to start the command-line server on compiled JavaScript): tsx's loader is
+ * registered for the process, as `node --import tsx` would, and the file is imported as any module
+ * is. (tsx's `tsImport` would load each file with its own copies of the packages it imports, so a
+ * graph's `@langchain/langgraph` would not be the one graphdock reads its schema registry from.)
  */
 import { spawnSync } from "node:child_process";
 import { createRequire } from "node:module";
@@ -20,7 +23,7 @@ export function parseSpecifier(spec: string): { path: string; exportName: string
 
 const TS_FILE = /\.(c|m)?tsx?$/;
 
-type TsImport = (specifier: string, parentURL: string) => Promise<unknown>;
+type TsRegister = () => unknown;
 
 const isModuleNotFound = (err: unknown) => {
   const code = (err as NodeJS.ErrnoException | null)?.code;
@@ -28,12 +31,12 @@ const isModuleNotFound = (err: unknown) => {
 };
 
 /**
- * tsx's `tsImport`, found next to graphdock or, failing that, from the directory of the file being
+ * tsx's `register`, found next to graphdock or, failing that, from the directory of the file being
  * loaded (a project that has tsx while graphdock is installed elsewhere). Undefined when neither has it.
  */
-async function findTsImport(file: string): Promise<TsImport | undefined> {
+async function findTsRegister(file: string): Promise<TsRegister | undefined> {
   try {
-    return ((await import("tsx/esm/api")) as { tsImport: TsImport }).tsImport;
+    return ((await import("tsx/esm/api")) as { register: TsRegister }).register;
   } catch (err) {
     if (!isModuleNotFound(err)) throw err;
   }
@@ -41,11 +44,14 @@ async function findTsImport(file: string): Promise<TsImport | undefined> {
     const resolved = createRequire(file).resolve("tsx/esm/api");
     // createRequire resolves the "require" condition; the ESM build sits next to it.
     const esm = resolved.replace(/\.cjs$/, ".mjs");
-    return ((await import(pathToFileURL(esm).href)) as { tsImport: TsImport }).tsImport;
+    return ((await import(pathToFileURL(esm).href)) as { register: TsRegister }).register;
   } catch {
     return undefined;
   }
 }
+
+/** Whether tsx's loader is registered (once per process, by whichever copy of graphdock did it first). */
+const TSX_REGISTERED = Symbol.for("graphdock.tsx-registered");
 
 /**
  * Where an error thrown while importing `file` happened, as `path:line:column`: the first stack
@@ -76,22 +82,20 @@ export async function loadExport<T = unknown>(spec: string, baseDir: string): Pr
   const { path, exportName } = parseSpecifier(spec);
   const file = isAbsolute(path) ? path : resolve(baseDir, path);
   let mod: Record<string, unknown>;
-  let tsImport: TsImport | undefined;
-  if (TS_FILE.test(file)) {
-    tsImport = await findTsImport(file);
-    if (!tsImport) {
+  if (TS_FILE.test(file) && !Reflect.get(globalThis, TSX_REGISTERED)) {
+    const register = await findTsRegister(file);
+    if (!register) {
       throw new GraphdockError(
         "invalid_input",
         `graphdock: cannot load "${spec}": ${file} is TypeScript and tsx is not installed. ` +
           `Install tsx to load TypeScript graph files (npm install --save-dev tsx), or point graph.json at compiled .js files.`,
       );
     }
+    register();
+    Reflect.set(globalThis, TSX_REGISTERED, true);
   }
   try {
-    mod = (tsImport ? await tsImport(pathToFileURL(file).href, pathToFileURL(file).href) : await import(pathToFileURL(file).href)) as Record<
-      string,
-      unknown
-    >;
+    mod = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     if (isModuleNotFound(e) && typeof e.message === "string" && e.message.includes(`'${file}'`)) {
