@@ -79,6 +79,12 @@ export interface FetchHandlerOptions {
    * when none did) carries no ids. A throwing observer is ignored.
    */
   observe?: (event: RequestEvent) => void;
+  /**
+   * The URL this server is reached at from where it runs, for a run's `webhook` given as a path
+   * (`/custom/webhook`: delivered to this server itself, as the agent server does). Default: the
+   * request's own URL, which behind a proxy is the proxy's. `serve()` sets it to its listening URL.
+   */
+  selfUrl?: () => string | undefined;
 }
 
 /** The groups of routes, one file each under src/http/routes. */

@@ -304,7 +304,8 @@ export async function serve(runtime: HttpRuntime, options: ServeOptions = {}): P
   const endpoints = [...(handlerOptions.endpoints ?? []), ...protocols];
   if (studioOption !== false) endpoints.push(studio(studioOption === true ? {} : studioOption));
   if (docs && !handlerOptions.disable?.includes("meta")) endpoints.push(apiDocs());
-  const handler = createFetchHandler(runtime, { ...handlerOptions, endpoints });
+  let url: string | undefined;
+  const handler = createFetchHandler(runtime, { selfUrl: () => url, ...handlerOptions, endpoints });
   const listener = toNodeListener(handler, { onError });
   const server = createServer(listener);
   server.on("checkContinue", listener.checkContinue);
@@ -330,7 +331,7 @@ export async function serve(runtime: HttpRuntime, options: ServeOptions = {}): P
   }
   const address = server.address() as AddressInfo;
   const shownHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
-  const url = `http://${shownHost}:${address.port}`;
+  url = `http://${shownHost}:${address.port}`;
   const unbind = bindLoopback(handler, url);
   return {
     url,

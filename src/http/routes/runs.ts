@@ -35,13 +35,13 @@ const runLocation = (threadId: string | null | undefined, runId: string) => (thr
 export function runRoutes(define: Define, api: Api): void {
   /**
    * A run's options from its body. A `webhook` that is a path (`/custom/webhook`) is resolved
-   * against this server's URL (where the API is mounted), as the JS server loops such webhooks
-   * back into its own app (custom routes); the runtime's `webhooks.allow` still decides. The
+   * against this server's URL (`selfUrl`, where the API is mounted), as the JS server loops such
+   * webhooks back into its own app (custom routes); the runtime's `webhooks.allow` still decides. The
    * request's `x-*` headers and `user-agent` go into `config.configurable`, over the body's.
    */
   const options = ({ assistant_id: _assistant, ...body }: RunBody, request: Request, mount: string) => {
     const o = camelKeys(body);
-    if (o.webhook?.startsWith("/") && !o.webhook.startsWith("//")) o.webhook = new URL(`${mount}${o.webhook}`, request.url).href;
+    if (o.webhook?.startsWith("/") && !o.webhook.startsWith("//")) o.webhook = new URL(`${mount}${o.webhook}`, api.options.selfUrl?.() ?? request.url).href;
     const headers = configurableHeaders(request.headers);
     if (headers) o.config = { ...o.config, configurable: { ...o.config?.configurable, ...headers } };
     return o;
