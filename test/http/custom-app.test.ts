@@ -1,14 +1,15 @@
-// Custom routes (graph.json `http.app`, `createFetchHandler({ app })`): the reference server's
-// "custom routes", "middleware" and "mutate request body" scenarios, with a plain fetch
-// function and a small Hono-style app (test/http/fake-hono.ts), and graph.json's http.app, env
-// and graph entries loaded by serveConfig.
+// Custom routes (graph.json `http.app`, `createFetchHandler({ app })`): the agent server's "custom
+// routes", "middleware" and "mutate request body" scenarios, with a plain fetch function and a real
+// Hono app, and graph.json's http.app, env and graph entries loaded by serveConfig and served over
+// a socket (a streaming route, a Client made inside a route, webhooks given as a path).
+import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import { Client } from "@langchain/langgraph-sdk";
+import { Hono } from "hono";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createFetchHandler, type FetchApp } from "../../src/http/index.js";
 import { serveConfig, type ConfigServer } from "../../src/node/index.js";
 import { createRuntime, type Runtime } from "../../src/runtime/index.js";
 import { chainGraph, echoGraph } from "../runtime/graphs.js";
-import { FakeHono } from "./fake-hono.js";
 import { call, inProcessClient } from "./helpers.js";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -84,25 +85,19 @@ describe("custom routes: a plain fetch function", () => {
   });
 });
 
-describe("custom routes: a Hono-style app", () => {
-  /** The reference's custom app: a short-circuit middleware, a header middleware, a body-mutating middleware. */
-  function referenceLikeApp() {
-    return new FakeHono()
+describe("custom routes: a Hono app", () => {
+  /** The agent server's test app: a short-circuit middleware, a header middleware, a middleware reading run bodies. */
+  function referenceLikeApp(bodies: unknown[] = []) {
+    return new Hono()
       .use(async (c, next) => {
         if (c.req.query("interrupt") !== undefined) return c.json({ status: "interrupted" });
         await next();
         c.header("x-js-middleware", "true");
       })
       .use(async (c, next) => {
-        // Runs requests carrying `configurable-header` get it in config.configurable (the body is changed in place).
         if (c.req.method === "POST" && /^\/threads\/[^/]+\/runs(\/stream|\/wait)?$|^\/runs(\/stream|\/wait)?$/.test(c.req.path)) {
-          const value = c.req.header("configurable-header");
-          if (value !== undefined) {
-            const body = (await c.req.json()) as Loose;
-            body.config ??= {};
-            body.config.configurable ??= {};
-            body.config.configurable["from-middleware"] ??= value;
-          }
+          // Hono reads the body once; the built-in route still gets it whole.
+          bodies.push(await c.req.json());
         }
         await next();
       })
@@ -133,21 +128,21 @@ describe("custom routes: a Hono-style app", () => {
     expect((await call(handler, "GET", "/nowhere")).headers.get("x-js-middleware")).toBe("true");
   });
 
-  it("middleware that changes a run request's JSON body changes what the run gets (mutate request body)", async () => {
-    const handler = await handlerWith(referenceLikeApp());
-    const client = inProcessClient(handler, { "configurable-header": "extra-client" });
+  it("a run request whose body the middleware read reaches the run whole, with the request's x-* headers in config.configurable (mutate request body)", async () => {
+    const bodies: unknown[] = [];
+    const handler = await handlerWith(referenceLikeApp(bodies));
+    const client = inProcessClient(handler, { "x-configurable-header": "extra-client", "x-api-key": "secret" });
     const thread = await client.threads.create();
-    const out: Loose = await client.runs.wait(thread.thread_id, "echo", { input: { messages: [{ role: "user", content: "input" }] } });
-    expect(out.seen.configurable["from-middleware"]).toBe("extra-client");
-    // Streaming runs too, and requests the middleware leaves alone keep their body.
+    const out: Loose = await client.runs.wait(thread.thread_id, "echo", { input: { messages: [{ role: "user", content: "input" }] }, config: { configurable: { mine: 1 } } });
+    expect(out.messages.at(-1).content).toBe("echo: input");
+    expect(out.seen.configurable).toMatchObject({ mine: 1, "x-configurable-header": "extra-client" });
+    // Credentials stay out of a run's config.
+    expect(out.seen.configurable).not.toHaveProperty("x-api-key");
+    expect(bodies).toEqual([expect.objectContaining({ input: { messages: [{ role: "user", content: "input" }] } })]);
+    // Streaming runs too.
     const parts: Loose[] = [];
     for await (const part of client.runs.stream(thread.thread_id, "echo", { input: { messages: [{ role: "user", content: "again" }] }, streamMode: ["values"] })) parts.push(part);
-    expect(parts.at(-1).data.seen.configurable["from-middleware"]).toBe("extra-client");
-    const plain = inProcessClient(handler);
-    // (A fresh thread: a thread carries its last run's configurable to the next.)
-    const other: Loose = await plain.runs.wait((await plain.threads.create()).thread_id, "echo", { input: { messages: [{ role: "user", content: "plain" }] } });
-    expect(other.seen.configurable["from-middleware"]).toBeUndefined();
-    expect(other.messages.at(-1).content).toBe("echo: plain");
+    expect(parts.at(-1).data.seen.configurable["x-configurable-header"]).toBe("extra-client");
   });
 });
 
@@ -176,6 +171,33 @@ describe("graph.json http.app, env and graph entries", () => {
     expect(await client.runs.wait((await client.threads.create()).thread_id, "later", { input: {} })).toEqual({ log: ["a", "b", "c"] });
   });
 
+  it("a streaming route streams over the socket: one chunk per write, chunked, no Content-Length beside Transfer-Encoding", async () => {
+    server = await serveConfig({ config: "test/http/fixtures/custom/graph.json", port: 0 });
+    // node:http's client refuses a response carrying both headers, as other clients do.
+    const { headers, chunks } = await new Promise<{ headers: IncomingHttpHeaders; chunks: string[] }>((resolve, reject) => {
+      httpRequest(`${server!.url}/custom/streaming`, (res) => {
+        const chunks: string[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c.toString()));
+        res.on("end", () => resolve({ headers: res.headers, chunks }));
+        res.on("error", reject);
+      })
+        .on("error", reject)
+        .end();
+    });
+    expect(headers["transfer-encoding"]).toBe("chunked");
+    expect(headers["content-length"]).toBeUndefined();
+    expect(headers["x-custom-middleware"]).toBe("true");
+    expect(chunks.join("")).toBe("Count: 0\nCount: 1\nCount: 2\nCount: 3\n");
+    expect(chunks.length).toBeGreaterThanOrEqual(4);
+  });
+
+  it("an SDK Client made without a URL inside a custom route reaches the server it runs in", async () => {
+    server = await serveConfig({ config: "test/http/fixtures/custom/graph.json", port: 0 });
+    const res = await fetch(`${server.url}/custom/client`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ result: { log: ["a", "b", "c"] } });
+  });
+
   it("a run's webhook given as a path loops back into the server's custom routes; other addresses stay refused", async () => {
     server = await serveConfig({ config: "test/http/fixtures/custom/graph.json", port: 0 });
     const client = new Client({ apiUrl: server.url, apiKey: null, callerOptions: { maxRetries: 0 } });
@@ -187,5 +209,15 @@ describe("graph.json http.app, env and graph entries", () => {
       interval: 20,
     });
     await expect(client.runs.create(thread.thread_id, "later", { input: {}, webhook: "https://elsewhere.example/hook" })).rejects.toMatchObject({ status: 422 });
+  });
+
+  it("a webhook path names this server even for a request that came through a proxy (another Host)", async () => {
+    server = await serveConfig({ config: "test/http/fixtures/custom/graph.json", port: 0 });
+    const viaProxy = new Client({ apiUrl: server.url, apiKey: null, defaultHeaders: { host: "proxy.example:8443" }, callerOptions: { maxRetries: 0 } });
+    const thread = await viaProxy.threads.create();
+    const run = await viaProxy.runs.create(thread.thread_id, "later", { input: {}, webhook: "/custom/webhook" });
+    expect((run as Loose).kwargs.webhook).toBe(`${server.url}/custom/webhook`);
+    await viaProxy.runs.join(thread.thread_id, run.run_id);
+    await vi.waitFor(async () => expect(await (await fetch(`${server!.url}/custom/webhook-payload`)).json()).toMatchObject({ run_id: run.run_id }), { timeout: 5_000, interval: 20 });
   });
 });
