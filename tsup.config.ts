@@ -30,6 +30,8 @@ export default defineConfig([
       "ai-sdk": "src/ai-sdk/index.ts",
       // The studio's endpoint; its web app (src/studio/app) is built by Vite into dist/studio/.
       studio: "src/studio/index.ts",
+      // Not an export: the worker thread src/node/type-schemas-thread.ts starts (D42).
+      "type-schemas-worker": "src/node/type-schemas-worker.ts",
     },
     format: ["esm", "cjs"],
     dts: true,
@@ -38,8 +40,8 @@ export default defineConfig([
     target: "node20",
     splitting: true,
     treeshake: true,
-    // import.meta.url in the CommonJS build (the studio and the API viewer, src/node/docs.ts, find
-    // their files beside their module).
+    // import.meta.url in the CommonJS build (the studio, the API viewer, src/node/docs.ts, and the
+    // type-schemas worker find their files beside their module).
     shims: true,
     // lowdb is ESM-only: bundled (its core is one small class), so that every CommonJS entry loads
     // without require(esm) (off before Node 20.19 and 22.12, and under tsx's CommonJS loader).

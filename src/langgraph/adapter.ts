@@ -28,8 +28,10 @@ import { isPlainObject } from "../json.js";
 import type { CheckpointStore } from "../persistence/types.js";
 import { isLangGraphGraph, langGraphOf, type LangGraphAgent, type LangGraphGraph } from "../runtime/graph-port.js";
 import type { Interrupt } from "../types.js";
+import { checkInstalledLangGraphNow } from "./installed.js";
 import { GraphdockItemStore, type ItemStoreLike } from "./item-store.js";
 import { subgraphCheckpointOf, toServerPayload } from "./checkpoint-events.js";
+import { graphSchemas, type TypeSchemasSource } from "./schemas.js";
 import { GraphdockSaver } from "./saver.js";
 import { eventToWire, toLangGraphInput, toWire } from "./wire.js";
 
@@ -58,6 +60,12 @@ export interface FromLangGraphOptions {
    * graphdock's item store). A run's `itemStore` (the runtime's item store) takes precedence.
    */
   items?: ItemStoreLike;
+  /**
+   * Schemas read from the graph's TypeScript types, by namespace (`""` the graph, `"node|inner"`
+   * a subgraph), used where the graph object does not carry its own (src/langgraph/schemas.ts).
+   * graph.json loading gives them (D42).
+   */
+  typeSchemas?: TypeSchemasSource;
 }
 
 
@@ -90,6 +98,7 @@ const isCompiled = (g: unknown): g is LangGraphPregel =>
  * is expected.
  */
 export function fromLangGraph(graphOrAgent: LangGraphGraph | LangGraphAgent, options: FromLangGraphOptions = {}): CompiledGraph {
+  checkInstalledLangGraphNow();
   const graph = isLangGraphGraph(graphOrAgent) ? langGraphOf(graphOrAgent) : graphOrAgent;
   if (!isCompiled(graph)) throw invalidInput("graphdock: fromLangGraph expects a compiled LangGraph.js graph (StateGraph(...).compile(), createAgent(...)).");
   return new LangGraphAdapter(graph, options);
@@ -109,6 +118,7 @@ const toInterrupt = (i: Any): Interrupt => ({ id: String(i?.id ?? ""), value: to
 export class LangGraphAdapter implements CompiledGraph {
   readonly nodeNames: readonly string[];
   private readonly items: ItemStoreLike | undefined;
+  private readonly typeSchemas: TypeSchemasSource | undefined;
   /** The `BaseStore` lent over each item store (it keeps no state of its own: one per item store). */
   private readonly lentStores = new WeakMap<ItemStoreLike, GraphdockItemStore>();
   /** Whether the graph was compiled with breakpoints (a run of it may pause without an interrupt). */
@@ -120,6 +130,7 @@ export class LangGraphAdapter implements CompiledGraph {
   ) {
     this.nodeNames = Object.keys(graph.nodes).filter((n) => n !== START);
     this.items = options.items;
+    this.typeSchemas = options.typeSchemas;
     this.compiledBreakpoints = hasBreakpoints(graph.interruptBefore) || hasBreakpoints(graph.interruptAfter);
   }
 
@@ -378,15 +389,15 @@ export class LangGraphAdapter implements CompiledGraph {
     return toWire(drawable) as DrawableGraph;
   }
 
-  getSchemas(): GraphSchemas {
-    return schemasOf(this.graph);
+  getSchemas(): Promise<GraphSchemas> {
+    return graphSchemas(this.graph, "", this.typeSchemas);
   }
 
   /** Schemas of the graph's subgraphs by namespace (`assistants.getSubgraphs`). */
   async getSubgraphs(options: { namespace?: string; recurse?: boolean } = {}): Promise<Record<string, GraphSchemas>> {
     const out: Record<string, GraphSchemas> = {};
     if (!this.graph.getSubgraphsAsync) return out;
-    for await (const [ns, sub] of this.graph.getSubgraphsAsync(options.namespace, options.recurse ?? false)) out[ns] = schemasOf(sub);
+    for await (const [ns, sub] of this.graph.getSubgraphsAsync(options.namespace, options.recurse ?? false)) out[ns] = await graphSchemas(sub, ns, this.typeSchemas);
     return out;
   }
 }
@@ -394,15 +405,6 @@ export class LangGraphAdapter implements CompiledGraph {
 function contains(value: unknown, filter: Record<string, unknown>): boolean {
   if (!isPlainObject(value)) return false;
   return Object.entries(filter).every(([k, f]) => (isPlainObject(f) ? contains(value[k], f) : JSON.stringify(value[k]) === JSON.stringify(f)));
-}
-
-/** JSON schemas from the graph's state channels (best effort: keys, and `messages` as a list of messages). */
-function schemasOf(graph: LangGraphPregel): GraphSchemas {
-  const keys = Object.keys(graph.builder?.channels ?? {}).filter((k) => !k.startsWith("__") && !k.includes(":"));
-  const properties: Record<string, unknown> = {};
-  for (const k of keys) properties[k] = k === "messages" ? { type: "array", items: { type: "object" } } : {};
-  const state = { type: "object", title: graph.name ?? "State", properties };
-  return { input_schema: state, output_schema: state, state_schema: state, config_schema: null, context_schema: null };
 }
 
 function ref(threadId: string, configurable: Any): CheckpointRef | null {

@@ -3,15 +3,23 @@
  * programs that want the same behaviour: load the graphs and the auth handler the file names,
  * open the chosen store, create the runtime and serve it.
  */
+import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { dirname, resolve } from "node:path";
-import { invalidInput } from "../errors.js";
+import { GraphdockError, invalidInput } from "../errors.js";
+import type { RunnableConfig } from "../graph/types.js";
+import type { TypeSchemasSource } from "../langgraph/schemas.js";
+import { isSupportedLangGraph, unsupportedLangGraph } from "../langgraph/version.js";
+import { isLangGraphGraph, langGraphHost, langGraphOf, type HostedGraph } from "../runtime/graph-port.js";
 import type { Store } from "../persistence/types.js";
 import { jsonFileStore } from "../persistence/json-file/index.js";
 import { createRuntime, type Runtime } from "../runtime/index.js";
 import { registerSdkLogger } from "../runtime/sdk-logger.js";
 import { loadAuth } from "./auth-loader.js";
-import { loadExport } from "./load.js";
+import { loadExport, parseSpecifier } from "./load.js";
+import type { GraphSource, GraphTypeSchemas } from "./type-schemas.js";
+import { readTypeSchemasInWorker } from "./type-schemas-thread.js";
 import { applyEnv, configuredDefaults, entryPath, loadHttpApp, type GraphEntrySpec } from "./graph-json.js";
 import type { AssistantDefaults, GraphEntry } from "../runtime/index.js";
 import { serve, type ServeHandle, type ServeOptions } from "./serve.js";
@@ -102,14 +110,27 @@ export function limitOptions(flags: Partial<Record<keyof typeof LIMIT_FLAGS, str
   return out;
 }
 
+/** What {@link loadGraphs} loaded. */
+export interface LoadedGraphs {
+  config: GraphConfig;
+  /** By graph id; LangGraph.js graphs come wrapped for hosting (`fromLangGraph`) with their TypeScript-read schemas. */
+  graphs: Record<string, GraphEntry>;
+  /** The default assistants' config/context (graph entries, LANGGRAPH_CONFIG). */
+  assistantDefaults: Record<string, AssistantDefaults>;
+  /**
+   * Starts reading the graphs' schemas from their TypeScript types now (in a worker thread), so
+   * the first schema request does not wait for it; otherwise that request starts it.
+   */
+  readTypeSchemas(): void;
+}
+
 /**
  * Reads graph.json, applies its `env`, and imports every graph it names (TypeScript files load
  * through tsx); a graph may be a compiled graph, a promise of one or a factory (graph-source.ts).
- * `assistantDefaults` are the default assistants' config/context (graph entries, LANGGRAPH_CONFIG).
+ * Before any graph module is imported, the SDK logger is registered, and the `@langchain/langgraph`
+ * each graph file resolves is checked against the releases graphdock hosts (D41).
  */
-export async function loadGraphs(
-  configPath: string,
-): Promise<{ config: GraphConfig; graphs: Record<string, GraphEntry>; assistantDefaults: Record<string, AssistantDefaults> }> {
+export async function loadGraphs(configPath: string): Promise<LoadedGraphs> {
   const file = resolve(configPath);
   let config: GraphConfig;
   try {
@@ -126,17 +147,62 @@ export async function loadGraphs(
   // getLogger() as they load.
   await applyEnv(config.env, dirname(file), file);
   registerSdkLogger();
-  const graphs: Record<string, GraphEntry> = {};
+  const sources: GraphSource[] = [];
   for (const [id, spec] of Object.entries(config.graphs)) {
-    graphs[id] = await loadExport<GraphEntry>(entryPath(id, spec, file), dirname(file));
+    const { path, exportName } = parseSpecifier(entryPath(id, spec, file));
+    sources.push({ id, file: resolve(dirname(file), path), exportName });
   }
-  return { config, graphs, assistantDefaults: configuredDefaults(config.graphs) };
+  let typeSchemas: Promise<GraphTypeSchemas> | undefined;
+  const readTypes = () => (typeSchemas ??= readTypeSchemasInWorker(sources));
+  const graphs: Record<string, GraphEntry> = {};
+  for (const source of sources) {
+    let loaded: GraphEntry;
+    try {
+      loaded = await loadExport<GraphEntry>(entryPath(source.id, config.graphs[source.id], file), dirname(file));
+    } catch (err) {
+      // A release graphdock does not host may fail in its own way while the module loads.
+      checkLangGraphAt(source.file, err);
+      throw err;
+    }
+    graphs[source.id] = hosted(source, loaded, async () => (await readTypes()).get(source.id));
+  }
+  return { config, graphs, assistantDefaults: configuredDefaults(config.graphs), readTypeSchemas: () => void readTypes() };
+}
+
+/** Refuses a graph file that resolves an `@langchain/langgraph` graphdock does not host (D41). */
+function checkLangGraphAt(file: string, cause?: unknown): void {
+  let manifest: string;
+  try {
+    manifest = createRequire(file).resolve("@langchain/langgraph/package.json");
+  } catch {
+    return; // not resolvable from there: the adapter checks the release it runs with
+  }
+  const version = (JSON.parse(readFileSync(manifest, "utf8")) as { version?: unknown }).version;
+  if (typeof version === "string" && !isSupportedLangGraph(version)) {
+    throw new GraphdockError("invalid_input", unsupportedLangGraph(version, dirname(file)), cause === undefined ? undefined : { cause });
+  }
+}
+
+/**
+ * The entry, its LangGraph.js graph checked (D41) and wrapped for hosting with the schemas read
+ * from the graph's types: a graph as is, a promise's once settled, a factory's at each call.
+ */
+function hosted(source: GraphSource, entry: GraphEntry, typeSchemas: TypeSchemasSource): GraphEntry {
+  const wrap = async (value: unknown) => {
+    if (!isLangGraphGraph(value)) return value;
+    checkLangGraphAt(source.file);
+    return (await langGraphHost(source.id)).fromLangGraph(langGraphOf(value), { typeSchemas });
+  };
+  if (isLangGraphGraph(entry)) return wrap(entry) as PromiseLike<HostedGraph>;
+  if (typeof entry === "function") return ((config: RunnableConfig) => Promise.resolve(entry(config)).then(wrap)) as GraphEntry;
+  if (typeof (entry as PromiseLike<unknown>)?.then === "function") return Promise.resolve(entry).then(wrap) as PromiseLike<HostedGraph>;
+  return entry;
 }
 
 /** Loads graph.json, creates the runtime on the chosen store and serves it. */
 export async function serveConfig(options: ServeConfigOptions): Promise<ConfigServer> {
   const { config: configPath, store: storeSpec, leaseMs, maxAttempts, ...serveOptions } = options;
-  const { config, graphs, assistantDefaults } = await loadGraphs(configPath);
+  const { config, graphs, assistantDefaults, readTypeSchemas } = await loadGraphs(configPath);
   const dir = dirname(resolve(configPath));
   const auth = await loadAuth(config, dir);
   const app = serveOptions.app ?? (await loadHttpApp(config.http, dir, resolve(configPath)));
@@ -157,6 +223,8 @@ export async function serveConfig(options: ServeConfigOptions): Promise<ConfigSe
   try {
     const handle = await serve(runtime, { ...serveOptions, ...(app ? { app } : {}) });
     self = new URL(handle.url);
+    // While the server answers, so the first schema request need not wait for TypeScript.
+    readTypeSchemas();
     return {
       ...handle,
       runtime,

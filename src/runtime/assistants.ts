@@ -9,7 +9,7 @@ import type { Caller, Core } from "./core.js";
 import { cronsOf } from "./crons.js";
 import { parse, schemas } from "./schemas.js";
 import { selectFields } from "./select.js";
-import type { Assistant, AssistantGraph, AssistantSearchQuery, AssistantSelectField, AssistantsApi, AssistantVersion, GraphSchema, Selection } from "./types.js";
+import type { Assistant, AssistantGraph, AssistantSearchQuery, AssistantSelectField, AssistantsApi, AssistantVersion, GraphSchema, Selection, SubgraphSchema } from "./types.js";
 
 /** The version row of an assistant's current fields. */
 function versionOf(a: AssistantRecord, createdAt: string): AssistantVersionRecord {
@@ -312,7 +312,20 @@ export function assistantsApi(core: Core, caller: Caller, control: RunControl): 
         ...(o.namespace !== undefined ? { namespace: o.namespace } : {}),
         ...(o.recurse !== undefined ? { recurse: o.recurse } : {}),
       });
-      return Object.fromEntries(Object.entries(found ?? {}).map(([ns, schemas]) => [ns, { graph_id: assistant.graph_id, ...schemas }]));
+      return Object.fromEntries(
+        Object.entries(found ?? {}).map(([ns, schemas]) => [
+          ns,
+          {
+            graph_id: assistant.graph_id,
+            ...schemas,
+            // The JS agent server's keys, which its clients read.
+            state: schemas.state_schema,
+            input: schemas.input_schema,
+            output: schemas.output_schema,
+            config: schemas.config_schema,
+          } satisfies SubgraphSchema,
+        ]),
+      );
     },
   };
 }

@@ -36,9 +36,10 @@ export interface LangGraphAgent {
 /** What `createRuntime({ graphs })` accepts per graph id: an graphdock graph, or a LangGraph.js graph or agent. */
 export type HostedGraph = CompiledGraph | LangGraphGraph | LangGraphAgent;
 
-/** What `graphdock/langgraph` provides to the core. */
+/** What `graphdock/langgraph` provides to the core (and to the graph.json loader). */
 export interface LangGraphHost {
-  fromLangGraph(graph: LangGraphGraph): CompiledGraph | Promise<CompiledGraph>;
+  /** `options`: `graphdock/langgraph`'s `FromLangGraphOptions` (typed loosely: the core does not import it). */
+  fromLangGraph(graph: LangGraphGraph, options?: Record<string, unknown>): CompiledGraph | Promise<CompiledGraph>;
 }
 
 /** Where `graphdock/langgraph` registers itself when loaded (one per realm, shared by bundle copies). */
@@ -62,7 +63,8 @@ export const isLangGraphGraph = (g: unknown): g is LangGraphGraph | LangGraphAge
 /** The compiled graph of a LangGraph.js graph or agent. */
 export const langGraphOf = (g: LangGraphGraph | LangGraphAgent): LangGraphGraph => (isPregel(g) ? g : g.graph);
 
-async function langGraphHost(graphId: string): Promise<LangGraphHost> {
+/** The adapter: where `graphdock/langgraph` registered itself, else imported by name (module comment). */
+export async function langGraphHost(graphId: string): Promise<LangGraphHost> {
   const registered = Reflect.get(globalThis, LANGGRAPH_HOST_KEY) as LangGraphHost | undefined;
   if (registered) return registered;
   const specifier = ["graphdock", "langgraph"].join("/");

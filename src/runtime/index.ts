@@ -19,6 +19,7 @@ export type {
   CreateRuntimeOptions,
   ThreadGetStateOptions,
   GraphSchema,
+  SubgraphSchema,
   HistoryQuery,
   JoinStreamOptions,
   MetadataInput,

@@ -72,6 +72,16 @@ export type Run = Omit<RunRecord, "execution" | "attempt"> & { attempt: number }
 
 /** `assistants.getSchemas` result. */
 export type GraphSchema = GraphSchemas & { graph_id: string };
+/**
+ * One subgraph's schemas (`assistants.getSubgraphs`): a `GraphSchema`, and the same schemas under
+ * the keys the JS agent server answers with (`state`, `input`, `output`, `config`).
+ */
+export type SubgraphSchema = GraphSchema & {
+  state: GraphSchemas["state_schema"];
+  input: GraphSchemas["input_schema"];
+  output: GraphSchemas["output_schema"];
+  config: GraphSchemas["config_schema"];
+};
 /** `assistants.getGraph` result: the engine's `DrawableGraph`. */
 export interface AssistantGraph {
   nodes: Array<{ id: string; type: DrawableGraph["nodes"][number]["type"]; data?: Record<string, unknown> | string; metadata?: unknown }>;
@@ -437,7 +447,7 @@ export interface AssistantsApi {
    * with `|`, e.g. `outer|inner`): the direct ones, all levels with `recurse`, or only the one at
    * `namespace` (a nested one needs `recurse`). `{}` for a graph without subgraphs.
    */
-  getSubgraphs(assistantId: string, options?: CallOptions & { namespace?: string; recurse?: boolean }): Promise<Record<string, GraphSchema>>;
+  getSubgraphs(assistantId: string, options?: CallOptions & { namespace?: string; recurse?: boolean }): Promise<Record<string, SubgraphSchema>>;
 }
 
 /** `runtime.threads`: the SDK's `client.threads`. */

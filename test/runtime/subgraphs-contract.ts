@@ -183,6 +183,9 @@ export function subgraphContract(name: string, create: (graphs: Record<string, C
       const direct: Loose = await c.assistants.getSubgraphs("nested");
       expect(Object.keys(direct)).toEqual(["sub"]);
       expect(direct.sub).toMatchObject({ graph_id: "nested", state_schema: { properties: { log: {}, answer: {} } } });
+      // The JS agent server's keys, the same schemas.
+      expect(direct.sub.state).toEqual(direct.sub.state_schema);
+      expect([direct.sub.input, direct.sub.output, direct.sub.config]).toEqual([direct.sub.input_schema, direct.sub.output_schema, direct.sub.config_schema]);
       expect(Object.keys(await c.assistants.getSubgraphs("nested", { recurse: true }))).toEqual(["sub", "sub|leaf"]);
       expect(Object.keys(await c.assistants.getSubgraphs("nested", { namespace: "sub" }))).toEqual(["sub"]);
       expect(Object.keys(await c.assistants.getSubgraphs("nested", { namespace: "sub|leaf", recurse: true }))).toEqual(["sub|leaf"]);
