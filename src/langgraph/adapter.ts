@@ -77,6 +77,25 @@ const ENGINE_MODES: readonly EngineStreamMode[] = ["values", "updates", "message
 const NO_MODES: ReadonlySet<EngineStreamMode> = new Set();
 const NO_NAMESPACE: string[] = [];
 
+/**
+ * The namespace of the graph a `messages` chunk comes from. LangGraph before 1.4 names it by the
+ * namespace of the node's own task (`node:<task id>`, the `langgraph_checkpoint_ns` of its
+ * metadata), where later releases, and every other mode, name the graph's: the node's task
+ * segments are dropped (one, plus one per `Send` a pushed task came through), as LangGraph 1.4
+ * does.
+ */
+function messageNamespace(ns: string[], data: unknown): string[] {
+  const meta = Array.isArray(data) && isPlainObject(data[1]) ? data[1] : undefined;
+  if (!meta || ns.length === 0 || ns.join("|") !== meta.langgraph_checkpoint_ns) return ns;
+  let path = meta.langgraph_path;
+  let segments = 1;
+  while (Array.isArray(path) && path[0] === "__pregel_push" && path[path.length - 1] === true) {
+    segments += 1;
+    path = path[1];
+  }
+  return ns.slice(0, Math.max(ns.length - segments, 0));
+}
+
 /** A stream-events v2 event of LangChain's `streamEvents` (the fields the adapter reads). */
 interface StreamEvent {
   event: string;
@@ -234,7 +253,8 @@ export class LangGraphAdapter implements CompiledGraph {
         }
         chunk = event.data.chunk;
       }
-      const [ns, mode, data] = (streamSubgraphs ? chunk : [NO_NAMESPACE, ...(chunk as unknown[])]) as [string[], EngineStreamMode, unknown];
+      const [chunkNs, mode, data] = (streamSubgraphs ? chunk : [NO_NAMESPACE, ...(chunk as unknown[])]) as [string[], EngineStreamMode, unknown];
+      const ns = mode === "messages" ? messageNamespace(chunkNs, data) : chunkNs;
       const nested = ns.length > 0;
       if (!nested && mode === "values") {
         if (isPlainObject(data) && "__interrupt__" in data) interruptsSeen = true;
