@@ -6,13 +6,14 @@ import { Worker } from "node:worker_threads";
 import type { GraphSource, GraphTypeSchemas } from "./type-schemas.js";
 
 /**
- * The worker's file: dist/type-schemas-worker.js next to the built module; the TypeScript source
- * (loaded through tsx) when graphdock runs from its sources.
+ * The worker: dist/type-schemas-worker.js next to the built module; when graphdock runs from its
+ * TypeScript sources, the source file, imported once tsx's loader is registered in the thread.
  */
-function workerFile(): { url: URL; execArgv?: string[] } {
+function startWorker(): Worker {
   const here = import.meta.url;
-  if (/\.ts$/.test(new URL(here).pathname)) return { url: new URL("./type-schemas-worker.ts", here), execArgv: ["--import", "tsx"] };
-  return { url: new URL("./type-schemas-worker.js", here) };
+  if (!/\.ts$/.test(new URL(here).pathname)) return new Worker(new URL("./type-schemas-worker.js", here));
+  const source = new URL("./type-schemas-worker.ts", here).href;
+  return new Worker(`import("tsx/esm/api").then((tsx) => tsx.register()).then(() => import(${JSON.stringify(source)}))`, { eval: true });
 }
 
 /** The schemas, or an empty map when they cannot be read (no typescript, a worker that failed). */
@@ -20,8 +21,7 @@ export function readTypeSchemasInWorker(graphs: readonly GraphSource[]): Promise
   return new Promise((resolve) => {
     let worker: Worker;
     try {
-      const { url, execArgv } = workerFile();
-      worker = new Worker(url, execArgv ? { execArgv } : {});
+      worker = startWorker();
     } catch {
       return resolve(new Map());
     }

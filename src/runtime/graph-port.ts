@@ -63,15 +63,21 @@ export const isLangGraphGraph = (g: unknown): g is LangGraphGraph | LangGraphAge
 /** The compiled graph of a LangGraph.js graph or agent. */
 export const langGraphOf = (g: LangGraphGraph | LangGraphAgent): LangGraphGraph => (isPregel(g) ? g : g.graph);
 
+/** The import of `graphdock/langgraph` by name, made once (graphs are hosted concurrently). */
+let imported: Promise<Partial<LangGraphHost>> | undefined;
+
 /** The adapter: where `graphdock/langgraph` registered itself, else imported by name (module comment). */
 export async function langGraphHost(graphId: string): Promise<LangGraphHost> {
   const registered = Reflect.get(globalThis, LANGGRAPH_HOST_KEY) as LangGraphHost | undefined;
   if (registered) return registered;
   const specifier = ["graphdock", "langgraph"].join("/");
   try {
-    const mod = (await import(/* @vite-ignore */ /* webpackIgnore: true */ specifier)) as Partial<LangGraphHost>;
-    if (typeof mod.fromLangGraph === "function") return { fromLangGraph: mod.fromLangGraph };
+    const mod = await (imported ??= import(/* @vite-ignore */ /* webpackIgnore: true */ specifier) as Promise<Partial<LangGraphHost>>);
+    // Importing it registered its host (which checks the LangGraph.js release first).
+    const host = (Reflect.get(globalThis, LANGGRAPH_HOST_KEY) as LangGraphHost | undefined) ?? (typeof mod.fromLangGraph === "function" ? { fromLangGraph: mod.fromLangGraph } : undefined);
+    if (host) return host;
   } catch (err) {
+    imported = undefined;
     throw invalidInput(
       `graphdock: graph "${graphId}" is a LangGraph.js graph, and its adapter could not be loaded (${String((err as Error)?.message ?? err)}). ` +
         `Install the optional peers (npm i @langchain/langgraph @langchain/core) and, in a browser bundle, import "graphdock/langgraph" or pass fromLangGraph(graph).`,
