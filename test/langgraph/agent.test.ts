@@ -198,7 +198,8 @@ describe("the createAgent agent hosted by graphdock", () => {
       expect(((await client.threads.getState(t.thread_id)).values as Loose).messages).toHaveLength(4);
       const drawable = await client.assistants.getGraph("agent");
       expect(drawable.nodes.map((n) => n.id)).toEqual(expect.arrayContaining(["__start__", "model_request", "tools", "__end__"]));
-      expect((await client.assistants.getSchemas("agent")).state_schema).toMatchObject({ properties: { messages: { type: "array" } } });
+      // createAgent's state is a StateSchema: its own JSON schema, messages marked as the agent server marks them.
+      expect((await client.assistants.getSchemas("agent")).state_schema).toMatchObject({ properties: { messages: { langgraph_type: "messages" } } });
     } finally {
       await runtime.close();
     }
