@@ -2,9 +2,9 @@
  * LangGraph's checkpoint and task payloads (the `checkpoints`, `tasks` and `debug` stream modes)
  * as the agent server streams them: each checkpoint names itself and its parent as
  * `checkpoint` / `parent_checkpoint` (the form `threads.getHistory` returns, so a client can match
- * streamed checkpoints with the thread's history), `parentConfig` is spelled `parent_config`, the
- * configs lose LangGraph's internal `__`-prefixed keys and callbacks, and a subgraph task's config
- * (`state`) becomes the `checkpoint` naming the subgraph's namespace.
+ * streamed checkpoints with the thread's history), `parentConfig` is spelled `parent_config` (left
+ * out for the first checkpoint), the configs lose LangGraph's internals, and a subgraph task's
+ * config (`state`) becomes the `checkpoint` naming the subgraph's namespace.
  */
 import { isPlainObject } from "../json.js";
 import type { CheckpointRef, SubgraphCheckpointRef } from "../graph/types.js";
@@ -36,11 +36,15 @@ export function subgraphCheckpointOf(config: unknown): SubgraphCheckpointRef | n
   return { thread_id: c.thread_id, checkpoint_ns: c.checkpoint_ns, checkpoint_id: undefined, checkpoint_map: undefined };
 }
 
-/** A config without LangGraph's internal keys (`__pregel_*`, callbacks). */
+/**
+ * A config without LangGraph's internals (`__pregel_*` keys, callbacks, and the `run_name` a
+ * subgraph's task gets when the graph is streamed rather than run for its stream events, as the
+ * agent server runs it). Absent (left out of the payload) when there is none.
+ */
 function publicConfig(config: unknown): unknown {
   const c = configurableOf(config);
-  if (!c || !isPlainObject(config)) return config ?? null;
-  const { callbacks: _callbacks, ...rest } = config;
+  if (!c || !isPlainObject(config)) return config ?? undefined;
+  const { callbacks: _callbacks, run_name: _runName, ...rest } = config;
   return { ...rest, configurable: Object.fromEntries(Object.entries(c).filter(([key]) => !key.startsWith("__"))) };
 }
 

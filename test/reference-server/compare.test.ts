@@ -26,7 +26,7 @@ import { comparableTurns, converse } from "../agui/conversation.js";
 import { nativeAgent } from "../agui/native-agent.js";
 import { compare, normalize, Recorder, type Difference } from "./transcript.js";
 import { converse as converseRest } from "./scenarios.js";
-import { DECISIONS, PENDING_PAYLOADS, unexplained } from "./decisions.js";
+import { DECISIONS, unexplained } from "./decisions.js";
 
 const root = new URL("../..", import.meta.url).pathname;
 const here = new URL(".", import.meta.url).pathname;
@@ -133,8 +133,6 @@ describe("graphdock beside the LangGraph.js agent server, on the same LangGraph.
     expect(left, `differences no decision explains:\n${show(left)}`).toEqual([]);
     // Every decision explains something here (one that no longer does is stale).
     for (const d of DECISIONS) expect(differences.some(d.explains), `${d.id} explains no difference`).toBe(true);
-    const pending = differences.filter((d) => !DECISIONS.some((x) => x.explains(d)) && PENDING_PAYLOADS.explains(d));
-    expect(pending.length, "the checkpoint payloads are the reference's now: delete PENDING_PAYLOADS (decisions.ts)").toBeGreaterThan(0);
   });
 
   it("gives the AG-UI adapter the same conversation for the LangGraph.js graph: tool call, interrupt, resume, abort, next turn", { timeout: 300_000 }, async () => {

@@ -39,10 +39,11 @@ export const DECISIONS: Decision[] = [
   {
     id: "D46",
     says:
-      "A run's config and metadata are what the client and the runtime give: no deployment-platform fields (langgraph_version, langgraph_plan, langgraph_host, " +
-      "run_attempt, ls_integration in stored metadata), no request headers (user-agent, x-*) copied into configurable.",
+      "A run's metadata is what the client and the runtime give: no deployment-platform fields (langgraph_version, langgraph_plan, langgraph_host, " +
+      "run_attempt, ls_integration in stored metadata), and a checkpoint's metadata holds no copy of the run's configurable (user-agent, x-* headers).",
     explains: (d) =>
-      (["langgraph_version", "langgraph_plan", "langgraph_host", "langgraph_api_url", "run_attempt", "user-agent"].includes(last(d.path)) && d.graphdock === undefined) ||
+      (["langgraph_version", "langgraph_plan", "langgraph_host", "langgraph_api_url", "run_attempt"].includes(last(d.path)) && d.graphdock === undefined) ||
+      (/\bmetadata\.(user-agent|x-[\w-]+)$/.test(d.path) && d.graphdock === undefined) ||
       (last(d.path) === "ls_integration" && d.graphdock === undefined && !has(d, "events on_")),
   },
   {
@@ -84,18 +85,6 @@ export const DECISIONS: Decision[] = [
   },
 ];
 
-/**
- * Not a decision: the checkpoints and debug payloads of hosted graphs in the reference server's
- * form (named checkpoints, parent_config, no LangGraph internals in configs) are being made on
- * another branch. Once that is merged this must explain nothing (compare.test.ts fails
- * otherwise): delete it, and fix or decide what is left.
- */
-export const PENDING_PAYLOADS: Decision = {
-  id: "checkpoint payloads (pending)",
-  says: "checkpoints and debug payloads of hosted graphs in the reference server's form",
-  explains: (d) => /^frames\[\d+\] (debug|checkpoints)(\|\S*)?\./.test(d.path),
-};
-
 /** The reference's frame names without the checkpoint envelopes graphdock was not asked for (and without messages/complete, which it lacks with subgraphs). */
 function withoutEnvelopes(reference: string[], graphdock: string[]): string[] {
   const asked = graphdock.some((n) => n.startsWith("checkpoints"));
@@ -103,4 +92,4 @@ function withoutEnvelopes(reference: string[], graphdock: string[]): string[] {
 }
 
 /** The differences no decision explains. */
-export const unexplained = (differences: Difference[]) => differences.filter((d) => !DECISIONS.some((x) => x.explains(d)) && !PENDING_PAYLOADS.explains(d));
+export const unexplained = (differences: Difference[]) => differences.filter((d) => !DECISIONS.some((x) => x.explains(d)));
