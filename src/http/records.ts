@@ -37,7 +37,7 @@ const threadTask = z.object({
   error: nullableString,
   interrupts: z.array(interrupt),
   /** A subgraph task's: where the subgraph's state lives (no id: the namespace's latest checkpoint). */
-  checkpoint: z.nullable(z.object({ thread_id: string, checkpoint_ns: string, checkpoint_id: nullableString, checkpoint_map: nullableRecord })),
+  checkpoint: z.nullable(z.object({ thread_id: string, checkpoint_ns: string })),
   /** A subgraph task's state, when subgraph states were asked for. */
   get state() {
     return z.nullable(threadState);
