@@ -78,6 +78,14 @@ const graphSchema = z.object({
   config_schema: nullableRecord,
   context_schema: nullableRecord,
 });
+/** One subgraph's schemas, also under the keys the JS agent server answers with. */
+const subgraphSchema = z.object({
+  ...graphSchema.shape,
+  state: nullableRecord,
+  input: nullableRecord,
+  output: nullableRecord,
+  config: nullableRecord,
+});
 
 const thread = z.object({
   thread_id: string,
@@ -298,7 +306,7 @@ export const records = {
     edges: z.array(z.object({ source: string, target: string, data: z.optional(string), conditional: z.optional(z.boolean()) })),
   }),
   GraphSchema: graphSchema,
-  Subgraphs: z.record(string, graphSchema),
+  Subgraphs: z.record(string, subgraphSchema),
 
   Thread: thread,
   /** A thread as searches list it: without `values`, and with only the `select`ed fields when asked. */
