@@ -471,12 +471,15 @@ export function runtimeContract(
         expect((await c.threads.get(t.thread_id)).status).toBe("idle");
       });
 
-      it.runIf(capabilities.breakpointsUnchecked)("a breakpoint naming no node of the graph is ignored, as LangGraph ignores it", async () => {
-        const t = await c.threads.create();
-        const done = v(await c.runs.wait(t.thread_id, "chain", { input: {}, interruptBefore: ["nope"], interruptAfter: ["nope"] }));
-        expect(done.log).toEqual(["a", "b", "c"]);
-        expect((await c.threads.get(t.thread_id)).status).toBe("idle");
-      });
+      // graphdock's own graphs refuse such a name (the bad-input test below); LangGraph ignores it (D40).
+      if (capabilities.breakpointsUnchecked) {
+        it("a breakpoint naming no node of the graph is ignored, as LangGraph ignores it", async () => {
+          const t = await c.threads.create();
+          const done = v(await c.runs.wait(t.thread_id, "chain", { input: {}, interruptBefore: ["nope"], interruptAfter: ["nope"] }));
+          expect(done.log).toEqual(["a", "b", "c"]);
+          expect((await c.threads.get(t.thread_id)).status).toBe("idle");
+        });
+      }
 
       it("refuses bad run input with invalid_input before the run exists: nothing listed, thread status unchanged", async () => {
         const idle = await c.threads.create();
