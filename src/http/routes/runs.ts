@@ -150,7 +150,7 @@ export function runRoutes(define: Define, api: Api): void {
       summary: "Join a run's stream",
       headers: { "last-event-id": "Replay the events after this one (`-1`: from the first) of a `stream_resumable` run." },
       query: joinQuery,
-      responses: { 200: { description: "The run's events.", content: { [SSE]: events } } },
+      responses: { 200: { description: "The run's events; a run not found: one `error` event whose message starts with `404: `.", content: { [SSE]: events } } },
       handle: async ({ client, params, query, request }) => {
         const threadId = threadOf(params);
         const cancelOnDisconnect = query.cancel_on_disconnect ?? false;
