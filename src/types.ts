@@ -102,4 +102,9 @@ export interface RunExecution {
    * they do not count against `maxAttempts` (D61). Absent: none.
    */
   drains?: number;
+  /**
+   * The span the run's trace continues (W3C `traceparent` / `tracestate`): the span current where
+   * the run was created, or the request's `traceparent`. Absent when there was none.
+   */
+  trace?: { traceparent: string; tracestate?: string };
 }

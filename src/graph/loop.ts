@@ -19,12 +19,13 @@ import { Command, ERROR, INPUT, INTERRUPT, NO_WRITES, NULL_TASK_ID, RESUME, STAR
 import { GraphAbortError, GraphInterrupt, GraphRecursionError, InvalidUpdateError } from "./errors.js";
 import type { CompiledStateGraph, RouterRun } from "./graph.js";
 import { toolMessage, type ToolResultMessage } from "./messages.js";
+import { tracedMessages } from "./traced-messages.js";
 import { checkpointPayload, ref, snapshotOf } from "./state.js";
 import { isCompiledStateGraph, nsSegments, taskNamespace } from "./subgraphs.js";
 import { exactObject } from "../exact-objects.js";
 import type { ItemStore } from "../items/types.js";
 import { forkForReanswer, heldInterrupts, needsFork, renameResume } from "./reanswer.js";
-import type { Breakpoints, CompiledGraph, EngineStreamMode, ExecuteOptions, ExecuteResult, InputState, NodeContext, RunnableConfig } from "./types.js";
+import type { Breakpoints, CompiledGraph, EngineStreamMode, ExecuteOptions, ExecuteResult, InputState, NodeContext, NodeTrace, RunnableConfig } from "./types.js";
 
 const isResumeMap = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v) && Object.keys(v).length > 0 &&
@@ -381,6 +382,8 @@ async function run(graph: CompiledStateGraph, o: ExecuteOptions, eventParents: r
       let held: WriteOp[] = [];
       let dead = false;
       let remaining = toRun.length;
+      /** Node executions of this step being traced: a cancel ends those still running. */
+      const tracedNodes = new Set<NodeTrace>();
 
       /** A task start or finish for the `tasks` and `debug` modes (hidden `__start__` excluded). */
       const taskEvent = (type: "task" | "task_result", payload: Record<string, unknown>) => {
@@ -397,6 +400,9 @@ async function run(graph: CompiledStateGraph, o: ExecuteOptions, eventParents: r
         const iid = hash32(taskNs);
         const hidden = task.name === START;
         const wantsEvents = modes?.has("events") === true && o.emit !== undefined && !hidden;
+        const traced = o.trace && !hidden ? o.trace.node({ name: task.name, id: task.id, step, namespace: ns }) : undefined;
+        const tracedChats = traced && tracedMessages(traced);
+        if (traced) tracedNodes.add(traced);
         const msgMeta = on("messages") ? messageMetadata(config, task, step, taskNs) : undefined;
         // Stream events (`events` mode), as LangChain reports a LangGraph node: the node's run; in it,
         // a chat model run per streamed message, a tool run per `ctx.runTool`, a run per router.
@@ -445,6 +451,7 @@ async function run(graph: CompiledStateGraph, o: ExecuteOptions, eventParents: r
           },
           emitMessage: (raw) => {
             if (dead) return;
+            tracedChats?.chunk(raw);
             if (nodeRun) {
               // A model call streams one message: a chunk of another id starts the next call.
               const chunk = eventChunk(raw);
@@ -466,13 +473,16 @@ async function run(graph: CompiledStateGraph, o: ExecuteOptions, eventParents: r
             const toolRun = nodeRun && !dead ? ids.uuid() : undefined;
             const input = call.args;
             if (toolRun) childEvent("on_tool_start", call.name, toolRun, { input });
+            const toolTrace = traced?.tool({ name: call.name, id: call.id });
             let message: ToolResultMessage;
             try {
               message = toolMessage(call, await fn(input));
             } catch (err) {
+              toolTrace?.end(err instanceof GraphInterrupt ? { interrupted: true } : { error: err });
               if (toolRun && !dead) childEvent("on_tool_error", call.name, toolRun, { error: errorText(err), input });
               throw err;
             }
+            toolTrace?.end({});
             if (toolRun && !dead) childEvent("on_tool_end", call.name, toolRun, { output: message, input });
             return message;
           },
@@ -497,6 +507,7 @@ async function run(graph: CompiledStateGraph, o: ExecuteOptions, eventParents: r
               ...(modes ? { streamModes: modes } : {}),
               ...(o.emit ? { emit: o.emit } : {}),
               ...(o.itemStore ? { itemStore: o.itemStore } : {}),
+              ...(traced ? { trace: traced } : {}),
               checkpointNs: taskNs,
               parent: {
                 parents: { ...parents, [ns]: checkpointId },
@@ -535,14 +546,17 @@ async function run(graph: CompiledStateGraph, o: ExecuteOptions, eventParents: r
         };
         let out: Outcome;
         try {
-          const update = hidden ? input : await graph.nodes.get(task.name)!(input as never, ctx);
+          const fn = graph.nodes.get(task.name)!;
+          const update = hidden ? input : await (traced ? traced.within(() => fn(input as never, ctx)) : fn(input as never, ctx));
           if (nodeRun && !dead) endModelRuns();
+          tracedChats?.end();
           const { writes, shown } = await graph.nodeWrites(task.name, update, values, config, ids, routerRun);
           // Earlier interrupts stay recorded: the history entry of this checkpoint keeps showing them.
           const asked = stored.get(task.id)?.filter((w) => w[1] === INTERRUPT) ?? [];
           const pw: PendingWrite[] = [...resumeWrites(), ...asked, ...writes.map((w) => [task.id, w[0], w[1]] as const)];
           if (writes.length === 0) pw.push([task.id, NO_WRITES, null]);
           out = { task, writes: pw, state: writes, interrupts: [], consumedNullResume: consumed };
+          traced?.end({});
           if (!dead && !hidden) {
             if (nodeRun) emit("events", { event: "on_chain_end", data: { output: Command.is(update) ? shown : (update ?? null), input }, ...nodeRun });
             if (msgMeta) emitWholeMessages(graph, writes, seenMessages, (m) => emit("messages", [m, msgMeta]));
@@ -552,6 +566,9 @@ async function run(graph: CompiledStateGraph, o: ExecuteOptions, eventParents: r
         } catch (err) {
           // The messages a failed or interrupted node streamed still end (as a model call would have).
           if (nodeRun && !dead) endModelRuns();
+          const outcome = err instanceof GraphInterrupt ? { interrupted: true } : { error: err };
+          tracedChats?.end(outcome);
+          traced?.end(outcome);
           if (err instanceof GraphInterrupt) {
             const asked = err.interrupts.map((i) => [task.id, INTERRUPT, i] as const);
             out = { task, writes: [...resumeWrites(), ...asked], state: [], interrupted: true, interrupts: err.interrupts, consumedNullResume: consumed };
@@ -569,13 +586,19 @@ async function run(graph: CompiledStateGraph, o: ExecuteOptions, eventParents: r
           const rest = pending.filter((w) => w[0] === NULL_TASK_ID && w[1] !== RESUME);
           ops.push({ op: "writes.put", thread_id: threadId, ...nsKey, checkpoint_id: checkpointId, task_id: NULL_TASK_ID, writes: rest });
         }
+        if (traced) tracedNodes.delete(traced);
         if (--remaining === 0) held = ops;
         else if (!dead) await store.commit(ops);
         return out;
       };
 
       const all = Promise.all(toRun.map(runTask));
-      const outcomes = signal ? await raceAbort(all, signal, () => (dead = true)) : await all;
+      const outcomes = signal
+        ? await raceAbort(all, signal, () => {
+            dead = true;
+            for (const node of tracedNodes) node.end({ cancelled: true });
+          })
+        : await all;
       checkAbort();
       const failed = outcomes.find((x) => x.error !== undefined);
       const interrupted = outcomes.some((x) => x.interrupted);

@@ -176,8 +176,61 @@ export interface ExecuteOptions {
   checkpointNs?: string;
   /** Also emit the events of subgraphs (with their namespace); root events only otherwise. */
   streamSubgraphs?: boolean;
+  /**
+   * Where the run's work is reported for tracing (the runtime passes one for a run that is
+   * traced: src/otel/run-trace.ts). Absent: nothing is reported.
+   */
+  trace?: TraceScope;
   /** @internal Set by a parent graph running this graph as a subgraph. */
   parent?: SubgraphParent;
+}
+
+/** How a traced piece of work ended: an error, an `interrupt()`, a cancel, or none (it succeeded). */
+export interface TraceOutcome {
+  error?: unknown;
+  interrupted?: boolean;
+  cancelled?: boolean;
+}
+
+/**
+ * Where an engine reports a run's work for tracing: each node execution, and in it the tool
+ * calls, chat-model calls and the nodes of subgraphs it runs. The engine knows nothing of
+ * OpenTelemetry; the runtime's implementation turns these into spans (src/otel/run-trace.ts).
+ */
+export interface TraceScope {
+  /** A node task starts (its name, task id, step and checkpoint namespace). */
+  node(task: { name: string; id: string; step: number; namespace: string }): NodeTrace;
+}
+
+/** One node execution being traced; what it runs is reported to it. */
+export interface NodeTrace extends TraceScope {
+  /** A tool call starts (`ctx.runTool`, a LangChain tool run). */
+  tool(call: { name: string; id?: string | null; description?: string }): { end(outcome: TraceOutcome): void };
+  /** A chat-model call starts (a LangChain chat model run, or a message a node streams). */
+  chat(model: ChatStart): { end(outcome: ChatOutcome): void };
+  /** Calls `fn` with this node current, so work the node's own code traces nests under it. */
+  within<T>(fn: () => T): T;
+  end(outcome: TraceOutcome): void;
+}
+
+/** What is known when a chat-model call starts. */
+export interface ChatStart {
+  /** The model asked for (`gpt-4o`), when known. */
+  model?: string;
+  /** Who serves it (`openai`, `anthropic`, ...), when known. */
+  provider?: string;
+  temperature?: number;
+  maxTokens?: number;
+}
+
+/** What is known when a chat-model call ends. */
+export interface ChatOutcome extends TraceOutcome {
+  /** The model that answered, when reported. */
+  model?: string;
+  responseId?: string;
+  finishReasons?: string[];
+  inputTokens?: number;
+  outputTokens?: number;
 }
 
 /** @internal What a parent graph hands a graph it runs as a subgraph. */

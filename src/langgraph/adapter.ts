@@ -33,6 +33,7 @@ import { GraphdockItemStore, type ItemStoreLike } from "./item-store.js";
 import { subgraphCheckpointOf, toServerPayload } from "./checkpoint-events.js";
 import { graphSchemas, type TypeSchemasSource } from "./schemas.js";
 import { GraphdockSaver } from "./saver.js";
+import { traceCallbacks } from "./trace-callbacks.js";
 import { eventToWire, toLangGraphInput, toWire } from "./wire.js";
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- LangGraph's snapshots and chunks are read by shape */
@@ -227,6 +228,8 @@ export class LangGraphAdapter implements CompiledGraph {
       ...(options.interruptBefore !== undefined ? { interruptBefore: options.interruptBefore } : {}),
       ...(options.interruptAfter !== undefined ? { interruptAfter: options.interruptAfter } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
+      // A traced run's nodes, tools and model calls, from LangChain's callbacks (./trace-callbacks.ts).
+      ...(options.trace ? { callbacks: [traceCallbacks(options.trace)] } : {}),
       streamMode: lgModes,
       subgraphs: streamSubgraphs,
     };

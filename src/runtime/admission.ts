@@ -283,6 +283,8 @@ export async function admitRun(
   const temporary = threadIdArg === null && (p.onCompletion ?? "delete") !== "keep" && p.onCompletion !== "continue";
   const checkpointId = p.checkpointId ?? checkpointIdOf(p.checkpoint);
   const user = core.auth ? await caller.user() : undefined;
+  // Where the run's trace continues: the span current here, else the caller's traceparent (D90).
+  const trace = core.tracing?.parentOf(caller.trace);
 
   // One admission per thread at a time in this runtime (no self-inflicted retries); across
   // runtimes the conditional commit decides.
@@ -346,6 +348,7 @@ export async function admitRun(
           context: mergeContext(assistant.context, p.context),
           temporary,
           not_before: core.clock() + (p.afterSeconds ?? 0) * 1000,
+          ...(trace ? { trace } : {}),
         },
       };
       // The thread keeps its last run's merged config for the next run (JS only when not busy).

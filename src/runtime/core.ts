@@ -7,18 +7,22 @@ import { EventEmitter } from "eventemitter3";
 import { conflict, notFound } from "../errors.js";
 import type { AuthAction, AuthFilter, AuthProvider, AuthResource, AuthUser } from "../auth/types.js";
 import { matchesAuthFilter } from "../auth/types.js";
+import type { SpanContext } from "@opentelemetry/api";
 import type { CompiledGraph, RunnableConfig } from "../graph/types.js";
 import type { ItemStore } from "../items/types.js";
 import { defaultAssistantId, uuid4, type Clock, type Ids } from "../ids.js";
 import type { Store } from "../persistence/types.js";
 import type { AssistantRecord, MultitaskStrategy, ThreadRecord } from "../types.js";
 import { KeyedMutex } from "../mutex.js";
+import type { RunTracing } from "../otel/run-trace.js";
 import { instantiate, type ResolvedEntry } from "./graph-source.js";
 import type { RuntimeEvent, WebhookOptions } from "./types.js";
 
 /** Who is calling: resolved lazily, so the unbound runtime authenticates on every call (D13). */
 export interface Caller {
   user(): Promise<AuthUser>;
+  /** The span the caller's request names (its `traceparent`): the parent of the runs it creates. */
+  readonly trace?: SpanContext;
 }
 
 export class Core {
@@ -29,6 +33,8 @@ export class Core {
   closed = false;
   /** Long-term memory as graph nodes get it (`ctx.store`, trusted); set by `createRuntime`. */
   itemStore: ItemStore | undefined;
+  /** Traces runs (src/otel); undefined when `createRuntime({ tracing: false })`. */
+  tracing: RunTracing | undefined;
   /** Called once when the runtime closes (open thread streams end). */
   readonly onClose = new Set<() => void>();
   /** Aborted when the runtime closes: calls still waiting on the store stop (`conflict`). */

@@ -44,6 +44,7 @@ import {
 } from "./outcome.js";
 import type { CancelAction, RunResult } from "./types.js";
 import { Pipeline, pipelined } from "./durability.js";
+import { storedTraceId, type RunTrace } from "../otel/run-trace.js";
 
 type ErrorInfo = { error: string; message: string };
 type WritesPutOp = Extract<WriteOp, { op: "writes.put" }>;
@@ -82,6 +83,10 @@ export interface LocalRun {
   commits: Set<Promise<void>>;
   /** Durability `async` / `exit` (./durability.ts): the run's commits not yet handed to the store, and how that goes. */
   pipeline?: Pipeline;
+  /** The run's span, when it is traced (src/otel). */
+  trace?: RunTrace;
+  /** What the run's graph threw, when it failed (its span and the lifecycle event report it). */
+  thrown?: unknown;
   /**
    * The outcome is being recorded. A graph may still write after its `execute` ended on an abort
    * (a LangGraph.js loop finishes its step in the background); for a rollback those writes are
@@ -278,10 +283,17 @@ export class Executor {
     store.events.publish(run.run_id, "metadata", { run_id: run.run_id, attempt });
     const offCancel = store.subscribe(`cancel:${run.run_id}`, () => void this.readCancel(local));
     this.startRenewer();
-    if (core.listening) core.emit({ type: "run.started", run: publicRun(run) });
+    local.trace = core.tracing?.start(run, run.execution!.graph_id);
+    if (core.listening) core.emit({ type: "run.started", run: publicRun(run), ...this.traceIdOf(local) });
     // A cancel requested before the lease was taken is already in the store.
     if (mayHaveCancel) await this.readCancel(local);
     void this.run(local).finally(offCancel);
+  }
+
+  /** The trace id a lifecycle event carries: the run span's, else the stored parent's. */
+  private traceIdOf(local: LocalRun): { trace_id?: string } {
+    const id = local.trace?.traceId ?? storedTraceId(local.run);
+    return id ? { trace_id: id } : {};
   }
 
   private async readCancel(local: LocalRun): Promise<void> {
@@ -386,6 +398,8 @@ export class Executor {
     // (a stream's own reader) take its metadata event first, so a stream opens without waiting for it.
     for (let turn = 0; turn < READER_TURNS; turn++) await undefined;
     try {
+      // The span is named after the assistant, read only for a run that is traced.
+      if (local.trace) local.trace.describe((await core.store.getAssistant(run.assistant_id).catch(() => undefined)) ?? {});
       const { config, input, checkpointId } = await this.attemptStart(run);
       // A graph factory is called with the run's merged config (graph-source.ts); its failure is the run's.
       const graph = await core.graph(exec.graph_id, config);
@@ -414,12 +428,16 @@ export class Executor {
           emit: shaper.emit,
           ...(listening ? { listening } : {}),
           ...(core.itemStore ? { itemStore: core.itemStore } : {}),
+          ...(local.trace ? { trace: local.trace.scope } : {}),
           streamSubgraphs: run.kwargs.subgraphs === true,
         });
       }
     } catch (err) {
       // A pipelined commit that failed aborted the engine: the run fails with the store's error.
-      if (!local.cancel && !local.lost && !local.drain) error = errorInfo(local.pipeline?.failed ?? err);
+      if (!local.cancel && !local.lost && !local.drain) {
+        local.thrown = local.pipeline?.failed ?? err;
+        error = errorInfo(local.thrown);
+      }
     }
     // Durability async/exit: the run ends once all it wrote is in the store (or failed to be).
     // When the engine finished (no pause, no cancel) what is still queued goes in the outcome's
@@ -661,7 +679,9 @@ export class Executor {
     this.local.delete(runId);
     if (drained || local.lost || unrecorded) {
       // The run goes on elsewhere (or later): its log stays open for the next attempt, and this
-      // runtime's callers wait for its end in the store.
+      // runtime's callers wait for its end in the store. This attempt's span ends here; the next
+      // attempt's is another span of the same trace (the context is stored with the run).
+      local.trace?.end("pending");
       local.resolve(this.outcomeFromStore(runId));
       return;
     }
@@ -669,8 +689,11 @@ export class Executor {
     await store.events.end(runId);
     if (local.cancel === "rollback") await store.events.drop(runId);
     local.resolve(result);
+    local.trace?.end(status, error && (local.thrown ?? error));
     if (core.listening) {
-      core.emit(error ? { type: "run.finished", run: publicRun(final), error } : { type: "run.finished", run: publicRun(final) });
+      const stack = error && local.thrown instanceof Error ? local.thrown.stack : undefined;
+      const traced = this.traceIdOf(local);
+      core.emit(error ? { type: "run.finished", run: publicRun(final), error: stack ? { ...error, stack } : error, ...traced } : { type: "run.finished", run: publicRun(final), ...traced });
       if (statusChange) core.emit({ type: "thread.status", thread_id: threadId, ...statusChange });
     }
     if (local.cancel !== "rollback") sendWebhook(core, final, result, error);

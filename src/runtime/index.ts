@@ -70,3 +70,4 @@ export type { AssistantDefaults } from "./assistant-defaults.js";
 export type { GraphEntry, GraphFactory } from "./graph-source.js";
 export type { HostedGraph, LangGraphAgent, LangGraphGraph } from "./graph-port.js";
 export type { LogMethod, SdkLogger } from "./sdk-logger.js";
+export type { AgentInfo, TracingOptions } from "../otel/run-trace.js";

@@ -22,6 +22,7 @@ import { isSdkLogger, registerSdkLogger } from "./sdk-logger.js";
 import { CronScheduler } from "./scheduler.js";
 import { threadsApi } from "./threads.js";
 import { checkIndexConfig, ItemService } from "./items.js";
+import { RunTracing } from "../otel/run-trace.js";
 import type { ClientRequest, CreateRuntimeOptions, Runtime, RuntimeClient, RuntimeEvent, RuntimeListener } from "./types.js";
 
 const lowerCaseHeaders = (headers: ClientRequest["headers"]): Record<string, string> => {
@@ -86,6 +87,7 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Runt
   await store.open();
   storeUsers.set(store, (storeUsers.get(store) ?? 0) + 1);
   await ensureDefaultAssistants(core, assistantDefaults);
+  if (options.tracing !== false) core.tracing = new RunTracing(options.tracing);
   const executor = new Executor(core);
   const control = new RunControl(core, executor);
   executor.listen();
@@ -116,15 +118,17 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Runt
     graphIds: Object.freeze([...core.graphs.keys()]),
     async client(request: ClientRequest = {}) {
       let user: AuthUser = OWNER_USER;
+      const headers = lowerCaseHeaders(request.headers);
+      const trace = core.tracing?.fromHeaders(headers);
       if (auth) {
         user = await auth.authenticate({
-          headers: lowerCaseHeaders(request.headers),
+          headers,
           ...(request.method !== undefined ? { method: request.method } : {}),
           ...(request.path !== undefined ? { path: request.path } : {}),
           ...(request.url !== undefined ? { url: request.url } : {}),
         });
       }
-      return bind({ user: async () => user });
+      return bind({ user: async () => user, ...(trace ? { trace } : {}) });
     },
     subscribe(typeOrListener: RuntimeListener | RuntimeEvent["type"], maybeListener?: RuntimeListener<never>): () => void {
       const listener = (typeof typeOrListener === "function" ? typeOrListener : maybeListener) as (e: RuntimeEvent) => void;

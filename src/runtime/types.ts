@@ -15,6 +15,7 @@ import type { CronsApi } from "./cron-types.js";
 import type { AssistantDefaults } from "./assistant-defaults.js";
 import type { GraphEntry } from "./graph-source.js";
 import type { SdkLogger } from "./sdk-logger.js";
+import type { TracingOptions } from "../otel/run-trace.js";
 import type {
   AssistantRecord,
   AssistantVersionRecord,
@@ -569,12 +570,19 @@ export interface RuntimeClient {
 /** Lifecycle events delivered to `runtime.subscribe` listeners. */
 export type RuntimeEvent =
   | { type: "run.created"; run: Run }
-  | { type: "run.started"; run: Run }
+  | {
+      type: "run.started";
+      run: Run;
+      /** The trace the run belongs to (its span's, or the stored parent's when it is not traced). */
+      trace_id?: string;
+    }
   | {
       type: "run.finished";
       run: Run;
-      /** Present when the run failed. */
-      error?: { error: string; message: string };
+      /** Present when the run failed; `stack` when it failed here with an error that has one. */
+      error?: { error: string; message: string; stack?: string };
+      /** The trace the run belongs to, as in `run.started`. */
+      trace_id?: string;
     }
   | { type: "thread.status"; thread_id: string; status: ThreadStatus; previous: ThreadStatus | null }
   | {
@@ -666,6 +674,11 @@ export interface CreateRuntimeOptions {
    * unless one already is.
    */
   logger?: SdkLogger;
+  /**
+   * OpenTelemetry tracing of runs (docs/observability.md): on by default, and a no-op until the
+   * application registers a tracer provider (or passes one here); `false` turns it off.
+   */
+  tracing?: false | TracingOptions;
 }
 
 /** The runtime: the default caller's namespaces plus binding, subscription and shutdown. */

@@ -47,11 +47,12 @@ describe("lifecycle events", () => {
   it("typed subscription to one event type reports failures", async () => {
     const gate = new Gate();
     const runtime = await createRuntime({ graphs: testGraphs(gate) });
-    const finished: Array<{ status: string; error?: { error: string; message: string } }> = [];
+    const finished: Array<{ status: string; error?: { error: string; message: string; stack?: string } }> = [];
     runtime.subscribe("run.finished", (e) => finished.push({ status: e.run.status, ...(e.error ? { error: e.error } : {}) }));
     const t = await runtime.threads.create();
     await runtime.runs.wait(t.thread_id, "failing", { input: {}, raiseError: false });
-    expect(finished).toEqual([{ status: "error", error: { error: "CustomError", message: "Boo!" } }]);
+    // The stack of what the graph threw comes with it (the command's error log prints it).
+    expect(finished).toEqual([{ status: "error", error: { error: "CustomError", message: "Boo!", stack: expect.stringContaining("CustomError: Boo!") } }]);
     await runtime.close();
   });
 });

@@ -72,7 +72,8 @@ describe("SDK compatibility", () => {
     const use = (runtime: Runtime) =>
       runtime.subscribe("run.finished", (e) => {
         expectTypeOf(e.type).toEqualTypeOf<"run.finished">();
-        expectTypeOf(e.error).toEqualTypeOf<{ error: string; message: string } | undefined>();
+        expectTypeOf(e.error).toEqualTypeOf<{ error: string; message: string; stack?: string } | undefined>();
+        expectTypeOf(e.trace_id).toEqualTypeOf<string | undefined>();
       });
     expectTypeOf(use).returns.toEqualTypeOf<() => void>();
   });
