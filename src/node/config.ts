@@ -23,6 +23,7 @@ import { readTypeSchemasInWorker } from "./type-schemas-thread.js";
 import { applyEnv, configuredDefaults, entryPath, loadHttpApp, type GraphEntrySpec } from "./graph-json.js";
 import type { AssistantDefaults, GraphEntry } from "../runtime/index.js";
 import { serve, type ServeHandle, type ServeOptions } from "./serve.js";
+import { sdkLoggerOf } from "./graph-logger.js";
 
 /**
  * graph.json: graph id -> `"<file>:<export>"` (or `{ path, config?, context? }`), the optional
@@ -211,11 +212,14 @@ export async function serveConfig(options: ServeConfigOptions): Promise<ConfigSe
   let self: URL | undefined;
   const loopback = new Set(["127.0.0.1", "localhost", "[::1]", ...(serveOptions.host ? [serveOptions.host] : [])]);
   const webhooks = app ? { allow: (url: URL) => self !== undefined && url.port === self.port && loopback.has(url.hostname) } : undefined;
+  const { log } = serveOptions;
   const runtime = await createRuntime({
     graphs,
     assistantDefaults,
     store: await openStore(storeSpec),
     auth,
+    // The server's logger gets graphdock's diagnostics and what graphs log (D92).
+    ...(log ? { diagnostics: log, logger: sdkLoggerOf(log) } : {}),
     ...(leaseMs !== undefined ? { leaseMs } : {}),
     ...(maxAttempts !== undefined ? { maxAttempts } : {}),
     ...(webhooks ? { webhooks } : {}),

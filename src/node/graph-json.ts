@@ -78,10 +78,11 @@ export function configuredDefaults(graphs: Record<string, unknown>): Record<stri
   const fromFile: Record<string, AssistantDefaults> = {};
   for (const [id, spec] of Object.entries(graphs)) {
     if (!isPlainObject(spec)) continue;
-    if (spec.config !== undefined || spec.context !== undefined) {
+    if (spec.config !== undefined || spec.context !== undefined || typeof spec.description === "string") {
       fromFile[id] = {
         ...(spec.config !== undefined ? { config: spec.config as AssistantDefaults["config"] } : {}),
         ...(spec.context !== undefined ? { context: spec.context } : {}),
+        ...(typeof spec.description === "string" ? { description: spec.description } : {}),
       };
     }
   }

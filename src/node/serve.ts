@@ -18,6 +18,9 @@ import { apiDocs } from "./docs.js";
 import { attachProtocolV2WebSocket } from "./protocol-v2-ws.js";
 import { protocolEndpoints, type ProtocolOptions } from "./protocols.js";
 import { studio, type StudioOptions } from "../studio/index.js";
+import { logRuns } from "./run-log.js";
+import type { DiagnosticsLogger } from "../diagnostics.js";
+import type { Runtime } from "../runtime/index.js";
 
 /**
  * Options of {@link serve}: where to listen, plus the fetch handler's options, limits included
@@ -49,6 +52,12 @@ export interface ServeOptions extends FetchHandlerOptions, ProtocolOptions {
    * routes are disabled (`disable: ["meta"]`).
    */
   docs?: boolean;
+  /**
+   * Where the server logs (a pino logger fits; D92): each run's start and end (info; a failed run
+   * at error with its stack) and each internal fault (error, unless `onError` is given). Default:
+   * nothing is logged.
+   */
+  log?: DiagnosticsLogger;
 }
 
 /** A running server. */
@@ -298,7 +307,8 @@ function bindLoopback(handler: FetchHandler, url: string): () => void {
  * await server.close();
  */
 export async function serve(runtime: HttpRuntime, options: ServeOptions = {}): Promise<ServeHandle> {
-  const { port = 2024, host = "127.0.0.1", strictPort = options.port !== undefined, mcp, a2a, aiSdk, studio: studioOption = true, docs = true, ...handlerOptions } = options;
+  const { port = 2024, host = "127.0.0.1", strictPort = options.port !== undefined, mcp, a2a, aiSdk, studio: studioOption = true, docs = true, log, ...handlerOptions } = options;
+  if (log && !handlerOptions.onError) handlerOptions.onError = (err, request) => log.error({ err, ...requestFields(request) }, "graphdock: internal error");
   const { maxBodyBytes, maxDepth, onError } = handlerOptions;
   const protocols = await protocolEndpoints({ mcp, a2a, aiSdk }, { maxBodyBytes, maxDepth, onError });
   const endpoints = [...(handlerOptions.endpoints ?? []), ...protocols];
@@ -329,6 +339,7 @@ export async function serve(runtime: HttpRuntime, options: ServeOptions = {}): P
       }
     }
   }
+  const stopRunLog = log && isSubscribable(runtime) ? logRuns(runtime, log) : undefined;
   const address = server.address() as AddressInfo;
   const shownHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
   url = `http://${shownHost}:${address.port}`;
@@ -341,9 +352,24 @@ export async function serve(runtime: HttpRuntime, options: ServeOptions = {}): P
     close: () =>
       new Promise<void>((resolve, reject) => {
         unbind();
+        stopRunLog?.();
         server.close((err) => (err ? reject(err) : resolve()));
         server.closeAllConnections();
         closeSockets();
       }),
   };
+}
+
+/** A runtime with lifecycle events (anything `serve` is given has `client`; a runtime also has these). */
+const isSubscribable = (runtime: HttpRuntime): runtime is HttpRuntime & Pick<Runtime, "subscribe"> =>
+  typeof (runtime as Partial<Runtime>).subscribe === "function";
+
+/** A request's method and path (no query: it may carry a token), for log lines. */
+function requestFields(request: Request | undefined): Record<string, string> {
+  if (!request) return {};
+  try {
+    return { method: request.method, path: new URL(request.url).pathname };
+  } catch {
+    return { method: request.method };
+  }
 }

@@ -2,6 +2,7 @@
  * Helpers every store shares: checking and naming an op, and a wake-up signal for readers
  * waiting on a run's event log. Core-safe.
  */
+import { SILENT, type DiagnosticsLogger } from "../diagnostics.js";
 import { invalidInput } from "../errors.js";
 import { checkJson } from "../json.js";
 import { checkStoredItem } from "./items.js";
@@ -102,10 +103,11 @@ export class WakeSignal {
 export class TopicListeners {
   private readonly topics = new Map<string, Set<(payload: string | undefined) => void>>();
 
-  /** `onError` receives what a listener threw (default: logged). */
-  constructor(
-    private readonly onError: (err: unknown, topic: string) => void = (err, topic) => console.error(`graphdock: a listener of "${topic}" threw`, err),
-  ) {}
+  /** Where a throwing listener is reported (the runtime's diagnostics, through `Store.useDiagnostics`). */
+  log: DiagnosticsLogger = SILENT;
+
+  /** `onError` receives what a listener threw (default: the diagnostics logger). */
+  constructor(private readonly onError: (err: unknown, topic: string) => void = (err, topic) => this.log.error({ err, topic }, "graphdock: a store listener threw")) {}
 
   get size(): number {
     return this.topics.size;

@@ -13,6 +13,7 @@
  * ops, ./memory/checkpoints.ts the checkpoints (long growing arrays shared between consecutive
  * checkpoints), ./memory/records.ts the record helpers, ./memory-events.ts the run event port.
  */
+import type { DiagnosticsLogger } from "../diagnostics.js";
 import { MemoryRunEvents } from "./memory-events.js";
 import { MemoryData } from "./memory/data.js";
 import type {
@@ -49,6 +50,10 @@ export class MemoryStore implements Store {
 
   async open(): Promise<void> {}
   async close(): Promise<void> {}
+
+  useDiagnostics(log: DiagnosticsLogger): void {
+    this.listeners.log = log;
+  }
 
   async commit(ops: readonly WriteOp[]): Promise<void> {
     this.data.apply(ops);

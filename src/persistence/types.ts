@@ -16,6 +16,7 @@
  *   their commit has succeeded (as a SQL NOTIFY inside a transaction).
  * - Run events go through `events` (a `RunEventPort`), keyed by run id with sequence numbers.
  */
+import type { DiagnosticsLogger } from "../diagnostics.js";
 import type { AuthFilter } from "../auth/types.js";
 import type {
   AssistantRecord,
@@ -430,6 +431,11 @@ export interface Store {
   commit(ops: readonly WriteOp[]): Promise<void>;
   /** Listens to `notify` ops of committed commits on this data (every runtime's). Returns unsubscribe. */
   subscribe(topic: string, listener: (payload: string | undefined) => void): () => void;
+  /**
+   * Hands the store the diagnostics logger of the runtime opening it (`createRuntime({ diagnostics
+   * })`): where it reports its own faults (a lost connection, a listener that threw). Optional.
+   */
+  useDiagnostics?(log: DiagnosticsLogger): void;
 
   getAssistant(assistantId: string): Promise<AssistantRecord | undefined>;
   queryAssistants(query: AssistantQuery): Promise<AssistantRecord[]>;

@@ -15,6 +15,7 @@
  *   non-resumable log does not replay to readers that attach after its end; every ended log is
  *   pruned after its retention window (`resumable` logs: `resumableRetentionMs`).
  */
+import { SILENT, type DiagnosticsLogger } from "../diagnostics.js";
 import type { Pool } from "pg";
 import type { RunEventOpenOptions, RunEventPort, RunEventReadOptions, RunEventRecord } from "../persistence/types.js";
 import { WakeSignal } from "../persistence/common.js";
@@ -72,6 +73,8 @@ const ENDED_GRACE_MS = 5000;
 const READ_BATCH = 1000;
 
 export class PgRunEvents implements RunEventPort {
+  /** The runtime's diagnostics (the store's `useDiagnostics`): silent until one is given. */
+  log: DiagnosticsLogger = SILENT;
   private readonly local = new Map<string, LocalLog>();
   private queue: Item[] = [];
   /** Items ever queued, and ever written (their counts). */
@@ -226,7 +229,7 @@ export class PgRunEvents implements RunEventPort {
       } catch (err) {
         if (!this.warnedJson) {
           this.warnedJson = true;
-          console.error(`graphdock/postgres: an event of run ${runId} is not JSON; stored as null for other processes`, err);
+          this.log.error({ err, run_id: runId }, "graphdock/postgres: an event of a run is not JSON; stored as null for other processes");
         }
         json = "null";
       }
@@ -312,12 +315,12 @@ export class PgRunEvents implements RunEventPort {
           await this.write(batch);
         } catch (err) {
           if (this.closed) {
-            console.error("graphdock/postgres: run events could not be written before close", err);
+            this.log.error({ err }, "graphdock/postgres: run events could not be written before close");
             this.queue = [];
             this.written = this.queued;
             break;
           }
-          console.error("graphdock/postgres: writing run events failed; retrying", err);
+          this.log.error({ err }, "graphdock/postgres: writing run events failed; retrying");
           await new Promise((r) => setTimeout(r, 200));
           continue;
         }

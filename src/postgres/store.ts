@@ -12,6 +12,7 @@
  * - ./core.ts: what they share (prepared statements, `sameAs` revisions, the lease clock);
  * - ./schema.ts: the schema and its migrations.
  */
+import { SILENT, type DiagnosticsLogger } from "../diagnostics.js";
 import pg from "pg";
 import type { Pool, PoolClient, Notification } from "pg";
 import { invalidInput } from "../errors.js";
@@ -107,6 +108,8 @@ export class PostgresStore implements Store {
   private reconnecting: ReturnType<typeof setTimeout> | undefined;
   private pruner: ReturnType<typeof setInterval> | undefined;
   private readonly listeners = new TopicListeners();
+  /** The runtime's diagnostics (useDiagnostics): silent until one is given. */
+  private log: DiagnosticsLogger = SILENT;
   private core!: PgCore;
   private commits!: PgCommits;
   private assistants!: PgAssistants;
@@ -171,11 +174,17 @@ export class PostgresStore implements Store {
     return this.opening;
   }
 
+  useDiagnostics(log: DiagnosticsLogger): void {
+    this.log = log;
+    this.listeners.log = log;
+    this.pgEvents.log = log;
+  }
+
   private async doOpen(): Promise<void> {
     if (!this.poolInstance) {
       const pool = new pg.Pool({ connectionString: this.options.connectionString, max: this.options.max ?? 10 });
       // An idle client losing its connection must not crash the process; the next query reconnects.
-      pool.on("error", (err) => console.error("graphdock/postgres: an idle connection failed", err.message));
+      pool.on("error", (err) => this.log.error({ err }, "graphdock/postgres: an idle connection failed"));
       this.poolInstance = pool;
     }
     const client = await this.pool.connect();
@@ -192,7 +201,7 @@ export class PostgresStore implements Store {
     const every = this.options.pruneEveryMs ?? 60_000;
     this.pruner = setInterval(() => {
       this.pgEvents.prune().catch((err) => {
-        if (!this.closed) console.error("graphdock/postgres: pruning run events failed", err);
+        if (!this.closed) this.log.error({ err }, "graphdock/postgres: pruning run events failed");
       });
     }, every);
     (this.pruner as { unref?: () => void }).unref?.();
@@ -211,7 +220,7 @@ export class PostgresStore implements Store {
       if (this.listener !== client) return;
       this.listener = undefined;
       if (this.closed) return;
-      console.error("graphdock/postgres: the LISTEN connection was lost; reconnecting", err?.message ?? "");
+      this.log.error(err ? { err } : {}, "graphdock/postgres: the LISTEN connection was lost; reconnecting");
       try {
         if ("release" in client) (client as PoolClient).release(true);
         else void (client as pg.Client).end().catch(() => undefined);

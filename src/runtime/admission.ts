@@ -18,6 +18,7 @@ import { shareKwargs, sharedIfEmpty } from "./shared-values.js";
 import { IN_FLIGHT, threadKey, withoutExecution } from "./outcome.js";
 import { checkpointIdOf, checkpointNsOf, type schemas } from "./schemas.js";
 import type { StreamMode } from "./types.js";
+import { expiryOp, threadTtlOf } from "./thread-ttl.js";
 
 export type RunOptions = ReturnType<typeof schemas.run.parse>;
 
@@ -379,6 +380,9 @@ export async function admitRun(
         });
       }
       if (withOps) ops.push(...(await withOps()));
+      // A thread a run creates gets the runtime's default TTL (D94).
+      const ttl = !thread && !temporary && core.threadTtl?.defaultTtl !== undefined ? threadTtlOf(undefined, core.threadTtl) : undefined;
+      if (ttl) ops.push(expiryOp(threadId, ttl, nowMs));
       // D9: interrupt / rollback end every in-flight run; the new one starts after them.
       if (strategy === "interrupt" || strategy === "rollback") {
         for (const old of inFlight) {

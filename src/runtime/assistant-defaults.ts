@@ -16,14 +16,16 @@ export interface AssistantDefaults {
   config?: Config;
   /** The assistant's `context` (merged under each run's context). */
   context?: unknown;
+  /** The assistant's description (langgraph.json's graph `description`). */
+  description?: string;
 }
 
 /** Checks `createRuntime`'s `assistantDefaults`: registered graph ids, a config object each. */
 export function checkAssistantDefaults(
   defaults: Record<string, AssistantDefaults> | undefined,
   graphs: ReadonlyMap<string, ResolvedEntry>,
-): Map<string, { config: Config; context: unknown }> {
-  const out = new Map<string, { config: Config; context: unknown }>();
+): Map<string, { config: Config; context: unknown; description?: string }> {
+  const out = new Map<string, { config: Config; context: unknown; description?: string }>();
   if (defaults === undefined) return out;
   if (!isPlainObject(defaults)) throw invalidInput("graphdock: createRuntime: assistantDefaults must be an object: graph id -> { config?, context? }.");
   for (const [graphId, value] of Object.entries(defaults)) {
@@ -31,7 +33,7 @@ export function checkAssistantDefaults(
       throw invalidInput(`graphdock: createRuntime: assistantDefaults names graph "${graphId}", which is not in graphs (${[...graphs.keys()].join(", ")}).`);
     }
     const p = parse(schemas.assistantDefaults, value ?? {}, `createRuntime assistantDefaults.${graphId}`);
-    out.set(graphId, { config: p.config ?? {}, context: p.context ?? {} });
+    out.set(graphId, { config: p.config ?? {}, context: p.context ?? {}, ...(p.description !== undefined ? { description: p.description } : {}) });
   }
   return out;
 }
@@ -74,7 +76,8 @@ export function mergeAssistantDefaults(...sources: Array<Record<string, Assistan
           : { ...prev.config, ...d.config, ...(prev.config?.configurable || d.config.configurable ? { configurable: { ...prev.config?.configurable, ...d.config.configurable } } : {}) };
       const context =
         d.context === undefined ? prev.context : isPlainObject(prev.context) && isPlainObject(d.context) ? { ...prev.context, ...d.context } : d.context;
-      out[graphId] = { ...(config !== undefined ? { config } : {}), ...(context !== undefined ? { context } : {}) };
+      const description = d.description ?? prev.description;
+      out[graphId] = { ...(config !== undefined ? { config } : {}), ...(context !== undefined ? { context } : {}), ...(description !== undefined ? { description } : {}) };
     }
   }
   return out;

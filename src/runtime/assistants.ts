@@ -18,7 +18,10 @@ function versionOf(a: AssistantRecord, createdAt: string): AssistantVersionRecor
 }
 
 /** Creates the default assistant of every graph that lacks one (D5). */
-export async function ensureDefaultAssistants(core: Core, defaults: ReadonlyMap<string, { config: Config; context: unknown }> = new Map()): Promise<void> {
+export async function ensureDefaultAssistants(
+  core: Core,
+  defaults: ReadonlyMap<string, { config: Config; context: unknown; description?: string }> = new Map(),
+): Promise<void> {
   const ops: WriteOp[] = [];
   for (const graphId of core.graphs.keys()) {
     const id = defaultAssistantId(graphId);
@@ -28,7 +31,7 @@ export async function ensureDefaultAssistants(core: Core, defaults: ReadonlyMap<
       assistant_id: id,
       graph_id: graphId,
       name: graphId,
-      description: null,
+      description: defaults.get(graphId)?.description ?? null,
       // Declared defaults (assistant-defaults.ts) apply when the assistant is created, as on the
       // agent server (if_exists: do_nothing); an existing one is changed with assistants.update.
       config: defaults.get(graphId)?.config ?? {},

@@ -15,6 +15,8 @@ import type { Store } from "../persistence/types.js";
 import type { AssistantRecord, MultitaskStrategy, ThreadRecord } from "../types.js";
 import { KeyedMutex } from "../mutex.js";
 import type { RunTracing } from "../otel/run-trace.js";
+import type { ThreadTtlConfig } from "./thread-ttl.js";
+import { SILENT, type DiagnosticsLogger } from "../diagnostics.js";
 import { instantiate, type ResolvedEntry } from "./graph-source.js";
 import type { RuntimeEvent, WebhookOptions } from "./types.js";
 
@@ -35,6 +37,10 @@ export class Core {
   itemStore: ItemStore | undefined;
   /** Traces runs (src/otel); undefined when `createRuntime({ tracing: false })`. */
   tracing: RunTracing | undefined;
+  /** Threads' default TTL and its sweep (`createRuntime({ threadTtl })`), when configured. */
+  threadTtl: ThreadTtlConfig | undefined;
+  /** graphdock's own diagnostics (`createRuntime({ diagnostics })`; silent without it: D92). */
+  log: DiagnosticsLogger = SILENT;
   /** Called once when the runtime closes (open thread streams end). */
   readonly onClose = new Set<() => void>();
   /** Aborted when the runtime closes: calls still waiting on the store stop (`conflict`). */

@@ -141,7 +141,7 @@ export class Executor {
   claim(threadId: string): Promise<void> {
     if (this.closed) return Promise.resolve();
     return this.core.mutex.run(`claim:${threadId}`, () => this.claimNext(threadId)).catch((err) => {
-      if (!this.closed) console.error("graphdock: claiming the next run of thread", threadId, "failed", err);
+      if (!this.closed) this.core.log.error({ err, thread_id: threadId }, "graphdock: claiming the next run of a thread failed");
     });
   }
 
@@ -231,7 +231,7 @@ export class Executor {
   /** Starts a run its admission claimed for this runtime (no cancel can be waiting for it yet). */
   async startClaimed(run: RunRecord): Promise<void> {
     // (Closing meanwhile: `execute` hands it straight back to the queue.)
-    await this.execute(run, false).catch((err) => console.error("graphdock: starting run", run.run_id, "failed", err));
+    await this.execute(run, false).catch((err) => this.core.log.error({ err, run_id: run.run_id, thread_id: run.thread_id }, "graphdock: starting a run failed"));
   }
 
   private later(ms: number, fn: () => void): void {
@@ -673,7 +673,7 @@ export class Executor {
     } catch (err) {
       // The store failed while recording the outcome: the run stays in flight in the store, and
       // once this runtime's lease lapses another attempt resumes it from its last checkpoint.
-      if (!core.closed) console.error("graphdock: recording the outcome of run", runId, "failed; it will be resumed", err);
+      if (!core.closed) core.log.error({ err, run_id: runId, thread_id: threadId }, "graphdock: recording the outcome of a run failed; it will be resumed");
       unrecorded = true;
     }
     this.local.delete(runId);
@@ -814,7 +814,7 @@ export class Executor {
       }
       for (const threadId of threads) this.poke(threadId);
     } catch (err) {
-      if (!this.closed) console.error("graphdock: the run sweeper failed", err);
+      if (!this.closed) core.log.error({ err }, "graphdock: the run sweeper failed");
     }
   }
 
@@ -855,7 +855,7 @@ export class Executor {
         this.poke(run.thread_id);
       }
     } catch (err) {
-      if (!this.closed) console.error("graphdock: taking over the runs of a runtime that stopped failed; they resume when their leases expire", err);
+      if (!this.closed) this.core.log.error({ err }, "graphdock: taking over the runs of a runtime that stopped failed; they resume when their leases expire");
     }
   }
 }

@@ -71,3 +71,6 @@ export type { GraphEntry, GraphFactory } from "./graph-source.js";
 export type { HostedGraph, LangGraphAgent, LangGraphGraph } from "./graph-port.js";
 export type { LogMethod, SdkLogger } from "./sdk-logger.js";
 export type { AgentInfo, TracingOptions } from "../otel/run-trace.js";
+export type { DiagnosticsLogger, LogFields } from "../diagnostics.js";
+export type { ItemTtlConfig } from "./items.js";
+export type { ThreadTtlConfig, ThreadTtlStrategy } from "./thread-ttl.js";

@@ -106,6 +106,30 @@ export function textsAt(value: Record<string, unknown>, path: string): string[] 
   );
 }
 
+/**
+ * Time to live of items by default (`createRuntime({ itemTtl })`, langgraph.json's `store.ttl`):
+ * minutes an item put without a `ttl` lives, whether reads refresh it unless told, how often
+ * expired items are swept.
+ */
+export interface ItemTtlConfig {
+  /** Minutes an item put without `ttl` lives (default: no expiry). */
+  defaultTtl?: number;
+  /** Whether `getItem` / `searchItems` refresh an item's ttl when the call does not say (default true). */
+  refreshOnRead?: boolean;
+  /** Minutes between sweeps of expired items (default 1). Expired items are never returned either way. */
+  sweepIntervalMinutes?: number;
+}
+
+/** Checks `createRuntime`'s `itemTtl`. */
+export function checkItemTtl(ttl: unknown): ItemTtlConfig {
+  if (ttl === undefined) return {};
+  const positive = (v: unknown) => v === undefined || (typeof v === "number" && Number.isFinite(v) && v > 0 && v <= MAX_TTL);
+  if (!isPlainObject(ttl) || !positive(ttl.defaultTtl) || !positive(ttl.sweepIntervalMinutes) || !(ttl.refreshOnRead === undefined || typeof ttl.refreshOnRead === "boolean")) {
+    throw invalidInput("graphdock: createRuntime: itemTtl must be { defaultTtl?: minutes > 0, refreshOnRead?: boolean, sweepIntervalMinutes?: minutes > 0 }.");
+  }
+  return ttl as ItemTtlConfig;
+}
+
 /** Long-term memory of one runtime: the authorized and trusted `ItemStore`s and the expiry sweep. */
 export class ItemService {
   private nextSweepAt: number;
@@ -114,17 +138,21 @@ export class ItemService {
   /** What graph nodes get as `ctx.store`: no authorization. */
   readonly trusted: ItemStore;
 
+  private readonly sweepMs: number;
+
   constructor(
     private readonly core: Core,
     private readonly index: IndexConfig | undefined,
+    private readonly ttl: ItemTtlConfig = {},
   ) {
     this.trusted = this.api(undefined);
-    this.nextSweepAt = core.clock() + ITEM_SWEEP_MS;
+    this.sweepMs = ttl.sweepIntervalMinutes !== undefined ? ttl.sweepIntervalMinutes * MINUTE : ITEM_SWEEP_MS;
+    this.nextSweepAt = core.clock() + this.sweepMs;
   }
 
   /** Starts the sweep timer (unref'd: it never keeps a process alive). */
   start(): void {
-    this.timer = setInterval(() => this.maybeSweep(), ITEM_SWEEP_MS);
+    this.timer = setInterval(() => this.maybeSweep(), this.sweepMs);
     (this.timer as { unref?: () => void }).unref?.();
   }
 
@@ -154,12 +182,12 @@ export class ItemService {
   /** Starts a sweep when one is due by the runtime's clock (checked on every call, so an injected clock drives it). */
   private maybeSweep(): void {
     if (this.core.closed || this.sweeping || this.core.clock() < this.nextSweepAt) return;
-    this.nextSweepAt = this.core.clock() + ITEM_SWEEP_MS;
+    this.nextSweepAt = this.core.clock() + this.sweepMs;
     this.sweeping = this.sweep()
       .then(
         () => undefined,
         (err: unknown) => {
-          if (!this.core.closed) console.error("graphdock: sweeping expired store items failed", err);
+          if (!this.core.closed) this.core.log.error({ err }, "graphdock: sweeping expired store items failed");
         },
       )
       .finally(() => (this.sweeping = undefined));
@@ -208,7 +236,8 @@ export class ItemService {
       return undefined;
     };
     const touch = async (items: readonly StoredItem[], refresh: boolean | null | undefined) => {
-      if (refresh === false) return;
+      // Without a per-call choice, reads refresh unless `itemTtl.refreshOnRead` is false.
+      if (refresh === false || ((refresh === undefined || refresh === null) && service.ttl.refreshOnRead === false)) return;
       const now = core.clock();
       const ops: WriteOp[] = items
         .filter((i) => i.ttl !== null)
@@ -229,7 +258,8 @@ export class ItemService {
         checkNamespace(namespace, "namespace");
         checkKey(key);
         checkValue(value);
-        const ttl = checkTtl(options?.ttl);
+        // A put without a ttl gets `itemTtl.defaultTtl` (explicit null: none).
+        const ttl = options?.ttl === undefined ? (service.ttl.defaultTtl ?? null) : checkTtl(options.ttl);
         const payload: Record<string, unknown> = { namespace: [...namespace], key, value };
         const filter = await authorize("put", payload);
         // The handler may have rewritten namespace, key or value: check them again.

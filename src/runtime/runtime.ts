@@ -21,8 +21,11 @@ import { runsApi } from "./runs.js";
 import { isSdkLogger, registerSdkLogger } from "./sdk-logger.js";
 import { CronScheduler } from "./scheduler.js";
 import { threadsApi } from "./threads.js";
-import { checkIndexConfig, ItemService } from "./items.js";
+import { checkIndexConfig, checkItemTtl, ItemService } from "./items.js";
+import { checkThreadTtl, ThreadTtlSweeper } from "./thread-ttl.js";
+import { deleteThread } from "./threads.js";
 import { RunTracing } from "../otel/run-trace.js";
+import { guardedLogger, isDiagnosticsLogger } from "../diagnostics.js";
 import type { ClientRequest, CreateRuntimeOptions, Runtime, RuntimeClient, RuntimeEvent, RuntimeListener } from "./types.js";
 
 const lowerCaseHeaders = (headers: ClientRequest["headers"]): Record<string, string> => {
@@ -67,10 +70,14 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Runt
     throw invalidInput("graphdock: createRuntime: webhooks.allow must be a function (url: URL) => boolean deciding where runs may POST.");
   }
   const index = checkIndexConfig(options.index);
+  const threadTtl = checkThreadTtl(options.threadTtl);
   if (options.logger !== undefined && !isSdkLogger(options.logger)) {
     throw invalidInput("graphdock: createRuntime: logger must have the methods error, warn, help, data, info, debug, prompt, http, verbose, input and silly.");
   }
   registerSdkLogger(options.logger);
+  if (options.diagnostics !== undefined && !isDiagnosticsLogger(options.diagnostics)) {
+    throw invalidInput("graphdock: createRuntime: diagnostics must have the methods error, warn, info and debug (a pino logger, for one).");
+  }
   const clock = options.clock ?? systemClock;
   const store = options.store ?? memoryStore();
   const core = new Core(
@@ -84,18 +91,24 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Runt
     options.leaseMs ?? DEFAULT_LEASE_MS,
     options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
   );
+  core.log = guardedLogger(options.diagnostics);
+  // Before it opens: opening may have something to report (a torn log line).
+  if (options.diagnostics) store.useDiagnostics?.(core.log);
   await store.open();
   storeUsers.set(store, (storeUsers.get(store) ?? 0) + 1);
   await ensureDefaultAssistants(core, assistantDefaults);
   if (options.tracing !== false) core.tracing = new RunTracing(options.tracing);
+  core.threadTtl = threadTtl;
   const executor = new Executor(core);
   const control = new RunControl(core, executor);
   executor.listen();
   const offExternal = listenExternalRuns(core);
   const upload = createUploadApi({ store, ids: core.ids, clock });
-  const items = new ItemService(core, index);
+  const items = new ItemService(core, index, checkItemTtl(options.itemTtl));
   core.itemStore = items.trusted;
   items.start();
+  const threadSweeper = threadTtl ? new ThreadTtlSweeper(core, threadTtl, (id) => deleteThread(core, control, id)) : undefined;
+  threadSweeper?.start();
 
   const bind = (caller: Caller): RuntimeClient => ({
     assistants: assistantsApi(core, caller, control),
@@ -139,7 +152,7 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Runt
           listener(event);
         } catch (err) {
           // A throwing listener cannot break a run; the error is reported, not rethrown.
-          console.error("graphdock: a lifecycle listener threw", err);
+          core.log.error({ err, event: event.type }, "graphdock: a lifecycle listener threw");
         }
       };
       core.emitter.on("event", isolated);
@@ -153,6 +166,7 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Runt
         offExternal();
         await executor.shutdown();
         await items.stop();
+        await threadSweeper?.stop();
         const users = (storeUsers.get(store) ?? 1) - 1;
         if (users > 0) storeUsers.set(store, users);
         else {

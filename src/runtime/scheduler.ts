@@ -83,7 +83,7 @@ export class CronScheduler {
         await this.fireDue();
       } catch (err) {
         if (this.closed) return;
-        console.error("graphdock: the cron scheduler could not read or fire due crons; retrying", err);
+        this.core.log.error({ err }, "graphdock: the cron scheduler could not read or fire due crons; retrying");
         this.arm(this.core.clock() + RETRY_MS);
       }
     });
@@ -185,7 +185,8 @@ export class CronScheduler {
       const ops: WriteOp[] = gone ? [{ op: "cron.delete", cron_id: cron.cron_id, expect: { revision: cron.revision } }] : [moved(cron)];
       if ((await this.moveOn(ops)) && !core.closed) {
         const { error, message } = errorInfo(err);
-        console.warn(`graphdock: cron ${cron.cron_id}: the tick of ${scheduledFor} started no run (${error}: ${message})${gone ? "; its thread or assistant is gone, so the cron was deleted" : ""}`);
+        const fields = { cron_id: cron.cron_id, scheduled_for: scheduledFor, error, message, deleted: gone };
+        core.log.warn(fields, `graphdock: a cron's tick started no run${gone ? "; its thread or assistant is gone, so the cron was deleted" : ""}`);
       }
     }
   }

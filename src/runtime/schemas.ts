@@ -70,7 +70,7 @@ export function checkpointNsOf(ref: z.infer<typeof checkpointRef> | undefined): 
   const ns = "configurable" in ref ? ref.configurable.checkpoint_ns : ref.checkpoint_ns;
   return ns === undefined || ns === "" ? undefined : ns;
 }
-const ttl = z.optional(z.union([z.number(), z.object({ ttl: z.number(), strategy: z.optional(z.literal("delete")) })]));
+const ttl = z.optional(z.union([z.number(), z.object({ ttl: z.number(), strategy: z.optional(z.enum(["delete", "keep_latest"])) })]));
 const send = z.object({ node: z.string(), input: z.unknown() });
 /** A LangGraph `Command` as runs and supersteps take it. */
 export const command = z.object({
@@ -155,7 +155,7 @@ export const schemas = {
   version: int.check(z.minimum(1)),
   xray: z.object({ xray: z.optional(z.union([z.boolean(), int])), signal }),
   subgraphs: z.object({ namespace: z.optional(z.string()), recurse: bool, signal }),
-  assistantDefaults: z.object({ config: z.optional(config), context: z.optional(z.unknown()) }),
+  assistantDefaults: z.object({ config: z.optional(config), context: z.optional(z.unknown()), description: z.optional(z.string()) }),
 
   threadCreate: z.object({
     metadata,
@@ -167,6 +167,8 @@ export const schemas = {
     signal,
   }),
   threadUpdate: z.object({ metadata, ttl, returnMinimal: bool, signal }),
+  threadPrune: z.object({ strategy: z.optional(z.enum(["delete", "keep_latest"])), signal }),
+  threadIds: z.array(z.string()),
   threadSearch: z.object({
     metadata,
     ids: z.optional(strings),

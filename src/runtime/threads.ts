@@ -15,6 +15,7 @@ import { graphIdOf, interruptsOf, runsReady, threadKey } from "./outcome.js";
 import { checkpointIdOf, checkpointNsOf, parse, schemas } from "./schemas.js";
 import { threadGraphConfig } from "./graph-source.js";
 import { joinThreadStream } from "./thread-stream.js";
+import { expiryOp, pruneThread, threadTtlOf } from "./thread-ttl.js";
 import type {
   CheckpointSelector,
   CheckpointState,
@@ -157,6 +158,8 @@ export function threadsApi(core: Core, caller: Caller, control: RunControl): Thr
         thread = { ...thread, values: state.values, interrupts: interruptsOf(state) };
         ops.push(...(await copyThreadOps(scratch, id, id)));
       }
+      const ttl = threadTtlOf(p.ttl, core.threadTtl);
+      if (ttl) ops.push(expiryOp(id, ttl, core.clock()));
       await commitIf(store, [{ op: "thread.put", thread, expect: { exists: false } }, ...ops]);
       return asThread<V>(thread);
     });
@@ -176,6 +179,7 @@ export function threadsApi(core: Core, caller: Caller, control: RunControl): Thr
     const p = parse(schemas.threadUpdate, payload ?? {}, `threads.update(${id})`);
     const value: Record<string, unknown> = { thread_id: id, metadata: { ...(p.metadata ?? {}) } };
     const filter = await core.authorize(caller, "threads", "update", value);
+    const ttl = p.ttl === undefined ? undefined : threadTtlOf(p.ttl, core.threadTtl);
     const updated = await retryLostRaces(async () => {
       const thread = await core.visibleThread(id, filter);
       const next: ThreadRecord = {
@@ -183,7 +187,7 @@ export function threadsApi(core: Core, caller: Caller, control: RunControl): Thr
         metadata: { ...thread.metadata, ...((value.metadata as Metadata | undefined) ?? {}) },
         updated_at: core.now(),
       };
-      await commitIf(store, [{ op: "thread.put", thread: next, expect: { sameAs: thread } }]);
+      await commitIf(store, [{ op: "thread.put", thread: next, expect: { sameAs: thread } }, ...(ttl ? [expiryOp(id, ttl, core.clock())] : [])]);
       return next;
     });
     return p.returnMinimal ? undefined : asThread(updated);
@@ -194,20 +198,20 @@ export function threadsApi(core: Core, caller: Caller, control: RunControl): Thr
     parse(schemas.callOptions, options ?? {}, `threads.delete(${id})`);
     const filter = await core.authorize(caller, "threads", "delete", { thread_id: id });
     await core.visibleThread(id, filter);
-    await control.cancelAll(id);
-    const thread = await core.visibleThread(id, filter);
-    await control.forget(id);
-    // A run admitted after the cancel changes the thread: the conditional delete then refuses,
-    // so no run goes on writing into a deleted thread.
-    const restarted = () => conflict(`graphdock: a run was started on thread ${id} while it was being deleted; cancel it or delete the thread again.`);
-    if ((await control.inFlight(id)) > 0) throw restarted();
-    try {
-      // Its crons go with it.
-      await commitIf(store, [{ op: "thread.delete", thread_id: id, expect: { sameAs: thread } }, ...(await cronsOf(store, { thread_id: id }))]);
-    } catch (err) {
-      if (err instanceof LostRace) throw restarted();
-      throw err;
+    await deleteThread(core, control, id, filter);
+  }
+
+  async function prune(threadIds: unknown, options?: unknown): Promise<{ pruned_count: number }> {
+    const ids = parse(schemas.threadIds, threadIds, "threads.prune");
+    const p = parse(schemas.threadPrune, options ?? {}, "threads.prune");
+    let pruned = 0;
+    for (const id of new Set(ids)) {
+      const filter = await core.authorize(caller, "threads", "delete", { thread_id: id });
+      const thread = await store.getThread(id);
+      if (!thread || !matchesAuthFilter(thread.metadata, filter)) continue;
+      if (await pruneThread(core, id, p.strategy ?? "delete", (tid) => deleteThread(core, control, tid, filter))) pruned++;
     }
+    return { pruned_count: pruned };
   }
 
   function search(query?: ThreadSearchQuery & { select?: undefined }): Promise<ThreadSummary[]>;
@@ -409,6 +413,7 @@ export function threadsApi(core: Core, caller: Caller, control: RunControl): Thr
     get,
     update,
     delete: remove,
+    prune,
     search,
     count,
     copy,
@@ -418,4 +423,26 @@ export function threadsApi(core: Core, caller: Caller, control: RunControl): Thr
     patchState,
     joinStream: (threadId: string, options?: Parameters<ThreadsApi["joinStream"]>[1]) => joinThreadStream(core, caller, control, threadId, options),
   } satisfies ThreadsApi;
+}
+
+/**
+ * Deletes a thread the caller may see (`filter`): cancels its runs in flight, drops their event
+ * logs, and removes it with its crons, only if no run was admitted meanwhile (`conflict` then).
+ */
+export async function deleteThread(core: Core, control: RunControl, id: string, filter?: AuthFilter): Promise<void> {
+  const { store } = core;
+  await control.cancelAll(id);
+  const thread = await core.visibleThread(id, filter);
+  await control.forget(id);
+  // A run admitted after the cancel changes the thread: the conditional delete then refuses,
+  // so no run goes on writing into a deleted thread.
+  const restarted = () => conflict(`graphdock: a run was started on thread ${id} while it was being deleted; cancel it or delete the thread again.`);
+  if ((await control.inFlight(id)) > 0) throw restarted();
+  try {
+    // Its crons go with it.
+    await commitIf(store, [{ op: "thread.delete", thread_id: id, expect: { sameAs: thread } }, ...(await cronsOf(store, { thread_id: id }))]);
+  } catch (err) {
+    if (err instanceof LostRace) throw restarted();
+    throw err;
+  }
 }

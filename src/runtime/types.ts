@@ -16,6 +16,9 @@ import type { AssistantDefaults } from "./assistant-defaults.js";
 import type { GraphEntry } from "./graph-source.js";
 import type { SdkLogger } from "./sdk-logger.js";
 import type { TracingOptions } from "../otel/run-trace.js";
+import type { DiagnosticsLogger } from "../diagnostics.js";
+import type { ItemTtlConfig } from "./items.js";
+import type { ThreadTtlConfig } from "./thread-ttl.js";
 import type {
   AssistantRecord,
   AssistantVersionRecord,
@@ -249,14 +252,18 @@ export interface ThreadCreatePayload extends CallOptions {
   /** Stored as `metadata.graph_id`. */
   graphId?: string;
   supersteps?: SuperstepPayload[];
-  /** Accepted for SDK compatibility; threads do not expire in graphdock. */
-  ttl?: number | { ttl: number; strategy?: "delete" };
+  /**
+   * Minutes the thread lives after its last write (or `{ ttl, strategy }`: `delete` removes it,
+   * `keep_latest` keeps it and its latest checkpoints); default: `createRuntime({ threadTtl })`'s.
+   */
+  ttl?: number | { ttl: number; strategy?: "delete" | "keep_latest" };
 }
 
 export interface ThreadUpdatePayload extends CallOptions {
   /** Merged into the thread's metadata. */
   metadata?: MetadataInput;
-  ttl?: number | { ttl: number; strategy?: "delete" };
+  /** Sets the thread's time to live from now, as in `threads.create`. */
+  ttl?: number | { ttl: number; strategy?: "delete" | "keep_latest" };
 }
 
 export interface ThreadSearchQuery extends CallOptions {
@@ -459,6 +466,12 @@ export interface ThreadsApi {
   update(threadId: string, payload: ThreadUpdatePayload & { returnMinimal: true }): Promise<void>;
   update(threadId: string, payload: ThreadUpdatePayload & { returnMinimal: boolean }): Promise<Thread | void>;
   delete(threadId: string, options?: CallOptions): Promise<void>;
+  /**
+   * Prunes threads: `delete` (the default) removes them as `delete` does, `keep_latest` keeps each
+   * thread and the latest checkpoint of each namespace. Threads the caller may not see, missing
+   * ones and (for `keep_latest`) busy ones are skipped; resolves how many were pruned.
+   */
+  prune(threadIds: string[], options?: CallOptions & { strategy?: "delete" | "keep_latest" }): Promise<{ pruned_count: number }>;
   /** Without `select`, threads without their `values` (D8). */
   search(query?: ThreadSearchQuery & { select?: undefined }): Promise<ThreadSummary[]>;
   /** With `select`: only the fields named (D28). */
@@ -674,6 +687,20 @@ export interface CreateRuntimeOptions {
    * unless one already is.
    */
   logger?: SdkLogger;
+  /** Items' time to live by default and its sweep (langgraph.json's `store.ttl`). */
+  itemTtl?: ItemTtlConfig;
+  /**
+   * Threads' time to live by default, what happens when it runs out (`delete`, `keep_latest`)
+   * and its sweep (langgraph.json's `checkpointer.ttl`; D94). Without it, only threads created or
+   * updated with a `ttl` expire.
+   */
+  threadTtl?: ThreadTtlConfig;
+  /**
+   * Where graphdock's own diagnostics go (a background sweep that failed, a lifecycle listener
+   * that threw): a logger in pino's convention, `(fields, message)`; a pino logger fits as it is.
+   * Nothing is logged without it. Not the graphs' logger: that is `logger`.
+   */
+  diagnostics?: DiagnosticsLogger;
   /**
    * OpenTelemetry tracing of runs (docs/observability.md): on by default, and a no-op until the
    * application registers a tracer provider (or passes one here); `false` turns it off.

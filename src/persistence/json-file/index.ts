@@ -48,6 +48,7 @@
  * Directories written in formats 0, 1 and 2 (`snapshot.json` and compact JSON lines;
  * ./legacy.ts) are migrated on open: read, written as a format-3 snapshot, old files removed.
  */
+import { SILENT, type DiagnosticsLogger } from "../../diagnostics.js";
 import { mkdir, open, readFile, realpath, rename, rm, truncate, writeFile, type FileHandle } from "node:fs/promises";
 import { promisify } from "node:util";
 import { gunzip, gzip } from "node:zlib";
@@ -69,7 +70,7 @@ export interface JsonFileStoreOptions {
   fsync?: boolean;
   /** Compact the log into the snapshot once it exceeds max(this, the snapshot's uncompressed size). Default 4 MiB. */
   compactBytes?: number;
-  /** Receives warnings (a torn last log line dropped on open). Default `console.warn`. */
+  /** Receives warnings (a torn last log line dropped on open). Default: the runtime's `diagnostics` (warn). */
   onWarning?: (message: string) => void;
 }
 
@@ -201,6 +202,7 @@ class JsonFileStore extends MemoryStore {
   private readonly fsync: boolean;
   private readonly compactBytes: number;
   private readonly warn: (message: string) => void;
+  private diagnostics: DiagnosticsLogger = SILENT;
   private readonly state: StoredState = {
     getThread: (id) => this.data.threads.get(id),
     getRun: (id) => this.data.runs.get(id)?.run,
@@ -214,9 +216,15 @@ class JsonFileStore extends MemoryStore {
     super();
     this.fsync = options.fsync ?? false;
     this.compactBytes = options.compactBytes ?? 4 * 1024 * 1024;
-    this.warn = options.onWarning ?? ((message) => console.warn(message));
+    // Without onWarning: the runtime's diagnostics (useDiagnostics), silent until one is given.
+    this.warn = options.onWarning ?? ((message) => this.diagnostics.warn({ dir: this.dir }, message));
     this.snapshotFile = new SnapshotAdapter(dir, this.fsync);
     this.snapshot = new Low<SnapshotFile | SnapshotDoc | null>(this.snapshotFile, null);
+  }
+
+  override useDiagnostics(log: DiagnosticsLogger): void {
+    super.useDiagnostics(log);
+    this.diagnostics = log;
   }
 
   private get logPath() {
