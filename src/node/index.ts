@@ -12,3 +12,5 @@ export type { ConfigServer, GraphConfig, ServeConfigOptions } from "./config.js"
 export { loadExport, parseSpecifier } from "./load.js";
 export { loadAuth } from "./auth-loader.js";
 export type { AuthConfigFile } from "./auth-loader.js";
+export { createMetrics } from "../metrics/index.js";
+export type { Metrics, MetricsOptions } from "../metrics/index.js";

@@ -13,12 +13,15 @@ import {
   type FetchHandler,
   type FetchHandlerOptions,
   type HttpRuntime,
+  type RequestEvent,
 } from "../http/index.js";
+import { performance } from "node:perf_hooks";
 import { apiDocs } from "./docs.js";
 import { attachProtocolV2WebSocket } from "./protocol-v2-ws.js";
 import { protocolEndpoints, type ProtocolOptions } from "./protocols.js";
 import { studio, type StudioOptions } from "../studio/index.js";
 import { logRuns } from "./run-log.js";
+import { createMetrics, type MetricsOptions } from "../metrics/index.js";
 import type { DiagnosticsLogger } from "../diagnostics.js";
 import type { Runtime } from "../runtime/index.js";
 
@@ -58,6 +61,12 @@ export interface ServeOptions extends FetchHandlerOptions, ProtocolOptions {
    * nothing is logged.
    */
   log?: DiagnosticsLogger;
+  /**
+   * `GET /metrics` in the Prometheus text format (src/metrics; D95), with a registry of this
+   * server's own. Off by default; `true` serves it to anyone, `{ token }` only with
+   * `Authorization: Bearer <token>` (what a server with an auth handler should use).
+   */
+  metrics?: boolean | MetricsOptions;
 }
 
 /** A running server. */
@@ -314,8 +323,20 @@ export async function serve(runtime: HttpRuntime, options: ServeOptions = {}): P
   const endpoints = [...(handlerOptions.endpoints ?? []), ...protocols];
   if (studioOption !== false) endpoints.push(studio(studioOption === true ? {} : studioOption));
   if (docs && !handlerOptions.disable?.includes("meta")) endpoints.push(apiDocs());
+  const metrics = options.metrics && isSubscribable(runtime) ? createMetrics(runtime, options.metrics === true ? {} : options.metrics) : undefined;
+  if (metrics) endpoints.push(metrics.endpoint);
+  const observers = [handlerOptions.observe, metrics?.observe, log && requestLogger(log)].filter((o) => o !== undefined);
+  const observe = (event: RequestEvent) => {
+    for (const o of observers) {
+      try {
+        o(event);
+      } catch {
+        // one observer's fault is not the others'
+      }
+    }
+  };
   let url: string | undefined;
-  const handler = createFetchHandler(runtime, { selfUrl: () => url, ...handlerOptions, endpoints });
+  const handler = createFetchHandler(runtime, { selfUrl: () => url, ...handlerOptions, endpoints, ...(observers.length > 0 ? { observe } : {}) });
   const listener = toNodeListener(handler, { onError });
   const server = createServer(listener);
   server.on("checkContinue", listener.checkContinue);
@@ -353,6 +374,7 @@ export async function serve(runtime: HttpRuntime, options: ServeOptions = {}): P
       new Promise<void>((resolve, reject) => {
         unbind();
         stopRunLog?.();
+        metrics?.close();
         server.close((err) => (err ? reject(err) : resolve()));
         server.closeAllConnections();
         closeSockets();
@@ -363,6 +385,12 @@ export async function serve(runtime: HttpRuntime, options: ServeOptions = {}): P
 /** A runtime with lifecycle events (anything `serve` is given has `client`; a runtime also has these). */
 const isSubscribable = (runtime: HttpRuntime): runtime is HttpRuntime & Pick<Runtime, "subscribe"> =>
   typeof (runtime as Partial<Runtime>).subscribe === "function";
+
+/** A debug line per request: method, path, route template, status and duration; no headers, no query. */
+function requestLogger(log: DiagnosticsLogger): (event: RequestEvent) => void {
+  return ({ request, response, route, start }) =>
+    log.debug({ ...requestFields(request), route: route ?? null, status: response.status, duration_ms: Math.round((performance.now() - start) * 10) / 10 }, "graphdock: request");
+}
 
 /** A request's method and path (no query: it may carry a token), for log lines. */
 function requestFields(request: Request | undefined): Record<string, string> {
