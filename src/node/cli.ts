@@ -1,17 +1,24 @@
 /**
  * The `graphdock` command:
- *   graphdock serve --config graph.json [--store memory|json:<dir>|postgres://user@host:port/db] [--port 2024] [--host 127.0.0.1] [--verbose]
+ *   graphdock serve [--config langgraph.json] [--store memory|json:<dir>|postgres://user@host:port/db] [--port 2024] [--host 127.0.0.1] [--log-level info] [--verbose]
+ *   graphdock --version
  * Built to dist/cli.js; it needs only the package's own dependencies (tsx is loaded only for
  * graph files written in TypeScript, when it is installed).
  */
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { limitOptions, redact, serveConfig } from "./config.js";
 import { readEnv } from "./env.js";
+import { createCliLogger, LOG_LEVELS, type LogLevel } from "./logging.js";
 
-const USAGE = `usage: graphdock serve --config graph.json [options]
-  --config, -c FILE     graph.json: { "graphs": { "<id>": "./file.js:export" }, "auth"?: { "path": "./auth.js:auth" } }
-                        (also "env": "./.env", "http": { "app": "./app.js:app" }, and graph entries
-                        { "path", "config", "context" }; LANGGRAPH_CONFIG sets default-assistant config)
+const USAGE = `usage: graphdock serve [--config langgraph.json] [options]
+       graphdock --version
+  --config, -c FILE     langgraph.json / graph.json (default: ./langgraph.json, else ./graph.json):
+                        { "graphs": { "<id>": "./file.js:export" }, "auth"?: { "path": "./auth.js:auth" } }
+                        (also "env", "http", "store", "checkpointer": docs/observability.md lists
+                        every key; LANGGRAPH_CONFIG sets default-assistant config)
   --store SPEC          memory (default), json:<directory>, or postgres://user:pass@host:port/db[?schema=name]
                         (graphdock/postgres; needs the pg package)
   --lease-ms N          run lease: a run of a process that died is resumed elsewhere after this (default 30000)
@@ -25,7 +32,12 @@ const USAGE = `usage: graphdock serve --config graph.json [options]
   --max-depth N         JSON nested deeper is refused with 422 (default 128)
   --sse-buffer-bytes N  a stream client that leaves this much unread is disconnected; it can
                         resume with Last-Event-ID (default 4194304)
+  --log-level LEVEL     fatal, error, warn, info (default), debug (a line per request), trace, silent
+  --log-format FORMAT   json (one object per line), pretty, or auto (default: pretty on a terminal)
+  --metrics-token TOKEN GET /metrics requires Authorization: Bearer TOKEN (or GRAPHDOCK_METRICS_TOKEN);
+                        without a token /metrics is open, or off when an auth handler is configured
   --verbose             print stack traces of errors
+  --version, -v         print the version
 TypeScript graph files load when tsx is installed (npm install --save-dev tsx).`;
 
 let verbose = false;
@@ -47,44 +59,75 @@ async function main(argv: string[]): Promise<void> {
       "max-body-bytes": { type: "string" },
       "max-depth": { type: "string" },
       "sse-buffer-bytes": { type: "string" },
+      "log-level": { type: "string" },
+      "log-format": { type: "string" },
+      "metrics-token": { type: "string" },
+      version: { type: "boolean", short: "v" },
       help: { type: "boolean", short: "h" },
     },
   });
   verbose = values.verbose === true;
-  if (values.help || positionals[0] !== "serve" || !values.config) {
-    console.log(USAGE);
-    if (!values.help) process.exitCode = 2;
+  if (values.version) {
+    console.log(version());
     return;
   }
+  const config = values.config ?? ["langgraph.json", "graph.json"].find((name) => existsSync(name));
+  if (values.help || positionals[0] !== "serve" || !config) {
+    console.log(USAGE);
+    if (!values.help) process.exitCode = 2;
+    if (!values.help && positionals[0] === "serve") console.error("graphdock: no --config given and neither ./langgraph.json nor ./graph.json exists");
+    return;
+  }
+  const level = values["log-level"] ?? "info";
+  if (!(LOG_LEVELS as readonly string[]).includes(level)) throw new Error(`--log-level must be one of ${LOG_LEVELS.join(", ")}, got "${level}"`);
+  const format = values["log-format"] ?? "auto";
+  if (format !== "json" && format !== "pretty" && format !== "auto") throw new Error(`--log-format must be json, pretty or auto, got "${format}"`);
+  const log = createCliLogger({ level: level as LogLevel, format });
   // The same rule as serve(): a port named is that port or an error (0 picks a free one); without
   // --port, 2024 or the next free port after it.
   const port = values.port === undefined ? undefined : Number(values.port);
   if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) throw new Error(`--port must be an integer 0..65535, got "${values.port}"`);
   const apiKey = values["api-key"] ?? readEnv("API_KEY");
+  const metricsToken = values["metrics-token"] ?? readEnv("METRICS_TOKEN");
   const server = await serveConfig({
-    config: values.config,
+    config,
     store: values.store,
     ...(port !== undefined ? { port } : {}),
     host: values.host,
     heartbeatMs: values["heartbeat-ms"] === undefined ? undefined : Number(values["heartbeat-ms"]),
     apiKey,
+    log,
+    ...(metricsToken !== undefined ? { metrics: { token: metricsToken } } : {}),
     ...(values["lease-ms"] !== undefined ? { leaseMs: Number(values["lease-ms"]) } : {}),
     ...(values["max-attempts"] !== undefined ? { maxAttempts: Number(values["max-attempts"]) } : {}),
     ...limitOptions(values),
   });
   if (apiKey === undefined && !server.hasAuth) {
-    console.log(
+    log.warn(
+      {},
       "graphdock: warning: the experiment upload endpoints (/api/v1/...) are open to anyone who can reach this server; set --api-key (or GRAPHDOCK_API_KEY) or name an auth handler in graph.json",
     );
   }
-  console.log(`graphdock: serving graphs ${server.graphIds.join(", ")} on ${server.url} (store: ${redact(values.store)})`);
-  const stop = async () => {
-    console.log("graphdock: shutting down");
+  log.info({ version: version(), config, graphs: server.graphIds, url: server.url }, `graphdock: serving graphs ${server.graphIds.join(", ")} on ${server.url} (store: ${redact(values.store)})`);
+  const stop = async (signal: string) => {
+    log.info({ signal }, "graphdock: shutting down");
     await server.close();
+    log.info({}, "graphdock: stopped");
     process.exit(0);
   };
-  process.once("SIGINT", stop);
-  process.once("SIGTERM", stop);
+  process.once("SIGINT", () => void stop("SIGINT"));
+  process.once("SIGTERM", () => void stop("SIGTERM"));
+}
+
+/** The package's version, from the package.json above this file (src/node/ or dist/). */
+function version(): string {
+  for (let dir = dirname(fileURLToPath(import.meta.url)); dir !== dirname(dir); dir = dirname(dir)) {
+    const file = join(dir, "package.json");
+    if (!existsSync(file)) continue;
+    const pkg = JSON.parse(readFileSync(file, "utf8")) as { name?: string; version?: string };
+    if (pkg.name === "graphdock") return pkg.version ?? "unknown";
+  }
+  return "unknown";
 }
 
 /** The error's message (once prefixed), and with --verbose its stack and the stacks of its causes. */

@@ -213,6 +213,13 @@ export async function serveConfig(options: ServeConfigOptions): Promise<ConfigSe
   const loopback = new Set(["127.0.0.1", "localhost", "[::1]", ...(serveOptions.host ? [serveOptions.host] : [])]);
   const webhooks = app ? { allow: (url: URL) => self !== undefined && url.port === self.port && loopback.has(url.hostname) } : undefined;
   const { log } = serveOptions;
+  // GET /metrics: open without an auth handler; with one, only behind its own token (D95).
+  if (serveOptions.metrics === undefined) {
+    if (auth === undefined) serveOptions.metrics = true;
+    else log?.warn({}, "graphdock: GET /metrics is off: the server has an auth handler, so the metrics need their own token (--metrics-token)");
+  } else if (serveOptions.metrics === true && auth !== undefined) {
+    throw invalidInput("graphdock: GET /metrics would be open to anyone while the server has an auth handler: give it a token (--metrics-token)", [{ path: "metrics", message: "needs a token" }]);
+  }
   const runtime = await createRuntime({
     graphs,
     assistantDefaults,
