@@ -294,6 +294,7 @@ export const records = {
     problems: z.optional(z.array(z.object({ path: string, message: string }))),
   }),
   Count: int,
+  PruneResult: z.object({ pruned_count: int }),
   /** The OpenAPI document itself. */
   OpenApiDocument: z.looseObject({ openapi: string, info: record, paths: record }),
 

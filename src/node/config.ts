@@ -24,6 +24,8 @@ import { applyEnv, configuredDefaults, entryPath, loadHttpApp, type GraphEntrySp
 import type { AssistantDefaults, GraphEntry } from "../runtime/index.js";
 import { serve, type ServeHandle, type ServeOptions } from "./serve.js";
 import { sdkLoggerOf } from "./graph-logger.js";
+import { checkKeys } from "./config-keys.js";
+import { configOptions } from "./config-options.js";
 
 /**
  * graph.json: graph id -> `"<file>:<export>"` (or `{ path, config?, context? }`), the optional
@@ -59,6 +61,11 @@ export interface ConfigServer extends ServeHandle {
   graphIds: string[];
   /** Whether graph.json named an auth handler. */
   hasAuth: boolean;
+  /**
+   * What the config file asks that graphdock does not do, each naming its key (unknown keys
+   * included); also logged to `log` at warn.
+   */
+  warnings: string[];
 }
 
 /** Parses `--store`: `memory`, `json:<dir>` or a `postgres://` / `postgresql://` URL. */
@@ -205,14 +212,27 @@ export async function serveConfig(options: ServeConfigOptions): Promise<ConfigSe
   const { config: configPath, store: storeSpec, leaseMs, maxAttempts, ...serveOptions } = options;
   const { config, graphs, assistantDefaults, readTypeSchemas } = await loadGraphs(configPath);
   const dir = dirname(resolve(configPath));
+  const file = resolve(configPath);
+  const { log } = serveOptions;
+  // Every key named, before anything starts (D93).
+  const keys = checkKeys(config);
+  if (keys.refused.length > 0) {
+    throw invalidInput(`graphdock: "${file}" asks for what graphdock does not do: ${keys.refused.join("; ")}`, keys.refused.map((r) => ({ path: r.slice(1, r.indexOf('"', 1)), message: "not supported" })));
+  }
+  for (const warning of keys.warnings) log?.warn({ config: file }, `graphdock: ${warning}`);
+  if (keys.build.length > 0) log?.info({ config: file, keys: keys.build }, `graphdock: keys for \`langgraph build\`'s image, not used here: ${keys.build.join(", ")}`);
+  const settings = await configOptions(config, dir, file);
   const auth = await loadAuth(config, dir);
-  const app = serveOptions.app ?? (await loadHttpApp(config.http, dir, resolve(configPath)));
+  const app = serveOptions.app ?? (await loadHttpApp(config.http, dir, file));
   // With custom routes, a run's webhook may loop back into this server (a path such as
   // "/custom/webhook", resolved to its URL), as on the agent server; nothing else is allowed.
   let self: URL | undefined;
   const loopback = new Set(["127.0.0.1", "localhost", "[::1]", ...(serveOptions.host ? [serveOptions.host] : [])]);
-  const webhooks = app ? { allow: (url: URL) => self !== undefined && url.port === self.port && loopback.has(url.hostname) } : undefined;
-  const { log } = serveOptions;
+  const webhooks = settings.disableWebhooks
+    ? { allow: () => true, fetch: async () => new Response(null, { status: 204 }) }
+    : app
+      ? { allow: (url: URL) => self !== undefined && url.port === self.port && loopback.has(url.hostname) }
+      : undefined;
   // GET /metrics: open without an auth handler; with one, only behind its own token (D95).
   if (serveOptions.metrics === undefined) {
     if (auth === undefined) serveOptions.metrics = true;
@@ -225,6 +245,7 @@ export async function serveConfig(options: ServeConfigOptions): Promise<ConfigSe
     assistantDefaults,
     store: await openStore(storeSpec),
     auth,
+    ...settings.runtime,
     // The server's logger gets graphdock's diagnostics and what graphs log (D92).
     ...(log ? { diagnostics: log, logger: sdkLoggerOf(log) } : {}),
     ...(leaseMs !== undefined ? { leaseMs } : {}),
@@ -232,7 +253,8 @@ export async function serveConfig(options: ServeConfigOptions): Promise<ConfigSe
     ...(webhooks ? { webhooks } : {}),
   });
   try {
-    const handle = await serve(runtime, { ...serveOptions, ...(app ? { app } : {}) });
+    // The command's options win over the file's.
+    const handle = await serve(runtime, { ...settings.serve, ...serveOptions, ...(app ? { app } : {}) });
     self = new URL(handle.url);
     // While the server answers, so the first schema request need not wait for TypeScript.
     readTypeSchemas();
@@ -241,6 +263,7 @@ export async function serveConfig(options: ServeConfigOptions): Promise<ConfigSe
       runtime,
       graphIds: Object.keys(graphs),
       hasAuth: auth !== undefined,
+      warnings: keys.warnings,
       close: async () => {
         await handle.close();
         await runtime.close();

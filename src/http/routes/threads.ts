@@ -66,6 +66,16 @@ export function threadRoutes(define: Define, api: Api): void {
     handle: async ({ client, body }) => ok(await client.threads.count(camelKeys(body))),
   });
   define({
+    method: "POST",
+    path: "/threads/prune",
+    id: "threads.prune",
+    summary: "Prune threads",
+    description: "`delete` removes the threads; `keep_latest` keeps each with its latest checkpoints. Threads the caller may not see, missing or busy ones are not counted.",
+    body: z.object({ thread_ids: schemas.threadIds, strategy: z.optional(z.enum(["delete", "keep_latest"])) }),
+    responses: { 200: { description: "How many threads were pruned.", json: "PruneResult" } },
+    handle: async ({ client, body }) => ok(await client.threads.prune(body.thread_ids, body.strategy ? { strategy: body.strategy } : {})),
+  });
+  define({
     method: "GET",
     path: "/threads/:thread_id",
     id: "threads.get",
