@@ -6,12 +6,13 @@
  * graph files written in TypeScript, when it is installed).
  */
 import { existsSync, readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { limitOptions, redact, serveConfig } from "./config.js";
 import { readEnv } from "./env.js";
 import { createCliLogger, LOG_LEVELS, type LogLevel } from "./logging.js";
+import { superviseWatch } from "./watch.js";
 
 const USAGE = `usage: graphdock serve [--config langgraph.json] [options]
        graphdock --version
@@ -36,6 +37,7 @@ const USAGE = `usage: graphdock serve [--config langgraph.json] [options]
   --log-format FORMAT   json (one object per line), pretty, or auto (default: pretty on a terminal)
   --metrics-token TOKEN GET /metrics requires Authorization: Bearer TOKEN (or GRAPHDOCK_METRICS_TOKEN);
                         without a token /metrics is open, or off when an auth handler is configured
+  --watch               restart the server when a file under the config's directory changes
   --verbose             print stack traces of errors
   --version, -v         print the version
 TypeScript graph files load when tsx is installed (npm install --save-dev tsx).`;
@@ -63,6 +65,7 @@ async function main(argv: string[]): Promise<void> {
       "log-format": { type: "string" },
       "metrics-token": { type: "string" },
       version: { type: "boolean", short: "v" },
+      watch: { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -83,6 +86,16 @@ async function main(argv: string[]): Promise<void> {
   const format = values["log-format"] ?? "auto";
   if (format !== "json" && format !== "pretty" && format !== "auto") throw new Error(`--log-format must be json, pretty or auto, got "${format}"`);
   const log = createCliLogger({ level: level as LogLevel, format });
+  if (values.watch) {
+    const store = values.store ?? "memory";
+    superviseWatch({
+      dir: dirname(resolve(config)),
+      args: argv.filter((a) => a !== "--watch").concat(values.config === undefined ? ["--config", config] : []),
+      ignore: store.startsWith("json:") ? [store.slice(5)] : [],
+      log,
+    });
+    return;
+  }
   // The same rule as serve(): a port named is that port or an error (0 picks a free one); without
   // --port, 2024 or the next free port after it.
   const port = values.port === undefined ? undefined : Number(values.port);

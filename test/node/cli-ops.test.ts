@@ -130,6 +130,27 @@ describe("graphdock serve's logs", () => {
   });
 });
 
+describe("graphdock serve --watch", () => {
+  it("restarts the server when a graph file changes, and serves the new graph", async () => {
+    const source = (n: number) =>
+      `import { END, START, StateGraph } from ${JSON.stringify(join(root, "src/index.ts"))};\n` +
+      `export const graph = new StateGraph({ n: { default: () => 0 } }).addNode("set", () => ({ n: ${n} })).addEdge(START, "set").addEdge("set", END).compile();\n`;
+    const dir = folder({ "graph.mts": source(1), "langgraph.json": { graphs: { g: "./graph.mts:graph" } } });
+    const server = await start(dir, ["serve", "--watch", "--port", "0", "--log-format", "json"]);
+    try {
+      expect(await new Client({ apiUrl: server.url, apiKey: null }).runs.wait(null, "g", { input: {} })).toEqual({ n: 1 });
+      writeFileSync(join(dir, "graph.mts"), source(2));
+      // A second banner: the server restarted (on another free port).
+      const banners = () => [...server.out().matchAll(/serving graphs .* on (http:\/\/[^\s"]+)/g)].map((m) => m[1]!);
+      await expect.poll(() => banners().length, { timeout: 20_000, interval: 200 }).toBe(2);
+      expect(lines(server.out()).some((l) => l.msg === "graphdock: graph.mts changed; restarting")).toBe(true);
+      expect(await new Client({ apiUrl: banners()[1]!, apiKey: null }).runs.wait(null, "g", { input: {} })).toEqual({ n: 2 });
+    } finally {
+      expect(await server.stop()).toBe(0);
+    }
+  });
+});
+
 describe("graphdock serve's /metrics", () => {
   it("is open without an auth handler and needs --metrics-token with one", async () => {
     const open = await start(folder({ "langgraph.json": { graphs: { ok: `${graphs}:ok` } } }), ["serve", "--port", "0", "--log-format", "json"]);
