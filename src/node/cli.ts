@@ -18,7 +18,7 @@ const USAGE = `usage: graphdock serve [--config langgraph.json] [options]
        graphdock --version
   --config, -c FILE     langgraph.json / graph.json (default: ./langgraph.json, else ./graph.json):
                         { "graphs": { "<id>": "./file.js:export" }, "auth"?: { "path": "./auth.js:auth" } }
-                        (also "env", "http", "store", "checkpointer": docs/observability.md lists
+                        (also "env", "http", "store", "checkpointer": docs/langgraph-json.md lists
                         every key; LANGGRAPH_CONFIG sets default-assistant config)
   --store SPEC          memory (default), json:<directory>, or postgres://user:pass@host:port/db[?schema=name]
                         (graphdock/postgres; needs the pg package)
