@@ -22,6 +22,7 @@ export { createApp, type AppOptions, type GraphdockApp } from "./app.js";
 export type { FetchApp, FetchAppObject, CustomAppContext } from "./custom-app.js";
 export type { HttpEndpoint, EndpointContext } from "./endpoints.js";
 export type { FetchHandlerOptions, RequestEvent, RouteGroup } from "./options.js";
+export type { ConfigurableHeaders } from "./configurable-headers.js";
 export { DEFAULT_MAX_BODY_BYTES, DEFAULT_SSE_BUFFER_BYTES, MAX_JSON_DEPTH } from "./options.js";
 export { INTERNAL_ERROR_DETAIL, logInternalError } from "./errors.js";
 export type { HttpRuntime, HttpClient } from "./types.js";

@@ -6,6 +6,7 @@ import { invalidInput } from "../errors.js";
 import { MAX_JSON_DEPTH } from "../json.js";
 import type { ProtocolV2HttpOptions } from "../protocol-v2/http.js";
 import type { FetchApp } from "./custom-app.js";
+import type { ConfigurableHeaders } from "./configurable-headers.js";
 import type { HttpEndpoint } from "./endpoints.js";
 
 /** Options of `createFetchHandler`, `createApp` and `serve`. */
@@ -67,6 +68,13 @@ export interface FetchHandlerOptions {
    * built-in routes.
    */
   endpoints?: readonly HttpEndpoint[];
+  /**
+   * Request headers copied into the `config.configurable` of each run a request creates
+   * (langgraph.json's `http.configurable_headers`): those matching `includes` (default `x-*` and
+   * `user-agent`, as the agent servers copy them) and not `excludes`; never credentials
+   * (`authorization`, `cookie`, `x-api-key`, `x-tenant-id`, `x-service-key`).
+   */
+  configurableHeaders?: ConfigurableHeaders;
   /**
    * Route groups not to serve (langgraph.json's `http.disable_<group>`): their paths answer 404
    * and leave the OpenAPI document. `meta` is `/ok`, `/info`, `/openapi.json`.

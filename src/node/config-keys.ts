@@ -72,7 +72,7 @@ const SCHEMA: Record<string, Spec> = {
       allow_origin_regex: no("list the origins in allow_origins"),
       expose_headers: no("the headers the SDK reads are exposed"),
     },
-    configurable_headers: no("request headers are not copied into a run's configurable"),
+    configurable_headers: { includes: H, excludes: H, include: H, exclude: H },
     logging_headers: no("request log lines carry no headers"),
     middleware_order: no("custom routes (http.app) are served before the API, with their own middleware"),
     enable_custom_route_auth: no("custom routes (http.app) are not behind the auth handler"),

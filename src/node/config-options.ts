@@ -1,7 +1,7 @@
 /**
  * langgraph.json's settings as the options of `createRuntime` and `serve` (D93): `store.index`
  * (semantic search), `store.ttl` (items' TTL), `checkpointer.ttl` (threads' TTL), and `http`'s
- * `cors`, `disable_*` and `mount_prefix`. Each value is checked here, so a bad one is refused
+ * `cors`, `disable_*`, `mount_prefix` and `configurable_headers`. Each value is checked here, so a bad one is refused
  * with the key's name before anything starts. Which keys exist and which are warned about is
  * config-keys.ts.
  */
@@ -16,7 +16,7 @@ import type { ServeOptions } from "./serve.js";
 /** What langgraph.json sets. */
 export interface ConfigOptions {
   runtime: { index?: IndexConfig; itemTtl?: ItemTtlConfig; threadTtl?: ThreadTtlConfig };
-  serve: Pick<ServeOptions, "cors" | "disable" | "basePath" | "mcp" | "a2a" | "aiSdk" | "studio" | "docs">;
+  serve: Pick<ServeOptions, "cors" | "disable" | "basePath" | "mcp" | "a2a" | "aiSdk" | "studio" | "docs" | "configurableHeaders">;
   /** `http.disable_webhooks`: runs may name a webhook, and none is sent. */
   disableWebhooks: boolean;
 }
@@ -112,6 +112,19 @@ export async function configOptions(config: Record<string, unknown>, dir: string
     const maxAge = cors.max_age;
     if (maxAge !== undefined && maxAge !== null && !(Number.isSafeInteger(maxAge) && (maxAge as number) >= 0)) throw bad("http.cors.max_age", "must be a number of seconds");
     out.serve.cors = { origin: origins.includes("*") ? "*" : (origins as string[]), ...(typeof maxAge === "number" ? { maxAgeSeconds: maxAge } : {}) };
+  }
+  if (http.configurable_headers !== undefined && http.configurable_headers !== null) {
+    const rule = section("http.configurable_headers", http.configurable_headers);
+    const list = (key: string): string[] | undefined => {
+      // The schema has spelt them both ways (`includes` and `include`).
+      const value = rule[`${key}s`] ?? rule[key];
+      if (value === undefined || value === null) return undefined;
+      if (!Array.isArray(value) || !value.every((v) => typeof v === "string")) throw bad(`http.configurable_headers.${key}s`, "must be a list of header names or patterns");
+      return value as string[];
+    };
+    const includes = list("include");
+    const excludes = list("exclude");
+    out.serve.configurableHeaders = { ...(includes ? { includes } : {}), ...(excludes ? { excludes } : {}) };
   }
   return out;
 }

@@ -16,7 +16,7 @@ import { serveConfig, type ConfigServer } from "../../src/node/index.js";
 import { resolveEmbed } from "../../src/node/embeddings.js";
 
 const root = new URL("../..", import.meta.url).pathname;
-const graphs = { ok: join(root, "test/node/fixtures/ops-graphs.ts:ok") };
+const graphs = { ok: join(root, "test/node/fixtures/ops-graphs.ts:ok"), headers: join(root, "test/node/fixtures/ops-graphs.ts:headers") };
 const dirs: string[] = [];
 const servers: ConfigServer[] = [];
 afterEach(async () => {
@@ -49,7 +49,7 @@ describe("langgraph.json keys", () => {
   it("warns about unknown keys and unsupported ones by name, notes build keys once, refuses encryption", async () => {
     const { server, lines } = await start({
       colour: "blue",
-      http: { cors: { allow_origins: ["*"], allow_methods: ["GET"] }, tls: true, configurable_headers: { includes: ["x-user-*"] } },
+      http: { cors: { allow_origins: ["*"], allow_methods: ["GET"] }, tls: true, logging_headers: { includes: ["x-user-*"] } },
       ui: { widget: "./ui.tsx" },
       node_version: "20",
       dockerfile_lines: [],
@@ -58,7 +58,7 @@ describe("langgraph.json keys", () => {
       expect.stringMatching(/^unknown key "colour" \(not in langgraph\.json's schema, langgraph-cli [\d.]+\): ignored$/),
       expect.stringMatching(/^"http\.cors\.allow_methods" is not supported: /),
       expect.stringMatching(/^unknown key "http\.tls"/),
-      expect.stringMatching(/^"http\.configurable_headers" is not supported: /),
+      expect.stringMatching(/^"http\.logging_headers" is not supported: /),
       expect.stringMatching(/^"ui" is not supported: /),
     ]);
     expect(lines.filter((l) => l.level === "warn").map((l) => l.msg)).toEqual(server.warnings.map((w) => `graphdock: ${w}`));
@@ -121,6 +121,26 @@ describe("langgraph.json keys", () => {
     expect((await client.threads.getState(a.thread_id)).values).toEqual({ n: 2 });
     expect(await client.threads.prune([b.thread_id, "00000000-0000-4000-8000-000000000000"])).toEqual({ pruned_count: 1 });
     await expect(client.threads.get(b.thread_id)).rejects.toMatchObject({ status: 404 });
+  });
+
+  it("http.configurable_headers: the headers matching includes and not excludes reach the run's configurable, never credentials; without the key, the agent servers' default", async () => {
+    const sent = { "x-user-id": "u-1", "x-user-secret": "s-1", "x-other": "o-1", "user-agent": "agent/1", authorization: "Bearer t-1", "x-api-key": "k-1", cookie: "c=1" };
+    const { server } = await start({ http: { configurable_headers: { includes: ["x-user-*", "user-agent", "authorization", "x-api-*"], excludes: ["x-user-secret"] } } });
+    const client = new Client({ apiUrl: server.url, apiKey: null, defaultHeaders: sent });
+    expect(await client.runs.wait(null, "headers", { input: {}, config: { configurable: { "x-user-id": "from the body" } } })).toEqual({
+      seen: { "x-user-id": "u-1", "user-agent": "agent/1" },
+    });
+    const thread = await client.threads.create();
+    const streamed = [];
+    for await (const part of client.runs.stream(thread.thread_id, "headers", { input: {}, streamMode: "values" })) streamed.push(part);
+    expect(streamed.at(-1)?.data).toEqual({ seen: { "x-user-id": "u-1", "user-agent": "agent/1" } });
+
+    // Without the key (or with no includes): the agent servers' set, x-* and user-agent (credentials never).
+    const everything = { seen: { "x-user-id": "u-1", "x-user-secret": "s-1", "x-other": "o-1", "user-agent": "agent/1" } };
+    for (const config of [{ http: { configurable_headers: {} } }, {}]) {
+      const other = await start(config);
+      expect(await new Client({ apiUrl: other.server.url, apiKey: null, defaultHeaders: sent }).runs.wait(null, "headers", { input: {} }), JSON.stringify(config)).toEqual(everything);
+    }
   });
 
   it("http.cors: allow_origins and max_age", async () => {

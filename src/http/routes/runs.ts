@@ -14,6 +14,7 @@ import { sseResponse } from "../sse.js";
 import type { HttpClient } from "../types.js";
 import { camelKeys, queryBool, queryEnum, queryInt, queryList, wireObject } from "../wire.js";
 import { SSE } from "./threads.js";
+import { configurableHeaders } from "../configurable-headers.js";
 
 /** A run's options as a body: what `runs.create` takes, and the assistant (or graph) to run. */
 const run = z.extend(wireObject(schemas.run, ["signal", "onRunCreated", "raiseError"]), {
@@ -33,17 +34,19 @@ const joinQuery = z.object({ cancel_on_disconnect: queryBool, stream_mode: query
 const runLocation = (threadId: string | null | undefined, runId: string) => (threadId ? `/threads/${threadId}/runs/${runId}` : `/runs/${runId}`);
 
 export function runRoutes(define: Define, api: Api): void {
+  const fromHeaders = configurableHeaders(api.options.configurableHeaders ?? {});
   /**
    * A run's options from its body. A `webhook` that is a path (`/custom/webhook`) is resolved
    * against this server's URL (`selfUrl`, where the API is mounted), as the JS server loops such
    * webhooks back into its own app (custom routes); the runtime's `webhooks.allow` still decides. The
-   * request's `x-*` headers and `user-agent` go into `config.configurable`, over the body's.
+   * request's headers `configurableHeaders` names (by default its `x-*` headers and `user-agent`,
+   * credentials aside) go into `config.configurable`, over the body's.
    */
   const options = ({ assistant_id: _assistant, ...body }: RunBody, request: Request, mount: string) => {
     const o = camelKeys(body);
     if (o.webhook?.startsWith("/") && !o.webhook.startsWith("//")) o.webhook = new URL(`${mount}${o.webhook}`, api.options.selfUrl?.() ?? request.url).href;
-    const headers = configurableHeaders(request.headers);
-    if (headers) o.config = { ...o.config, configurable: { ...o.config?.configurable, ...headers } };
+    const headers = fromHeaders(request.headers);
+    if (Object.keys(headers).length > 0) o.config = { ...o.config, configurable: { ...o.config?.configurable, ...headers } };
     return o;
   };
 
@@ -242,23 +245,6 @@ export function runRoutes(define: Define, api: Api): void {
       return ok(runs);
     },
   });
-}
-
-/** Request headers a run never gets in its config: credentials. */
-const SECRET_HEADERS = new Set(["x-api-key", "x-tenant-id", "x-service-key"]);
-
-/**
- * The request headers a run gets in `config.configurable`, as the agent server passes them (its
- * graphs read them there): every `x-*` header but the credentials above, and `user-agent`, under
- * their lower-case names. Undefined when there are none.
- */
-function configurableHeaders(headers: Headers): Record<string, string> | undefined {
-  let out: Record<string, string> | undefined;
-  for (const [name, value] of headers) {
-    // Headers yields lower-case names.
-    if ((name.startsWith("x-") && !SECRET_HEADERS.has(name)) || name === "user-agent") (out ??= {})[name] = value;
-  }
-  return out;
 }
 
 /** The one event of a joined stream whose run is not found: no id (nothing to resume from). */
