@@ -13,10 +13,17 @@ export interface Server {
   kill(): Promise<number | null>;
 }
 
-export function startServer(store: string, extra: string[] = [], config = "test/postgres/fixtures/graph.json", env: Record<string, string> = {}): Promise<Server> {
+export function startServer(
+  store: string,
+  extra: string[] = [],
+  config = "test/postgres/fixtures/graph.json",
+  env: Record<string, string> = {},
+  /** More `node` options (`--import` of a preload). */
+  nodeArgs: string[] = [],
+): Promise<Server> {
   const child = spawn(
     process.execPath,
-    ["--import", "tsx", "src/node/cli.ts", "serve", "--config", config, "--port", "0", "--store", store, ...extra],
+    ["--import", "tsx", ...nodeArgs, "src/node/cli.ts", "serve", "--config", config, "--port", "0", "--store", store, ...extra],
     { cwd: root, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, GRAPHDOCK_API_KEY: "test-key", ...env } },
   );
   let out = "";
