@@ -5,7 +5,9 @@
  *
  * Families (prefix `graphdock_`): `runs_total{status}`, `run_duration_seconds{status}`,
  * `runs_queued`, `runs_running`, `http_requests_total{method,route,status}`,
- * `http_request_duration_seconds{method,route}`, and prom-client's process metrics. Labels carry
+ * `http_request_duration_seconds{method,route}`, `http_streams_active`,
+ * `store_operation_duration_seconds{operation,outcome}` (of a store given to {@link timedStore}),
+ * and prom-client's process metrics. Labels carry
  * route templates and statuses, never a user, thread, run or assistant id.
  */
 import { performance } from "node:perf_hooks";
@@ -33,6 +35,10 @@ export interface Metrics {
   readonly registry: Registry;
   /** Records one request the API answered (the handler's `observe` option). */
   observe(event: RequestEvent): void;
+  /** Counts a stream (server-sent events) as active; the function it returns ends it. */
+  streamStarted(): () => void;
+  /** Records one store operation's duration (see {@link timedStore}). */
+  observeStore(operation: string, seconds: number, ok: boolean): void;
   /** `GET /metrics`, as an endpoint of the fetch handler. */
   readonly endpoint: HttpEndpoint;
   /** Stops listening to the runtime. */
@@ -43,6 +49,9 @@ export interface Metrics {
 const RUN_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
 /** Request durations (a stream's: until its headers): 1 ms to 10 s. */
 const HTTP_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/** Store operations: 0.1 ms to 5 s. */
+const STORE_BUCKETS = [0.0001, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5];
 
 /** Collects `runtime`'s run metrics (from now on) and the requests given to `observe`. */
 export function createMetrics(runtime: Pick<Runtime, "subscribe">, options: MetricsOptions = {}): Metrics {
@@ -74,6 +83,16 @@ export function createMetrics(runtime: Pick<Runtime, "subscribe">, options: Metr
     help: "Time to answer an HTTP request (a stream: until its headers), by route template",
     labelNames: ["method", "route"],
     buckets: HTTP_BUCKETS,
+    registers,
+  });
+
+  let streams = 0;
+  new Gauge({ name: `${prefix}http_streams_active`, help: "Streams (server-sent events) being sent", registers, collect() { this.set(streams); } });
+  const storeLatency = new Histogram({
+    name: `${prefix}store_operation_duration_seconds`,
+    help: "Time of the store's operations, by operation and outcome",
+    labelNames: ["operation", "outcome"],
+    buckets: STORE_BUCKETS,
     registers,
   });
 
@@ -122,6 +141,17 @@ export function createMetrics(runtime: Pick<Runtime, "subscribe">, options: Metr
       const template = route ?? "unmatched";
       requests.inc({ method, route: template, status: String(response.status) });
       latency.observe({ method, route: template }, (performance.now() - start) / 1000);
+    },
+    streamStarted() {
+      streams++;
+      let ended = false;
+      return () => {
+        if (!ended) streams--;
+        ended = true;
+      };
+    },
+    observeStore(operation, seconds, ok) {
+      storeLatency.observe({ operation, outcome: ok ? "ok" : "error" }, seconds);
     },
     endpoint,
     close() {

@@ -14,6 +14,8 @@ import { isSupportedLangGraph, unsupportedLangGraph } from "../langgraph/version
 import { isLangGraphGraph, langGraphHost, langGraphOf, type HostedGraph } from "../runtime/graph-port.js";
 import type { Store } from "../persistence/types.js";
 import { jsonFileStore } from "../persistence/json-file/index.js";
+import { memoryStore } from "../persistence/memory.js";
+import { timedStore } from "../metrics/timed-store.js";
 import { createRuntime, type Runtime } from "../runtime/index.js";
 import { registerSdkLogger } from "../runtime/sdk-logger.js";
 import { loadAuth } from "./auth-loader.js";
@@ -240,10 +242,14 @@ export async function serveConfig(options: ServeConfigOptions): Promise<ConfigSe
   } else if (serveOptions.metrics === true && auth !== undefined) {
     throw invalidInput("graphdock: GET /metrics would be open to anyone while the server has an auth handler: give it a token (--metrics-token)", [{ path: "metrics", message: "needs a token" }]);
   }
+  // With metrics, the store's operations are timed into them once the server has them.
+  let handle: ServeHandle | undefined;
+  const opened = await openStore(storeSpec);
+  const store = serveOptions.metrics ? timedStore(opened ?? memoryStore(), () => handle?.metrics?.observeStore) : opened;
   const runtime = await createRuntime({
     graphs,
     assistantDefaults,
-    store: await openStore(storeSpec),
+    store,
     auth,
     ...settings.runtime,
     // The server's logger gets graphdock's diagnostics and what graphs log (D92).
@@ -254,18 +260,19 @@ export async function serveConfig(options: ServeConfigOptions): Promise<ConfigSe
   });
   try {
     // The command's options win over the file's.
-    const handle = await serve(runtime, { ...settings.serve, ...serveOptions, ...(app ? { app } : {}) });
-    self = new URL(handle.url);
+    const served = await serve(runtime, { ...settings.serve, ...serveOptions, ...(app ? { app } : {}) });
+    handle = served;
+    self = new URL(served.url);
     // While the server answers, so the first schema request need not wait for TypeScript.
     readTypeSchemas();
     return {
-      ...handle,
+      ...served,
       runtime,
       graphIds: Object.keys(graphs),
       hasAuth: auth !== undefined,
       warnings: keys.warnings,
       close: async () => {
-        await handle.close();
+        await served.close();
         await runtime.close();
       },
     };

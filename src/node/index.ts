@@ -13,4 +13,5 @@ export { loadExport, parseSpecifier } from "./load.js";
 export { loadAuth } from "./auth-loader.js";
 export type { AuthConfigFile } from "./auth-loader.js";
 export { createMetrics } from "../metrics/index.js";
+export { timedStore } from "../metrics/timed-store.js";
 export type { Metrics, MetricsOptions } from "../metrics/index.js";

@@ -21,7 +21,7 @@ import { attachProtocolV2WebSocket } from "./protocol-v2-ws.js";
 import { protocolEndpoints, type ProtocolOptions } from "./protocols.js";
 import { studio, type StudioOptions } from "../studio/index.js";
 import { logRuns } from "./run-log.js";
-import { createMetrics, type MetricsOptions } from "../metrics/index.js";
+import { createMetrics, type Metrics, type MetricsOptions } from "../metrics/index.js";
 import type { DiagnosticsLogger } from "../diagnostics.js";
 import type { Runtime } from "../runtime/index.js";
 
@@ -76,6 +76,8 @@ export interface ServeHandle {
   port: number;
   host: string;
   server: Server;
+  /** The server's metrics, when `metrics` is on (its registry, and where store timings go). */
+  metrics?: Metrics;
   /** Stops accepting connections, ends open streams and resolves when the server is closed. */
   close(): Promise<void>;
 }
@@ -87,6 +89,8 @@ const FORBIDDEN_METHODS = new Set(["CONNECT", "TRACE", "TRACK"]);
 export interface NodeListenerOptions {
   /** Called once for each internal fault of the listener itself (default: `console.error`). */
   onError?: (error: unknown, request?: Request) => void;
+  /** Called when a stream's answer (server-sent events) starts; the function it returns, when it ends. */
+  onStream?: () => () => void;
 }
 
 /** A request listener that can also serve `checkContinue` (see {@link toNodeListener}). */
@@ -236,7 +240,12 @@ export function toNodeListener(handler: FetchHandler, options: NodeListenerOptio
       closeAfter();
       res.writeHead(response.status, outHeaders);
       res.flushHeaders();
-      await pump(response.body, res, abort.signal);
+      const ended = options.onStream?.();
+      try {
+        await pump(response.body, res, abort.signal);
+      } finally {
+        ended?.();
+      }
     } catch (err) {
       if (abort.signal.aborted) return;
       if ((err as { name?: unknown } | null)?.name === "SlowReaderError") return void res.destroy();
@@ -337,7 +346,7 @@ export async function serve(runtime: HttpRuntime, options: ServeOptions = {}): P
   };
   let url: string | undefined;
   const handler = createFetchHandler(runtime, { selfUrl: () => url, ...handlerOptions, endpoints, ...(observers.length > 0 ? { observe } : {}) });
-  const listener = toNodeListener(handler, { onError });
+  const listener = toNodeListener(handler, { onError, ...(metrics ? { onStream: metrics.streamStarted } : {}) });
   const server = createServer(listener);
   server.on("checkContinue", listener.checkContinue);
   const closeSockets = attachProtocolV2WebSocket(server, runtime, handlerOptions); // the v2 protocol over WebSocket
@@ -370,6 +379,7 @@ export async function serve(runtime: HttpRuntime, options: ServeOptions = {}): P
     port: address.port,
     host: address.address,
     server,
+    ...(metrics ? { metrics } : {}),
     close: () =>
       new Promise<void>((resolve, reject) => {
         unbind();

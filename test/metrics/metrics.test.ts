@@ -93,9 +93,12 @@ describe("GET /metrics", () => {
     for (const f of after) for (const m of f.metrics) for (const v of Object.values(m.labels ?? {})) expect(v).not.toMatch(UUID);
   });
 
-  it("counts a run that is executing and one that waits behind it", async () => {
+  it("counts a run that is executing, one that waits behind it, and a stream being sent", async () => {
+    // Runs wait at the gate until it opens; `shut()` makes a new one.
     let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
+    let gate!: Promise<void>;
+    const shut = () => void (gate = new Promise<void>((r) => (release = r)));
+    shut();
     const slow = new StateGraph({ n: { default: () => 0 } })
       .addNode("wait", async (s) => (await gate, { n: s.n + 1 }))
       .addEdge(START, "wait")
@@ -115,6 +118,17 @@ describe("GET /metrics", () => {
     await expect.poll(async () => value(await scrape(server.url), "graphdock_runs_total", { status: "success" })).toBe(2);
     const done = await scrape(server.url);
     expect([value(done, "graphdock_runs_running"), value(done, "graphdock_runs_queued")]).toEqual([0, 0]);
+
+    // A stream being sent counts until it ends.
+    shut();
+    const streaming = client.runs.stream(null, "slow", { input: {}, streamMode: "values" })[Symbol.asyncIterator]();
+    expect((await streaming.next()).value?.event).toBe("metadata");
+    await expect.poll(async () => value(await scrape(server.url), "graphdock_http_streams_active")).toBe(1);
+    release();
+    while (!(await streaming.next()).done) {
+      // drained
+    }
+    await expect.poll(async () => value(await scrape(server.url), "graphdock_http_streams_active")).toBe(0);
   });
 
   it("with a token, answers 401 without it and the metrics with it; two servers keep their counts apart", async () => {

@@ -158,6 +158,11 @@ describe("graphdock serve's /metrics", () => {
       const res = await fetch(`${open.url}/metrics`);
       expect(res.status).toBe(200);
       expect(await res.text()).toContain("# TYPE graphdock_runs_total counter");
+      // The store's operations are timed: a run commits.
+      await new Client({ apiUrl: open.url, apiKey: null }).runs.wait(null, "ok", { input: {} });
+      const text = await (await fetch(`${open.url}/metrics`)).text();
+      expect(Number(/^graphdock_store_operation_duration_seconds_count\{operation="commit",outcome="ok"\} (\d+)$/m.exec(text)?.[1])).toBeGreaterThan(0);
+      expect(text).toMatch(/^graphdock_runs_total\{status="success"\} 1$/m);
     } finally {
       await open.stop();
     }
