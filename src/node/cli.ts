@@ -18,8 +18,9 @@ const USAGE = `usage: graphdock serve [--config langgraph.json] [options]
        graphdock --version
   --config, -c FILE     langgraph.json / graph.json (default: ./langgraph.json, else ./graph.json):
                         { "graphs": { "<id>": "./file.js:export" }, "auth"?: { "path": "./auth.js:auth" } }
-                        (also "env", "http", "store", "checkpointer": docs/langgraph-json.md lists
-                        every key; LANGGRAPH_CONFIG sets default-assistant config)
+                        (also "env", "http", "store", "checkpointer": a key graphdock does not
+                        honour is named in a warning at startup; LANGGRAPH_CONFIG sets
+                        default-assistant config)
   --store SPEC          memory (default), json:<directory>, or postgres://user:pass@host:port/db[?schema=name]
                         (graphdock/postgres; needs the pg package)
   --lease-ms N          run lease: a run of a process that died is resumed elsewhere after this (default 30000)
