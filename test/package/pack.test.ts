@@ -328,7 +328,7 @@ export const checkpointOf = (runtime: Runtime, s: ThreadState) => [runtime, s.ch
 
     it("prints its usage", async () => {
       const r = await npx(["--help"]);
-      expect(r.stdout).toMatch(/usage: graphdock serve --config graph.json/);
+      expect(r.stdout).toMatch(/usage: graphdock serve \[--config langgraph.json\]/);
     });
 
     it("serves a JavaScript graph named in graph.json (npx graphdock serve)", async () => {
