@@ -14,8 +14,12 @@ export interface ConfigurableHeaders {
   excludes?: readonly string[];
 }
 
-/** Never copied: they authenticate the caller (the auth handler sees them; a graph has no use for them). */
-const CREDENTIALS = new Set(["authorization", "proxy-authorization", "cookie", "x-api-key", "x-tenant-id", "x-service-key"]);
+/**
+ * Headers that carry credentials: never copied into a run (the auth handler sees them; a graph has
+ * no use for them), never in the command's log lines.
+ */
+export const CREDENTIAL_HEADERS: readonly string[] = ["authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "x-tenant-id", "x-service-key"];
+const CREDENTIALS = new Set(CREDENTIAL_HEADERS);
 const DEFAULT_INCLUDES = ["x-*", "user-agent"];
 
 const pattern = (glob: string) => new RegExp(`^${glob.toLowerCase().replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*")}$`);

@@ -1,20 +1,18 @@
 /**
  * The command's logs (D92): pino, one JSON object per line on stdout, or pino-pretty's lines when
  * stdout is a terminal (`--log-format` chooses), at `--log-level` (default info). Credentials never
- * appear: request lines carry no headers unless `http.logging_headers` asks for some, and those
- * named in {@link CREDENTIAL_HEADERS} are dropped even then; pino's redaction blanks them wherever
- * else they could appear in a line's fields.
+ * appear: request lines carry no headers, and pino's redaction blanks the headers that carry
+ * credentials wherever else they could appear in a line's fields.
  */
 import pino from "pino";
 import pretty from "pino-pretty";
 import type { DiagnosticsLogger } from "../diagnostics.js";
+import { CREDENTIAL_HEADERS } from "../http/configurable-headers.js";
 
 /** The levels `--log-level` accepts. */
 export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
-/** Headers that carry credentials: never logged. */
-export const CREDENTIAL_HEADERS = ["authorization", "proxy-authorization", "x-api-key", "cookie", "set-cookie", "x-service-key", "x-tenant-id"];
 
 /** The command's logger: pino, so also the runtime's `diagnostics` and `serve`'s `log`. */
 export type CliLogger = pino.Logger & DiagnosticsLogger;

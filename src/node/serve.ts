@@ -57,8 +57,9 @@ export interface ServeOptions extends FetchHandlerOptions, ProtocolOptions {
   docs?: boolean;
   /**
    * Where the server logs (a pino logger fits; D92): each run's start and end (info; a failed run
-   * at error with its stack) and each internal fault (error, unless `onError` is given). Default:
-   * nothing is logged.
+   * at error with its stack), each request (debug: method, path, route template, status and
+   * duration; no headers, no query) and each internal fault (error, unless `onError` is given).
+   * Default: nothing is logged.
    */
   log?: DiagnosticsLogger;
   /**
