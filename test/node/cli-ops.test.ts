@@ -1,7 +1,7 @@
 /**
  * The `graphdock` command as an operator runs it (D92, D93, D95): found config files, JSON log
  * lines (startup, each run's start and end, a failed run at error with its ids, error and stack,
- * requests at debug, shutdown) with no credential in any line, `--version`, and /metrics.
+ * requests at debug, graphs' getLogger() lines, shutdown) with no credential in any line, `--version`, and /metrics.
  */
 import { Client } from "@langchain/langgraph-sdk";
 import { spawn, type ChildProcess } from "node:child_process";
@@ -89,6 +89,8 @@ describe("graphdock serve's logs", () => {
     expect(banner).toMatchObject({ level: 30, graphs: ["ok", "failing"], config: "langgraph.json" });
     expect(banner.version).toBe(JSON.parse(readFileSync(join(root, "package.json"), "utf8")).version);
 
+    // The graph's getLogger() line, in the server's log and marked as the graph's.
+    expect(log.find((l) => l.msg === "incrementing")).toMatchObject({ level: 30, source: "graph", from: 0 });
     const ended = log.filter((l) => l.msg === "graphdock: run ended");
     expect(ended).toHaveLength(1);
     expect(ended[0]).toMatchObject({ level: 30, thread_id: threadId, status: "success" });
