@@ -23,6 +23,8 @@
  */
 import {
   context as contextApi,
+  createTraceState,
+  isSpanContextValid,
   propagation,
   ROOT_CONTEXT,
   SpanKind,
@@ -37,7 +39,7 @@ import {
 } from "@opentelemetry/api";
 import type { ChatOutcome, ChatStart, NodeTrace, TraceOutcome, TraceScope } from "../graph/types.js";
 import type { RunRecord, RunStatus } from "../types.js";
-import { parseTraceparent, toCarrier, type TraceCarrier } from "./w3c.js";
+import { traceparentFields, type TraceCarrier } from "./w3c.js";
 
 /** The `tracing` option of `createRuntime`. */
 export interface TracingOptions {
@@ -156,13 +158,14 @@ export class RunTracing {
   }
 
   /**
-   * The span context a request names (`traceparent` and `tracestate`, or whatever the global
-   * propagator reads), or undefined.
+   * The span a request names (`traceparent` and `tracestate`, or whatever the global propagator
+   * reads), in W3C form, or undefined.
    */
-  fromHeaders(headers: Record<string, string>): SpanContext | undefined {
+  fromHeaders(headers: Record<string, string>): TraceCarrier | undefined {
     const extracted = trace.getSpanContext(propagation.extract(ROOT_CONTEXT, headers));
-    if (extracted && trace.isSpanContextValid(extracted)) return extracted;
-    return headers.traceparent === undefined ? undefined : parseTraceparent(headers.traceparent, headers.tracestate);
+    if (extracted && trace.isSpanContextValid(extracted)) return toCarrier(extracted);
+    const parsed = headers.traceparent === undefined ? undefined : parseTraceparent(headers.traceparent, headers.tracestate);
+    return parsed ? toCarrier(parsed) : undefined;
   }
 
   /**
@@ -170,10 +173,9 @@ export class RunTracing {
    * (a node of another run, a request an HTTP instrumentation traces), else `requested` (the
    * caller's `traceparent`). Undefined when there is none.
    */
-  parentOf(requested: SpanContext | undefined): TraceCarrier | undefined {
+  parentOf(requested: TraceCarrier | undefined): TraceCarrier | undefined {
     const active = trace.getSpanContext(contextApi.active());
-    const parent = active && trace.isSpanContextValid(active) ? active : requested;
-    return parent ? toCarrier(parent) : undefined;
+    return active && trace.isSpanContextValid(active) ? toCarrier(active) : requested;
   }
 
   /** Starts a run's span; undefined when it does not record (nothing else is traced then). */
@@ -212,5 +214,20 @@ function storedParent(run: RunRecord): SpanContext | undefined {
   return stored ? parseTraceparent(stored.traceparent, stored.tracestate) : undefined;
 }
 
-/** The trace a run belongs to (its stored parent's), for logs when the run itself is not traced. */
-export const storedTraceId = (run: RunRecord): string | undefined => storedParent(run)?.traceId;
+/** The span context a `traceparent` (and `tracestate`) names, or undefined when it names none. */
+export function parseTraceparent(traceparent: string | null | undefined, tracestate?: string | null): SpanContext | undefined {
+  const fields = traceparentFields(traceparent);
+  if (!fields) return undefined;
+  const context: SpanContext = { traceId: fields.traceId, spanId: fields.spanId, traceFlags: fields.sampled ? 1 : 0, isRemote: true };
+  if (!isSpanContextValid(context)) return undefined;
+  if (tracestate) context.traceState = createTraceState(tracestate);
+  return context;
+}
+
+/** The W3C form of a valid span context. */
+export function toCarrier(context: SpanContext): TraceCarrier {
+  const carrier: TraceCarrier = { traceparent: `00-${context.traceId}-${context.spanId}-0${(context.traceFlags & 1).toString(16)}` };
+  const state = context.traceState?.serialize();
+  if (state) carrier.tracestate = state;
+  return carrier;
+}

@@ -285,7 +285,9 @@ export async function admitRun(
   const checkpointId = p.checkpointId ?? checkpointIdOf(p.checkpoint);
   const user = core.auth ? await caller.user() : undefined;
   // Where the run's trace continues: the span current here, else the caller's traceparent (D90).
-  const trace = core.tracing?.parentOf(caller.trace);
+  const pending = core.tracing?.tracer();
+  const tracing = pending instanceof Promise ? await pending : pending;
+  const trace = tracing ? tracing.parentOf(caller.trace) : core.tracing && caller.trace;
 
   // One admission per thread at a time in this runtime (no self-inflicted retries); across
   // runtimes the conditional commit decides.

@@ -7,14 +7,14 @@ import { EventEmitter } from "eventemitter3";
 import { conflict, notFound } from "../errors.js";
 import type { AuthAction, AuthFilter, AuthProvider, AuthResource, AuthUser } from "../auth/types.js";
 import { matchesAuthFilter } from "../auth/types.js";
-import type { SpanContext } from "@opentelemetry/api";
 import type { CompiledGraph, RunnableConfig } from "../graph/types.js";
 import type { ItemStore } from "../items/types.js";
 import { defaultAssistantId, uuid4, type Clock, type Ids } from "../ids.js";
 import type { Store } from "../persistence/types.js";
 import type { AssistantRecord, MultitaskStrategy, ThreadRecord } from "../types.js";
 import { KeyedMutex } from "../mutex.js";
-import type { RunTracing } from "../otel/run-trace.js";
+import type { LazyTracing } from "../otel/tracing.js";
+import type { TraceCarrier } from "../otel/w3c.js";
 import type { ThreadTtlConfig } from "./thread-ttl.js";
 import { SILENT, type DiagnosticsLogger } from "../diagnostics.js";
 import { instantiate, type ResolvedEntry } from "./graph-source.js";
@@ -24,7 +24,7 @@ import type { RuntimeEvent, WebhookOptions } from "./types.js";
 export interface Caller {
   user(): Promise<AuthUser>;
   /** The span the caller's request names (its `traceparent`): the parent of the runs it creates. */
-  readonly trace?: SpanContext;
+  readonly trace?: TraceCarrier;
 }
 
 export class Core {
@@ -36,7 +36,7 @@ export class Core {
   /** Long-term memory as graph nodes get it (`ctx.store`, trusted); set by `createRuntime`. */
   itemStore: ItemStore | undefined;
   /** Traces runs (src/otel); undefined when `createRuntime({ tracing: false })`. */
-  tracing: RunTracing | undefined;
+  tracing: LazyTracing | undefined;
   /** Threads' default TTL and its sweep (`createRuntime({ threadTtl })`), when configured. */
   threadTtl: ThreadTtlConfig | undefined;
   /** graphdock's own diagnostics (`createRuntime({ diagnostics })`; silent without it: D92). */

@@ -44,7 +44,8 @@ import {
 } from "./outcome.js";
 import type { CancelAction, RunResult } from "./types.js";
 import { Pipeline, pipelined } from "./durability.js";
-import { storedTraceId, type RunTrace } from "../otel/run-trace.js";
+import type { RunTrace } from "../otel/run-trace.js";
+import { storedTraceId } from "../otel/w3c.js";
 
 type ErrorInfo = { error: string; message: string };
 type WritesPutOp = Extract<WriteOp, { op: "writes.put" }>;
@@ -283,7 +284,10 @@ export class Executor {
     store.events.publish(run.run_id, "metadata", { run_id: run.run_id, attempt });
     const offCancel = store.subscribe(`cancel:${run.run_id}`, () => void this.readCancel(local));
     this.startRenewer();
-    local.trace = core.tracing?.start(run, run.execution!.graph_id);
+    // (Awaited only the first time a run is traced: the tracer loads then.)
+    const pending = core.tracing?.tracer();
+    const tracing = pending instanceof Promise ? await pending : pending;
+    local.trace = tracing?.start(run, run.execution!.graph_id);
     if (core.listening) core.emit({ type: "run.started", run: publicRun(run), ...this.traceIdOf(local) });
     // A cancel requested before the lease was taken is already in the store.
     if (mayHaveCancel) await this.readCancel(local);
@@ -292,7 +296,7 @@ export class Executor {
 
   /** The trace id a lifecycle event carries: the run span's, else the stored parent's. */
   private traceIdOf(local: LocalRun): { trace_id?: string } {
-    const id = local.trace?.traceId ?? storedTraceId(local.run);
+    const id = local.trace?.traceId ?? storedTraceId(local.run.execution?.trace);
     return id ? { trace_id: id } : {};
   }
 

@@ -24,7 +24,8 @@ import { threadsApi } from "./threads.js";
 import { checkIndexConfig, checkItemTtl, ItemService } from "./items.js";
 import { checkThreadTtl, ThreadTtlSweeper } from "./thread-ttl.js";
 import { deleteThread } from "./threads.js";
-import { RunTracing } from "../otel/run-trace.js";
+import { LazyTracing } from "../otel/tracing.js";
+import { carrierOf } from "../otel/w3c.js";
 import { guardedLogger, isDiagnosticsLogger } from "../diagnostics.js";
 import type { ClientRequest, CreateRuntimeOptions, Runtime, RuntimeClient, RuntimeEvent, RuntimeListener } from "./types.js";
 
@@ -97,7 +98,7 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Runt
   await store.open();
   storeUsers.set(store, (storeUsers.get(store) ?? 0) + 1);
   await ensureDefaultAssistants(core, assistantDefaults);
-  if (options.tracing !== false) core.tracing = new RunTracing(options.tracing);
+  if (options.tracing !== false) core.tracing = new LazyTracing(options.tracing);
   core.threadTtl = threadTtl;
   const executor = new Executor(core);
   const control = new RunControl(core, executor);
@@ -132,7 +133,10 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Runt
     async client(request: ClientRequest = {}) {
       let user: AuthUser = OWNER_USER;
       const headers = lowerCaseHeaders(request.headers);
-      const trace = core.tracing?.fromHeaders(headers);
+      // The span the request names: read by the global propagator once tracing is loaded.
+      const pending = core.tracing?.tracer();
+      const tracing = pending instanceof Promise ? await pending : pending;
+      const trace = tracing ? tracing.fromHeaders(headers) : core.tracing && carrierOf(headers.traceparent, headers.tracestate);
       if (auth) {
         user = await auth.authenticate({
           headers,

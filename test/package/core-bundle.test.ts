@@ -47,7 +47,7 @@ async function coreBundle(inlineDynamic: boolean): Promise<{ modules: string[]; 
 const pkgOf = (path: string) => /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(path)?.[1];
 
 describe("the core entry's browser bundle", () => {
-  it("loads zod/mini with English messages only, no optional peer and no Node built-in at start; croner and zod's JSON Schema converter are loaded on first use", async () => {
+  it("loads zod/mini with English messages only, no optional peer and no Node built-in at start; croner, zod's JSON Schema converter and OpenTelemetry are loaded on first use", async () => {
     const { modules, lazy } = await coreBundle(false);
     const zod = modules.filter((m) => pkgOf(m) === "zod").map((m) => m.replace(/.*node_modules\/zod\//, ""));
     expect(zod.some((m) => m.startsWith("v4/mini/"))).toBe(true);
@@ -60,7 +60,9 @@ describe("the core entry's browser bundle", () => {
     expect(modules.filter((m) => peers.includes(pkgOf(m) ?? ""))).toEqual([]);
     expect(modules.filter((m) => pkgOf(m) === "croner")).toEqual([]);
     expect(modules.filter((m) => m.startsWith("node:") || !(m.startsWith("src/") || m.includes("node_modules/")))).toEqual([]);
-    expect(lazy.sort()).toEqual(["./json-schema.js", "croner"]);
+    // OpenTelemetry's API and the span code load once a tracer provider is registered (D98).
+    expect(modules.filter((m) => pkgOf(m) === "@opentelemetry/api" || m.includes("src/otel/run-trace"))).toEqual([]);
+    expect(lazy.sort()).toEqual(["./json-schema.js", "./run-trace.js", "croner"]);
   });
 
   it("carries no zod locale beyond English even with its dynamic imports inlined (a bundler without code splitting)", async () => {
