@@ -9,9 +9,9 @@ import { cronsContract, T0, TestClock, type CronsClient } from "../runtime/crons
 import { Gate, testGraphs } from "../runtime/graphs.js";
 import { call, inProcessClient } from "./helpers.js";
 
-cronsContract("official client over HTTP, memory store", async (clock) => {
+cronsContract("official client over HTTP, memory store", async (clock, diagnostics) => {
   const gate = new Gate();
-  const runtime = await createRuntime({ graphs: testGraphs(gate), clock: clock.now });
+  const runtime = await createRuntime({ graphs: testGraphs(gate), clock: clock.now, diagnostics });
   // The SDK client answers as the runtime does: the contract reads it with the runtime's types.
   const client = inProcessClient(createFetchHandler(runtime)) as unknown as CronsClient;
   return {

@@ -13,9 +13,9 @@ let n = 0;
 const fresh = () => `crons_${process.pid}_${n++}`;
 const store = (schema: string) => postgresStore({ connectionString: url, schema, max: 6, eventPollMs: 200 });
 
-cronsContract("in process, postgres store", async (clock) => {
+cronsContract("in process, postgres store", async (clock, diagnostics) => {
   const gate = new Gate();
-  const runtime = await createRuntime({ graphs: testGraphs(gate), store: store(fresh()), clock: clock.now });
+  const runtime = await createRuntime({ graphs: testGraphs(gate), store: store(fresh()), clock: clock.now, diagnostics });
   return {
     client: runtime,
     runtime,
