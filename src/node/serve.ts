@@ -8,6 +8,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import {
   createFetchHandler,
+  DEFAULT_MAX_BODY_BYTES,
   INTERNAL_ERROR_DETAIL,
   logInternalError,
   type FetchHandler,
@@ -92,6 +93,12 @@ export interface NodeListenerOptions {
   onError?: (error: unknown, request?: Request) => void;
   /** Called when a stream's answer (server-sent events) starts; the function it returns, when it ends. */
   onStream?: () => () => void;
+  /**
+   * The handler's body limit (default 16 MiB, as `maxBodyBytes` of the fetch handler): the rest
+   * of a body the handler answered without reading is read and dropped up to this size, so its
+   * client, still sending, gets the answer; a larger one closes the connection.
+   */
+  maxBodyBytes?: number;
 }
 
 /** A request listener that can also serve `checkContinue` (see {@link toNodeListener}). */
@@ -104,11 +111,32 @@ export type NodeListener = ((req: IncomingMessage, res: ServerResponse) => Promi
   checkContinue: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 };
 
-/** Writes a small JSON answer; the connection closes afterwards unless the request was read. */
-function answer(req: IncomingMessage, res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
+/**
+ * Called before answering a request whose body was not read to its end (answered without it,
+ * or refused). A client still sending a body it was not asked for would get `EPIPE` (or a reset)
+ * instead of the answer if the connection closed under it: so the rest is read and dropped,
+ * when the body is no larger than `limit` (then true: the connection stays open). A larger one,
+ * or an answer that closes the connection anyway (413), is not read: false, the connection closes.
+ */
+function dropRestOfBody(req: IncomingMessage, limit: number, closing: boolean): boolean {
+  if (req.complete) return true;
+  const declared = Number(req.headers["content-length"]);
+  if (closing || (Number.isFinite(declared) && declared > limit)) return false;
+  let dropped = 0;
+  req.removeAllListeners("data");
+  req.on("data", (chunk: Buffer) => {
+    dropped += chunk.length;
+    if (dropped > limit) req.socket.destroy();
+  });
+  req.resume();
+  return true;
+}
+
+/** Writes a small JSON answer; the connection closes afterwards unless the rest of the body is dropped first. */
+function answer(req: IncomingMessage, res: ServerResponse, limit: number, status: number, body: unknown, headers: Record<string, string> = {}) {
   const text = JSON.stringify(body);
   const out: Record<string, string> = { ...headers, "content-type": "application/json", "content-length": String(Buffer.byteLength(text)) };
-  if (!req.complete) out.connection = "close";
+  if (!dropRestOfBody(req, limit, false)) out.connection = "close";
   res.writeHead(status, out);
   res.end(text);
 }
@@ -181,6 +209,7 @@ function targetOf(url: string | undefined): string | null {
  * leaves its backlog in the handler's bounded stream queue, which cuts it off when full.
  */
 export function toNodeListener(handler: FetchHandler, options: NodeListenerOptions = {}): NodeListener {
+  const limit = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const report = (err: unknown, request?: Request) => {
     try {
       (options.onError ?? logInternalError)(err, request);
@@ -198,10 +227,10 @@ export function toNodeListener(handler: FetchHandler, options: NodeListenerOptio
     try {
       const method = req.method ?? "GET";
       if (FORBIDDEN_METHODS.has(method)) {
-        return answer(req, res, 405, { detail: `Method ${method} is not supported by this server` }, { allow: "GET, POST, PATCH, DELETE, OPTIONS" });
+        return answer(req, res, limit, 405, { detail: `Method ${method} is not supported by this server` }, { allow: "GET, POST, PATCH, DELETE, OPTIONS" });
       }
       const target = targetOf(req.url);
-      if (target === null) return answer(req, res, 400, { detail: "Malformed request target" });
+      if (target === null) return answer(req, res, limit, 400, { detail: "Malformed request target" });
       const headers: [string, string][] = [];
       for (let i = 0; i < req.rawHeaders.length; i += 2) headers.push([req.rawHeaders[i]!, req.rawHeaders[i + 1]!]);
       const host = /^[\w.:[\]-]+$/.test(req.headers.host ?? "") ? req.headers.host : "localhost";
@@ -217,13 +246,14 @@ export function toNodeListener(handler: FetchHandler, options: NodeListenerOptio
         });
       } catch {
         // Something node:http let through that fetch refuses (a header value, a method name).
-        return answer(req, res, 400, { detail: "Malformed request: a header or the method is not valid" });
+        return answer(req, res, limit, 400, { detail: "Malformed request: a header or the method is not valid" });
       }
       const response = await handler(request);
       const outHeaders = Object.fromEntries(response.headers);
-      // The body was not read to its end (refused, or not needed): do not read the rest.
+      // The body was not read to its end (refused, or not needed): its rest is dropped, or the
+      // connection closes after the answer.
       const closeAfter = () => {
-        if (!req.complete) outHeaders.connection = "close";
+        if (!dropRestOfBody(req, limit, outHeaders.connection === "close")) outHeaders.connection = "close";
       };
       // A body that says it is chunked (a custom route streaming with Hono's `stream*` helpers)
       // streams like SSE. The framing is node:http's own: an app's Transfer-Encoding is dropped,
@@ -251,7 +281,7 @@ export function toNodeListener(handler: FetchHandler, options: NodeListenerOptio
       if (abort.signal.aborted) return;
       if ((err as { name?: unknown } | null)?.name === "SlowReaderError") return void res.destroy();
       report(err, request);
-      if (!res.headersSent) answer(req, res, 500, { detail: INTERNAL_ERROR_DETAIL });
+      if (!res.headersSent) answer(req, res, limit, 500, { detail: INTERNAL_ERROR_DETAIL });
       else res.destroy();
     }
   };
@@ -347,7 +377,11 @@ export async function serve(runtime: HttpRuntime, options: ServeOptions = {}): P
   };
   let url: string | undefined;
   const handler = createFetchHandler(runtime, { selfUrl: () => url, ...handlerOptions, endpoints, ...(observers.length > 0 ? { observe } : {}) });
-  const listener = toNodeListener(handler, { onError, ...(metrics ? { onStream: metrics.streamStarted } : {}) });
+  const listener = toNodeListener(handler, {
+    onError,
+    ...(metrics ? { onStream: metrics.streamStarted } : {}),
+    ...(maxBodyBytes !== undefined ? { maxBodyBytes } : {}),
+  });
   const server = createServer(listener);
   server.on("checkContinue", listener.checkContinue);
   const closeSockets = attachProtocolV2WebSocket(server, runtime, handlerOptions); // the v2 protocol over WebSocket
