@@ -15,9 +15,11 @@ export interface ProtocolConnectionOptions {
   /** The connection's caller. */
   client: RuntimeClient;
   /**
-   * Whether the caller may read the thread (false: the thread does not exist yet). Until a check
-   * succeeds (it is retried after each command, e.g. once run.start created the thread), events
-   * are held back, so a caller never sees events of a thread it cannot read.
+   * Whether the caller may read the thread (false: the thread does not exist yet, or the caller
+   * may not see it). Until a check succeeds (it is made again around each command, e.g. once
+   * run.start created the thread), the connection answers as for a thread that does not exist
+   * (no replay, no counts), and the events of a command's run are held back until its check
+   * (dropped if it fails), so a caller never sees events of a thread it cannot read, nor how many.
    */
   verified: boolean;
   /** Sends one JSON text frame. */
@@ -32,6 +34,8 @@ export class ProtocolConnection {
   private chain: Promise<unknown> = Promise.resolve();
   private verified: boolean;
   private held: ProtocolEvent[] = [];
+  /** A command is being handled (events of a thread not verified yet are held meanwhile). */
+  private busy = false;
 
   constructor(private readonly o: ProtocolConnectionOptions) {
     this.verified = o.verified;
@@ -39,7 +43,10 @@ export class ProtocolConnection {
 
   private write(message: ProtocolMessage) {
     if (this.closed) return;
-    if (message.type === "event" && !this.verified) return void this.held.push(message);
+    if (message.type === "event" && !this.verified) {
+      if (this.busy) this.held.push(message);
+      return;
+    }
     this.o.send(message.type === "event" ? wire(message) : JSON.stringify(message));
   }
 
@@ -64,10 +71,11 @@ export class ProtocolConnection {
           entry.lastSeq = e.seq;
           this.write(e);
         };
-        const s = session.subscribe({ filter, deliver });
+        // Not verified: as on a thread with no events yet (nothing replayed; live ones held as above).
+        const s = session.subscribe({ filter, deliver }, this.verified ? undefined : session.seq);
         entry.close = s.close;
         this.subs.set(id, entry);
-        return { subscription_id: id, replayed_events: s.replayed };
+        return { subscription_id: id, replayed_events: this.verified ? s.replayed : 0 };
       },
       unsubscribe: (id) => {
         const entry = this.subs.get(id);
@@ -77,6 +85,11 @@ export class ProtocolConnection {
         return true;
       },
       reconnect: ({ last_event_id, subscriptions }) => {
+        if (!this.verified) {
+          // As for a thread that does not exist: a fresh session, which knows no event id.
+          this.write(missedSignal(-1, undefined, 0));
+          return { restored: false, missed_events: 0, replayed_events: 0, current_namespaces: [{ namespace: [], status: "completed" }] };
+        }
         const since = last_event_id ? session.seqOf(last_event_id) : undefined;
         const oldest = session.oldestSeq;
         const restored = since !== undefined && (oldest === undefined ? since >= session.seq : since + 1 >= oldest);
@@ -109,13 +122,22 @@ export class ProtocolConnection {
     }
     this.chain = this.chain.then(async () => {
       if (this.closed) return;
-      this.session ??= await this.o.registry.ready(this.o.threadId, this.o.client, this.verified);
-      const response = await dispatchCommand(
-        { registry: this.o.registry, threadId: this.o.threadId, client: this.o.client, subscriptions: this.host(this.session) },
-        command,
-      );
-      await this.verify();
-      this.write(response);
+      this.busy = true;
+      try {
+        this.session ??= await this.o.registry.ready(this.o.threadId, this.o.client, this.verified);
+        // Checked before (the thread may have been created meanwhile) and after (this command may create it).
+        await this.verify();
+        const response = await dispatchCommand(
+          { registry: this.o.registry, threadId: this.o.threadId, client: this.o.client, subscriptions: this.host(this.session) },
+          command,
+        );
+        await this.verify();
+        this.write(response);
+      } finally {
+        this.busy = false;
+        // Still not readable: what was held is of a thread this caller may not see.
+        if (!this.verified) this.held = [];
+      }
     });
   }
 
