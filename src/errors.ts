@@ -1,9 +1,12 @@
 /**
  * The one error class of graphdock (D3). Every failure that crosses the public surface is an
  * `GraphdockError` with a code from a closed set; only the HTTP adapter maps codes to statuses
- * (404, 409, 422, 401, 403). Messages name the ids involved and, where there is one, the fix.
+ * (404, 409, 422, 401, 403, 503). Messages name the ids involved and, where there is one, the fix.
+ *
+ * `unavailable` (D70): the store cannot be reached now (its database is down or unreachable); the
+ * same call may succeed once it is back.
  */
-export type ErrorCode = "not_found" | "conflict" | "invalid_input" | "unauthenticated" | "forbidden";
+export type ErrorCode = "not_found" | "conflict" | "invalid_input" | "unauthenticated" | "forbidden" | "unavailable";
 
 /** One problem found while validating input (zod issues are mapped to this shape). */
 export interface ValidationProblem {
@@ -42,3 +45,4 @@ export const invalidInput = (message: string, problems?: ValidationProblem[]) =>
   new GraphdockError("invalid_input", message, problems ? { problems } : undefined);
 export const unauthenticated = (message: string) => new GraphdockError("unauthenticated", message);
 export const forbidden = (message: string) => new GraphdockError("forbidden", message);
+export const unavailable = (message: string, cause?: unknown) => new GraphdockError("unavailable", message, cause === undefined ? undefined : { cause });

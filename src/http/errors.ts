@@ -1,6 +1,6 @@
 /**
  * Errors as HTTP answers (D3): the one table from error codes to statuses, the JSON `{ detail }`
- * body (with `problems` for invalid input), and the fixed 500 of an internal fault, which is
+ * body (with `problems` for invalid input; `Retry-After` on a 503, D70), and the fixed 500 of an internal fault, which is
  * reported once to the handler's `onError` instead of being shown.
  */
 import { GraphdockError, type ErrorCode } from "../errors.js";
@@ -44,7 +44,14 @@ const STATUS: Record<ErrorCode, number> = {
   invalid_input: 422,
   unauthenticated: 401,
   forbidden: 403,
+  unavailable: 503,
 };
+
+/**
+ * `Retry-After` of a 503 (the store cannot be reached, D70), in seconds: the longest wait between
+ * two attempts of the PostgreSQL store to reconnect.
+ */
+export const RETRY_AFTER_SECONDS = 5;
 
 /** `graphId.fooBar` -> `graph_id.fooBar`: the first segment of a problem path in its wire name. */
 function snakePath(path: string): string {
@@ -87,7 +94,9 @@ export function errorResponse(err: unknown, report?: (err: unknown) => void): Re
       body.detail = detail;
       body.problems = renamed;
     }
-    return json(body, STATUS[err.code], causeHeaders(err));
+    const headers = causeHeaders(err);
+    if (err.code === "unavailable") headers.set("retry-after", String(RETRY_AFTER_SECONDS));
+    return json(body, STATUS[err.code], headers);
   }
   report?.(err);
   return json({ detail: INTERNAL_ERROR_DETAIL }, 500);

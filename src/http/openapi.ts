@@ -84,7 +84,7 @@ export function openApiDocument(routes: readonly DeclaredRoute[], endpoints: rea
     for (const [status, spec] of Object.entries(route.responses)) responses[status] = response(spec);
     responses.default = {
       description:
-        "An error, as `{ detail }` (with `problems` per field for invalid input): 401 or 403 from the auth handler, 404 an unknown (or hidden) id, 405 another method, 409 a conflict, 413 a body over the limit, 422 invalid input, 500 an internal fault.",
+        "An error, as `{ detail }` (with `problems` per field for invalid input): 401 or 403 from the auth handler, 404 an unknown (or hidden) id, 405 another method, 409 a conflict, 413 a body over the limit, 422 invalid input, 500 an internal fault, 503 the store cannot be reached now (with `Retry-After`).",
       content: { "application/json": { schema: ref("Error") } },
     };
     const path = openApiPath(route.path);

@@ -5,7 +5,7 @@
  */
 import type { Runtime, RuntimeClient } from "../runtime/index.js";
 
-/** A runtime, or anything with the same `client` binding. */
-export type HttpRuntime = Pick<Runtime, "client">;
+/** A runtime, or anything with the same `client` binding (and `ping`, which `GET /ok` calls when given). */
+export type HttpRuntime = Pick<Runtime, "client"> & Partial<Pick<Runtime, "ping">>;
 /** The namespaces bound to one request's caller. */
 export type HttpClient = RuntimeClient;

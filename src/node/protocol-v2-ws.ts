@@ -20,7 +20,7 @@ export interface ProtocolV2WebSocketOptions {
   };
 }
 
-const STATUS = { not_found: 404, conflict: 409, invalid_input: 422, unauthenticated: 401, forbidden: 403 } as const;
+const STATUS = { not_found: 404, conflict: 409, invalid_input: 422, unauthenticated: 401, forbidden: 403, unavailable: 503 } as const;
 const ROUTE = /^\/threads\/([^/]+)\/stream\/events\/?$/;
 
 /** Serves the v2 WebSocket transport on `server`; returns a function that closes every socket. */

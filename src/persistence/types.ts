@@ -429,13 +429,24 @@ export interface Store {
    * (writing nothing) when an op cannot be stored (for example a value that is not JSON).
    */
   commit(ops: readonly WriteOp[]): Promise<void>;
-  /** Listens to `notify` ops of committed commits on this data (every runtime's). Returns unsubscribe. */
+  /**
+   * Listens to `notify` ops of committed commits on this data (every runtime's). Returns
+   * unsubscribe. A store that can miss notifications (PostgreSQL while its LISTEN connection is
+   * down) also calls every listener with no payload now and then meanwhile: a listener then
+   * checks again what it waits for (D72).
+   */
   subscribe(topic: string, listener: (payload: string | undefined) => void): () => void;
   /**
    * Hands the store the diagnostics logger of the runtime opening it (`createRuntime({ diagnostics
    * })`): where it reports its own faults (a lost connection, a listener that threw). Optional.
    */
   useDiagnostics?(log: DiagnosticsLogger): void;
+  /**
+   * Optional: resolves when the store's data can be reached now, rejects with `unavailable` when
+   * it cannot (a database store; `GET /ok` asks it). Stores in this process's memory or files
+   * have none.
+   */
+  ping?(): Promise<void>;
 
   getAssistant(assistantId: string): Promise<AssistantRecord | undefined>;
   queryAssistants(query: AssistantQuery): Promise<AssistantRecord[]>;

@@ -43,7 +43,13 @@ function toError(id: number | null, err: unknown, notFound: ProtocolErrorCode = 
   if (err instanceof CommandFailure) return { type: "error", id, error: err.code, message: err.message };
   if (GraphdockError.is(err)) {
     const code: ProtocolErrorCode =
-      err.code === "not_found" ? notFound : err.code === "forbidden" || err.code === "unauthenticated" ? "permission_denied" : "invalid_argument";
+      err.code === "not_found"
+        ? notFound
+        : err.code === "forbidden" || err.code === "unauthenticated"
+          ? "permission_denied"
+          : err.code === "unavailable"
+            ? "unknown_error"
+            : "invalid_argument";
     return { type: "error", id, error: code, message: err.message };
   }
   const status = (err as { status?: unknown } | null)?.status; // auth handlers throw HTTPException(status)

@@ -78,7 +78,7 @@ export class Queue<T> {
 const withStatus = (err: unknown): Error => {
   const e = err instanceof Error ? err : new Error(String(err));
   if (GraphdockError.is(err)) {
-    const status = { not_found: 404, conflict: 409, invalid_input: 422, unauthenticated: 401, forbidden: 403 }[err.code];
+    const status = { not_found: 404, conflict: 409, invalid_input: 422, unauthenticated: 401, forbidden: 403, unavailable: 503 }[err.code];
     Object.assign(e, { status });
   }
   return e;

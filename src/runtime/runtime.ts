@@ -130,6 +130,9 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Runt
   const runtime: Runtime = {
     ...bind(defaultCaller),
     graphIds: Object.freeze([...core.graphs.keys()]),
+    async ping() {
+      await store.ping?.();
+    },
     async client(request: ClientRequest = {}) {
       let user: AuthUser = OWNER_USER;
       const headers = lowerCaseHeaders(request.headers);

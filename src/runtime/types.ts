@@ -722,6 +722,12 @@ export interface Runtime extends RuntimeClient {
   /** The registered graph ids. */
   readonly graphIds: readonly string[];
   /**
+   * Resolves when the store can be reached now; rejects with an `unavailable` `GraphdockError`
+   * when it cannot (its database is down). Always resolves on stores held in this process's
+   * memory or files. `GET /ok` answers 503 while it rejects.
+   */
+  ping(): Promise<void>;
+  /**
    * Interrupts the runs this runtime executes and waits for their outcomes; runs it had queued stay
    * queued for the other runtimes on the store. Closes the store when no other runtime of this
    * process uses the same store object. Idempotent.

@@ -14,7 +14,7 @@ import { call } from "../http/helpers.js";
 import { request, row, rowId } from "../upload/helpers.js";
 import { matrixAuth } from "./isolation.js";
 
-const STATUS: Record<ErrorCode, number> = { not_found: 404, conflict: 409, invalid_input: 422, unauthenticated: 401, forbidden: 403 };
+const STATUS: Record<ErrorCode, number> = { not_found: 404, conflict: 409, invalid_input: 422, unauthenticated: 401, forbidden: 403, unavailable: 503 };
 const COLLECTIONS: DocCollection[] = ["datasets", "examples", "experiments", "experiment_runs", "feedback"];
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 

@@ -93,7 +93,7 @@ export function matrixGraphs(): Record<string, CompiledGraph> {
   return { agent: graph };
 }
 
-const STATUS: Record<ErrorCode, number> = { not_found: 404, conflict: 409, invalid_input: 422, unauthenticated: 401, forbidden: 403 };
+const STATUS: Record<ErrorCode, number> = { not_found: 404, conflict: 409, invalid_input: 422, unauthenticated: 401, forbidden: 403, unavailable: 503 };
 
 /** Asserts a call fails with `code` (in process) or its HTTP status (over HTTP). Returns the error. */
 async function failsWith(promise: Promise<unknown>, code: ErrorCode): Promise<Error> {

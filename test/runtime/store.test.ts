@@ -16,7 +16,7 @@ import { createRuntime, type Runtime } from "../../src/runtime/index.js";
 import { call, inProcessClient } from "../http/helpers.js";
 import { harness } from "../graph/helpers.js";
 
-const STATUS: Record<ErrorCode, number> = { not_found: 404, conflict: 409, invalid_input: 422, unauthenticated: 401, forbidden: 403 };
+const STATUS: Record<ErrorCode, number> = { not_found: 404, conflict: 409, invalid_input: 422, unauthenticated: 401, forbidden: 403, unavailable: 503 };
 
 async function failsWith(promise: Promise<unknown>, code: ErrorCode, message?: RegExp): Promise<void> {
   let err: unknown;

@@ -13,8 +13,20 @@ export function metaRoutes(define: Define, api: Api): void {
     id: "meta.ok",
     summary: "Health check",
     public: true,
-    responses: { 200: { description: "The server is up.", json: "Ok" } },
-    handle: async () => ok({ ok: true as const }),
+    responses: {
+      200: { description: "The server is up and its store can be reached.", json: "Ok" },
+      503: {
+        description: "The store cannot be reached now (its database is down): `{ detail }` saying so.",
+        json: "Error",
+        headers: { "Retry-After": "Seconds to wait before asking again." },
+      },
+    },
+    // 503 while the store cannot be reached (D70), as the reference servers check their database:
+    // `ping` rejects with `unavailable`, which the error table answers.
+    handle: async () => {
+      await api.runtime.ping?.();
+      return ok({ ok: true as const });
+    },
   });
   define({
     method: "GET",
