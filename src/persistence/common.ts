@@ -125,6 +125,14 @@ export class TopicListeners {
     };
   }
 
+  /**
+   * Calls every listener of every topic with no payload: notifications may have been missed (a
+   * store's notification channel was lost), so each checks again what it waits for.
+   */
+  deliverAll(): void {
+    for (const topic of [...this.topics.keys()]) this.deliver(topic, undefined);
+  }
+
   /** Calls the topic's current listeners. */
   deliver(topic: string, payload: string | undefined): void {
     const set = this.topics.get(topic);

@@ -46,6 +46,7 @@ import type { CancelAction, RunResult } from "./types.js";
 import { Pipeline, pipelined } from "./durability.js";
 import type { RunTrace } from "../otel/run-trace.js";
 import { storedTraceId } from "../otel/w3c.js";
+import { isUnavailable, reportFailure, untilAvailable } from "./outage.js";
 
 type ErrorInfo = { error: string; message: string };
 type WritesPutOp = Extract<WriteOp, { op: "writes.put" }>;
@@ -104,6 +105,8 @@ export class Executor {
   /** One timer renews the leases of every run executing here (none per run). */
   private renewer: ReturnType<typeof setInterval> | undefined;
   private closed = false;
+  /** Aborted at shutdown: outcomes waiting for an unavailable store give up (their leases lapse). */
+  private readonly closing = new AbortController();
   /** Outcomes being recorded (close waits for them). */
   private readonly finishing = new Set<Promise<void>>();
   /** Ends this runtime's liveness on a store that can tell (`Store.watchOwners`): after its drain. */
@@ -115,6 +118,8 @@ export class Executor {
   listen(): void {
     const { store } = this.core;
     const ready = (payload: string | undefined) => {
+      // No payload: notifications may have been missed (D72); look for runnable runs.
+      if (payload === undefined) return void this.sweep();
       const threadId = readyThread(this.core, payload);
       if (threadId) this.poke(threadId);
     };
@@ -142,7 +147,7 @@ export class Executor {
   claim(threadId: string): Promise<void> {
     if (this.closed) return Promise.resolve();
     return this.core.mutex.run(`claim:${threadId}`, () => this.claimNext(threadId)).catch((err) => {
-      if (!this.closed) this.core.log.error({ err, thread_id: threadId }, "graphdock: claiming the next run of a thread failed");
+      if (!this.closed) reportFailure(this.core.log, err, { thread_id: threadId }, "graphdock: claiming the next run of a thread failed");
     });
   }
 
@@ -232,7 +237,7 @@ export class Executor {
   /** Starts a run its admission claimed for this runtime (no cancel can be waiting for it yet). */
   async startClaimed(run: RunRecord): Promise<void> {
     // (Closing meanwhile: `execute` hands it straight back to the queue.)
-    await this.execute(run, false).catch((err) => this.core.log.error({ err, run_id: run.run_id, thread_id: run.thread_id }, "graphdock: starting a run failed"));
+    await this.execute(run, false).catch((err) => reportFailure(this.core.log, err, { run_id: run.run_id, thread_id: run.thread_id }, "graphdock: starting a run failed"));
   }
 
   private later(ms: number, fn: () => void): void {
@@ -277,12 +282,22 @@ export class Executor {
     // A store whose port opens synchronously (memory) publishes the first event before this
     // yields, so a stream's reader has it at once.
     const resumable = run.kwargs.resumable === true;
-    const opening = store.events.open(run.run_id, attempt > 1 ? { resumable, from: attemptFirstSeq(attempt) } : { resumable });
-    if (opening) await opening;
+    const open = () => store.events.open(run.run_id, attempt > 1 ? { resumable, from: attemptFirstSeq(attempt) } : { resumable });
+    const opening = open();
+    if (opening) {
+      try {
+        await opening.catch((err) => (isUnavailable(err) ? untilAvailable(async () => open(), local.controller.signal) : Promise.reject(err)));
+      } catch (err) {
+        // Not started: its lease lapses and a runtime on the store takes the run over.
+        this.local.delete(run.run_id);
+        throw err;
+      }
+    }
     // `{run_id, attempt}`, exactly as the agent server sends it; each attempt sends it again,
     // marking the restart.
     store.events.publish(run.run_id, "metadata", { run_id: run.run_id, attempt });
-    const offCancel = store.subscribe(`cancel:${run.run_id}`, () => void this.readCancel(local));
+    // A notice read while the store is unavailable is read again at the next one (polled meanwhile, D72).
+    const offCancel = store.subscribe(`cancel:${run.run_id}`, () => void this.readCancel(local).catch(() => undefined));
     this.startRenewer();
     // (Awaited only the first time a run is traced: the tracer loads then.)
     const pending = core.tracing?.tracer();
@@ -290,7 +305,7 @@ export class Executor {
     local.trace = tracing?.start(run, run.execution!.graph_id);
     if (core.listening) core.emit({ type: "run.started", run: publicRun(run), ...this.traceIdOf(local) });
     // A cancel requested before the lease was taken is already in the store.
-    if (mayHaveCancel) await this.readCancel(local);
+    if (mayHaveCancel) await untilAvailable(() => this.readCancel(local), local.controller.signal);
     void this.run(local).finally(offCancel);
   }
 
@@ -340,7 +355,13 @@ export class Executor {
       local.renewedAt = nowMs;
     } catch (err) {
       if (!(err instanceof LostRace)) return; // a store hiccup: the next renewal tries again
-      if (await this.retake(local)) return;
+      let retaken: boolean;
+      try {
+        retaken = await this.retake(local);
+      } catch {
+        return; // the store cannot be reached now (D72): the next renewal tries again
+      }
+      if (retaken) return;
       local.lost = true;
       local.controller.abort();
     }
@@ -349,7 +370,8 @@ export class Executor {
   /**
    * Takes the run's lease again when it expired while still this runtime's (the runtime was
    * stalled, and nobody took it over meanwhile), so a stall alone does not cost the run an
-   * attempt. False when another runtime holds or voided it: the run is lost here.
+   * attempt. False when another runtime holds or voided it: the run is lost here. Rejects with
+   * `unavailable` when the store cannot tell now (D72).
    */
   private async retake(local: LocalRun): Promise<boolean> {
     const { core } = this;
@@ -369,11 +391,13 @@ export class Executor {
           local.renewedAt = nowMs;
           return true;
         } catch (err) {
-          if (!(err instanceof LostRace)) return false;
+          if (!(err instanceof LostRace)) throw err;
         }
       }
       return false;
-    } catch {
+    } catch (err) {
+      // Whether it is still ours cannot be told while the store is unavailable: asked again later.
+      if (isUnavailable(err)) throw err;
       return false;
     }
   }
@@ -404,7 +428,7 @@ export class Executor {
     try {
       // The span is named after the assistant, read only for a run that is traced.
       if (local.trace) local.trace.describe((await core.store.getAssistant(run.assistant_id).catch(() => undefined)) ?? {});
-      const { config, input, checkpointId } = await this.attemptStart(run);
+      const { config, input, checkpointId } = await this.attemptStart(run, local.controller.signal);
       // A graph factory is called with the run's merged config (graph-source.ts); its failure is the run's.
       const graph = await core.graph(exec.graph_id, config);
       if (!local.cancel && !local.drain) {
@@ -466,13 +490,13 @@ export class Executor {
    * (its own) with no input, so completed steps are not run again and the step that was cut off
    * is; before that, from the input again. Nodes read the attempt at `config.metadata.run_attempt`.
    */
-  private async attemptStart(run: RunRecord): Promise<{ config: RunExecution["config"]; input: unknown; checkpointId: string | undefined }> {
+  private async attemptStart(run: RunRecord, signal: AbortSignal): Promise<{ config: RunExecution["config"]; input: unknown; checkpointId: string | undefined }> {
     const exec = run.execution!;
     const attempt = run.attempt ?? 1;
     let input = toEngineInput(run.kwargs as Parameters<typeof toEngineInput>[0]);
     let checkpointId = typeof run.kwargs.checkpoint_id === "string" ? run.kwargs.checkpoint_id : undefined;
     if (attempt === 1) return { config: exec.config, input, checkpointId };
-    const head = await this.core.store.getCheckpoint({ thread_id: run.thread_id });
+    const head = await untilAvailable(() => this.core.store.getCheckpoint({ thread_id: run.thread_id }), signal);
     if (head?.metadata.run_id === run.run_id) {
       input = null;
       checkpointId = undefined;
@@ -485,10 +509,12 @@ export class Executor {
     const { store } = this.core;
     // With a pipeline, the engine reads what it wrote: its reads wait for its queued commits.
     const after = <T>(read: () => Promise<T>): Promise<T> => (local.pipeline?.busy ? local.pipeline.settled().then(read) : read());
+    // Reads wait through a store outage (D72), as commits do (commitFor).
+    const { signal } = local.controller;
     return {
-      getCheckpoint: (key) => after(() => store.getCheckpoint(key)),
-      listCheckpoints: (threadId, options) => after(() => store.listCheckpoints(threadId, options)),
-      listCheckpointNamespaces: (threadId) => after(() => store.listCheckpointNamespaces(threadId)),
+      getCheckpoint: (key) => after(() => untilAvailable(() => store.getCheckpoint(key), signal)),
+      listCheckpoints: (threadId, options) => after(() => untilAvailable(() => store.listCheckpoints(threadId, options), signal)),
+      listCheckpointNamespaces: (threadId) => after(() => untilAvailable(() => store.listCheckpointNamespaces(threadId), signal)),
       commit: (ops) => (local.pipeline ? local.pipeline.push(ops) : this.trackedCommit(local, ops)),
     };
   }
@@ -522,12 +548,12 @@ export class Executor {
         (replacing ??= []).push(op);
       }
     }
-    if (replacing) return this.keepReplacedWrites(local, replacing).then(() => this.send(local, ops));
-    try {
-      return this.send(local, ops);
-    } catch (err) {
-      return Promise.reject(err);
-    }
+    // A commit the store could not take for an outage is sent again once it is back (D72), each
+    // time through `send`, so one sent after the lease may have lapsed carries the fence (D60); a
+    // repeated put writes the same records.
+    const commit = () => untilAvailable(() => this.send(local, ops), local.controller.signal);
+    if (replacing) return this.keepReplacedWrites(local, replacing).then(commit);
+    return commit();
   }
 
   /**
@@ -558,7 +584,8 @@ export class Executor {
       const key = writesKey(op);
       if (local.replacedWrites.has(key)) continue;
       const ns = op.checkpoint_ns ?? "";
-      const cp = await this.core.store.getCheckpoint({ thread_id: op.thread_id, checkpoint_ns: ns, checkpoint_id: op.checkpoint_id });
+      const at = { thread_id: op.thread_id, checkpoint_ns: ns, checkpoint_id: op.checkpoint_id };
+      const cp = await untilAvailable(() => this.core.store.getCheckpoint(at), local.controller.signal);
       const writes = (cp?.pending_writes ?? []).filter((w) => w[0] === op.task_id);
       local.replacedWrites.set(key, { checkpointNs: ns, checkpointId: op.checkpoint_id, taskId: op.task_id, writes });
     }
@@ -598,7 +625,9 @@ export class Executor {
         let tries = 0;
         let lease: LeaseExpectation["state"] = "held";
         try {
-          await retryLostRaces(async () => {
+          // Through a store outage it tries again until the store is back (D72), or the runtime
+          // closes (the lease then lapses and another runtime takes the run over).
+          await untilAvailable(() => retryLostRaces(async () => {
             // First try with the run as this runtime holds it (the commit's expectations check it);
             // after a lost race, read it: it may have been ended by someone else, or taken over.
             const stored = tries++ === 0 ? run : await store.getRun(runId);
@@ -661,10 +690,11 @@ export class Executor {
               ...(queued ? [runsReady(core, threadId)] : []),
             );
             await commitIf(store, ops);
-          });
+          }), this.closing.signal);
           recorded = true;
         } catch (err) {
-          if (!fold || err instanceof LostRace || GraphdockError.is(err, "conflict")) throw err;
+          // (Still unavailable as this runtime closes: left unrecorded, to be resumed.)
+          if (!fold || err instanceof LostRace || GraphdockError.is(err, "conflict") || isUnavailable(err)) throw err;
           // The commit holding the run's last checkpoints failed and wrote nothing: the run fails
           // with the store's error (as when a queued commit fails), recorded without them.
           fold = undefined;
@@ -675,9 +705,10 @@ export class Executor {
         }
       }
     } catch (err) {
-      // The store failed while recording the outcome: the run stays in flight in the store, and
-      // once this runtime's lease lapses another attempt resumes it from its last checkpoint.
-      if (!core.closed) core.log.error({ err, run_id: runId, thread_id: threadId }, "graphdock: recording the outcome of a run failed; it will be resumed");
+      // The store failed while recording the outcome (or stayed unavailable until this runtime
+      // closed): the run stays in flight in the store, and once this runtime's lease lapses
+      // another attempt resumes it from its last checkpoint.
+      if (!core.closed) reportFailure(core.log, err, { run_id: runId, thread_id: threadId }, "graphdock: recording the outcome of a run failed; it will be resumed");
       unrecorded = true;
     }
     this.local.delete(runId);
@@ -727,9 +758,12 @@ export class Executor {
   }
 
   /** A run's result once it has ended, whichever runtime ends it (rejects when this runtime closes first). */
-  private async outcomeFromStore(runId: string): Promise<RunResult> {
-    const ended = await runEnded(this.core, runId);
-    return ended ? storedOutcome(this.core, ended) : {};
+  private outcomeFromStore(runId: string): Promise<RunResult> {
+    // Work under way: it waits through a store outage (D72), until this runtime closes.
+    return untilAvailable(async () => {
+      const ended = await runEnded(this.core, runId);
+      return ended ? storedOutcome(this.core, ended) : {};
+    }, this.core.closeSignal);
   }
 
   /**
@@ -818,7 +852,7 @@ export class Executor {
       }
       for (const threadId of threads) this.poke(threadId);
     } catch (err) {
-      if (!this.closed) core.log.error({ err }, "graphdock: the run sweeper failed");
+      if (!this.closed) reportFailure(core.log, err, {}, "graphdock: the run sweeper failed");
     }
   }
 
@@ -829,6 +863,7 @@ export class Executor {
    */
   async shutdown(): Promise<void> {
     this.closed = true;
+    this.closing.abort();
     if (this.sweeper) clearInterval(this.sweeper);
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
@@ -859,7 +894,7 @@ export class Executor {
         this.poke(run.thread_id);
       }
     } catch (err) {
-      if (!this.closed) this.core.log.error({ err }, "graphdock: taking over the runs of a runtime that stopped failed; they resume when their leases expire");
+      if (!this.closed) reportFailure(this.core.log, err, {}, "graphdock: taking over the runs of a runtime that stopped failed; they resume when their leases expire");
     }
   }
 }

@@ -20,6 +20,7 @@ import { checkJson, isPlainObject, MAX_JSON_DEPTH } from "../json.js";
 import { checkItemFilter, checkNamespace, isExpired, itemAuthMetadata } from "../persistence/items.js";
 import type { StoredItem, WriteOp } from "../persistence/types.js";
 import type { Caller, Core } from "./core.js";
+import { reportFailure } from "./outage.js";
 
 /** How often (ms of the runtime's clock) expired items are swept: at most once a minute, on a call or a timer. */
 export const ITEM_SWEEP_MS = 60_000;
@@ -187,7 +188,7 @@ export class ItemService {
       .then(
         () => undefined,
         (err: unknown) => {
-          if (!this.core.closed) this.core.log.error({ err }, "graphdock: sweeping expired store items failed");
+          if (!this.core.closed) reportFailure(this.core.log, err, {}, "graphdock: sweeping expired store items failed");
         },
       )
       .finally(() => (this.sweeping = undefined));

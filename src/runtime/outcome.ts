@@ -7,6 +7,7 @@ import type { StateSnapshot } from "../graph/types.js";
 import type { Interrupt, RunRecord, RunStatus, ThreadRecord, ThreadStatus } from "../types.js";
 import { threadGraphConfig } from "./graph-source.js";
 import type { Core } from "./core.js";
+import { isUnavailable } from "./outage.js";
 import type { Run, RunResult } from "./types.js";
 
 /** Statuses of a run that has not ended. */
@@ -122,11 +123,16 @@ export async function storedOutcome(core: Core, run: RunRecord): Promise<RunResu
   return finalValues(state.values, state.interrupts ?? []);
 }
 
+/** How soon a wait reads the store again after finding it unavailable (D72). */
+const OUTAGE_RETRY_MS = 1000;
+
 /**
  * Resolves once the run has ended (or is gone), whichever runtime executes it and however many
  * attempts it takes: listens to the run's `run:<id>` notification, then reads its status, so an
  * end between the two is not missed. Holds the process open meanwhile (D63). Rejects when
- * `signal` aborts, and with `conflict` when the runtime closes.
+ * `signal` aborts, with `conflict` when the runtime closes, and when the store is unavailable at
+ * the first read; once waiting, it waits through an outage (D72: reading again at the next
+ * wake-up).
  */
 export async function runEnded(core: Core, runId: string, signal?: AbortSignal): Promise<RunRecord | undefined> {
   const closing = core.closeSignal;
@@ -140,9 +146,17 @@ export async function runEnded(core: Core, runId: string, signal?: AbortSignal):
   closing.addEventListener("abort", onAbort, { once: true });
   const release = core.hold();
   try {
-    for (;;) {
-      const run = await core.store.getRun(runId);
-      if (!run || isFinal(run.status)) return run;
+    for (let first = true; ; first = false) {
+      const read = await core.store.getRun(runId).then(
+        (run) => ({ run }),
+        (err: unknown) => {
+          if (first || !isUnavailable(err)) throw err;
+          return undefined;
+        },
+      );
+      if (read && (!read.run || isFinal(read.run.status))) return read.run;
+      // Unreadable now: read again at the next wake-up, or in a second at the latest.
+      if (!read) setTimeout(wake, OUTAGE_RETRY_MS);
       await woken;
       if (signal?.aborted) throw signal.reason;
       if (closing.aborted) throw closing.reason;

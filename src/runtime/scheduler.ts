@@ -27,6 +27,7 @@ import { CRONS_TOPIC, tickCaller, tickOptions } from "./crons.js";
 import type { RunControl } from "./control.js";
 import type { Caller, Core } from "./core.js";
 import { errorInfo } from "./outcome.js";
+import { reportFailure } from "./outage.js";
 import { commitIf, LostRace } from "./races.js";
 import { startRun } from "./runs.js";
 
@@ -83,7 +84,7 @@ export class CronScheduler {
         await this.fireDue();
       } catch (err) {
         if (this.closed) return;
-        this.core.log.error({ err }, "graphdock: the cron scheduler could not read or fire due crons; retrying");
+        reportFailure(this.core.log, err, {}, "graphdock: the cron scheduler could not read or fire due crons; retrying");
         this.arm(this.core.clock() + RETRY_MS);
       }
     });

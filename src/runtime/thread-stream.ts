@@ -98,7 +98,15 @@ async function prepare(core: Core, caller: Caller, control: RunControl, threadId
   const closeOnShutdown = () => close();
   core.onClose.add(closeOnShutdown);
   const off = store.subscribe(RUN_CREATED_TOPIC, (payload) => {
-    const [threadId, runId] = (payload ?? "").split(" ");
+    // No payload: notices may have been missed (D72); join the thread's runs in flight not seen yet.
+    if (payload === undefined) {
+      store.queryRuns({ thread_id: id, status: IN_FLIGHT, sortBy: "queue" }).then(
+        (runs) => runs.forEach((r) => join(r.run_id, "-1")),
+        () => undefined, // unreadable now: looked at again at the next wake-up
+      );
+      return;
+    }
+    const [threadId, runId] = payload.split(" ");
     if (threadId === id && runId) join(runId, "-1");
   });
   const close = () => {
