@@ -370,6 +370,12 @@ export interface RunEventReadOptions {
    * or `end` at once (its run ended and the log was dropped or never kept).
    */
   ifAbsent?: "wait" | "end";
+  /**
+   * The reader was made before its run was created (a create-and-stream call): it reads the log
+   * from its first event even when the run has ended by the time the store attaches it (a store
+   * whose readers attach asynchronously, such as PostgreSQL's; the others attach at once).
+   */
+  fromStart?: boolean;
 }
 
 /** How a run's log is opened (`RunEventPort.open`). */

@@ -6,17 +6,27 @@
  *   publishing process's memory for local readers, and queues it; a background flusher writes
  *   the queue in order with one statement per batch (INSERT of every queued event, the `ended`
  *   marks, and a NOTIFY per run touched), so readers elsewhere are woken on commit.
+ * - The memory copy holds a log's latest `maxBacklog` events (D74): a reader of this process that
+ *   falls further behind reads the table when the log is written there, and otherwise fails as a
+ *   reader of the memory store too far behind does.
  * - Readers in the publishing process read the memory copy; others read the table from their
  *   position and wait for a NOTIFY of the run (or a short poll as a fallback).
- * - A resumable log is always written to the table. A non-resumable one only once a reader in
- *   another process asks for it (NOTIFY `r<run id>`): the publisher then writes every event it
- *   still holds and the following ones. Its end is always recorded.
+ * - A resumable log is always written to the table. A non-resumable one once a reader in another
+ *   process asks for it (NOTIFY `r<run id>`): the publisher then writes every event it still
+ *   holds and the following ones; a reader that finds the log ended before its request was heard
+ *   (a quick run) asks again, and the publisher, which keeps an ended log a few seconds, writes it
+ *   then and says so (NOTIFY `s<run id>`, D75). A log taken over from another process (its
+ *   runtime stopped) is written to the table, where the readers of that process's log read; an
+ *   `error` event always is (D73). Its end is always recorded.
  * - `end` flushes and marks the log ended in the same statement as its last events. A
  *   non-resumable log does not replay to readers that attach after its end; every ended log is
  *   pruned after its retention window (`resumable` logs: `resumableRetentionMs`).
+ * - While the database cannot be reached, the flusher keeps the queue and tries again, and
+ *   readers wait (D72).
  */
 import { SILENT, type DiagnosticsLogger } from "../diagnostics.js";
 import type { Pool } from "pg";
+import { GraphdockError } from "../errors.js";
 import type { RunEventOpenOptions, RunEventPort, RunEventReadOptions, RunEventRecord } from "../persistence/types.js";
 import { WakeSignal } from "../persistence/common.js";
 import { statementName } from "./core.js";
@@ -24,13 +34,16 @@ import { statementName } from "./core.js";
 /** A fixed statement as a named prepared statement (parsed and planned once per connection). */
 const prepared = (text: string, values: unknown[]) => ({ name: statementName(text), text, values });
 
-/** A log this process publishes: every event since it opened the log here. */
+/** A log this process publishes: its latest events (at most `keep` plus a chunk). */
 class LocalLog {
+  /** The events held, `events[i].seq === base + i`. */
   events: RunEventRecord[] = [];
-  /** How many of `events` were queued for the table (all of a resumable log's; a non-resumable log's once shared). */
-  persisted = 0;
-  /** A non-resumable log a reader in another process reads: its events go to the table too. */
-  shared = false;
+  /** The seq of the first event held. */
+  base: number;
+  /** The seq of the next event. */
+  next: number;
+  /** The seq of the first event not queued for the table (all are, once the log goes there). */
+  persisted: number;
   ended = false;
   dropped = false;
   /** Replaced by a newer copy (a resumed attempt found the log gone on elsewhere): readers go to the table. */
@@ -41,10 +54,30 @@ class LocalLog {
     readonly resumable: boolean,
     /** The seq of the first event published here (events before it were published elsewhere). */
     readonly first: number,
-  ) {}
+    /** A non-resumable log a reader in another process reads: its events go to the table too. */
+    public shared: boolean,
+  ) {
+    this.base = this.next = this.persisted = first;
+  }
 
-  get next(): number {
-    return this.first + this.events.length;
+  /** Its events go to the table (resumable, or read elsewhere). */
+  get toTable(): boolean {
+    return this.resumable || this.shared;
+  }
+
+  at(seq: number): RunEventRecord {
+    return this.events[seq - this.base]!;
+  }
+
+  /** Appends an event; once more than `keep` (plus a chunk, to trim rarely) are held, the oldest go. */
+  push(event: RunEventRecord, keep: number): void {
+    this.events.push(event);
+    this.next++;
+    if (this.events.length > keep + TRIM_CHUNK) {
+      const drop = this.events.length - keep;
+      this.events.splice(0, drop);
+      this.base += drop;
+    }
   }
 
   /** Resolves at the next publish or end. */
@@ -62,6 +95,8 @@ type Item = { kind: "event"; runId: string; seq: number; event: string; json: st
 export interface PgRunEventsOptions {
   /** How often a waiting reader polls when no notification arrives. Default 1000 ms. */
   pollMs: number;
+  /** Events of a log held in memory for the readers of this process (D74). Default 10,000. */
+  maxBacklog: number;
   /** How long ended resumable logs stay replayable. Default 15 minutes. */
   resumableRetentionMs: number;
   /** How long ended non-resumable logs stay for readers still draining them. Default 60 s. */
@@ -71,6 +106,23 @@ export interface PgRunEventsOptions {
 const MAX_BATCH = 2000;
 const ENDED_GRACE_MS = 5000;
 const READ_BATCH = 1000;
+/** Events a log holds beyond its `maxBacklog` before the oldest are dropped (in one splice). */
+const TRIM_CHUNK = 512;
+/** Longest wait between two attempts to write queued events while the database cannot be reached. */
+const MAX_RETRY_MS = 2000;
+
+const isUnavailable = (err: unknown) => GraphdockError.is(err, "unavailable");
+
+/** The key under which readers wait for the answer to a request for an ended log (not a run id: has a space). */
+const ANSWER = "answer ";
+const answerKey = (runId: string) => `${ANSWER}${runId}`;
+
+/**
+ * Whether a reader at `pos` reads `log` from this process's memory: a log published here, unless
+ * the reader is before what memory holds of it and the table has it (`pos` undefined: not placed yet).
+ */
+const inMemory = (log: LocalLog | undefined, pos: number | undefined): log is LocalLog =>
+  log !== undefined && (pos === undefined || (pos >= log.first && (pos >= log.base || !log.toTable)));
 
 export class PgRunEvents implements RunEventPort {
   /** The runtime's diagnostics (the store's `useDiagnostics`): silent until one is given. */
@@ -85,6 +137,8 @@ export class PgRunEvents implements RunEventPort {
   /** Readers waiting for a change of a run's log (in any process). */
   private readonly waiters = new Map<string, Set<() => void>>();
   private closed = false;
+  /** `close()` was called: a write that fails is not tried again. */
+  private closing = false;
   private warnedJson = false;
 
   constructor(
@@ -123,9 +177,9 @@ export class PgRunEvents implements RunEventPort {
     for (const w of set) w();
   }
 
-  /** After a lost listener connection: notifications may have been missed. */
+  /** After a lost listener connection: notifications may have been missed. (An answer is not one: it is asked for again.) */
   wakeAll(): void {
-    for (const runId of [...this.waiters.keys()]) this.wake(runId);
+    for (const key of [...this.waiters.keys()]) if (!key.startsWith(ANSWER)) this.wake(key);
   }
 
   // -------------------------------------------------------------------------------------------
@@ -151,7 +205,8 @@ export class PgRunEvents implements RunEventPort {
       if (next <= had.next || this.local.get(runId) !== had) return;
       had.superseded = true;
       had.notify();
-      this.local.set(runId, new LocalLog(options.resumable, next));
+      // Taken over back from another process: to the table, where that process's readers read.
+      this.local.set(runId, new LocalLog(options.resumable, next, true));
       this.wake(runId);
       return;
     }
@@ -168,12 +223,13 @@ export class PgRunEvents implements RunEventPort {
     if (fast.rows[0]?.inserted) {
       const current = this.local.get(runId);
       if (current && !current.ended) return;
-      this.local.set(runId, new LocalLog(options.resumable, 0));
+      this.local.set(runId, new LocalLog(options.resumable, 0, false));
       this.wake(runId);
       return;
     }
     const client = await this.pool().connect();
     let first = 0;
+    let takenOver = false;
     try {
       await client.query("BEGIN");
       const { rows } = await client.query<{ ended: boolean; next: number }>(
@@ -184,8 +240,10 @@ export class PgRunEvents implements RunEventPort {
       );
       const row = rows[0];
       if (row && !row.ended) {
-        // Open elsewhere (a runtime that stopped, or one ending its run): publish after its events.
+        // Open elsewhere (a runtime that stopped, or one ending its run): publish after its events,
+        // to the table, where that runtime's readers (in other processes) read.
         first = row.next;
+        takenOver = true;
       } else if (row) {
         await client.query(`DELETE FROM ${s}.run_events WHERE run_id = $1`, [runId]);
         await client.query(`UPDATE ${s}.run_logs SET resumable = $2, opened_at = now(), ended_at = NULL WHERE run_id = $1`, [runId, options.resumable]);
@@ -206,46 +264,61 @@ export class PgRunEvents implements RunEventPort {
     }
     const current = this.local.get(runId);
     if (current && !current.ended) return;
-    this.local.set(runId, new LocalLog(options.resumable, first));
+    this.local.set(runId, new LocalLog(options.resumable, first, takenOver));
     this.wake(runId);
   }
 
   publish(runId: string, event: string, data: unknown): void {
     const log = this.local.get(runId);
     if (!log || log.ended) return;
-    const seq = log.next;
-    log.events.push({ seq, event, data });
-    if (log.resumable || log.shared) this.persist(runId, log);
+    const record = { seq: log.next, event, data };
+    log.push(record, this.options.maxBacklog);
+    if (log.toTable) this.persist(runId, log);
+    // A run's failure reaches every reader, whichever process it is in (D73).
+    else if (event === "error") this.queueEvent(runId, record);
     log.notify();
   }
 
-  /** Queues the log's events not queued yet for the table. */
+  /** Queues the log's events not queued yet (and still held) for the table. */
   private persist(runId: string, log: LocalLog): void {
-    for (; log.persisted < log.events.length; log.persisted++) {
-      const { seq, event, data } = log.events[log.persisted]!;
-      let json: string;
-      try {
-        json = JSON.stringify(data) ?? "null";
-      } catch (err) {
-        if (!this.warnedJson) {
-          this.warnedJson = true;
-          this.log.error({ err, run_id: runId }, "graphdock/postgres: an event of a run is not JSON; stored as null for other processes");
-        }
-        json = "null";
+    for (let seq = Math.max(log.persisted, log.base); seq < log.next; seq++) this.queueEvent(runId, log.at(seq));
+    log.persisted = log.next;
+  }
+
+  private queueEvent(runId: string, { seq, event, data }: RunEventRecord): void {
+    let json: string;
+    try {
+      json = JSON.stringify(data) ?? "null";
+    } catch (err) {
+      if (!this.warnedJson) {
+        this.warnedJson = true;
+        this.log.error({ err, run_id: runId }, "graphdock/postgres: an event of a run is not JSON; stored as null for other processes");
       }
-      this.enqueue({ kind: "event", runId, seq, event, json });
+      json = "null";
     }
+    this.enqueue({ kind: "event", runId, seq, event, json });
   }
 
   /**
    * A reader in another process reads this non-resumable log (its NOTIFY): from now on its
-   * events go to the table too, starting with every one this process still holds.
+   * events go to the table too, starting with every one this process still holds. A log that
+   * ended meanwhile (kept a few seconds) is written as it is, and its readers are told.
    */
   share(runId: string): void {
     const log = this.local.get(runId);
-    if (!log || log.resumable || log.shared || log.ended) return;
+    if (!log || log.resumable || (log.shared && !log.ended)) return;
     log.shared = true;
     this.persist(runId, log);
+    if (log.ended) {
+      void this.flush()
+        .then(() => this.pool().query("SELECT pg_notify($1, $2)", [this.channel, `s${runId}`]))
+        .catch(() => undefined); // the reader asks again
+    }
+  }
+
+  /** The publisher of an ended log answered a reader's request (NOTIFY `s<run id>`): its events are written. */
+  answered(runId: string): void {
+    this.wake(answerKey(runId));
   }
 
   async end(runId: string): Promise<void> {
@@ -308,20 +381,24 @@ export class PgRunEvents implements RunEventPort {
   }
 
   private async drain(): Promise<void> {
+    let retryMs = 200;
     try {
       while (this.queue.length > 0) {
         const batch = this.queue.slice(0, MAX_BATCH);
         try {
           await this.write(batch);
+          retryMs = 200;
         } catch (err) {
-          if (this.closed) {
+          if (this.closing) {
             this.log.error({ err }, "graphdock/postgres: run events could not be written before close");
             this.queue = [];
             this.written = this.queued;
             break;
           }
-          this.log.error({ err }, "graphdock/postgres: writing run events failed; retrying");
-          await new Promise((r) => setTimeout(r, 200));
+          // An outage is logged once by the store; the queue waits for the database (D72).
+          if (!isUnavailable(err)) this.log.error({ err }, "graphdock/postgres: writing run events failed; retrying");
+          await new Promise((r) => setTimeout(r, retryMs));
+          retryMs = Math.min(retryMs * 2, MAX_RETRY_MS);
           continue;
         }
         this.queue.splice(0, batch.length);
@@ -410,46 +487,84 @@ export class PgRunEvents implements RunEventPort {
     let pos: number | undefined = options.after === undefined ? undefined : Math.max(0, options.after + 1);
     /** We saw the log open (attached); a log gone afterwards was dropped. */
     let attached = false;
-    /** We found no log and waited for it: read it from its first event. */
-    let waitedForOpen = false;
+    /** We found no log and waited for it (or were made before its run): read it from its first event. */
+    let waitedForOpen = options.fromStart === true;
+    /** Events this reader yielded. */
+    let read = 0;
+    /**
+     * Until when we ask for a non-resumable log found ended without its events (its publisher
+     * keeps an ended log that long), and whether the publisher answered (NOTIFY `s<run id>`, once
+     * it has written what it holds).
+     */
+    let lateUntil: number | undefined;
+    let answered = false;
+    /** Waits for a change of the log, a poll or the abort. Returns whether the poll ended it. */
+    const waitChange = async (change: Promise<void>) => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      let polled = false;
+      const poll = new Promise<void>((r) => (timer = setTimeout(() => ((polled = true), r()), this.options.pollMs)));
+      await Promise.race([change, poll, aborted]);
+      clearTimeout(timer);
+      return polled;
+    };
     try {
       for (;;) {
         if (signal?.aborted || this.closed) return;
         const local = this.local.get(runId);
-        if (local && (pos === undefined || pos >= local.first)) {
+        if (inMemory(local, pos)) {
           if (!attached && !waitedForOpen && local.ended && !local.resumable) return;
           attached = true;
-          if (pos === undefined) pos = waitedForOpen ? local.first : local.next;
+          if (pos === undefined) pos = waitedForOpen ? (local.toTable ? local.first : local.base) : local.next;
+          const readHere = read;
           // Read the memory copy until it ends.
           for (;;) {
             if (signal?.aborted || local.dropped) return;
-            if (local.superseded) break;
+            if (local.superseded) break; // read on from the table, then the newer copy
+            if (pos < local.base) {
+              if (local.toTable) break; // read on from the table
+              // Fell behind what is held (D74): as a slow reader of the memory store. Joined
+              // behind it (an old `after`): from what is held.
+              if (read > readHere) throw new Error(
+                `graphdock: a reader of run ${runId}'s events fell more than ${this.options.maxBacklog} events behind and was stopped; ` +
+                  `read again with \`after: ${pos - 1}\` if the run's stream is resumable`,
+              );
+              pos = local.base;
+            }
             if (pos < local.next) {
-              const event = local.events[pos - local.first]!;
+              const event = local.at(pos);
               pos++;
+              read++;
               yield event;
               continue;
             }
             if (local.ended) return;
             await Promise.race([local.changed(), aborted]);
           }
+          continue;
         }
         // Read the table (a log published elsewhere, or what was published before this process took it over).
         const change = this.changed(runId);
         try {
           const from = pos ?? 2 ** 31 - 1;
-          const { rows } = await this.pool().query<{ resumable: boolean; ended: boolean; next: number; events: Array<[number, string, unknown]> | null }>(
-            `SELECT l.resumable, l.ended_at IS NOT NULL AS ended,
+          let row: { resumable: boolean; ended: boolean; next: number; events: Array<[number, string, unknown]> | null } | undefined;
+          try {
+            const { rows } = await this.pool().query<NonNullable<typeof row>>(
+              `SELECT l.resumable, l.ended_at IS NOT NULL AS ended,
                     COALESCE((SELECT max(seq) + 1 FROM ${this.s}.run_events WHERE run_id = $1), 0)::int AS next,
                     (SELECT json_agg(json_build_array(e.seq, e.event, e.data) ORDER BY e.seq)
                        FROM (SELECT seq, event, data FROM ${this.s}.run_events WHERE run_id = $1 AND seq >= $2 ORDER BY seq LIMIT ${READ_BATCH}) e) AS events
                FROM ${this.s}.run_logs l WHERE l.run_id = $1`,
-            [runId, from],
-          );
-          const row = rows[0];
+              [runId, from],
+            );
+            row = rows[0];
+          } catch (err) {
+            if (!isUnavailable(err)) throw err;
+            // The database cannot be reached: wait for it (D72), reading again at each poll.
+            await waitChange(change.promise);
+            continue;
+          }
           // Opened by this process meanwhile (its NOTIFY can arrive before open() returns): read the memory copy.
-          const opened = this.local.get(runId);
-          if (opened && (pos === undefined || pos >= opened.first)) continue;
+          if (inMemory(this.local.get(runId), pos)) continue;
           if (!row) {
             if (attached || options.ifAbsent === "end") return;
             if (this.local.has(runId)) continue;
@@ -468,22 +583,32 @@ export class PgRunEvents implements RunEventPort {
             for (const [seq, event, data] of events) {
               if (seq < pos!) continue;
               pos = seq + 1;
+              read++;
               yield { seq, event, data };
               if (signal?.aborted) return;
             }
             if (events.length >= READ_BATCH) continue;
-            if (row.ended) return;
-            // Taken over by this process meanwhile: read its memory copy.
-            const now = this.local.get(runId);
-            if (now && pos! >= now.first) continue;
+            if (row.ended) {
+              // A non-resumable log ended before its publisher heard this reader ask for it (a
+              // quick run): ask again until the publisher, which keeps it a few seconds, answers
+              // by writing what it holds (or those seconds have passed: it is gone).
+              if (row.resumable || read > 0 || !waitedForOpen || answered) return;
+              lateUntil ??= Date.now() + ENDED_GRACE_MS;
+              if (Date.now() >= lateUntil) return;
+              const answer = this.changed(answerKey(runId));
+              try {
+                void this.askShare(runId);
+                if (!(await waitChange(answer.promise))) answered = true;
+              } finally {
+                answer.cancel();
+              }
+              continue;
+            } else if (inMemory(this.local.get(runId), pos)) {
+              continue; // taken over by this process meanwhile: read its memory copy
+            }
           }
-          let timer: ReturnType<typeof setTimeout> | undefined;
-          let polled = false;
-          const poll = new Promise<void>((r) => (timer = setTimeout(() => ((polled = true), r()), this.options.pollMs)));
-          await Promise.race([change.promise, poll, aborted]);
-          clearTimeout(timer);
           // Nothing arrived for a while: ask again (the publisher may have missed it, or changed).
-          if (polled && row && !row.resumable) void this.askShare(runId);
+          if ((await waitChange(change.promise)) && row && !row.resumable) void this.askShare(runId);
         } finally {
           change.cancel();
         }
@@ -524,9 +649,12 @@ export class PgRunEvents implements RunEventPort {
 
   reopen(): void {
     this.closed = false;
+    this.closing = false;
   }
 
+  /** Writes what is queued (unless the database cannot be reached: then it is dropped) and ends every reader. */
   async close(): Promise<void> {
+    this.closing = true;
     await this.flush();
     this.closed = true;
     for (const log of this.local.values()) log.notify();

@@ -101,6 +101,18 @@ export class PgRuns {
     );
   }
 
+  /**
+   * Deletes the cancel requests of runs that have ended or are gone (a request is read only while
+   * its run is in flight; an ended run's stays otherwise, as does one recorded as its run ended).
+   */
+  async pruneCancels(): Promise<number> {
+    const s = this.core.s;
+    const res = await this.core.pool.query(
+      `DELETE FROM ${s}.cancels c WHERE NOT EXISTS (SELECT 1 FROM ${s}.runs r WHERE r.run_id = c.run_id AND r.status IN ('pending', 'running'))`,
+    );
+    return res.rowCount ?? 0;
+  }
+
   async claimRun(claim: RunClaim): Promise<RunClaimResult> {
     if (this.core.dbClock) this.core.callerNow(claim.now);
     const { rows } = await this.core.q<{ outcome: RunClaimResult["outcome"]; doc: Row | null; not_before: number | null }>(

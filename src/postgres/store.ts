@@ -15,7 +15,7 @@
 import { SILENT, type DiagnosticsLogger } from "../diagnostics.js";
 import pg from "pg";
 import type { Pool, PoolClient, Notification } from "pg";
-import { invalidInput } from "../errors.js";
+import { GraphdockError, invalidInput, unavailable } from "../errors.js";
 import type { CronQuery } from "../persistence/crons.js";
 import type {
   AssistantQuery,
@@ -43,6 +43,7 @@ import type {
 } from "../persistence/types.js";
 import type { AssistantRecord, AssistantVersionRecord, RunRecord, ThreadRecord } from "../types.js";
 import { TopicListeners } from "../persistence/common.js";
+import { RUN_EVENT_DEFAULTS } from "../persistence/memory-events.js";
 import { PgAssistants } from "./assistants.js";
 import { PgCheckpoints } from "./checkpoints.js";
 import { PgCommits } from "./commit.js";
@@ -50,6 +51,7 @@ import { PgCore } from "./core.js";
 import { cronReads } from "./crons.js";
 import { PgDocs } from "./docs.js";
 import { PgRunEvents } from "./events.js";
+import { guardPool, PgHealth, UNAVAILABLE_MESSAGE } from "./health.js";
 import { callerPool, type PostgresPool } from "./pool.js";
 import * as items from "./items.js";
 import { PgLeases } from "./leases.js";
@@ -66,8 +68,18 @@ export interface PostgresStoreOptions {
   schema?: string;
   /** Size of the pool created from `connectionString`. Default 10. */
   max?: number;
-  /** How often a reader of another process's run events polls without a notification. Default 1000 ms. */
+  /**
+   * How often a reader of another process's run events polls without a notification, and how
+   * often waiting calls check again while the LISTEN connection is down. Default 1000 ms.
+   */
   eventPollMs?: number;
+  /**
+   * Events of a run held in memory by the process publishing them, for its own readers (D74). A
+   * reader of that process further behind reads the table when the events are written there
+   * (resumable runs, runs read elsewhere), and fails otherwise, as a slow reader of the memory
+   * store does. Default 10,000.
+   */
+  maxEventBacklog?: number;
   /** How long the events of an ended resumable run stay replayable. Default 15 minutes. */
   resumableRetentionMs?: number;
   /** How long the events of an ended non-resumable run stay for readers draining them. Default 60 s. */
@@ -100,12 +112,19 @@ export class PostgresStore implements Store {
   private pgEvents!: PgRunEvents;
 
   private poolInstance: Pool | undefined;
+  /** `poolInstance` with failures to reach the database reported as `unavailable` (./health.ts). */
+  private guarded: Pool | undefined;
+  private unwatch: (() => void) | undefined;
+  /** Whether the database can be reached; logs the start and end of an outage. */
+  private readonly health = new PgHealth();
   private readonly ownPool: boolean;
   private opening: Promise<void> | undefined;
   private closing: Promise<void> | undefined;
   private closed = false;
-  private listener: PoolClient | pg.Client | undefined;
+  private listener: pg.Client | undefined;
   private reconnecting: ReturnType<typeof setTimeout> | undefined;
+  /** While the LISTEN connection is down: wakes every listener now and then (notifications are missed). */
+  private polling: ReturnType<typeof setInterval> | undefined;
   private pruner: ReturnType<typeof setInterval> | undefined;
   private readonly listeners = new TopicListeners();
   /** The runtime's diagnostics (useDiagnostics): silent until one is given. */
@@ -125,6 +144,10 @@ export class PostgresStore implements Store {
     this.schema = options.schema ?? DEFAULT_SCHEMA;
     if (!/^[A-Za-z_][A-Za-z0-9_]{0,40}$/.test(this.schema)) throw invalidInput(`postgresStore: schema "${this.schema}" must be an identifier of at most 41 characters`);
     if (/^pg_/i.test(this.schema)) throw invalidInput(`postgresStore: schema "${this.schema}": names starting with pg_ are reserved by PostgreSQL`);
+    const backlog = options.maxEventBacklog;
+    if (backlog !== undefined && !(Number.isSafeInteger(backlog) && backlog > 0)) {
+      throw invalidInput(`postgresStore: maxEventBacklog must be a positive integer, got ${String(backlog)}`);
+    }
     this.ownPool = !options.pool;
     const dbClock = (options.leaseClock ?? "database") === "database";
     this.capabilities = { persistent: true, shared: true, leaseClock: dbClock ? "store" : "caller" };
@@ -150,14 +173,15 @@ export class PostgresStore implements Store {
     this.crons = cronReads((c, text, values) => this.core.q(c, text, values), () => this.pool, this.core.s);
     this.pgEvents = new PgRunEvents(() => this.pool, this.core.s, this.channel, {
       pollMs: options.eventPollMs ?? 1000,
+      maxBacklog: options.maxEventBacklog ?? RUN_EVENT_DEFAULTS.maxBacklog,
       resumableRetentionMs: options.resumableRetentionMs ?? 15 * 60_000,
       retentionMs: options.eventRetentionMs ?? 60_000,
     });
   }
 
   private get pool(): Pool {
-    if (!this.poolInstance) throw new Error("graphdock/postgres: the store is not open (call open())");
-    return this.poolInstance;
+    if (!this.guarded) throw new Error("graphdock/postgres: the store is not open (call open())");
+    return this.guarded;
   }
 
   /** Opens the store; a closed store opens again (a runtime closed and created again on it). */
@@ -169,6 +193,7 @@ export class PostgresStore implements Store {
       this.closed = false;
       this.pgEvents.reopen();
       if (this.ownPool) this.poolInstance = undefined;
+      this.guarded = undefined;
       return this.doOpen();
     });
     return this.opening;
@@ -178,15 +203,20 @@ export class PostgresStore implements Store {
     this.log = log;
     this.listeners.log = log;
     this.pgEvents.log = log;
+    this.health.log = log;
   }
 
   private async doOpen(): Promise<void> {
     if (!this.poolInstance) {
       const pool = new pg.Pool({ connectionString: this.options.connectionString, max: this.options.max ?? 10 });
       // An idle client losing its connection must not crash the process; the next query reconnects.
-      pool.on("error", (err) => this.log.error({ err }, "graphdock/postgres: an idle connection failed"));
+      // Losing it to an outage is part of that outage (logged once).
+      pool.on("error", (err) => {
+        if (this.health.fail(err) === err) this.log.error({ err }, "graphdock/postgres: an idle connection failed");
+      });
       this.poolInstance = pool;
     }
+    ({ pool: this.guarded, unwatch: this.unwatch } = guardPool(this.poolInstance, this.health));
     const client = await this.pool.connect();
     try {
       if (this.options.schema === undefined) {
@@ -197,48 +227,109 @@ export class PostgresStore implements Store {
     } finally {
       client.release();
     }
-    await this.listen();
+    this.listener = await this.listen().catch((err: unknown) => {
+      throw this.health.fail(err);
+    });
     const every = this.options.pruneEveryMs ?? 60_000;
     this.pruner = setInterval(() => {
-      this.pgEvents.prune().catch((err) => {
-        if (!this.closed) this.log.error({ err }, "graphdock/postgres: pruning run events failed");
+      Promise.all([this.pgEvents.prune(), this.runs.pruneCancels()]).catch((err) => {
+        if (!this.closed && !GraphdockError.is(err, "unavailable")) this.log.error({ err }, "graphdock/postgres: pruning ended run events and cancel requests failed");
       });
     }, every);
     (this.pruner as { unref?: () => void }).unref?.();
   }
 
-  /** Holds one connection that LISTENs on the schema's channel; reconnects when it drops. */
-  private async listen(): Promise<void> {
-    // Its own connection, outside the pool (a caller's pool keeps all its connections), configured
-    // as the pool's are.
+  /**
+   * Opens one connection that LISTENs on the schema's channel (its own, outside the pool: a
+   * caller's pool keeps all its connections; configured as the pool's are). When it drops, the
+   * store reconnects with backoff and polls meanwhile (D72).
+   */
+  private async listen(): Promise<pg.Client> {
     const config: pg.ClientConfig = this.ownPool
       ? { connectionString: this.options.connectionString }
-      : { ...((this.pool as unknown as { options?: pg.ClientConfig }).options ?? {}) };
-    const client: PoolClient | pg.Client = new pg.Client(config);
-    await client.connect();
+      : { ...((this.poolInstance as unknown as { options?: pg.ClientConfig }).options ?? {}) };
+    const client = new pg.Client(config);
+    let ended = false;
     const lost = (err?: Error) => {
-      if (this.listener !== client) return;
-      this.listener = undefined;
-      if (this.closed) return;
-      this.log.error(err ? { err } : {}, "graphdock/postgres: the LISTEN connection was lost; reconnecting");
-      try {
-        if ("release" in client) (client as PoolClient).release(true);
-        else void (client as pg.Client).end().catch(() => undefined);
-      } catch {
-        // already gone
-      }
-      this.reconnecting = setTimeout(() => {
-        this.reconnecting = undefined;
-        this.listen()
-          .then(() => this.pgEvents.wakeAll())
-          .catch(() => lost());
-      }, 250);
+      if (ended) return;
+      ended = true;
+      void client.end().catch(() => undefined);
+      if (this.listener === client) this.listenerLost(err);
     };
-    client.on("notification", (msg: Notification) => this.dispatch(msg));
+    // Before connecting: a connection that fails emits `error`, which must not go unhandled.
     client.on("error", (err: Error) => lost(err));
     client.on("end", () => lost());
-    this.listener = client;
-    await client.query(`LISTEN ${quoteIdent(this.channel)}`);
+    client.on("notification", (msg: Notification) => this.dispatch(msg));
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${quoteIdent(this.channel)}`);
+    } catch (err) {
+      ended = true;
+      void client.end().catch(() => undefined);
+      throw err;
+    }
+    if (ended) throw new Error("Connection terminated while it was set up");
+    this.health.up();
+    return client;
+  }
+
+  /**
+   * The LISTEN connection dropped: notifications are missed until it is back, so every listener
+   * is woken every `eventPollMs` meanwhile (waiting calls check the store again), and the
+   * connection is opened again after 0.25 s, 0.5 s, 1 s, ... at most 5 s apart. Its loss to an
+   * outage starts the outage's log; the failed attempts are silent (the statements that fail
+   * meanwhile tell whether the database can be reached).
+   */
+  private listenerLost(err: Error | undefined): void {
+    this.listener = undefined;
+    if (this.closed) return;
+    const cause = err ?? new Error("Connection terminated");
+    if (this.health.fail(cause) === cause) this.log.error({ err: cause }, "graphdock/postgres: the LISTEN connection failed; reconnecting");
+    const pollMs = this.options.eventPollMs ?? 1000;
+    this.polling ??= setInterval(() => this.wakeAll(), pollMs);
+    (this.polling as { unref?: () => void }).unref?.();
+    const attempt = (n: number) => {
+      this.reconnecting = setTimeout(() => {
+        this.reconnecting = undefined;
+        this.listen().then(
+          (client) => {
+            if (this.closed) return void client.end().catch(() => undefined);
+            this.listener = client;
+            clearInterval(this.polling);
+            this.polling = undefined;
+            // What was notified while it was down is lost: everyone checks once more.
+            this.wakeAll();
+          },
+          () => {
+            if (!this.closed) attempt(n + 1);
+          },
+        );
+      }, Math.min(250 * 2 ** n, 5000));
+      (this.reconnecting as { unref?: () => void }).unref?.();
+    };
+    attempt(0);
+  }
+
+  /** Wakes every `subscribe` listener and every reader of run events (notifications may have been missed). */
+  private wakeAll(): void {
+    this.listeners.deliverAll();
+    this.pgEvents.wakeAll();
+  }
+
+  /**
+   * Resolves when the database answers a trivial statement within 2 s; rejects with `unavailable`
+   * otherwise (a slow answer is not logged as an outage: the pool may only be busy).
+   */
+  async ping(): Promise<void> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(unavailable(UNAVAILABLE_MESSAGE)), 2000);
+    });
+    try {
+      await Promise.race([this.pool.query("SELECT 1"), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   private dispatch(msg: Notification): void {
@@ -249,6 +340,10 @@ export class PostgresStore implements Store {
     }
     if (payload.startsWith("r")) {
       this.pgEvents.share(payload.slice(1));
+      return;
+    }
+    if (payload.startsWith("s")) {
+      this.pgEvents.answered(payload.slice(1));
       return;
     }
     if (!payload.startsWith("n")) return;
@@ -272,14 +367,12 @@ export class PostgresStore implements Store {
     this.closed = true;
     if (this.pruner) clearInterval(this.pruner);
     if (this.reconnecting) clearTimeout(this.reconnecting);
+    clearInterval(this.polling);
+    this.polling = undefined;
     const listener = this.listener;
     this.listener = undefined;
-    if (listener) {
-      if ("release" in listener) {
-        await listener.query(`UNLISTEN *`).catch(() => undefined);
-        (listener as PoolClient).release();
-      } else await (listener as pg.Client).end().catch(() => undefined);
-    }
+    if (listener) await listener.end().catch(() => undefined);
+    this.unwatch?.();
     if (this.ownPool && this.poolInstance) await this.poolInstance.end();
   }
 

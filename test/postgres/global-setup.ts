@@ -61,11 +61,18 @@ export interface PgServer {
   url: string;
   /** The cluster's data directory (its `postmaster.pid` names the server's process). */
   dataDir: string;
+  /** Stops the server (`pg_ctl stop`, fast shutdown: sessions are terminated), keeping its data. */
+  halt(): void;
+  /** Starts the halted server again on the same port. */
+  resume(): void;
   stop(): void;
 }
 
-/** Starts a throwaway cluster; `stop()` stops it and deletes its directory. */
-export async function startPgServer(): Promise<PgServer> {
+/**
+ * Starts a throwaway cluster; `stop()` stops it and deletes its directory. `maxConnections`:
+ * PostgreSQL's `max_connections` (default 200).
+ */
+export async function startPgServer(settings: { maxConnections?: number } = {}): Promise<PgServer> {
   const bin = findPgBin();
   const dir = mkdtempSync(join(tmpdir(), "graphdock-pg-"));
   const data = join(dir, "data");
@@ -81,21 +88,31 @@ export async function startPgServer(): Promise<PgServer> {
     `-p ${port}`,
     "-c listen_addresses=127.0.0.1",
     `-c unix_socket_directories=${dir}`,
-    "-c max_connections=200",
+    `-c max_connections=${settings.maxConnections ?? 200}`,
     "-c fsync=off",
     "-c full_page_writes=off",
     "-c shared_buffers=64MB",
   ].join(" ");
-  asPostgres(join(bin, "pg_ctl"), ["-D", data, "-o", options, "-l", join(dir, "server.log"), "-w", "-t", "60", "start"]);
+  const start = () => asPostgres(join(bin, "pg_ctl"), ["-D", data, "-o", options, "-l", join(dir, "server.log"), "-w", "-t", "60", "start"]);
+  start();
   let stopped = false;
+  let halted = false;
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     dataDir: data,
+    halt() {
+      asPostgres(join(bin, "pg_ctl"), ["-D", data, "-m", "fast", "-w", "stop"]);
+      halted = true;
+    },
+    resume() {
+      start();
+      halted = false;
+    },
     stop() {
       if (stopped) return;
       stopped = true;
       try {
-        asPostgres(join(bin, "pg_ctl"), ["-D", data, "-m", "immediate", "-w", "stop"]);
+        if (!halted) asPostgres(join(bin, "pg_ctl"), ["-D", data, "-m", "immediate", "-w", "stop"]);
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }
