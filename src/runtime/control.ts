@@ -8,6 +8,7 @@ import type { RunRecord } from "../types.js";
 import { endEmptyLog } from "./admission.js";
 import type { Core } from "./core.js";
 import type { Executor } from "./execution.js";
+import { untilAvailable } from "./outage.js";
 import { LostRace, commitIf } from "./races.js";
 import { threadGraphConfig } from "./graph-source.js";
 import { IN_FLIGHT, graphIdOf, isFinal, projectThread, runEnded, withoutExecution } from "./outcome.js";
@@ -96,19 +97,37 @@ export class RunControl {
 }
 
 /**
+ * The `error` event a stream of a run that failed lacks, or undefined: on a store shared with
+ * other processes (D73), a run may have ended `error` without its log showing it (its process
+ * died, and another ended it), and a stream must not end as if the run had succeeded. Read from
+ * the run (and its thread's error), through an outage.
+ */
+async function unreportedFailure(core: Core, runId: string, id: number, signal: AbortSignal): Promise<RunEvent | undefined> {
+  const { store } = core;
+  const run = await untilAvailable(() => store.getRun(runId), signal);
+  if (!run || (run.status !== "error" && run.status !== "timeout")) return undefined;
+  const thread = await untilAvailable(() => store.getThread(run.thread_id), signal);
+  const data = thread?.error ?? { error: "RunError", message: `graphdock: run ${runId} ended with status ${run.status}.` };
+  return { id: String(id), event: "error", data };
+}
+
+/**
  * A run's events as legacy stream events (`id` = sequence number), attached at once: events
  * published after this call are never missed. `onStop(finished)` runs when the reader ends,
- * `finished` false when the consumer left early.
+ * `finished` false when the consumer left early. A run that did not succeed ends its stream with
+ * an `error` event, also when another process executed it (D73; not a `probe`, which only tells
+ * whether the log is there). `fromStart`: the reader is made before its run is created.
  */
 export function readRunEvents(
   core: Core,
   runId: string,
-  options: { after?: number; ifAbsent?: "wait" | "end"; onStop?: (finished: boolean) => void },
+  options: { after?: number; ifAbsent?: "wait" | "end"; fromStart?: boolean; probe?: boolean; onStop?: (finished: boolean) => void },
 ): AsyncGenerator<RunEvent> & { detach(): Promise<void> } {
   const controller = new AbortController();
   const source = core.store.events.read(runId, {
     ...(options.after !== undefined ? { after: options.after } : {}),
     ...(options.ifAbsent !== undefined ? { ifAbsent: options.ifAbsent } : {}),
+    ...(options.fromStart ? { fromStart: true } : {}),
     signal: controller.signal,
   })[Symbol.asyncIterator]();
   // Priming the port's iterator attaches the reader now, not at the consumer's first `next()`.
@@ -116,6 +135,8 @@ export function readRunEvents(
   first.catch(() => undefined);
   async function* events(): AsyncGenerator<RunEvent> {
     let finished = false;
+    let failed = false;
+    let last = options.after ?? -1;
     // A reader waits on the store's event port, which keeps nothing alive in Node (D63).
     const release = core.hold();
     try {
@@ -124,7 +145,15 @@ export function readRunEvents(
         first = undefined;
         if (step.done) break;
         const { seq, event, data } = step.value;
+        if (event === "error") failed = true;
+        last = seq;
         yield { id: String(seq), event, data } as RunEvent;
+      }
+      // Only a shared store's log can lack the failure: in one process, the runtime that ends a
+      // run publishes its error before the log ends.
+      if (!failed && !options.probe && core.store.capabilities.shared) {
+        const missing = await unreportedFailure(core, runId, last + 1, controller.signal);
+        if (missing) yield missing;
       }
       finished = true;
     } catch (err) {

@@ -114,6 +114,7 @@ export function runsApi(core: Core, caller: Caller, control: RunControl): RunsAp
     // Attached before the run exists, so the stream has every event from the first.
     const events = readRunEvents(core, runId, {
       after: -1,
+      fromStart: true,
       onStop: (finished) => {
         if (!finished && p.onDisconnect === "cancel" && run) void control.cancel(run, "interrupt", false).catch(() => undefined);
       },
@@ -252,7 +253,7 @@ export function runsApi(core: Core, caller: Caller, control: RunControl): RunsAp
       // what a resumable log retained) unless the store no longer has the log at all (a finished
       // run not kept for replay): then it would wait for an open that never comes. A probe that
       // ends at once on an absent log tells the two apart.
-      const probe = readRunEvents(core, r, { after: -1, ifAbsent: "end" });
+      const probe = readRunEvents(core, r, { after: -1, ifAbsent: "end", probe: true });
       const kept = await probe.next();
       await probe.detach();
       if (kept.done) {
