@@ -230,6 +230,8 @@ export class MemoryData {
           had.run = run;
           undo.push(() => (had.run = before));
           setIn(this.activeRuns, id, ACTIVE.has(run.status) ? had : undefined, undo);
+          // An ended run's cancel request is never read again: it goes with the run's end.
+          if (!ACTIVE.has(run.status) && this.cancels.has(id)) setIn(this.cancels, id, undefined, undo);
           return;
         }
         const entry: RunEntry = { run, seq: this.nextRunSeq++ };
