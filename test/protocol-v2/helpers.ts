@@ -101,6 +101,29 @@ export async function fixture(): Promise<Fixture> {
 
 export const human = (content: string) => ({ messages: [{ type: "human", content }] });
 
+/**
+ * A raw WebSocket on a thread's v2 event stream (`baseUrl` is the server's http URL): `send`
+ * resolves the answer to one command; every frame received is in `got`.
+ */
+export async function wsConnect(baseUrl: string, threadId: string, headers: Record<string, string> = {}) {
+  const ws = new WebSocket(`${baseUrl.replace("http", "ws")}/threads/${threadId}/stream/events`, { headers });
+  const got: Array<Record<string, any>> = [];
+  ws.on("message", (d) => got.push(JSON.parse(d.toString())));
+  await new Promise((ok, ko) => ws.once("open", ok).once("error", ko));
+  let id = 0;
+  const send = async (method: string, params: Record<string, unknown> = {}) => {
+    const mine = ++id;
+    ws.send(JSON.stringify({ id: mine, method, params }));
+    for (let i = 0; i < 500; i++) {
+      const r = got.find((m) => m.id === mine && m.type !== "event");
+      if (r) return r;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    throw new Error(`no answer to ${method}`);
+  };
+  return { ws, got, send };
+}
+
 /** Resolves when `predicate` holds, polling. */
 export async function until(predicate: () => boolean | Promise<boolean>, ms = 5000): Promise<void> {
   const end = Date.now() + ms;

@@ -10,7 +10,7 @@ import { agent, echo } from "../../examples/node/agent.js";
 import { createRuntime, type Runtime } from "../../src/index.js";
 import { createFetchHandler, type FetchHandler } from "../../src/http/index.js";
 import { serve, type ServeHandle } from "../../src/node/index.js";
-import { Gate, human, talker } from "./helpers.js";
+import { Gate, human, talker, wsConnect } from "./helpers.js";
 
 type Json = Record<string, any>;
 
@@ -272,24 +272,7 @@ describe("the WebSocket transport", () => {
   });
   afterAll(() => server.close());
 
-  const connect = async (threadId: string) => {
-    const ws = new WebSocket(`${server.url.replace("http", "ws")}/threads/${threadId}/stream/events`);
-    const got: Json[] = [];
-    ws.on("message", (d) => got.push(JSON.parse(d.toString())));
-    await new Promise((ok, ko) => ws.once("open", ok).once("error", ko));
-    let id = 0;
-    const send = async (method: string, params: Json = {}) => {
-      const mine = ++id;
-      ws.send(JSON.stringify({ id: mine, method, params }));
-      for (let i = 0; i < 300; i++) {
-        const r = got.find((m) => m.id === mine && m.type !== "event");
-        if (r) return r;
-        await new Promise((r) => setTimeout(r, 10));
-      }
-      throw new Error("no answer");
-    };
-    return { ws, got, send };
-  };
+  const connect = (threadId: string) => wsConnect(server.url, threadId);
 
   it("subscribes, replays, unsubscribes and reconnects in band", async () => {
     const t = tid();

@@ -4,11 +4,11 @@
  * (`replayed_events`, `missed_events`, the run status of `subscription.reconnect`), before, during
  * and after the owner's runs. The owner's own connection is unaffected.
  */
-import WebSocket from "ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serve, type ServeHandle } from "../../src/node/index.js";
 import { createRuntime, type Runtime } from "../../src/runtime/index.js";
 import { matrixAuth, matrixGraphs } from "../auth/isolation.js";
+import { human, wsConnect } from "./helpers.js";
 
 type Json = Record<string, any>;
 let runtime: Runtime;
@@ -24,25 +24,10 @@ afterAll(async () => {
 });
 
 async function connect(threadId: string, token: string) {
-  const ws = new WebSocket(`${server.url.replace("http", "ws")}/threads/${threadId}/stream/events`, { headers: { authorization: `Bearer ${token}` } });
-  const got: Json[] = [];
-  ws.on("message", (d) => got.push(JSON.parse(d.toString())));
-  await new Promise((ok, ko) => ws.once("open", ok).once("error", ko));
-  let id = 0;
-  const send = async (method: string, params: Json = {}) => {
-    const mine = ++id;
-    ws.send(JSON.stringify({ id: mine, method, params }));
-    for (let i = 0; i < 500; i++) {
-      const r = got.find((m) => m.id === mine && m.type !== "event");
-      if (r) return r;
-      await new Promise((r) => setTimeout(r, 10));
-    }
-    throw new Error(`no answer to ${method}`);
-  };
-  return { ws, got, send, events: () => got.filter((m) => m.type === "event") };
+  const c = await wsConnect(server.url, threadId, { authorization: `Bearer ${token}` });
+  return { ...c, events: () => c.got.filter((m) => m.type === "event") };
 }
 
-const human = (content: string) => ({ messages: [{ type: "human", content }] });
 const completed = (c: { events(): Json[] }) => c.events().filter((m) => m.method === "lifecycle" && m.params.data.event === "completed").length;
 
 describe("the v2 WebSocket and another user's thread", () => {
