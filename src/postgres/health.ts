@@ -44,7 +44,7 @@ const SERVER_CODES = /^(08...|57P0[123]|53300)$/;
 const DRIVER_MESSAGES = /^(Connection terminated|Client has encountered a connection error|Client was closed and is not queryable|timeout exceeded when trying to connect)/;
 
 /** True when `err` says the database could not be reached (rather than that a statement failed). */
-export function isConnectionError(err: unknown): boolean {
+function isConnectionError(err: unknown): boolean {
   if (typeof err !== "object" || err === null) return false;
   const { code, message, errors } = err as { code?: unknown; message?: unknown; errors?: unknown };
   if (typeof code === "string" && (SOCKET_CODES.has(code) || SERVER_CODES.test(code))) return true;
@@ -63,10 +63,6 @@ export class PgHealth {
 
   /** Where the two lines of an outage go: the runtime's diagnostics (the store's `useDiagnostics`), silent until one is given. */
   log: DiagnosticsLogger = SILENT;
-
-  get reachable(): boolean {
-    return this.downSince === undefined;
-  }
 
   /**
    * `err` as the store reports it: a failure to reach the database becomes `unavailable` (and
