@@ -288,8 +288,10 @@ export class Executor {
       try {
         await opening.catch((err) => (isUnavailable(err) ? untilAvailable(async () => open(), local.controller.signal) : Promise.reject(err)));
       } catch (err) {
-        // Not started: its lease lapses and a runtime on the store takes the run over.
+        // Not started: its lease lapses and a runtime on the store resumes it (D60); this
+        // runtime's callers wait for its end in the store.
         this.local.delete(run.run_id);
+        local.resolve(this.outcomeFromStore(run.run_id));
         throw err;
       }
     }
@@ -626,7 +628,7 @@ export class Executor {
         let lease: LeaseExpectation["state"] = "held";
         try {
           // Through a store outage it tries again until the store is back (D72), or the runtime
-          // closes (the lease then lapses and another runtime takes the run over).
+          // closes (the lease then lapses and another runtime resumes the run).
           await untilAvailable(() => retryLostRaces(async () => {
             // First try with the run as this runtime holds it (the commit's expectations check it);
             // after a lost race, read it: it may have been ended by someone else, or taken over.
