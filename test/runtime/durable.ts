@@ -6,6 +6,7 @@
  * `sharedStoreContract` uses (test/runtime/shared.test.ts, test/postgres/runtime.test.ts).
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { unavailable } from "../../src/errors.js";
 import { createRuntime } from "../../src/index.js";
 import type { Runtime, RunEvent } from "../../src/index.js";
 import { END, START, StateGraph } from "../../src/graph/index.js";
@@ -24,10 +25,13 @@ const never = () => new Promise<never>(() => undefined);
  * nothing it publishes arrives and no notification reaches it, as for a process that died.
  * `cutRenewals()` keeps the runtime working but holds back its lease renewals until the function
  * it returns is called (a runtime stalled, or cut off from the store, long enough to lose its
- * lease); a killed runtime's never arrive.
+ * lease); a killed runtime's never arrive. `outage()` cuts the runtime off from the store's data
+ * until the function it returns is called: its reads and commits fail with `unavailable`, as
+ * the PostgreSQL store's do while the database cannot be reached (D70).
  */
-export function killable(store: Store): { store: Store; kill(): void; cutRenewals(): () => void } {
+export function killable(store: Store): { store: Store; kill(): void; cutRenewals(): () => void; outage(): () => void } {
   let dead = false;
+  let down = false;
   /** From `cutRenewals()`: commits holding only lease ops never settle (renewals cannot reach the store). */
   let renewalsCut = false;
   const events = new Proxy(store.events, {
@@ -55,18 +59,24 @@ export function killable(store: Store): { store: Store; kill(): void; cutRenewal
       if (key === "commit") {
         return (ops: WriteOp[]) => {
           if (dead) return never();
+          if (down) return unreachable();
           if (renewalsCut && ops.every((op) => op.op === "lease.put")) return stalled().then(() => target.commit(ops));
           return target.commit(ops);
         };
       }
-      return (...args: unknown[]) => (dead ? never() : (value as (...a: unknown[]) => unknown).apply(target, args));
+      return (...args: unknown[]) => (dead ? never() : down && key !== "close" ? unreachable() : (value as (...a: unknown[]) => unknown).apply(target, args));
     },
   });
+  const unreachable = () => Promise.reject(unavailable("graphdock: the store is unavailable: its database cannot be reached."));
   const waiting: Array<() => void> = [];
   const stalled = () => new Promise<void>((resolve) => waiting.push(resolve));
   return {
     store: proxy,
     kill: () => void (dead = true),
+    outage: () => {
+      down = true;
+      return () => void (down = false);
+    },
     // Held until restored, then sent: a stalled runtime's renewals arrive late.
     cutRenewals: () => {
       renewalsCut = true;
@@ -182,7 +192,7 @@ export function durableRunsContract(name: string, pair: StorePair): void {
         leaseMs: LEASE_MS,
         ...(options.maxAttempts !== undefined ? { maxAttempts: options.maxAttempts } : {}),
       });
-      return { runtime, kill: k.kill, cutRenewals: k.cutRenewals };
+      return { runtime, kill: k.kill, cutRenewals: k.cutRenewals, outage: k.outage };
     };
 
     beforeEach(async () => {
@@ -309,6 +319,47 @@ export function durableRunsContract(name: string, pair: StorePair): void {
       await new Promise((r) => setTimeout(r, LEASE_MS));
       expect(await b.threads.getHistory(t.thread_id, { limit: 20 })).toEqual(after);
       expect(probe.attempts).toEqual({ one: [1], two: [1, 2], three: [2] });
+    });
+
+    it("a runtime cut off from the store past its lease: another resumes the run, and the commit it sends again once the store is back is fenced (D72)", async () => {
+      const probe = newProbe();
+      let release!: () => void;
+      const late = new Promise<void>((r) => (release = r));
+      const a = await startKillable(stores[0], probe, { block: () => false, slow: (attempt) => (attempt === 1 ? late : undefined) });
+      const b = await start(stores[1], probe);
+      const t = await b.threads.create();
+      const run = await a.runtime.runs.create(t.thread_id, "steps", { input: {}, durability: "sync" });
+      await probe.reachedTwo(1);
+      await checkpointed(b, t.thread_id, ["one"]);
+      const restore = a.outage();
+      release(); // A's `two` ends in the outage: its checkpoint's commit is refused, and sent again until the store is back
+      expect(await b.runs.join(t.thread_id, run.run_id)).toMatchObject({ log: ["one", "two", "three"] });
+      expect(await b.runs.get(t.thread_id, run.run_id)).toMatchObject({ status: "success", attempt: 2 });
+      const after = await b.threads.getHistory(t.thread_id, { limit: 20 });
+      restore();
+      // Longer than the longest wait between two tries (2 s): A has sent its commit again by now.
+      await new Promise((r) => setTimeout(r, 2_500));
+      expect(await b.threads.getHistory(t.thread_id, { limit: 20 })).toEqual(after);
+      expect(probe.attempts).toEqual({ one: [1], two: [1, 2], three: [2] });
+      expect(await b.runs.get(t.thread_id, run.run_id)).toMatchObject({ status: "success", attempt: 2 });
+    });
+
+    it("a runtime cut off from the store past its lease, with nobody taking over, sends its commit again once the store is back and goes on in the same attempt (D72)", async () => {
+      const probe = newProbe();
+      let release!: () => void;
+      const late = new Promise<void>((r) => (release = r));
+      const a = await startKillable(stores[0], probe, { block: () => false, slow: (attempt) => (attempt === 1 ? late : undefined) });
+      const t = await a.runtime.threads.create();
+      const run = await a.runtime.runs.create(t.thread_id, "steps", { input: {}, durability: "sync" });
+      await probe.reachedTwo(1);
+      const restore = a.outage();
+      release();
+      await new Promise((r) => setTimeout(r, LEASE_MS * 2)); // the lease expires meanwhile
+      restore();
+      expect(await a.runtime.runs.join(t.thread_id, run.run_id)).toMatchObject({ log: ["one", "two", "three"] });
+      expect(await a.runtime.runs.get(t.thread_id, run.run_id)).toMatchObject({ status: "success", attempt: 1 });
+      expect(probe.attempts).toEqual({ one: [1], two: [1], three: [1] });
+      open.push(a.runtime);
     });
 
     it("a runtime whose lease expired while it was stalled, with nobody taking over, takes it again and goes on in the same attempt", async () => {
