@@ -250,11 +250,6 @@ export function toNodeListener(handler: FetchHandler, options: NodeListenerOptio
       }
       const response = await handler(request);
       const outHeaders = Object.fromEntries(response.headers);
-      // The body was not read to its end (refused, or not needed): its rest is dropped, or the
-      // connection closes after the answer.
-      const closeAfter = () => {
-        if (!dropRestOfBody(req, limit, outHeaders.connection === "close")) outHeaders.connection = "close";
-      };
       // A body that says it is chunked (a custom route streaming with Hono's `stream*` helpers)
       // streams like SSE. The framing is node:http's own: an app's Transfer-Encoding is dropped,
       // since a response carrying it next to the Content-Length written below is invalid.
@@ -264,11 +259,15 @@ export function toNodeListener(handler: FetchHandler, options: NodeListenerOptio
         // A finite body: one write with its length (cheaper than pumping a stream).
         const body = response.body ? Buffer.from(await response.arrayBuffer()) : undefined;
         if (body) outHeaders["content-length"] = String(body.length);
-        closeAfter();
+        // The request body was not read to its end (refused, or not needed): its rest is
+        // dropped, or the connection closes after the answer.
+        if (!dropRestOfBody(req, limit, outHeaders.connection === "close")) outHeaders.connection = "close";
         res.writeHead(response.status, outHeaders);
         return void res.end(body);
       }
-      closeAfter();
+      // A stream may still be reading the request body: it is left alone, and the connection
+      // closes after the stream unless the body was read by then.
+      if (!req.complete) outHeaders.connection = "close";
       res.writeHead(response.status, outHeaders);
       res.flushHeaders();
       const ended = options.onStream?.();
