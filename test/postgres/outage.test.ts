@@ -27,7 +27,8 @@ let clients: Client[] = [];
 beforeAll(async () => {
   cluster = await startPgServer();
   const store = `${cluster.url}?schema=${SCHEMA}`;
-  servers = await Promise.all([0, 1].map(() => startServer(store)));
+  // JSON log lines: the outage's among the runs' own (logged at info).
+  servers = await Promise.all([0, 1].map(() => startServer(store, ["--log-format", "json"])));
   clients = servers.map((s) => new Client({ apiUrl: s.url, apiKey: null, callerOptions: { maxRetries: 0 } }));
 }, 120_000);
 
@@ -216,19 +217,34 @@ describe("PostgreSQL stopped for 10 s under load, two processes", () => {
     for (const r of [...refusals, ...during]) expect(r).toMatchObject({ status: 503, retryAfter: "5" });
     expect(during.filter((d) => d.body).every((d) => /the store is unavailable/.test(d.body))).toBe(true);
 
-    // Two log lines per process for the outage: its start and its end, no stack.
-    const logged = servers.map((s, i) => s.output().split("\n").slice(linesBefore[i]! - 1).filter((l) => l.trim()));
-    for (const lines of logged) {
-      expect(lines, lines.join("\n")).toHaveLength(2);
-      expect(lines[0]).toMatch(/the database cannot be reached/);
-      expect(lines[1]).toMatch(/the database can be reached again/);
+    // Two log lines per process for the outage, its start (error) and its end (info), and nothing
+    // else at warn or above (no request or background failure, no stack); every line is the
+    // logger's (a line that is not JSON was printed around it).
+    type Line = { level?: number; msg?: string; raw: string };
+    const parse = (raw: string): Line => {
+      try {
+        return { ...(JSON.parse(raw) as object), raw };
+      } catch {
+        return { raw };
+      }
+    };
+    const logged = servers.map((s, i) => s.output().split("\n").slice(linesBefore[i]! - 1).filter((l) => l.trim()).map(parse));
+    const outages = logged.map((lines) => lines.filter((l) => /^graphdock\/postgres: the database can/.test(l.msg ?? "")));
+    for (const [i, lines] of logged.entries()) {
+      const outage = outages[i]!;
+      expect(outage.map((l) => [l.level, l.msg])).toEqual([
+        [50, expect.stringMatching(/the database cannot be reached/)],
+        [30, expect.stringMatching(/the database can be reached again/)],
+      ]);
+      const others = lines.filter((l) => !outage.includes(l) && (l.level === undefined || l.level >= 40));
+      expect(others.map((l) => l.raw)).toEqual([]);
     }
 
     console.log(
       `outage: ${acked.length} runs acknowledged (${ackedDuring} after the stop began), all succeeded; ` +
         `${refusals.length} SDK calls and ${during.length} probes refused with 503 + Retry-After; /ok 200 ${okAfterMs} ms after the restart; ` +
         `LISTEN connections at the cancel: ${listenersAtCancel}, both back ${listenersMs} ms after the restart; ` +
-        `cancel from the other process took ${cancelMs} ms; the ticker's join saw ${ticks.length} ticks in order; log lines per process: ${logged.map((l) => l.length).join(", ")}`,
+        `cancel from the other process took ${cancelMs} ms; the ticker's join saw ${ticks.length} ticks in order; outage log lines per process: ${outages.map((l) => l.length).join(", ")} (of ${logged.map((l) => l.length).join(", ")} lines logged meanwhile)`,
     );
   }, 180_000);
 });
