@@ -112,7 +112,8 @@ async function serveOne(sdk: McpSdk, request: Request, client: HttpClient, messa
       shared.report(err);
     }
   });
-  const initialize = sdk.isInitializeRequest(message);
+  // The method is checked first: the SDK's check is a schema parse, which fails slowly for every other request.
+  const initialize = isPlainObject(message) && message.method === "initialize" && sdk.isInitializeRequest(message);
   const transport = new sdk.Transport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   await server.connect(transport);
   const answer = transport.handleRequest(request, { parsedBody: message });
