@@ -117,7 +117,7 @@ async function serveOne(sdk: McpSdk, request: Request, client: HttpClient, messa
   const transport = new sdk.Transport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   await server.connect(transport);
   const answer = transport.handleRequest(request, { parsedBody: message });
-  const response = await (isToolCall(message) ? jsonOrStream(answer) : answer);
+  const response = await (isToolCall(message) ? jsonOrStream(answer, shared.report) : answer);
   // A label for the client to echo, so its cancellations name its own calls; no state is kept.
   if (initialize && response.ok) response.headers.set("mcp-session-id", crypto.randomUUID());
   return response;

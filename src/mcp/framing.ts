@@ -19,9 +19,10 @@ const SSE_HEADERS = {
 /**
  * `answer` (the SDK transport's JSON answer, pending until every response of the request is
  * ready) when it comes within `withinMs`; else a stream that carries it as SSE `message` events
- * (the SDK's framing) once it comes, with a keep-alive comment every `keepAliveMs` meanwhile.
+ * (the SDK's framing) once it comes, with a keep-alive comment every `keepAliveMs` meanwhile. A
+ * late answer that fails ends the stream and goes to `onFault` (the status is sent by then).
  */
-export async function jsonOrStream(answer: Promise<Response>, withinMs = JSON_WITHIN_MS, keepAliveMs = KEEP_ALIVE_MS): Promise<Response> {
+export async function jsonOrStream(answer: Promise<Response>, onFault: (err: unknown) => void, withinMs = JSON_WITHIN_MS, keepAliveMs = KEEP_ALIVE_MS): Promise<Response> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = Symbol("late");
   let first: Response | typeof late;
@@ -43,7 +44,10 @@ export async function jsonOrStream(answer: Promise<Response>, withinMs = JSON_WI
           for (const message of Array.isArray(parsed) ? parsed : [parsed]) controller.enqueue(encoder.encode(`event: message\ndata: ${JSON.stringify(message)}\n\n`));
           controller.close();
         })
-        .catch((err: unknown) => controller.error(err))
+        .catch((err: unknown) => {
+          onFault(err);
+          controller.error(err);
+        })
         .finally(() => clearInterval(keepAlive));
     },
     cancel() {

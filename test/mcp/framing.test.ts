@@ -53,11 +53,12 @@ describe("tool call answers through the official client", () => {
 });
 
 describe("jsonOrStream", () => {
+  const fail = (err: unknown) => expect.unreachable(String(err));
   const answer = (body: unknown, ms: number) =>
     new Promise<Response>((resolve) => setTimeout(() => resolve(new Response(JSON.stringify(body), { headers: { "content-type": "application/json" } })), ms));
 
   it("passes an answer that comes within the wait through unchanged", async () => {
-    const response = await jsonOrStream(answer({ jsonrpc: "2.0", id: 1, result: {} }, 5), 200, 20);
+    const response = await jsonOrStream(answer({ jsonrpc: "2.0", id: 1, result: {} }, 5), fail, 200, 20);
     expect(response.headers.get("content-type")).toBe("application/json");
     expect(await response.json()).toEqual({ jsonrpc: "2.0", id: 1, result: {} });
   });
@@ -67,12 +68,21 @@ describe("jsonOrStream", () => {
       { jsonrpc: "2.0", id: 1, result: { a: 1 } },
       { jsonrpc: "2.0", id: 2, error: { code: -32602, message: "no" } },
     ];
-    const response = await jsonOrStream(answer(batch, 150), 20, 40);
+    const response = await jsonOrStream(answer(batch, 150), fail, 20, 40);
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toBe("text/event-stream");
     const text = await response.text();
     expect(text).toMatch(/^(: keepalive\n\n)+event: message\n/);
     const events = text.split("\n\n").filter((e) => e.startsWith("event: message\n"));
     expect(events.map((e) => JSON.parse(e.slice("event: message\ndata: ".length)) as unknown)).toEqual(batch);
+  });
+
+  it("ends the stream with an error and reports the fault when a late answer fails", async () => {
+    const faults: unknown[] = [];
+    const late = new Promise<Response>((_, reject) => setTimeout(() => reject(new Error("lost")), 60));
+    const response = await jsonOrStream(late, (err) => faults.push(err), 20, 1000);
+    expect(response.headers.get("content-type")).toBe("text/event-stream");
+    await expect(response.text()).rejects.toThrow();
+    expect(faults).toEqual([new Error("lost")]);
   });
 });
