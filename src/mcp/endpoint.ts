@@ -11,6 +11,7 @@ import { GraphdockError } from "../errors.js";
 import { UUID_RE } from "../ids.js";
 import { isPlainObject } from "../json.js";
 import { CALL_METADATA_KEY, callKey, CallsInFlight } from "./calls.js";
+import { jsonOrStream } from "./framing.js";
 import { originAllowed } from "./origin.js";
 import { findTool, listTools, THREAD_ARGUMENT, toolError, toolResult, type ToolResult } from "./tools.js";
 import { loadMcpSdk, type McpSdk } from "./sdk.js";
@@ -111,10 +112,12 @@ async function serveOne(sdk: McpSdk, request: Request, client: HttpClient, messa
       shared.report(err);
     }
   });
-  const initialize = sdk.isInitializeRequest(message);
-  const transport = new sdk.Transport({ sessionIdGenerator: undefined, enableJsonResponse: !isToolCall(message) });
+  // The method is checked first: the SDK's check is a schema parse, which fails slowly for every other request.
+  const initialize = isPlainObject(message) && message.method === "initialize" && sdk.isInitializeRequest(message);
+  const transport = new sdk.Transport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   await server.connect(transport);
-  const response = await transport.handleRequest(request, { parsedBody: message });
+  const answer = transport.handleRequest(request, { parsedBody: message });
+  const response = await (isToolCall(message) ? jsonOrStream(answer, shared.report) : answer);
   // A label for the client to echo, so its cancellations name its own calls; no state is kept.
   if (initialize && response.ok) response.headers.set("mcp-session-id", crypto.randomUUID());
   return response;
@@ -137,7 +140,7 @@ function invalidParams(sdk: McpSdk, message: unknown): string | undefined {
   return undefined;
 }
 
-/** A `tools/call` streams (SSE keeps idle connections alive while the run goes on); the rest answer JSON. */
+/** A `tools/call` may take long: it streams once it outlasts the JSON answer's wait (src/mcp/framing.ts). */
 const isToolCall = (message: unknown) => isPlainObject(message) && message.method === "tools/call";
 
 async function callTool(client: HttpClient, params: { name: string; arguments?: Record<string, unknown> }, key: string, { calls }: Shared): Promise<ToolResult> {
