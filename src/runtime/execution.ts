@@ -70,8 +70,6 @@ export interface LocalRun {
   cancel?: CancelAction;
   /** The lease was lost (expired and taken over): stop writing, record nothing. */
   lost: boolean;
-  /** When the lease was last taken or renewed (epoch ms): a commit long after it is fenced (`send`). */
-  renewedAt: number;
   /** The runtime is closing: the run goes back to the queue for another runtime to resume (D61). */
   drain?: boolean;
   result: Promise<RunResult>;
@@ -265,7 +263,6 @@ export class Executor {
       run,
       controller: new AbortController(),
       lost: false,
-      renewedAt: core.clock(),
       result,
       resolve,
       written: new Set(),
@@ -354,7 +351,6 @@ export class Executor {
     const nowMs = core.clock();
     try {
       await commitIf(core.store, [this.fence(local, nowMs)]);
-      local.renewedAt = nowMs;
     } catch (err) {
       if (!(err instanceof LostRace)) return; // a store hiccup: the next renewal tries again
       let retaken: boolean;
@@ -372,8 +368,8 @@ export class Executor {
   /**
    * Takes the run's lease again when it expired while still this runtime's (the runtime was
    * stalled, and nobody took it over meanwhile), so a stall alone does not cost the run an
-   * attempt. False when another runtime holds or voided it: the run is lost here. Rejects with
-   * `unavailable` when the store cannot tell now (D72).
+   * attempt. False when another runtime holds or voided it, or resumed the run meanwhile: the run
+   * is lost here. Rejects with `unavailable` when the store cannot tell now (D72).
    */
   private async retake(local: LocalRun): Promise<boolean> {
     const { core } = this;
@@ -390,11 +386,16 @@ export class Executor {
         const nowMs = core.clock();
         try {
           await commitIf(core.store, [this.fence(local, nowMs, "free")]);
-          local.renewedAt = nowMs;
-          return true;
         } catch (err) {
           if (!(err instanceof LostRace)) throw err;
+          continue;
         }
+        // Free may also mean that another runtime resumed the run and ended it (or handed it
+        // back) since `ours()` read the lease: then the run is not this attempt's any more.
+        const stored = await core.store.getRun(local.run.run_id);
+        if (stored?.status === "running" && (stored.attempt ?? 1) === (local.run.attempt ?? 1)) return true;
+        await core.store.commit([{ op: "lease.delete", key, owner: core.owner }, runsReady(core, local.run.thread_id)]);
+        return false;
       }
       return false;
     } catch (err) {
@@ -551,33 +552,33 @@ export class Executor {
       }
     }
     // A commit the store could not take for an outage is sent again once it is back (D72), each
-    // time through `send`, so one sent after the lease may have lapsed carries the fence (D60); a
-    // repeated put writes the same records.
+    // time through `send`, with the lease's fence (D67); a repeated put writes the same records.
     const commit = () => untilAvailable(() => this.send(local, ops), local.controller.signal);
     if (replacing) return this.keepReplacedWrites(local, replacing).then(commit);
     return commit();
   }
 
   /**
-   * Sends a commit of the run's. Renewals keep the lease at most a third of it old; one older
-   * than half (this runtime was stalled, or could not reach the store) may have been taken over
-   * by another runtime resuming the run, so the commit carries the lease's renewal and writes
-   * nothing if it is not held any more (D60): the run is then lost here.
+   * Sends a commit of the run's with the renewal of its lease, so the store writes it only while
+   * this runtime holds the lease (D60, D67). That is judged when the store applies the commit: a
+   * check made here before sending could not fence it, since a commit may reach the store long
+   * after it was sent (this runtime stalled, or waited for a connection), when another runtime
+   * may have resumed the run. A lease that expired with nobody taking it over is taken again and
+   * the commit sent once more; one taken over loses the run here.
    */
-  private send(local: LocalRun, ops: readonly WriteOp[]): Promise<void> {
+  private async send(local: LocalRun, ops: readonly WriteOp[]): Promise<void> {
     const { core } = this;
-    const nowMs = core.clock();
-    if (nowMs - local.renewedAt <= core.leaseMs / 2) return core.store.commit(ops);
-    return core.store.commit([this.fence(local, nowMs), ...ops]).then(
-      () => void (local.renewedAt = nowMs),
-      async (err) => {
+    for (let retaken = false; ; retaken = true) {
+      try {
+        return await core.store.commit([this.fence(local, core.clock()), ...ops]);
+      } catch (err) {
         if (!GraphdockError.is(err, "conflict")) throw err;
-        if (await this.retake(local)) return core.store.commit(ops);
+        if (!retaken && (await this.retake(local))) continue;
         local.lost = true;
         local.controller.abort();
         throw err;
-      },
-    );
+      }
+    }
   }
 
   /** Reads and keeps the original writes that `writes.put` ops of the run replace (for a rollback). */

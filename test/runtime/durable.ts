@@ -27,13 +27,18 @@ const never = () => new Promise<never>(() => undefined);
  * it returns is called (a runtime stalled, or cut off from the store, long enough to lose its
  * lease); a killed runtime's never arrive. `outage()` cuts the runtime off from the store's data
  * until the function it returns is called: its reads and commits fail with `unavailable`, as
- * the PostgreSQL store's do while the database cannot be reached (D70).
+ * the PostgreSQL store's do while the database cannot be reached (D70). `stallCommits()` holds
+ * back every commit it sends from then on, its run's writes too, until the function it returns
+ * is called (its connection to the store stalled with commits in flight: they arrive late, after
+ * checks the runtime made before sending them).
  */
-export function killable(store: Store): { store: Store; kill(): void; cutRenewals(): () => void; outage(): () => void } {
+export function killable(store: Store): { store: Store; kill(): void; cutRenewals(): () => void; outage(): () => void; stallCommits(): () => void } {
   let dead = false;
   let down = false;
   /** From `cutRenewals()`: commits holding only lease ops never settle (renewals cannot reach the store). */
   let renewalsCut = false;
+  /** From `stallCommits()`: every commit is held back. */
+  let commitsStalled = false;
   const events = new Proxy(store.events, {
     get(target, key) {
       const value = Reflect.get(target, key, target) as unknown;
@@ -60,7 +65,7 @@ export function killable(store: Store): { store: Store; kill(): void; cutRenewal
         return (ops: WriteOp[]) => {
           if (dead) return never();
           if (down) return unreachable();
-          if (renewalsCut && ops.every((op) => op.op === "lease.put")) return stalled().then(() => target.commit(ops));
+          if (commitsStalled || (renewalsCut && ops.every((op) => op.op === "lease.put"))) return stalled().then(() => target.commit(ops));
           return target.commit(ops);
         };
       }
@@ -82,6 +87,13 @@ export function killable(store: Store): { store: Store; kill(): void; cutRenewal
       renewalsCut = true;
       return () => {
         renewalsCut = false;
+        waiting.splice(0).forEach((w) => w());
+      };
+    },
+    stallCommits: () => {
+      commitsStalled = true;
+      return () => {
+        commitsStalled = false;
         waiting.splice(0).forEach((w) => w());
       };
     },
@@ -192,7 +204,7 @@ export function durableRunsContract(name: string, pair: StorePair): void {
         leaseMs: LEASE_MS,
         ...(options.maxAttempts !== undefined ? { maxAttempts: options.maxAttempts } : {}),
       });
-      return { runtime, kill: k.kill, cutRenewals: k.cutRenewals, outage: k.outage };
+      return { runtime, kill: k.kill, cutRenewals: k.cutRenewals, outage: k.outage, stallCommits: k.stallCommits };
     };
 
     beforeEach(async () => {
@@ -360,6 +372,31 @@ export function durableRunsContract(name: string, pair: StorePair): void {
       expect(await a.runtime.runs.get(t.thread_id, run.run_id)).toMatchObject({ status: "success", attempt: 1 });
       expect(probe.attempts).toEqual({ one: [1], two: [1], three: [1] });
       open.push(a.runtime);
+    });
+
+    it("a commit sent while the lease was fresh but delivered after another runtime resumed the run is refused (D67)", async () => {
+      const probe = newProbe();
+      let release!: () => void;
+      const late = new Promise<void>((r) => (release = r));
+      const a = await startKillable(stores[0], probe, { block: () => false, slow: (attempt) => (attempt === 1 ? late : undefined) });
+      const b = await start(stores[1], probe);
+      const t = await b.threads.create();
+      const run = await a.runtime.runs.create(t.thread_id, "steps", { input: {}, durability: "sync" });
+      await probe.reachedTwo(1);
+      await checkpointed(b, t.thread_id, ["one"]);
+      // A's connection stalls; `two` ends at once, so its commit leaves A with the lease renewed
+      // less than half a lease ago (renewals go every third), and stays in flight.
+      const restore = a.stallCommits();
+      release();
+      // B resumes the run once A's lease expired, and finishes it.
+      expect(await b.runs.join(t.thread_id, run.run_id)).toMatchObject({ log: ["one", "two", "three"] });
+      expect(await b.runs.get(t.thread_id, run.run_id)).toMatchObject({ status: "success", attempt: 2 });
+      const after = await b.threads.getHistory(t.thread_id, { limit: 20 });
+      restore(); // A's commit of `two` (attempt 1) reaches the store now: it must write nothing
+      await new Promise((r) => setTimeout(r, LEASE_MS));
+      expect(await b.threads.getHistory(t.thread_id, { limit: 20 })).toEqual(after);
+      expect((await b.threads.getState(t.thread_id)).values).toEqual({ log: ["one", "two", "three"] });
+      expect(probe.attempts).toEqual({ one: [1], two: [1, 2], three: [2] });
     });
 
     it("a runtime whose lease expired while it was stalled, with nobody taking over, takes it again and goes on in the same attempt", async () => {
