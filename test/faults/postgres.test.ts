@@ -5,13 +5,16 @@
  * A process executing runs is SIGKILLed 20 times and replaced; another resumes its runs once
  * their leases expire (no store here can tell at once that a process died: 2 s leases). Every
  * other kill waits for a run cut off once to be executing again, so some runs finish in their
- * third attempt. Afterwards: every acknowledged run succeeded, only steps that were cut off ran
- * twice, no thread is busy; the delay from each kill to the resumed attempt's first step is
- * reported.
+ * third attempt. A run counts as cut off by a kill when the killed process held its thread's
+ * lease, read from the store's leases table: also a run it had claimed but not yet logged a step
+ * of (its ledger has no line of that process). Afterwards: every acknowledged run succeeded,
+ * only steps that were cut off ran twice, no thread is busy; the delay from each kill to the
+ * resumed attempt's first step is reported.
  */
 import { Client } from "@langchain/langgraph-sdk";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import pg from "pg";
 import { afterAll, expect, inject, it } from "vitest";
 import { tempDir } from "../browser/harness.js";
 import { startServer, type Server } from "../postgres/procs.js";
@@ -21,11 +24,14 @@ import { checkLedger, completedIn, parseLedger, resumeDelays, sleep, type Cut, t
 const KILLS = 20;
 const LEASE_MS = 2000;
 const STEP_MS = 150;
-const store = `${inject("pgUrl")}?schema=faults_${process.pid}`;
+const schema = `faults_${process.pid}`;
+const store = `${inject("pgUrl")}?schema=${schema}`;
+const db = new pg.Client({ connectionString: inject("pgUrl") });
 const files = tempDir("faults-pg");
 const ledger = join(files.path, "ledger.txt");
 const all: Server[] = [];
 afterAll(async () => {
+  await db.end();
   await Promise.all(all.map((s) => s.stop()));
   files.remove();
 });
@@ -41,8 +47,20 @@ const start = async () => {
 };
 const final = new Set(["success", "error", "interrupted", "timeout"]);
 
+/**
+ * The runs held (their thread's lease) by the runtime that holds the lease of any of `runs`: a
+ * process's runs, found from runs of it known by the ledger (a lease's owner is a runtime's id,
+ * not its pid), including those it claimed but has not logged a step of yet.
+ */
+async function heldWith(runs: readonly string[]): Promise<string[]> {
+  const { rows } = await db.query<{ owner: string; run_id: string }>(`SELECT owner, data->>'run_id' AS run_id FROM ${schema}.leases WHERE starts_with(key, 'thread:')`);
+  const owners = new Set(rows.filter((r) => runs.includes(r.run_id)).map((r) => r.owner));
+  return rows.filter((r) => owners.has(r.owner)).map((r) => r.run_id);
+}
+
 it("20 SIGKILLs of a PostgreSQL process mid-run: every acknowledged run completes on the other, only cut-off steps run twice", async () => {
   const started = Date.now();
+  await db.connect();
   const lines = () => parseLedger(readFileSync(ledger, { encoding: "utf8", flag: "a+" }));
   // Three processes; each one killed is replaced in the background (a start takes seconds), and
   // a process is killed only while another is up to resume its runs.
@@ -109,12 +127,15 @@ it("20 SIGKILLs of a PostgreSQL process mid-run: every acknowledged run complete
     const statuses = await Promise.all(mine.map((m) => status(m.run)));
     const inFlight = mine.filter((m, i) => !final.has(statuses[i]!));
     for (const [i, m] of mine.entries()) if (final.has(statuses[i]!)) ended.add(m.run);
-    if (inFlight.length === 0 || inFlight.some((m) => (kills.get(m.run) ?? 0) >= 2)) continue;
+    if (inFlight.length === 0) continue;
+    const held = await heldWith(inFlight.map((m) => m.run));
+    if ([...inFlight.map((m) => m.run), ...held].some((run) => (kills.get(run) ?? 0) >= 2)) continue;
     const cut = victim;
     await cut.kill();
     live = live.filter((s) => s !== cut);
     k++;
-    for (const m of inFlight) kills.set(m.run, (kills.get(m.run) ?? 0) + 1);
+    // What it held when it died (read again: it may have claimed more since), its logged runs too.
+    for (const run of new Set([...inFlight.map((m) => m.run), ...held, ...(await heldWith(inFlight.map((m) => m.run)))])) kills.set(run, (kills.get(run) ?? 0) + 1);
     cuts.push({ at: Date.now(), runs: inFlight });
     replacing.push(start().then((s) => void live.push(s)));
   }
@@ -154,6 +175,7 @@ it("20 SIGKILLs of a PostgreSQL process mid-run: every acknowledged run complete
       `${ledgerLines.length} step executions, ${verdict.rerun} re-run (${JSON.stringify(verdict.rerunPerCut)}); threads busy: ${busy}; ` +
       `resumed after the kill: median ${percentile(delays, 0.5)} ms, max ${Math.max(...delays)} ms (lease ${LEASE_MS} ms); ${Math.round(killing / 1000)} s of kills, ${Math.round((Date.now() - started) / 1000)} s in all`,
   );
+  for (const t of trails) if (t.status !== "success") console.log(`run ${t.run_id} ended ${t.status} in attempt ${t.attempt}, cut off by ${kills.get(t.run_id) ?? 0} kills`);
   expect(verdict.problems).toEqual([]);
   expect(busy).toBe(0);
   expect(cuts.length).toBe(KILLS);
