@@ -164,6 +164,13 @@ describe("PostgreSQL stopped for 10 s under load, two processes", () => {
       } catch (err) {
         during.push({ ...refusal(err), body: "" });
       }
+      // New work is refused (the load's calls may all be runs under way, which wait instead).
+      try {
+        await clients[0]!.threads.create();
+        problems.push("a thread was created while the database was down");
+      } catch (err) {
+        refusals.push(refusal(err));
+      }
       await sleep(500);
     }
     const refusedDuring = refusals.slice(duringRefusals);
