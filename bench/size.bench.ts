@@ -19,7 +19,8 @@
  * are there already), as one file and at start (the OpenAPI document's code is loaded on the
  * first `GET /openapi.json`, D81).
  */
-import { build, type BuildOptions, type Metafile, type Plugin } from "esbuild";
+import { build, type Metafile, type Plugin } from "esbuild";
+import { pageBundle, startOnly } from "./page-bundle.js";
 import { gzipSync } from "node:zlib";
 import { fileURLToPath } from "node:url";
 
@@ -35,28 +36,8 @@ const APP = `export { createRuntime, StateGraph } from "./src/index.ts";\nexport
 const gzip = (code: Uint8Array) => gzipSync(code, { level: 9 }).byteLength;
 const kB = (bytes: number) => `${(bytes / 1024).toFixed(1)} kB`;
 
-/** Leaves every dynamic `import()` out of the bundle: what remains is what loads at start. */
-const startOnly: Plugin = {
-  name: "start-only",
-  setup(b) {
-    b.onResolve({ filter: /.*/ }, (args) => (args.kind === "dynamic-import" ? { path: args.path, external: true } : undefined));
-  },
-};
-
 /** `entry` bundled and minified for the browser, in memory. */
-const browserBuild = (entry: string, more: Pick<BuildOptions, "plugins" | "external" | "splitting" | "outdir"> = {}) =>
-  build({
-    stdin: { contents: entry, resolveDir: ROOT, loader: "ts", sourcefile: "browser-entry.ts" },
-    bundle: true,
-    minify: true,
-    format: "esm",
-    platform: "browser",
-    target: "es2022",
-    write: false,
-    metafile: true,
-    logLevel: "silent",
-    ...more,
-  });
+const browserBuild = (entry: string, more: Parameters<typeof pageBundle>[2] = {}) => pageBundle(ROOT, entry, more);
 
 interface Sized {
   minified: number;
@@ -64,7 +45,7 @@ interface Sized {
   metafile: Metafile;
 }
 
-/** `entry` as one file: dynamic imports inlined, or left out with `startOnly`. */
+/** `entry` as one file: dynamic imports inlined, or left out with `startOnly()`. */
 async function bundle(entry: string, plugins: Plugin[] = [], external: string[] = []): Promise<Sized> {
   const result = await browserBuild(entry, { plugins, external });
   const code = result.outputFiles[0]!.contents;
@@ -109,17 +90,17 @@ const foreignLocales = (metafile: Metafile) =>
 const line = (label: string, s: Pick<Sized, "gzip" | "minified">) => `  ${label.padEnd(10)} ${s.gzip} B gzip (${kB(s.gzip)}), ${s.minified} B minified`;
 
 export default async function main(): Promise<void> {
-  const start = await bundle(CORE + IDB, [startOnly]);
+  const start = await bundle(CORE + IDB, [startOnly()]);
   const whole = await bundle(CORE + IDB);
   const split = await esbuildSplitStart(CORE + IDB);
-  const noZod = await bundle(CORE + IDB, [startOnly], ["zod"]);
+  const noZod = await bundle(CORE + IDB, [startOnly()], ["zod"]);
   const locales = foreignLocales(whole.metafile);
   console.log("core + indexedDbStore, esbuild --minify --platform=browser, every export kept, gzip -9");
   console.log(`${line("at start:", start)}; budget < ${BUDGET} B: ratio ${(start.gzip / BUDGET).toFixed(2)} ${start.gzip < BUDGET ? "(met)" : "(NOT met)"}`);
   console.log(`    (esbuild --splitting loads ${split} B (${kB(split)}) at start)`);
   console.log(`  on first use: ${whole.gzip - start.gzip} B gzip (${kB(whole.gzip - start.gzip)}) more: croner at the first cron, zod's JSON Schema converter at the first getSchemas`);
   console.log(`${line("one file:", whole)}; zod locales beyond English: ${locales.length ? locales.join(", ") : "none"}`);
-  const app = await bundle(APP, [startOnly]);
+  const app = await bundle(APP, [startOnly()]);
   console.log(`  only createRuntime, StateGraph and indexedDbStore imported, at start: ${app.gzip} B gzip (${kB(app.gzip)})`);
   console.log(`  zod left out (external): ${noZod.gzip} B gzip (${kB(noZod.gzip)}) at start: zod costs ${kB(start.gzip - noZod.gzip)} gzip there`);
   console.log("  minified bytes by package at start:");
@@ -127,7 +108,7 @@ export default async function main(): Promise<void> {
 
   const http = await bundle(HTTP);
   const [core, both] = [await bundle(CORE), await bundle(CORE + HTTP)];
-  const [coreStart, bothStart] = [await bundle(CORE, [startOnly]), await bundle(CORE + HTTP, [startOnly])];
+  const [coreStart, bothStart] = [await bundle(CORE, [startOnly()]), await bundle(CORE + HTTP, [startOnly()])];
   console.log("graphdock/http, esbuild --minify --platform=browser, gzip -9");
   console.log(`  alone:                         ${http.gzip} B gzip (${kB(http.gzip)}), ${http.minified} B minified`);
   console.log(

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { build, type Plugin } from "esbuild";
+import { pageBundle, startOnly } from "../../bench/page-bundle.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const pkg = JSON.parse(readFileSync(`${ROOT}package.json`, "utf8")) as { peerDependenciesMeta: Record<string, { optional?: boolean }> };
@@ -14,28 +14,7 @@ const pkg = JSON.parse(readFileSync(`${ROOT}package.json`, "utf8")) as { peerDep
 /** The modules with code in the browser bundle of the core, and the dynamic imports it makes. */
 async function coreBundle(inlineDynamic: boolean): Promise<{ modules: string[]; lazy: string[] }> {
   const lazy: string[] = [];
-  const startOnly: Plugin = {
-    name: "start-only",
-    setup(b) {
-      b.onResolve({ filter: /.*/ }, (args) => {
-        if (args.kind !== "dynamic-import") return undefined;
-        lazy.push(args.path);
-        return { path: args.path, external: true };
-      });
-    },
-  };
-  const result = await build({
-    entryPoints: [`${ROOT}src/index.ts`],
-    bundle: true,
-    minify: true,
-    format: "esm",
-    platform: "browser",
-    target: "es2022",
-    write: false,
-    metafile: true,
-    logLevel: "silent",
-    plugins: inlineDynamic ? [] : [startOnly],
-  });
+  const result = await pageBundle(ROOT, `export * from "./src/index.ts";\n`, { plugins: inlineDynamic ? [] : [startOnly((path) => lazy.push(path))] });
   const modules = Object.values(result.metafile.outputs).flatMap((o) =>
     Object.entries(o.inputs)
       .filter(([, { bytesInOutput }]) => bytesInOutput > 0)
