@@ -19,7 +19,7 @@
  * are there already), as one file and at start (the OpenAPI document's code is loaded on the
  * first `GET /openapi.json`, D81).
  */
-import { build, type Metafile, type Plugin } from "esbuild";
+import type { Metafile, Plugin } from "esbuild";
 import { pageBundle, startOnly } from "./page-bundle.js";
 import { gzipSync } from "node:zlib";
 import { fileURLToPath } from "node:url";
