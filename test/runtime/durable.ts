@@ -206,6 +206,28 @@ export function durableRunsContract(name: string, pair: StorePair): void {
       });
       return { runtime, kill: k.kill, cutRenewals: k.cutRenewals, outage: k.outage, stallCommits: k.stallCommits };
     };
+    /**
+     * A `steps` run on a killable runtime A whose attempt 1 of `two` ends only at `release()`
+     * (the takeover does not abort it: its runtime cannot tell yet), started once `two` began.
+     * `durability: "sync"` makes a step start only once the step before it is stored (with async
+     * the engine goes on while a commit is in flight, so the step after a refused commit may have begun).
+     */
+    const lateTwo = async (probe: Probe, durability?: "sync") => {
+      let release!: () => void;
+      const late = new Promise<void>((r) => (release = r));
+      const a = await startKillable(stores[0], probe, { block: () => false, slow: (attempt) => (attempt === 1 ? late : undefined) });
+      const t = await a.runtime.threads.create();
+      const run = await a.runtime.runs.create(t.thread_id, "steps", { input: {}, ...(durability ? { durability } : {}) });
+      await probe.reachedTwo(1);
+      return { a, t, run, release };
+    };
+    /** {@link lateTwo} with a runtime B on the other store, which has read `one`'s checkpoint. */
+    const lateTwoBeside = async (probe: Probe) => {
+      const b = await start(stores[1], probe);
+      const late = await lateTwo(probe, "sync");
+      await checkpointed(b, late.t.thread_id, ["one"]);
+      return { ...late, b };
+    };
 
     beforeEach(async () => {
       stores = await pair();
@@ -311,17 +333,7 @@ export function durableRunsContract(name: string, pair: StorePair): void {
 
     it("a runtime that lost its lease while alive writes nothing more once another resumed the run: its late commit is fenced", async () => {
       const probe = newProbe();
-      let release!: () => void;
-      const late = new Promise<void>((r) => (release = r));
-      // Attempt 1 of `two` is not aborted by the takeover (its runtime cannot tell yet): it ends late.
-      const a = await startKillable(stores[0], probe, { block: () => false, slow: (attempt) => (attempt === 1 ? late : undefined) });
-      const b = await start(stores[1], probe);
-      const t = await b.threads.create();
-      // Durability sync: a step starts once the step before it is stored (with async the engine
-      // goes on while a commit is in flight, so the step after a refused commit may have begun).
-      const run = await a.runtime.runs.create(t.thread_id, "steps", { input: {}, durability: "sync" });
-      await probe.reachedTwo(1);
-      await checkpointed(b, t.thread_id, ["one"]);
+      const { a, b, t, run, release } = await lateTwoBeside(probe);
       a.cutRenewals();
       // B resumes it once A's lease expired, and finishes it.
       expect(await b.runs.join(t.thread_id, run.run_id)).toMatchObject({ log: ["one", "two", "three"] });
@@ -335,14 +347,7 @@ export function durableRunsContract(name: string, pair: StorePair): void {
 
     it("a runtime cut off from the store past its lease: another resumes the run, and the commit it sends again once the store is back is fenced (D72)", async () => {
       const probe = newProbe();
-      let release!: () => void;
-      const late = new Promise<void>((r) => (release = r));
-      const a = await startKillable(stores[0], probe, { block: () => false, slow: (attempt) => (attempt === 1 ? late : undefined) });
-      const b = await start(stores[1], probe);
-      const t = await b.threads.create();
-      const run = await a.runtime.runs.create(t.thread_id, "steps", { input: {}, durability: "sync" });
-      await probe.reachedTwo(1);
-      await checkpointed(b, t.thread_id, ["one"]);
+      const { a, b, t, run, release } = await lateTwoBeside(probe);
       const restore = a.outage();
       release(); // A's `two` ends in the outage: its checkpoint's commit is refused, and sent again until the store is back
       expect(await b.runs.join(t.thread_id, run.run_id)).toMatchObject({ log: ["one", "two", "three"] });
@@ -358,12 +363,7 @@ export function durableRunsContract(name: string, pair: StorePair): void {
 
     it("a runtime cut off from the store past its lease, with nobody taking over, sends its commit again once the store is back and goes on in the same attempt (D72)", async () => {
       const probe = newProbe();
-      let release!: () => void;
-      const late = new Promise<void>((r) => (release = r));
-      const a = await startKillable(stores[0], probe, { block: () => false, slow: (attempt) => (attempt === 1 ? late : undefined) });
-      const t = await a.runtime.threads.create();
-      const run = await a.runtime.runs.create(t.thread_id, "steps", { input: {}, durability: "sync" });
-      await probe.reachedTwo(1);
+      const { a, t, run, release } = await lateTwo(probe, "sync");
       const restore = a.outage();
       release();
       await new Promise((r) => setTimeout(r, LEASE_MS * 2)); // the lease expires meanwhile
@@ -376,14 +376,7 @@ export function durableRunsContract(name: string, pair: StorePair): void {
 
     it("a commit sent while the lease was fresh but delivered after another runtime resumed the run is refused (D67)", async () => {
       const probe = newProbe();
-      let release!: () => void;
-      const late = new Promise<void>((r) => (release = r));
-      const a = await startKillable(stores[0], probe, { block: () => false, slow: (attempt) => (attempt === 1 ? late : undefined) });
-      const b = await start(stores[1], probe);
-      const t = await b.threads.create();
-      const run = await a.runtime.runs.create(t.thread_id, "steps", { input: {}, durability: "sync" });
-      await probe.reachedTwo(1);
-      await checkpointed(b, t.thread_id, ["one"]);
+      const { a, b, t, run, release } = await lateTwoBeside(probe);
       // A's connection stalls; `two` ends at once, so its commit leaves A with the lease renewed
       // less than half a lease ago (renewals go every third), and stays in flight.
       const restore = a.stallCommits();
@@ -401,12 +394,7 @@ export function durableRunsContract(name: string, pair: StorePair): void {
 
     it("a runtime whose lease expired while it was stalled, with nobody taking over, takes it again and goes on in the same attempt", async () => {
       const probe = newProbe();
-      let release!: () => void;
-      const late = new Promise<void>((r) => (release = r));
-      const a = await startKillable(stores[0], probe, { block: () => false, slow: (attempt) => (attempt === 1 ? late : undefined) });
-      const t = await a.runtime.threads.create();
-      const run = await a.runtime.runs.create(t.thread_id, "steps", { input: {} });
-      await probe.reachedTwo(1);
+      const { a, t, run, release } = await lateTwo(probe);
       const restore = a.cutRenewals();
       await new Promise((r) => setTimeout(r, LEASE_MS * 2)); // the lease expires; A's own sweeper leaves its run alone
       restore();
